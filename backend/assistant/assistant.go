@@ -1,0 +1,211 @@
+// Package assistant holds the record of a custom GPT being moved to local
+// weights, and the operations on the stored assistants.
+package assistant
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"rehome/backend/store"
+)
+
+// SchemaVersion is the version of the Assistant record this build writes.
+const SchemaVersion = 1
+
+// Capability names a ChatGPT feature that a custom GPT can switch on.
+type Capability string
+
+// The capabilities a custom GPT can have.
+const (
+	WebBrowsing     Capability = "web_browsing"
+	ImageGeneration Capability = "image_generation"
+	CodeInterpreter Capability = "code_interpreter"
+	Canvas          Capability = "canvas"
+	Memory          Capability = "memory"
+	Voice           Capability = "voice"
+	Vision          Capability = "vision"
+)
+
+// Capabilities lists every known capability in display order.
+var Capabilities = []Capability{WebBrowsing, ImageGeneration, CodeInterpreter, Canvas, Memory, Voice, Vision}
+
+// KnowledgeFile references a file the GPT answers from. rehome stores the
+// reference and a hash, never a silent copy.
+type KnowledgeFile struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+	Path   string `json:"path"`
+}
+
+// Action is a custom GPT action: an HTTP API described by OpenAPI.
+type Action struct {
+	Schema     string `json:"schema"`      // OpenAPI document text (JSON or YAML)
+	Auth       string `json:"auth"`        // "none", "api_key" or "oauth"
+	PrivacyURL string `json:"privacy_url"` // the privacy policy the GPT links to
+}
+
+// Assistant is one custom GPT as rehome remembers it.
+type Assistant struct {
+	Schema       int             `json:"schema"`
+	ID           string          `json:"id"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	Instructions string          `json:"instructions"`
+	Starters     []string        `json:"starters"`
+	Knowledge    []KnowledgeFile `json:"knowledge"`
+	Capabilities []Capability    `json:"capabilities"`
+	Actions      []Action        `json:"actions"`
+	Notes        string          `json:"notes"`
+	Created      time.Time       `json:"created"`
+	Updated      time.Time       `json:"updated"`
+}
+
+// Limits on what an assistant may hold, matching ChatGPT's own.
+const (
+	MaxName         = 200
+	MaxInstructions = 256 * 1024
+	MaxStarters     = 32
+)
+
+// ErrInvalid is wrapped by every validation error.
+var ErrInvalid = errors.New("invalid assistant")
+
+// Normalize trims text fields, drops empty starters, de-duplicates
+// capabilities and fills nil slices so the JSON is stable.
+func (a *Assistant) Normalize() {
+	a.Name = strings.TrimSpace(a.Name)
+	a.Description = strings.TrimSpace(a.Description)
+	starters := a.Starters[:0:0]
+	for _, s := range a.Starters {
+		if s = strings.TrimSpace(s); s != "" {
+			starters = append(starters, s)
+		}
+	}
+	a.Starters = starters
+	caps := []Capability{}
+	for _, c := range a.Capabilities {
+		c = Capability(strings.TrimSpace(strings.ToLower(string(c))))
+		if c != "" && !slices.Contains(caps, c) {
+			caps = append(caps, c)
+		}
+	}
+	a.Capabilities = caps
+	if a.Knowledge == nil {
+		a.Knowledge = []KnowledgeFile{}
+	}
+	if a.Actions == nil {
+		a.Actions = []Action{}
+	}
+}
+
+// Validate reports the first problem with a, naming the field and the fix.
+func (a *Assistant) Validate() error {
+	switch {
+	case a.Name == "":
+		return fmt.Errorf("%w: name is empty: give the assistant a name", ErrInvalid)
+	case utf8.RuneCountInString(a.Name) > MaxName:
+		return fmt.Errorf("%w: name is longer than %d characters", ErrInvalid, MaxName)
+	case !utf8.ValidString(a.Name + a.Description + a.Instructions + a.Notes):
+		return fmt.Errorf("%w: text is not valid UTF-8", ErrInvalid)
+	case len(a.Instructions) > MaxInstructions:
+		return fmt.Errorf("%w: instructions are %d bytes, more than the %d allowed", ErrInvalid, len(a.Instructions), MaxInstructions)
+	case len(a.Starters) > MaxStarters:
+		return fmt.Errorf("%w: %d conversation starters, at most %d allowed", ErrInvalid, len(a.Starters), MaxStarters)
+	}
+	for _, c := range a.Capabilities {
+		if !slices.Contains(Capabilities, c) {
+			return fmt.Errorf("%w: unknown capability %q (known: %s)", ErrInvalid, c, joinCaps(Capabilities))
+		}
+	}
+	for i, k := range a.Knowledge {
+		if k.Name == "" {
+			return fmt.Errorf("%w: knowledge[%d] has no name", ErrInvalid, i)
+		}
+	}
+	for i, ac := range a.Actions {
+		switch ac.Auth {
+		case "", "none", "api_key", "oauth":
+		default:
+			return fmt.Errorf("%w: actions[%d].auth is %q: use none, api_key or oauth", ErrInvalid, i, ac.Auth)
+		}
+	}
+	return nil
+}
+
+func joinCaps(cs []Capability) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Service stores and loads assistants.
+type Service struct {
+	st  *store.Store
+	now func() time.Time
+}
+
+// NewService returns a Service over st.
+func NewService(st *store.Store) *Service {
+	return &Service{st: st, now: time.Now}
+}
+
+// Create validates a, gives it an id and timestamps, stores it and returns
+// the stored record.
+func (s *Service) Create(a Assistant) (Assistant, error) {
+	a.Normalize()
+	if err := a.Validate(); err != nil {
+		return Assistant{}, err
+	}
+	a.Schema = SchemaVersion
+	a.ID = store.NewID()
+	now := s.now().UTC()
+	a.Created, a.Updated = now, now
+	if err := s.st.Put(store.Assistants, a.ID, a); err != nil {
+		return Assistant{}, err
+	}
+	return a, nil
+}
+
+// Get returns the assistant with id.
+func (s *Service) Get(id string) (Assistant, error) {
+	var a Assistant
+	err := s.st.Get(store.Assistants, id, &a)
+	return a, err
+}
+
+// List returns all assistants, newest first.
+func (s *Service) List() ([]Assistant, error) {
+	return store.List[Assistant](s.st, store.Assistants, 0)
+}
+
+// Update replaces the stored assistant a.ID with a, keeping its creation
+// time, and returns the stored record.
+func (s *Service) Update(a Assistant) (Assistant, error) {
+	old, err := s.Get(a.ID)
+	if err != nil {
+		return Assistant{}, err
+	}
+	a.Normalize()
+	if err := a.Validate(); err != nil {
+		return Assistant{}, err
+	}
+	a.Schema = SchemaVersion
+	a.Created = old.Created
+	a.Updated = s.now().UTC()
+	if err := s.st.Put(store.Assistants, a.ID, a); err != nil {
+		return Assistant{}, err
+	}
+	return a, nil
+}
+
+// Delete removes the assistant with id.
+func (s *Service) Delete(id string) error {
+	return s.st.Delete(store.Assistants, id)
+}

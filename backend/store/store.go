@@ -1,0 +1,310 @@
+// Package store keeps rehome's memory — assistants, audits, runs and
+// settings — in one embedded bbolt file.
+//
+// Records are JSON documents carrying a schema version. Keys are ids from
+// NewID, which sort by creation time, so List walks a bucket backwards and
+// returns the newest records first without sorting in memory.
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Bucket names one kind of record.
+type Bucket string
+
+// The buckets rehome keeps.
+const (
+	Assistants Bucket = "assistants"
+	Audits     Bucket = "audits"
+	Runs       Bucket = "runs"
+	Settings   Bucket = "settings"
+	meta       Bucket = "meta"
+)
+
+// Buckets lists the record buckets in a fixed order.
+var Buckets = []Bucket{Assistants, Audits, Runs, Settings}
+
+// SchemaVersion is the layout version this build writes. Open migrates an
+// older file up to it and refuses a newer one.
+const SchemaVersion = 1
+
+// FileName is the database's name inside the data directory.
+const FileName = "rehome.db"
+
+// ErrNotFound is returned when no record has the asked id.
+var ErrNotFound = errors.New("not found")
+
+// ErrLocked is wrapped by Open when another process holds the database.
+var ErrLocked = errors.New("database is locked")
+
+// Store is an open rehome database. It is safe for concurrent use.
+type Store struct {
+	db   *bolt.DB
+	path string
+}
+
+// Options tune Open.
+type Options struct {
+	// Timeout is how long Open waits for another process to release the
+	// file lock. Zero means one second.
+	Timeout time.Duration
+	// ReadOnly opens the file without taking the write lock.
+	ReadOnly bool
+}
+
+// Open opens (creating if needed) the database at path, applies pending
+// migrations and returns it. If another process holds the file, Open gives
+// up after opts.Timeout with an error wrapping ErrLocked.
+func Open(path string, opts Options) (*Store, error) {
+	if opts.Timeout == 0 {
+		opts.Timeout = time.Second
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w (set REHOME_HOME to a writable folder)", err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.Timeout, ReadOnly: opts.ReadOnly})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("%w: %s is in use by another rehome process (a window or `rehome serve`): close it and try again, or point REHOME_HOME elsewhere", ErrLocked, path)
+		}
+		return nil, fmt.Errorf("open database %s: %w (run `rehome doctor`; restore from a `rehome backup` copy if it is damaged)", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if !opts.ReadOnly {
+		if err := s.migrate(); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close releases the database and its lock.
+func (s *Store) Close() error { return s.db.Close() }
+
+// migrations[i] brings a file from version i to i+1.
+var migrations = []func(tx *bolt.Tx) error{
+	// 0 -> 1: create the buckets.
+	func(tx *bolt.Tx) error {
+		for _, b := range Buckets {
+			if _, err := tx.CreateBucketIfNotExists([]byte(b)); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+}
+
+// Version returns the schema version recorded in the file.
+func (s *Store) Version() (int, error) {
+	var v int
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v = readVersion(tx)
+		return nil
+	})
+	return v, err
+}
+
+func readVersion(tx *bolt.Tx) int {
+	b := tx.Bucket([]byte(meta))
+	if b == nil {
+		return 0
+	}
+	raw := b.Get([]byte("schema_version"))
+	if len(raw) != 8 {
+		return 0
+	}
+	return int(binary.BigEndian.Uint64(raw))
+}
+
+func (s *Store) migrate() error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		mb, err := tx.CreateBucketIfNotExists([]byte(meta))
+		if err != nil {
+			return err
+		}
+		v := readVersion(tx)
+		if v > SchemaVersion {
+			return fmt.Errorf("database %s was written by a newer rehome (schema %d, this build knows %d): upgrade rehome", s.path, v, SchemaVersion)
+		}
+		for ; v < SchemaVersion; v++ {
+			if err := migrations[v](tx); err != nil {
+				return fmt.Errorf("migrate database to schema %d: %w", v+1, err)
+			}
+		}
+		var raw [8]byte
+		binary.BigEndian.PutUint64(raw[:], uint64(SchemaVersion))
+		return mb.Put([]byte("schema_version"), raw[:])
+	})
+}
+
+// Put stores v as JSON under id in bucket b, replacing any earlier value.
+// It returns once the write is durable on disk.
+func (s *Store) Put(b Bucket, id string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s record: %w", b, err)
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket([]byte(b))
+		if bk == nil {
+			return fmt.Errorf("no bucket %q", b)
+		}
+		return bk.Put([]byte(id), data)
+	})
+}
+
+// Get decodes the record id of bucket b into v. It returns an error
+// wrapping ErrNotFound when there is none.
+func (s *Store) Get(b Bucket, id string, v any) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		bk := tx.Bucket([]byte(b))
+		if bk == nil {
+			return fmt.Errorf("no bucket %q", b)
+		}
+		raw := bk.Get([]byte(id))
+		if raw == nil {
+			return fmt.Errorf("%s %q: %w", singular(b), id, ErrNotFound)
+		}
+		return json.Unmarshal(raw, v)
+	})
+}
+
+// Delete removes record id from bucket b; it returns an error wrapping
+// ErrNotFound when there is none.
+func (s *Store) Delete(b Bucket, id string) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket([]byte(b))
+		if bk == nil {
+			return fmt.Errorf("no bucket %q", b)
+		}
+		if bk.Get([]byte(id)) == nil {
+			return fmt.Errorf("%s %q: %w", singular(b), id, ErrNotFound)
+		}
+		return bk.Delete([]byte(id))
+	})
+}
+
+// Each calls fn with each record of bucket b, newest first, until fn
+// returns false or an error. The raw bytes are valid only during the call.
+func (s *Store) Each(b Bucket, fn func(id string, raw []byte) (bool, error)) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		bk := tx.Bucket([]byte(b))
+		if bk == nil {
+			return fmt.Errorf("no bucket %q", b)
+		}
+		c := bk.Cursor()
+		for k, v := c.Last(); k != nil; k, v = c.Prev() {
+			more, err := fn(string(k), v)
+			if err != nil || !more {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// List decodes up to limit records of bucket b (all when limit <= 0),
+// newest first.
+func List[T any](s *Store, b Bucket, limit int) ([]T, error) {
+	out := []T{}
+	err := s.Each(b, func(id string, raw []byte) (bool, error) {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return false, fmt.Errorf("decode %s %s: %w", singular(b), id, err)
+		}
+		out = append(out, v)
+		return limit <= 0 || len(out) < limit, nil
+	})
+	return out, err
+}
+
+// Count returns the number of records in bucket b.
+func (s *Store) Count(b Bucket) (int, error) {
+	n := 0
+	err := s.db.View(func(tx *bolt.Tx) error {
+		bk := tx.Bucket([]byte(b))
+		if bk == nil {
+			return fmt.Errorf("no bucket %q", b)
+		}
+		n = bk.Stats().KeyN
+		return nil
+	})
+	return n, err
+}
+
+// Check runs bbolt's consistency check over the whole file and returns
+// every problem it finds (none for a sound file).
+func (s *Store) Check() ([]error, error) {
+	var problems []error
+	err := s.db.View(func(tx *bolt.Tx) error {
+		for e := range tx.Check() {
+			problems = append(problems, e)
+		}
+		return nil
+	})
+	return problems, err
+}
+
+// Backup writes a consistent copy of the database to w while it stays in
+// use (a hot backup) and returns the number of bytes written.
+func (s *Store) Backup(w io.Writer) (int64, error) {
+	var n int64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	return n, err
+}
+
+// BackupFile writes a hot backup to path, atomically: the copy appears
+// under its name only once complete.
+func (s *Store) BackupFile(path string) (int64, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".rehome-backup-*")
+	if err != nil {
+		return 0, fmt.Errorf("create backup: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	n, err := s.Backup(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("write backup: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return 0, fmt.Errorf("write backup: %w", err)
+	}
+	return n, nil
+}
+
+func singular(b Bucket) string {
+	switch b {
+	case Assistants:
+		return "assistant"
+	case Audits:
+		return "audit"
+	case Runs:
+		return "run"
+	case Settings:
+		return "setting"
+	}
+	return string(b)
+}
