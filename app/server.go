@@ -1,0 +1,284 @@
+package app
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+)
+
+// TokenCookie carries the per-start token after the first page load.
+const TokenCookie = "rehome_token"
+
+// TokenHeader carries the token on bridge calls.
+const TokenHeader = "X-Rehome-Token"
+
+// maxCallBody bounds one call's JSON arguments.
+const maxCallBody = 8 << 20
+
+// ServerOptions configure the HTTP face of an App.
+type ServerOptions struct {
+	Assets fs.FS  // the built frontend (frontend/dist)
+	Token  string // required on every request
+	// Hosts are the Host header values accepted (host:port); any other is
+	// refused, which stops DNS-rebinding pages from reaching the bridge.
+	Hosts []string
+}
+
+// NewServer returns the HTTP handler of `rehome serve`: the frontend's
+// files, a JSON bridge to the same methods the window binds
+// (POST /api/call/<Method> with a JSON array of arguments), and progress
+// events as Server-Sent Events (GET /api/events).
+func NewServer(a *App, o ServerOptions) http.Handler {
+	s := &server{app: a, opts: o, methods: bindable(a), hub: newHub()}
+	SetEmitter(a, s.hub)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/call/{method}", s.call)
+	mux.HandleFunc("GET /api/events", s.events)
+	mux.Handle("GET /", http.FileServerFS(o.Assets))
+	s.mux = mux
+	return s
+}
+
+type server struct {
+	app     *App
+	opts    ServerOptions
+	methods map[string]reflect.Value
+	hub     *hub
+	mux     *http.ServeMux
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.hostAllowed(r.Host) {
+		http.Error(w, "refused: unexpected Host header (open the URL that `rehome serve` printed)", http.StatusForbidden)
+		return
+	}
+	// The printed URL carries ?token=…; trade it for a cookie and drop it
+	// from the address bar.
+	if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
+		if !s.tokenOK(t) {
+			http.Error(w, "refused: wrong token (open the URL that `rehome serve` printed)", http.StatusUnauthorized)
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		q := r.URL.Query()
+		q.Del("token")
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return
+	}
+	if !s.authorized(r) {
+		http.Error(w, "refused: missing or wrong token (open the URL that `rehome serve` printed)", http.StatusUnauthorized)
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'")
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *server) hostAllowed(host string) bool {
+	for _, h := range s.opts.Hosts {
+		if strings.EqualFold(h, host) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *server) tokenOK(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.opts.Token)) == 1
+}
+
+func (s *server) authorized(r *http.Request) bool {
+	if t := r.Header.Get(TokenHeader); t != "" {
+		return s.tokenOK(t)
+	}
+	if c, err := r.Cookie(TokenCookie); err == nil {
+		return s.tokenOK(c.Value)
+	}
+	return false
+}
+
+type callReply struct {
+	Result any    `json:"result"`
+	Error  string `json:"error,omitempty"`
+}
+
+func (s *server) call(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("method")
+	m, ok := s.methods[name]
+	if !ok {
+		writeReply(w, http.StatusNotFound, callReply{Error: fmt.Sprintf("no method %q", name)})
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxCallBody+1))
+	if err != nil || len(body) > maxCallBody {
+		writeReply(w, http.StatusRequestEntityTooLarge, callReply{Error: "request too large"})
+		return
+	}
+	args, err := decodeArgs(m.Type(), body)
+	if err != nil {
+		writeReply(w, http.StatusBadRequest, callReply{Error: fmt.Sprintf("%s: %v", name, err)})
+		return
+	}
+	res, err := invoke(m, args)
+	if err != nil {
+		writeReply(w, http.StatusOK, callReply{Error: err.Error()})
+		return
+	}
+	writeReply(w, http.StatusOK, callReply{Result: res})
+}
+
+func writeReply(w http.ResponseWriter, code int, v callReply) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// bindable returns the methods of *App that the UI may call: the same set
+// Wails binds (every exported method).
+func bindable(a *App) map[string]reflect.Value {
+	v := reflect.ValueOf(a)
+	t := v.Type()
+	out := map[string]reflect.Value{}
+	for i := 0; i < t.NumMethod(); i++ {
+		out[t.Method(i).Name] = v.Method(i)
+	}
+	return out
+}
+
+// Methods lists the names of the bound methods (for tests and docs).
+func Methods(a *App) []string {
+	var names []string
+	for n := range bindable(a) {
+		names = append(names, n)
+	}
+	return names
+}
+
+func decodeArgs(t reflect.Type, body []byte) ([]reflect.Value, error) {
+	var raw []json.RawMessage
+	if len(strings.TrimSpace(string(body))) > 0 {
+		if err := json.Unmarshal(body, &raw); err != nil {
+			return nil, fmt.Errorf("arguments must be a JSON array: %v", err)
+		}
+	}
+	if len(raw) != t.NumIn() {
+		return nil, fmt.Errorf("takes %d arguments, got %d", t.NumIn(), len(raw))
+	}
+	args := make([]reflect.Value, t.NumIn())
+	for i := range args {
+		p := reflect.New(t.In(i))
+		if err := json.Unmarshal(raw[i], p.Interface()); err != nil {
+			return nil, fmt.Errorf("argument %d: %v", i+1, err)
+		}
+		args[i] = p.Elem()
+	}
+	return args, nil
+}
+
+var errorType = reflect.TypeFor[error]()
+
+func invoke(m reflect.Value, args []reflect.Value) (res any, err error) {
+	out := m.Call(args)
+	for _, o := range out {
+		if o.Type() == errorType {
+			if !o.IsNil() {
+				err = o.Interface().(error)
+			}
+		} else {
+			res = o.Interface()
+		}
+	}
+	return res, err
+}
+
+// hub fans events out to the connected event streams.
+type hub struct {
+	mu   sync.Mutex
+	subs map[chan []byte]struct{}
+}
+
+func newHub() *hub { return &hub{subs: map[chan []byte]struct{}{}} }
+
+// Emit implements Emitter. A slow subscriber loses events rather than
+// stalling the work that emits them.
+func (h *hub) Emit(event string, payload any) {
+	data, err := json.Marshal(map[string]any{"event": event, "data": payload})
+	if err != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for c := range h.subs {
+		select {
+		case c <- data:
+		default:
+		}
+	}
+}
+
+func (h *hub) subscribe() (chan []byte, func()) {
+	c := make(chan []byte, 256)
+	h.mu.Lock()
+	h.subs[c] = struct{}{}
+	h.mu.Unlock()
+	return c, func() {
+		h.mu.Lock()
+		delete(h.subs, c)
+		h.mu.Unlock()
+	}
+}
+
+func (s *server) events(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	c, cancel := s.hub.subscribe()
+	defer cancel()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	fmt.Fprint(w, ": connected\n\n")
+	fl.Flush()
+	tick := time.NewTicker(20 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+			fl.Flush()
+		case data := <-c:
+			fmt.Fprintf(w, "data: %s\n\n", data)
+			fl.Flush()
+		}
+	}
+}
+
+// LoopbackHosts returns the Host values a browser sends for a server
+// listening on addr (127.0.0.1:port → 127.0.0.1:port and localhost:port).
+func LoopbackHosts(addr net.Addr) ([]string, error) {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return nil, errors.New("not a TCP address")
+	}
+	port := fmt.Sprint(tcp.Port)
+	hosts := []string{net.JoinHostPort(tcp.IP.String(), port)}
+	if tcp.IP.IsLoopback() {
+		hosts = append(hosts, "localhost:"+port, net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("::1", port))
+	}
+	return hosts, nil
+}

@@ -1,0 +1,5 @@
+package main
+
+// Placeholder until this subcommand lands; its owner replaces this file.
+func cmdRun(env *cliEnv, args []string) int { return env.usage("this command is not built yet") }
+

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"rehome/app"
+)
+
+func cmdServe(env *cliEnv, args []string) int {
+	fs := env.flags("serve", "serve [--addr 127.0.0.1:0]")
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (loopback by default; port 0 picks a free one)")
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return env.usage("serve takes no arguments")
+	}
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return env.usage("serve: --addr %q: %v (use host:port, e.g. 127.0.0.1:8080)", *addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(env.stderr, "rehome serve: warning: %s is reachable from other machines; anyone with the URL's token can use rehome\n", host)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, env, *addr, nil)
+}
+
+// serve runs the browser face until ctx ends. ready, if set, receives the
+// URL once the server listens.
+func serve(ctx context.Context, env *cliEnv, addr string, ready func(url string)) int {
+	dir, err := env.dir()
+	if err != nil {
+		return env.fail(err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return env.fail(fmt.Errorf("listen on %s: %w (pick another --addr port)", addr, err))
+	}
+	defer ln.Close()
+	files, err := assets()
+	if err != nil {
+		return env.fail(err)
+	}
+	a := app.New(app.Config{DataDir: dir, Log: env.log})
+	if err := app.Open(a); err != nil {
+		return env.fail(err)
+	}
+	defer app.Close(a)
+
+	token := newToken()
+	hosts, err := app.LoopbackHosts(ln.Addr())
+	if err != nil {
+		return env.fail(err)
+	}
+	srv := &http.Server{
+		Handler:           app.NewServer(a, app.ServerOptions{Assets: files, Token: token, Hosts: hosts}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	url := fmt.Sprintf("http://%s/?token=%s", hosts[0], token)
+	fmt.Fprintln(env.stdout, url)
+	env.log.Info("serving", "addr", ln.Addr().String())
+	if ready != nil {
+		ready(url)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return env.fail(err)
+		}
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		srv.Shutdown(shut)
+	}
+	return exitOK
+}
+
+func newToken() string {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,84 @@
+// The one place that talks to Go. In the desktop window the Wails runtime
+// has injected `window.go.app.App` and `window.runtime`; in a browser
+// (`rehome serve`) the same methods are reached over the HTTP bridge and
+// events arrive as Server-Sent Events. No screen knows the difference.
+
+type Handler = (data: any) => void;
+
+declare global {
+  interface Window {
+    go?: any;
+    runtime?: any;
+  }
+}
+
+/** True inside the Wails desktop window. */
+export function inWindow(): boolean {
+  return !!window.go?.app?.App;
+}
+
+/** Calls method on the Go App with args and returns its result. */
+export async function call<T = unknown>(method: string, ...args: unknown[]): Promise<T> {
+  if (inWindow()) {
+    const fn = window.go.app.App[method];
+    if (typeof fn !== 'function') throw new Error(`rehome has no method ${method}`);
+    try {
+      return (await fn(...args)) as T;
+    } catch (e) {
+      throw e instanceof Error ? e : new Error(String(e));
+    }
+  }
+  let res: Response;
+  try {
+    res = await fetch(`/api/call/${encodeURIComponent(method)}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(args),
+      credentials: 'same-origin',
+    });
+  } catch {
+    throw new Error('rehome is not reachable: is `rehome serve` still running?');
+  }
+  let body: { result?: T; error?: string };
+  try {
+    body = await res.json();
+  } catch {
+    throw new Error(
+      res.status === 401 || res.status === 403
+        ? 'This page lost its access token: open the URL that `rehome serve` printed.'
+        : `${method} failed (HTTP ${res.status})`,
+    );
+  }
+  if (body.error) throw new Error(body.error);
+  return body.result as T;
+}
+
+const handlers = new Map<string, Set<Handler>>();
+let source: EventSource | null = null;
+
+/** Subscribes to a progress event from Go; returns the unsubscribe function. */
+export function on(event: string, handler: Handler): () => void {
+  if (inWindow() && window.runtime?.EventsOn) {
+    return window.runtime.EventsOn(event, handler);
+  }
+  if (!handlers.has(event)) handlers.set(event, new Set());
+  handlers.get(event)!.add(handler);
+  if (!source && typeof EventSource !== 'undefined') {
+    source = new EventSource('/api/events');
+    source.onmessage = (m) => {
+      let msg: { event: string; data: unknown };
+      try {
+        msg = JSON.parse(m.data);
+      } catch {
+        return;
+      }
+      handlers.get(msg.event)?.forEach((h) => h(msg.data));
+    };
+  }
+  return () => handlers.get(event)?.delete(handler);
+}
+
+/** Turns any thrown value into a message for the user. */
+export function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { screenFromHash } from './nav';
+
+describe('screenFromHash', () => {
+  it('reads the screen from the hash', () => {
+    expect(screenFromHash('#/hardware')).toBe('hardware');
+    expect(screenFromHash('#/code/run')).toBe('code');
+    expect(screenFromHash('#audit')).toBe('audit');
+  });
+  it('falls back to assistants for unknown or empty hashes', () => {
+    expect(screenFromHash('')).toBe('assistants');
+    expect(screenFromHash('#/nope')).toBe('assistants');
+  });
+});
