@@ -1,0 +1,172 @@
+package hardware
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// readMeminfo parses <root>/proc/meminfo. MemAvailable is used when the
+// kernel provides it (3.14 and later); otherwise free + buffers + cached.
+func readMeminfo(root string) (Memory, error) {
+	data, err := os.ReadFile(filepath.Join(root, "proc", "meminfo"))
+	if err != nil {
+		return Memory{}, err
+	}
+	kb := map[string]uint64{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		key, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 {
+			continue
+		}
+		n, err := strconv.ParseUint(fields[0], 10, 64)
+		if err != nil {
+			continue
+		}
+		if len(fields) > 1 && fields[1] == "kB" {
+			n *= 1024
+		}
+		kb[key] = n
+	}
+	total, ok := kb["MemTotal"]
+	if !ok || total == 0 {
+		return Memory{}, fmt.Errorf("no MemTotal in %s", filepath.Join(root, "proc", "meminfo"))
+	}
+	avail, ok := kb["MemAvailable"]
+	if !ok {
+		avail = kb["MemFree"] + kb["Buffers"] + kb["Cached"]
+	}
+	return Memory{TotalBytes: total, AvailableBytes: avail, Source: sourceProcMemory}, nil
+}
+
+// cpuFeatures are the flags that decide how fast a CPU runs a quantized
+// model, in the order they are shown.
+var cpuFeatures = []string{
+	"avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "avx_vnni", "amx_tile",
+	"asimd", "asimddp", "asimdhp", "sve", "sve2", "i8mm", "bf16",
+}
+
+// armParts names the Arm cores in machines people run models on
+// (implementer 0x41 is Arm Ltd, 0x61 Apple).
+var armParts = map[string]string{
+	"0x41/0xd08": "Cortex-A72", "0x41/0xd0b": "Cortex-A76", "0x41/0xd0c": "Neoverse-N1",
+	"0x41/0xd40": "Neoverse-V1", "0x41/0xd44": "Cortex-X1", "0x41/0xd46": "Cortex-A510",
+	"0x41/0xd47": "Cortex-A710", "0x41/0xd48": "Cortex-X2", "0x41/0xd49": "Neoverse-N2",
+	"0x41/0xd4f": "Neoverse-V2", "0x41/0xd80": "Cortex-A520", "0x41/0xd81": "Cortex-A720",
+	"0x41/0xd82": "Cortex-X4", "0x41/0xd85": "Cortex-X925", "0x41/0xd87": "Cortex-A725",
+	"0x41/0xd8e": "Neoverse-N3",
+}
+
+// readCPUInfo parses <root>/proc/cpuinfo for x86 and Arm layouts.
+func readCPUInfo(root string) (CPU, error) {
+	data, err := os.ReadFile(filepath.Join(root, "proc", "cpuinfo"))
+	if err != nil {
+		return CPU{}, err
+	}
+	cpu := CPU{Source: sourceProcCPU}
+	type coreKey struct{ pkg, core string }
+	cores := map[coreKey]bool{}
+	pkgs := map[string]bool{}
+	var armOrder []string
+	armCount := map[string]int{}
+	flags := map[string]bool{}
+	var pkg, core, impl, part string
+	flush := func() {
+		if core != "" {
+			cores[coreKey{pkg, core}] = true
+		}
+		if pkg != "" {
+			pkgs[pkg] = true
+		}
+		if part != "" {
+			name := armParts[impl+"/"+part]
+			if name == "" {
+				name = "Arm core " + impl + "/" + part
+			}
+			if armCount[name] == 0 {
+				armOrder = append(armOrder, name)
+			}
+			armCount[name]++
+		}
+		pkg, core, impl, part = "", "", "", ""
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		key, val, ok := strings.Cut(line, ":")
+		if !ok {
+			if strings.TrimSpace(line) == "" {
+				flush()
+			}
+			continue
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		switch key {
+		case "processor":
+			if _, err := strconv.Atoi(val); err == nil {
+				cpu.Threads++
+			}
+		case "model name", "Model Name":
+			if cpu.Model == "" {
+				cpu.Model = val
+			}
+		case "vendor_id":
+			cpu.Vendor = val
+		case "physical id":
+			pkg = val
+		case "core id":
+			core = val
+		case "CPU implementer":
+			impl = val
+		case "CPU part":
+			part = val
+		case "flags", "Features":
+			for _, f := range strings.Fields(val) {
+				flags[f] = true
+			}
+		}
+	}
+	flush()
+	if cpu.Threads == 0 {
+		return CPU{}, fmt.Errorf("no processor entries in %s", filepath.Join(root, "proc", "cpuinfo"))
+	}
+	switch {
+	case flags["asimd"] || impl != "" || len(armOrder) > 0:
+		cpu.Arch = "arm64"
+	case flags["lm"]:
+		cpu.Arch = "x86_64"
+	}
+	if cpu.Model == "" && len(armOrder) > 0 {
+		parts := make([]string, len(armOrder))
+		for i, n := range armOrder {
+			parts[i] = fmt.Sprintf("%d× %s", armCount[n], n)
+		}
+		cpu.Model = strings.Join(parts, " + ")
+		cpu.Vendor = "Arm"
+	}
+	if cpu.Model == "" {
+		cpu.Model = "unknown CPU"
+	}
+	cpu.Sockets = max(len(pkgs), 1)
+	cpu.Cores = len(cores)
+	if cpu.Cores == 0 {
+		cpu.Cores = cpu.Threads // Arm and most VMs: one thread per core
+	}
+	cpu.Features = []string{}
+	for _, f := range cpuFeatures {
+		if flags[f] {
+			cpu.Features = append(cpu.Features, f)
+		}
+	}
+	return cpu, nil
+}
