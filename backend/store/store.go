@@ -47,6 +47,9 @@ var ErrNotFound = errors.New("not found")
 // ErrLocked is wrapped by Open when another process holds the database.
 var ErrLocked = errors.New("database is locked")
 
+// ErrDamaged is wrapped by every call that met a damaged page in the file.
+var ErrDamaged = errors.New("database file is damaged")
+
 // Store is an open rehome database. It is safe for concurrent use.
 type Store struct {
 	db   *bolt.DB
@@ -89,6 +92,25 @@ func Open(path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// view and update run a bbolt transaction, turning the panic bbolt raises
+// on a damaged page into an error wrapping ErrDamaged (bbolt rolls the
+// transaction back before the panic reaches here).
+func (s *Store) view(fn func(*bolt.Tx) error) error {
+	return s.guard(func() error { return s.db.View(fn) })
+}
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	return s.guard(func() error { return s.db.Update(fn) })
+}
+
+func (s *Store) guard(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %s: %v (restore a copy made with `rehome backup`, or move the file away to start afresh)", ErrDamaged, s.path, r)
+		}
+	}()
+	return fn()
+}
+
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
 
@@ -111,7 +133,7 @@ var migrations = []func(tx *bolt.Tx) error{
 // Version returns the schema version recorded in the file.
 func (s *Store) Version() (int, error) {
 	var v int
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		v = readVersion(tx)
 		return nil
 	})
@@ -131,7 +153,7 @@ func readVersion(tx *bolt.Tx) int {
 }
 
 func (s *Store) migrate() error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		mb, err := tx.CreateBucketIfNotExists([]byte(meta))
 		if err != nil {
 			return err
@@ -158,7 +180,7 @@ func (s *Store) Put(b Bucket, id string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s record: %w", b, err)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket([]byte(b))
 		if bk == nil {
 			return fmt.Errorf("no bucket %q", b)
@@ -170,7 +192,7 @@ func (s *Store) Put(b Bucket, id string, v any) error {
 // Get decodes the record id of bucket b into v. It returns an error
 // wrapping ErrNotFound when there is none.
 func (s *Store) Get(b Bucket, id string, v any) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		bk := tx.Bucket([]byte(b))
 		if bk == nil {
 			return fmt.Errorf("no bucket %q", b)
@@ -186,7 +208,7 @@ func (s *Store) Get(b Bucket, id string, v any) error {
 // Delete removes record id from bucket b; it returns an error wrapping
 // ErrNotFound when there is none.
 func (s *Store) Delete(b Bucket, id string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket([]byte(b))
 		if bk == nil {
 			return fmt.Errorf("no bucket %q", b)
@@ -201,7 +223,7 @@ func (s *Store) Delete(b Bucket, id string) error {
 // Each calls fn with each record of bucket b, newest first, until fn
 // returns false or an error. The raw bytes are valid only during the call.
 func (s *Store) Each(b Bucket, fn func(id string, raw []byte) (bool, error)) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		bk := tx.Bucket([]byte(b))
 		if bk == nil {
 			return fmt.Errorf("no bucket %q", b)
@@ -235,7 +257,7 @@ func List[T any](s *Store, b Bucket, limit int) ([]T, error) {
 // Count returns the number of records in bucket b.
 func (s *Store) Count(b Bucket) (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		bk := tx.Bucket([]byte(b))
 		if bk == nil {
 			return fmt.Errorf("no bucket %q", b)
@@ -256,7 +278,7 @@ func (s *Store) Count(b Bucket) (int, error) {
 // every page cleanly.
 func (s *Store) Check() ([]error, error) {
 	var problems []error
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		if err := walk(tx); err != nil {
 			problems = append(problems, err)
 			return nil
@@ -297,7 +319,7 @@ func walk(tx *bolt.Tx) (err error) {
 // use (a hot backup) and returns the number of bytes written.
 func (s *Store) Backup(w io.Writer) (int64, error) {
 	var n int64
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		var err error
 		n, err = tx.WriteTo(w)
 		return err
