@@ -1,0 +1,422 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// SchemaVersion is the version of the audit Record this build writes.
+const SchemaVersion = 1
+
+// Defaults for the economics when the user sets none: an hour of their
+// time, and ChatGPT Plus per month (in the user's currency; rehome does no
+// conversion).
+const (
+	DefaultHourlyValue  = 50
+	DefaultSubscription = 20
+)
+
+// Request is what the user asks an audit about and the context that
+// changes the answer. Pointers are "not given".
+type Request struct {
+	// AssistantIDs are stored assistants to audit; All audits every one.
+	AssistantIDs []string `json:"assistant_ids"`
+	All          bool     `json:"all"`
+	// Features are capabilities ticked by hand, audited as one more column
+	// named Label. ActionsLocal says hand-ticked actions stay on this
+	// machine or network.
+	Features     []string `json:"features"`
+	Label        string   `json:"label,omitempty"`
+	ActionsLocal bool     `json:"actions_local,omitempty"`
+	// VRAMBytes and RAMBytes are given by hand; nil means unknown. Detect
+	// fills unknown ones from the detected hardware.
+	VRAMBytes *int64 `json:"vram_bytes"`
+	RAMBytes  *int64 `json:"ram_bytes"`
+	Detect    bool   `json:"detect"`
+	// AirGapped: the machine has no network. DataMustStayLocal: the data
+	// the assistant works on may not leave the machine.
+	AirGapped         bool `json:"air_gapped"`
+	DataMustStayLocal bool `json:"data_must_stay_local"`
+	// HoursAvailable is the work the user is willing to put in (nil: no
+	// limit given). HourlyValue is what an hour of it is worth, and
+	// SubscriptionPerMonth what ChatGPT costs them; nil takes the defaults.
+	HoursAvailable       *float64 `json:"hours_available"`
+	HourlyValue          *float64 `json:"hourly_value"`
+	SubscriptionPerMonth *float64 `json:"subscription_per_month"`
+}
+
+// Machine is the hardware snapshot an audit reasoned about.
+type Machine struct {
+	VRAMBytes int64 `json:"vram_bytes"`
+	RAMBytes  int64 `json:"ram_bytes"`
+	// VRAMSource and RAMSource are "given" or "detected" ("unknown" for RAM
+	// that was neither).
+	VRAMSource string   `json:"vram_source"`
+	RAMSource  string   `json:"ram_source"`
+	Unified    bool     `json:"unified"`
+	GPUs       []string `json:"gpus"`
+	Notes      []string `json:"notes"`
+}
+
+// ErrNeedVRAM is wrapped when an audit cannot start because the VRAM is
+// unknown: rehome says nothing encouraging before it knows the memory.
+var ErrNeedVRAM = errors.New("VRAM is unknown")
+
+// Decision is a verdict for one assistant.
+type Decision string
+
+// The verdicts.
+const (
+	Move       Decision = "move"
+	MoveInPart Decision = "move_in_part"
+	Keep       Decision = "keep"
+)
+
+// Label is the decision in the user's words.
+func (d Decision) Label() string {
+	switch d {
+	case Move:
+		return "Move"
+	case MoveInPart:
+		return "Move in part"
+	case Keep:
+		return "Keep on ChatGPT"
+	}
+	return string(d)
+}
+
+// Reason is one argument for or against moving.
+type Reason struct {
+	Side     string `json:"side"` // "for" or "against"
+	Text     string `json:"text"`
+	Deciding bool   `json:"deciding"`
+}
+
+// Verdict is the answer for one assistant.
+type Verdict struct {
+	Decision Decision `json:"decision"`
+	Label    string   `json:"label"`
+	Headline string   `json:"headline"`
+	// StaysBehind lists the capabilities that do not port (or, when the
+	// work is over budget, that would need rebuilding) and stay on ChatGPT.
+	StaysBehind []string `json:"stays_behind"`
+	Reasons     []Reason `json:"reasons"`
+}
+
+// Economics weighs the hours of moving against the subscription, over the
+// first year.
+type Economics struct {
+	Hours                float64  `json:"hours"`               // one-time work, capabilities that move
+	OpsHoursPerMonth     float64  `json:"ops_hours_per_month"` // upkeep from then on
+	FirstYearHours       float64  `json:"first_year_hours"`    // Hours + 12 × upkeep
+	HourlyValue          float64  `json:"hourly_value"`
+	FirstYearCost        float64  `json:"first_year_cost"` // FirstYearHours × HourlyValue
+	SubscriptionPerMonth float64  `json:"subscription_per_month"`
+	SubscriptionPerYear  float64  `json:"subscription_per_year"`
+	HoursAvailable       *float64 `json:"hours_available"`
+	OverHours            bool     `json:"over_hours"` // Hours exceeds HoursAvailable
+	// Sum shows the arithmetic in one line.
+	Sum string `json:"sum"`
+}
+
+// AssistantAudit is the answer for one assistant (or hand-ticked list).
+type AssistantAudit struct {
+	Subject      Subject   `json:"subject"`
+	Capabilities []Result  `json:"capabilities"`
+	Verdict      Verdict   `json:"verdict"`
+	Economics    Economics `json:"economics"`
+}
+
+// Use is one assistant's use of a capability in the across view.
+type Use struct {
+	AssistantID string   `json:"assistant_id,omitempty"`
+	Name        string   `json:"name"`
+	Category    Category `json:"category"`
+	Decision    Decision `json:"decision"`
+}
+
+// CapabilityUse is one row of the across-assistants view: a capability and
+// what happens to it in each assistant that uses it.
+type CapabilityUse struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Users []Use  `json:"users"`
+}
+
+// Summary counts the verdicts over all audited assistants.
+type Summary struct {
+	Move       int    `json:"move"`
+	MoveInPart int    `json:"move_in_part"`
+	Keep       int    `json:"keep"`
+	Headline   string `json:"headline"`
+}
+
+// Record is one stored audit: its inputs, the hardware snapshot and the
+// results, so an old audit reads as it did even after the catalog changes.
+type Record struct {
+	Schema         int              `json:"schema"`
+	ID             string           `json:"id"`
+	Created        time.Time        `json:"created"`
+	Request        Request          `json:"request"`
+	Machine        Machine          `json:"machine"`
+	TextModel      *Model           `json:"text_model"`
+	CatalogVersion int              `json:"catalog_version"`
+	Assistants     []AssistantAudit `json:"assistants"`
+	Across         []CapabilityUse  `json:"across"`
+	Summary        Summary          `json:"summary"`
+}
+
+// withDefaults fills the economics defaults, so a stored record shows the
+// figures it used.
+func (r Request) withDefaults() Request {
+	if r.HourlyValue == nil {
+		v := float64(DefaultHourlyValue)
+		r.HourlyValue = &v
+	}
+	if r.SubscriptionPerMonth == nil {
+		v := float64(DefaultSubscription)
+		r.SubscriptionPerMonth = &v
+	}
+	if r.AssistantIDs == nil {
+		r.AssistantIDs = []string{}
+	}
+	if r.Features == nil {
+		r.Features = []string{}
+	}
+	return r
+}
+
+// check rejects inputs that cannot be right.
+func (r Request) check() error {
+	switch {
+	case r.VRAMBytes != nil && *r.VRAMBytes < 0:
+		return errors.New("VRAM cannot be negative: give it as 8GiB, or 0 for no GPU")
+	case r.RAMBytes != nil && *r.RAMBytes < 0:
+		return errors.New("RAM cannot be negative: give it as 32GiB")
+	case r.HoursAvailable != nil && (*r.HoursAvailable < 0 || math.IsNaN(*r.HoursAvailable)):
+		return errors.New("hours available cannot be negative")
+	case r.HourlyValue != nil && (*r.HourlyValue < 0 || math.IsNaN(*r.HourlyValue)):
+		return errors.New("the value of an hour cannot be negative")
+	case r.SubscriptionPerMonth != nil && (*r.SubscriptionPerMonth < 0 || math.IsNaN(*r.SubscriptionPerMonth)):
+		return errors.New("the subscription price cannot be negative")
+	}
+	return nil
+}
+
+// Build evaluates the catalog for each subject on machine with model (nil
+// when none fits) and returns the record without id and time. It is pure:
+// the same inputs give the same record.
+func Build(cat *Catalog, req Request, machine Machine, model *Model, subjects []Subject) (Record, error) {
+	req = req.withDefaults()
+	if err := req.check(); err != nil {
+		return Record{}, err
+	}
+	if len(subjects) == 0 {
+		return Record{}, errors.New("nothing to audit: pick an assistant or tick the features it uses")
+	}
+	rec := Record{
+		Schema: SchemaVersion, Request: req, Machine: machine, TextModel: model,
+		CatalogVersion: cat.Version, Assistants: []AssistantAudit{}, Across: []CapabilityUse{},
+	}
+	for _, s := range subjects {
+		f := Facts{
+			AirGapped: req.AirGapped, DataMustStayLocal: req.DataMustStayLocal,
+			VRAMBytes: machine.VRAMBytes, RAMBytes: machine.RAMBytes, TextModel: model,
+			ActionHosts: s.ActionHosts, ActionUnknownURL: s.ActionUnknownURL, ActionOAuth: s.ActionOAuth,
+		}
+		aa := AssistantAudit{Subject: s, Capabilities: []Result{}}
+		for _, id := range s.Features {
+			cp, ok := cat.Lookup(id)
+			if !ok {
+				return Record{}, fmt.Errorf("capability %s has no catalog entry", id)
+			}
+			aa.Capabilities = append(aa.Capabilities, Evaluate(cp, f))
+		}
+		aa.Economics = economics(aa.Capabilities, req)
+		aa.Verdict = verdict(aa, req, model)
+		rec.Assistants = append(rec.Assistants, aa)
+	}
+	rec.Across = across(cat, rec.Assistants)
+	rec.Summary = summarize(rec.Assistants)
+	return rec, nil
+}
+
+func economics(results []Result, req Request) Economics {
+	e := Economics{HourlyValue: *req.HourlyValue, SubscriptionPerMonth: *req.SubscriptionPerMonth, HoursAvailable: req.HoursAvailable}
+	for _, r := range results {
+		if r.Category == DoesNotPort {
+			continue
+		}
+		e.Hours += r.Cost.Hours
+		e.OpsHoursPerMonth += r.Cost.OpsHoursPerMonth
+	}
+	e.FirstYearHours = e.Hours + 12*e.OpsHoursPerMonth
+	e.FirstYearCost = e.FirstYearHours * e.HourlyValue
+	e.SubscriptionPerYear = 12 * e.SubscriptionPerMonth
+	e.OverHours = req.HoursAvailable != nil && e.Hours > *req.HoursAvailable
+	e.Sum = fmt.Sprintf("%s h of work + %s h/month upkeep × 12 = %s h in the first year × %s/h = %s, against a subscription of %s/month × 12 = %s",
+		num(e.Hours), num(e.OpsHoursPerMonth), num(e.FirstYearHours), num(e.HourlyValue), num(e.FirstYearCost),
+		num(e.SubscriptionPerMonth), num(e.SubscriptionPerYear))
+	return e
+}
+
+// num prints a figure without needless decimals.
+func num(v float64) string {
+	s := fmt.Sprintf("%.2f", v)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s
+}
+
+func names(results []Result, keep func(Result) bool) (ids []string, list string) {
+	var n []string
+	ids = []string{}
+	for _, r := range results {
+		if keep(r) {
+			ids = append(ids, r.ID)
+			n = append(n, strings.ToLower(r.Name[:1])+r.Name[1:])
+		}
+	}
+	return ids, strings.Join(n, ", ")
+}
+
+// verdict weighs the categories and the economics. Data that must stay on
+// the machine, or a machine with no network, rule ChatGPT out, so only the
+// hardware can argue for keeping; otherwise the hours and their value are
+// weighed against the subscription.
+func verdict(aa AssistantAudit, req Request, model *Model) Verdict {
+	e := aa.Economics
+	v := Verdict{StaysBehind: []string{}, Reasons: []Reason{}}
+	add := func(side, text string, deciding bool) {
+		v.Reasons = append(v.Reasons, Reason{Side: side, Text: text, Deciding: deciding})
+	}
+	hoursSaid := false // whether a reason already weighs the hours
+	blocked, blockedNames := names(aa.Capabilities, func(r Result) bool { return r.Category == DoesNotPort })
+	rebuild, rebuildNames := names(aa.Capabilities, func(r Result) bool { return r.Category == Rebuild })
+	mustMove := req.DataMustStayLocal || req.AirGapped
+	name := aa.Subject.Name
+
+	switch {
+	case model == nil:
+		v.Decision = Keep
+		v.StaysBehind = blocked
+		add("against", "No text model fits this machine: there is nothing to run the assistant on. Add VRAM or RAM, then audit again.", true)
+		if mustMove {
+			add("for", "The data may not go to ChatGPT either, so until the hardware changes this assistant cannot be used on that data.", false)
+		}
+	case mustMove:
+		if req.DataMustStayLocal {
+			add("for", "The data may not leave this machine, so ChatGPT is not an option for it.", true)
+		}
+		if req.AirGapped {
+			add("for", "The machine is air-gapped: ChatGPT cannot be reached from it at all.", true)
+		}
+		if e.OverHours {
+			add("against", fmt.Sprintf("Rebuilding takes about %s h and you set %s h; with the data bound to this machine that is the price of using it.", num(e.Hours), num(*e.HoursAvailable)), false)
+			hoursSaid = true
+		}
+		v.Decision, v.StaysBehind = Move, blocked
+		if len(blocked) > 0 {
+			v.Decision = MoveInPart
+			add("against", "Does not port here, so it is given up: "+blockedNames+".", true)
+		}
+	default:
+		add("for", "Local weights do not change under you: the model, its behaviour and its cost stay as you pinned them, while ChatGPT retires models and features on its own schedule.", false)
+		switch {
+		case e.OverHours && len(rebuild) > 0:
+			// Move only what needs no rebuilding; the rest stays on ChatGPT.
+			add("against", fmt.Sprintf("Rebuilding %s takes about %s h, more than the %s h you set.", rebuildNames, num(e.Hours), num(*e.HoursAvailable)), true)
+			hoursSaid = true
+			v.Decision = MoveInPart
+			v.StaysBehind = append(append([]string{}, blocked...), rebuild...)
+			if len(v.StaysBehind) >= len(aa.Capabilities)-1 {
+				// Only the instructions would move: not worth calling a move.
+				v.Decision = Keep
+			}
+		case e.SubscriptionPerYear > 0 && e.FirstYearCost > e.SubscriptionPerYear:
+			add("against", fmt.Sprintf("The work costs more than the subscription in the first year: %s.", e.Sum), true)
+			hoursSaid = true
+			v.Decision, v.StaysBehind = Keep, blocked
+		default:
+			if e.SubscriptionPerYear > 0 {
+				add("for", fmt.Sprintf("The work costs less than the subscription in the first year: %s.", e.Sum), true)
+				hoursSaid = true
+			} else {
+				add("for", "No subscription price is set, so there is nothing to weigh the hours against.", false)
+			}
+			v.Decision, v.StaysBehind = Move, blocked
+			if len(blocked) > 0 {
+				v.Decision = MoveInPart
+				add("against", "Does not port here and stays on ChatGPT: "+blockedNames+".", true)
+			}
+		}
+	}
+	if model != nil && e.Hours > 0 && !hoursSaid {
+		add("against", fmt.Sprintf("Moving takes about %s h of work and %s h a month of upkeep.", num(e.Hours), num(e.OpsHoursPerMonth)), false)
+	}
+	v.Label = v.Decision.Label()
+	switch v.Decision {
+	case Move:
+		v.Headline = fmt.Sprintf("Move %s: everything it uses runs on this machine.", name)
+		if len(rebuild) > 0 {
+			v.Headline = fmt.Sprintf("Move %s: everything it uses runs here, after you rebuild %s.", name, rebuildNames)
+		}
+	case MoveInPart:
+		_, behind := names(aa.Capabilities, func(r Result) bool { return slices.Contains(v.StaysBehind, r.ID) })
+		v.Headline = fmt.Sprintf("Move %s in part: %s stays behind.", name, behind)
+	case Keep:
+		v.Headline = fmt.Sprintf("Keep %s on ChatGPT for now.", name)
+	}
+	return v
+}
+
+func across(cat *Catalog, audits []AssistantAudit) []CapabilityUse {
+	out := []CapabilityUse{}
+	for _, id := range CapabilityIDs {
+		cp, _ := cat.Lookup(id)
+		row := CapabilityUse{ID: id, Name: cp.Name, Users: []Use{}}
+		for _, aa := range audits {
+			for _, r := range aa.Capabilities {
+				if r.ID == id {
+					row.Users = append(row.Users, Use{AssistantID: aa.Subject.AssistantID, Name: aa.Subject.Name, Category: r.Category, Decision: aa.Verdict.Decision})
+				}
+			}
+		}
+		if len(row.Users) > 0 {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+func summarize(audits []AssistantAudit) Summary {
+	var s Summary
+	for _, aa := range audits {
+		switch aa.Verdict.Decision {
+		case Move:
+			s.Move++
+		case MoveInPart:
+			s.MoveInPart++
+		case Keep:
+			s.Keep++
+		}
+	}
+	parts := []string{}
+	if s.Move > 0 {
+		parts = append(parts, fmt.Sprintf("%d to move", s.Move))
+	}
+	if s.MoveInPart > 0 {
+		parts = append(parts, fmt.Sprintf("%d to move in part", s.MoveInPart))
+	}
+	if s.Keep > 0 {
+		parts = append(parts, fmt.Sprintf("%d to keep", s.Keep))
+	}
+	s.Headline = strings.Join(parts, ", ") + "."
+	if s.Keep+s.MoveInPart > 0 && len(audits) > 1 {
+		s.Headline += " The subscription stays while any assistant, or any part of one, stays on ChatGPT."
+	}
+	return s
+}

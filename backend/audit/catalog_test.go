@@ -1,0 +1,261 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func gib(f float64) int64 { return int64(f * (1 << 30)) }
+
+// gpu is a machine with vram GiB whose text model takes model GiB of it.
+func gpu(vram, model float64) Facts {
+	return Facts{VRAMBytes: gib(vram), RAMBytes: gib(32), TextModel: &Model{Name: "Test 7B", Tag: "test:7b", VRAMBytes: gib(model)}}
+}
+
+func cpuOnly(ram, model float64) Facts {
+	return Facts{VRAMBytes: 0, RAMBytes: gib(ram), TextModel: &Model{Name: "Test 7B", Tag: "test:7b", RAMBytes: gib(model), OnCPU: true}}
+}
+
+func noModel() Facts { return Facts{VRAMBytes: gib(1), RAMBytes: gib(2)} }
+
+func with(f Facts, change func(*Facts)) Facts { change(&f); return f }
+
+func airGapped(f *Facts)   { f.AirGapped = true }
+func dataLocal(f *Facts)   { f.DataMustStayLocal = true }
+func seesImages(f *Facts)  { f.TextModel.Vision = true }
+func externalAPI(f *Facts) { f.ActionHosts = []string{"api.example.com"} }
+func localAPI(f *Facts)    { f.ActionHosts = []string{} }
+func unnamedAPI(f *Facts)  { f.ActionUnknownURL = true }
+func oauth(f *Facts)       { f.ActionOAuth = true }
+
+// ruleCases covers every rule of the catalog and every capability's
+// defaults, case by case; TestEveryRuleIsCovered keeps it complete.
+var ruleCases = []struct {
+	cap, name string
+	facts     Facts
+	cat       Category
+	rule      string // "" for the defaults
+	says      string // a phrase the reason must contain
+}{
+	{Instructions, "big model on GPU", gpu(24, 11), Ports, "", "system prompt word for word"},
+	{Instructions, "nothing fits", noModel(), DoesNotPort, "no-text-model", "No text model fits this machine (1 GiB of VRAM, 2 GiB of RAM)"},
+	{Instructions, "model on CPU", cpuOnly(16, 8), Ports, "cpu-only", "runs from system RAM on the CPU"},
+	{Instructions, "small model", gpu(4, 3), Ports, "small-model", "(Test 7B) is small"},
+	{Instructions, "5 GiB model is not small", gpu(8, 5), Ports, "", "word for word"},
+	{ConversationStarters, "defaults", gpu(8, 6), Ports, "", "prompt suggestions"},
+	{ConversationStarters, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing to start a conversation with"},
+	{Knowledge, "online", gpu(8, 6), Rebuild, "", "embedding model, a vector index"},
+	{Knowledge, "air-gapped", with(gpu(8, 6), airGapped), Rebuild, "air-gapped", "copy the embedding model onto the machine"},
+	{Knowledge, "nothing fits", noModel(), DoesNotPort, "no-text-model", "no model to read them"},
+	{CodeInterpreter, "online, big model", gpu(24, 11), Rebuild, "", "rehome provides that sandbox"},
+	{CodeInterpreter, "small model", gpu(4, 3), Rebuild, "small-model", "writes weak analysis code"},
+	{CodeInterpreter, "small model wins over air-gapped", with(gpu(4, 3), airGapped), Rebuild, "small-model", "weak analysis code"},
+	{CodeInterpreter, "air-gapped", with(gpu(24, 11), airGapped), Rebuild, "air-gapped", "no `pip install` at run time"},
+	{CodeInterpreter, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing would write the code"},
+	{WebBrowsing, "online", gpu(8, 6), Rebuild, "", "search backend"},
+	{WebBrowsing, "air-gapped", with(gpu(8, 6), airGapped), DoesNotPort, "air-gapped", "there is no web to browse"},
+	{WebBrowsing, "air-gapped wins over data local", with(with(gpu(8, 6), airGapped), dataLocal), DoesNotPort, "air-gapped", "no web to browse"},
+	{WebBrowsing, "data must stay local", with(gpu(8, 6), dataLocal), Rebuild, "data-stays-local", "sends query text"},
+	{WebBrowsing, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing would read the pages"},
+	{ImageGeneration, "room beside the text model", gpu(24, 11), Rebuild, "", "second model (SDXL class"},
+	{ImageGeneration, "exactly 6 GiB left is enough", gpu(12, 6), Rebuild, "", "second model"},
+	{ImageGeneration, "GPU too small", gpu(4, 3), DoesNotPort, "gpu-too-small", "this machine has 4 GiB in all"},
+	{ImageGeneration, "no GPU at all", cpuOnly(32, 8), DoesNotPort, "gpu-too-small", "0 GiB in all"},
+	{ImageGeneration, "no room beside, takes turns", gpu(8, 6), Rebuild, "take-turns", "only 2 GiB is left (of 8 GiB)"},
+	{ImageGeneration, "nothing fits", noModel(), DoesNotPort, "no-text-model", "no chat to ask for images in"},
+	{Actions, "online, outside API", with(gpu(8, 6), externalAPI), Ports, "", "already your HTTP API"},
+	{Actions, "air-gapped, outside API", with(with(gpu(8, 6), externalAPI), airGapped), DoesNotPort, "air-gapped-external-api", "(api.example.com) and the machine is air-gapped"},
+	{Actions, "air-gapped, unnamed server", with(with(gpu(8, 6), unnamedAPI), airGapped), DoesNotPort, "air-gapped-external-api", "a server its schema does not name"},
+	{Actions, "air-gapped, API on the LAN", with(with(gpu(8, 6), localAPI), airGapped), Ports, "", "already your HTTP API"},
+	{Actions, "data local, outside API", with(with(gpu(8, 6), externalAPI), dataLocal), DoesNotPort, "data-leaves-through-action", "to api.example.com, outside this machine"},
+	{Actions, "data local, API on the LAN", with(with(gpu(8, 6), localAPI), dataLocal), Ports, "", "already your HTTP API"},
+	{Actions, "OAuth", with(with(gpu(8, 6), externalAPI), oauth), Rebuild, "oauth", "signs in with OAuth"},
+	{Actions, "air-gapped wins over OAuth", with(with(with(gpu(8, 6), externalAPI), oauth), airGapped), DoesNotPort, "air-gapped-external-api", "air-gapped"},
+	{Actions, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing would decide when to call the API"},
+	{Memory, "defaults", gpu(8, 6), Rebuild, "", "Open WebUI's Memories"},
+	{Memory, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing to remember for"},
+	{Voice, "defaults", with(gpu(8, 6), airGapped), Rebuild, "", "whisper.cpp"},
+	{Voice, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing to talk to"},
+	{Vision, "room for a vision model", gpu(24, 11), Rebuild, "", "cannot see images"},
+	{Vision, "text model reads images", with(gpu(24, 11), seesImages), Ports, "text-model-sees", "reads images itself"},
+	{Vision, "text model reads images on a small GPU", with(gpu(6, 4.5), seesImages), Ports, "text-model-sees", "reads images itself"},
+	{Vision, "no room for a vision model", gpu(8, 6), DoesNotPort, "no-room-for-vision-model", "this machine has 2 GiB left (of 8 GiB)"},
+	{Vision, "nothing fits", noModel(), DoesNotPort, "no-text-model", "let alone one that reads images"},
+	{Canvas, "defaults", gpu(8, 6), Rebuild, "", "no drop-in local equivalent"},
+	{Canvas, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing to edit with"},
+	{FileUploads, "defaults", gpu(8, 6), Ports, "", "files dropped into a chat"},
+	{FileUploads, "nothing fits", noModel(), DoesNotPort, "no-text-model", "to read the files"},
+}
+
+func TestRules(t *testing.T) {
+	cat := DefaultCatalog()
+	for _, c := range ruleCases {
+		t.Run(c.cap+"/"+c.name, func(t *testing.T) {
+			cp, ok := cat.Lookup(c.cap)
+			if !ok {
+				t.Fatalf("no catalog entry for %s", c.cap)
+			}
+			r := Evaluate(cp, c.facts)
+			if r.Category != c.cat || r.Rule != c.rule {
+				t.Fatalf("got %s by rule %q, want %s by rule %q (reason: %s)", r.Category, r.Rule, c.cat, c.rule, r.Reason)
+			}
+			if !strings.Contains(r.Reason, c.says) {
+				t.Errorf("reason %q does not say %q", r.Reason, c.says)
+			}
+			if strings.ContainsAny(r.Reason+r.Replacement, "{}") {
+				t.Errorf("placeholder left unfilled: %q / %q", r.Reason, r.Replacement)
+			}
+			if r.Label != c.cat.Label() {
+				t.Errorf("label %q, want %q", r.Label, c.cat.Label())
+			}
+			if (c.rule == "") != (len(r.Because) == 0) {
+				t.Errorf("because = %q for rule %q", r.Because, c.rule)
+			}
+		})
+	}
+}
+
+func TestEveryRuleIsCovered(t *testing.T) {
+	covered := map[string]bool{}
+	for _, c := range ruleCases {
+		covered[c.cap+"/"+c.rule] = true
+	}
+	for _, cp := range DefaultCatalog().Capabilities {
+		if !covered[cp.ID+"/"] {
+			t.Errorf("%s: no test case for its defaults", cp.ID)
+		}
+		for _, r := range cp.Rules {
+			if !covered[cp.ID+"/"+r.ID] {
+				t.Errorf("%s: rule %s has no test case", cp.ID, r.ID)
+			}
+		}
+	}
+}
+
+func TestCatalogHasEveryCapabilityOfTheIssue(t *testing.T) {
+	// The ids the issue names, in its order.
+	want := []string{"instructions", "conversation_starters", "knowledge", "code_interpreter", "web_browsing",
+		"image_generation", "actions", "memory", "voice", "vision", "canvas", "file_uploads"}
+	cat := DefaultCatalog()
+	var got []string
+	for _, cp := range cat.Capabilities {
+		got = append(got, cp.ID)
+		if cp.Cost.Hours < 0 || cp.Cost.OpsHoursPerMonth < 0 {
+			t.Errorf("%s: negative cost", cp.ID)
+		}
+		if cp.Category == Rebuild && cp.Cost.Ops == "" {
+			t.Errorf("%s: a rebuilt capability must say what you operate", cp.ID)
+		}
+		for _, r := range cp.Rules {
+			if r.Category == DoesNotPort && r.Cost != nil && r.Cost.Hours != 0 {
+				t.Errorf("%s/%s: a capability that does not port costs no hours", cp.ID, r.ID)
+			}
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("catalog ids %v, want %v", got, want)
+	}
+	if !slices.Equal(CapabilityIDs, want) {
+		t.Fatalf("CapabilityIDs %v, want %v", CapabilityIDs, want)
+	}
+	if len(cat.FallbackModels) == 0 {
+		t.Fatal("no fallback models")
+	}
+	for i := 1; i < len(cat.FallbackModels); i++ {
+		if cat.FallbackModels[i].VRAMBytes > cat.FallbackModels[i-1].VRAMBytes {
+			t.Errorf("fallback models must go from largest to smallest: %s after %s", cat.FallbackModels[i].Tag, cat.FallbackModels[i-1].Tag)
+		}
+	}
+}
+
+// The shipped file parses with the same strict checks.
+func TestCatalogFileIsStrict(t *testing.T) {
+	data, err := os.ReadFile("catalog.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseCatalog(data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParseCatalogRejects(t *testing.T) {
+	base := func() map[string]any {
+		var m map[string]any
+		if err := json.Unmarshal(catalogJSON, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	capAt := func(m map[string]any, i int) map[string]any {
+		return m["capabilities"].([]any)[i].(map[string]any)
+	}
+	cases := []struct {
+		name   string
+		change func(m map[string]any)
+		want   string
+	}{
+		{"unknown condition", func(m map[string]any) {
+			capAt(m, 0)["rules"].([]any)[0].(map[string]any)["when"] = map[string]any{"airgapped": true}
+		}, `unknown field "airgapped"`},
+		{"bad category", func(m map[string]any) { capAt(m, 1)["category"] = "maybe" }, `category "maybe"`},
+		{"unknown placeholder", func(m map[string]any) { capAt(m, 2)["reason"] = "Needs {gpu_name}." }, "unknown placeholder {gpu_name}"},
+		{"missing capability", func(m map[string]any) {
+			m["capabilities"] = m["capabilities"].([]any)[:11]
+		}, "capability file_uploads has no catalog entry"},
+		{"unknown capability", func(m map[string]any) { capAt(m, 3)["id"] = "telepathy" }, "unknown capability id"},
+		{"rule without condition", func(m map[string]any) {
+			capAt(m, 0)["rules"].([]any)[0].(map[string]any)["when"] = map[string]any{}
+		}, "empty when"},
+		{"bad size", func(m map[string]any) {
+			capAt(m, 5)["rules"].([]any)[1].(map[string]any)["when"] = map[string]any{"vram_below_bytes": "6 gigs"}
+		}, `size "6 gigs"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := base()
+			c.change(m)
+			data, _ := json.Marshal(m)
+			_, err := ParseCatalog(data)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestBytesAcceptsNumbersAndUnits(t *testing.T) {
+	for in, want := range map[string]int64{`6442450944`: 6 << 30, `"6GiB"`: 6 << 30, `"1.5 GiB"`: 3 << 29, `"512MiB"`: 512 << 20} {
+		var b Bytes
+		if err := json.Unmarshal([]byte(in), &b); err != nil || int64(b) != want {
+			t.Errorf("%s: got %d, %v; want %d", in, b, err, want)
+		}
+	}
+	var b Bytes
+	if err := json.Unmarshal([]byte(`"6GB"`), &b); err == nil {
+		t.Error("decimal GB accepted in the catalog; binary units only")
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for b, want := range map[int64]string{0: "0 GiB", 8 << 30: "8 GiB", gib(7.5): "7.5 GiB", 512 << 20: "512 MiB"} {
+		if got := FormatBytes(b); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", b, got, want)
+		}
+	}
+}
+
+// Example of the rules table as the README shows it.
+func ExampleCatalog_rulesTable() {
+	cat := DefaultCatalog()
+	for _, cp := range cat.Capabilities[:2] {
+		fmt.Printf("%s: %s (%d rules)\n", cp.ID, cp.Category, len(cp.Rules))
+	}
+	// Output:
+	// instructions: ports (3 rules)
+	// conversation_starters: ports (1 rules)
+}

@@ -1,0 +1,212 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"rehome/backend/assistant"
+)
+
+// Step is one step of a migration checklist.
+type Step struct {
+	N          int      `json:"n"`
+	Title      string   `json:"title"`
+	Detail     string   `json:"detail"`
+	Commands   []string `json:"commands"`
+	Capability string   `json:"capability,omitempty"`
+	Category   Category `json:"category,omitempty"`
+	Link       string   `json:"link,omitempty"` // the rehome screen that does it
+}
+
+// Checklist is the ordered steps to move one assistant, generated from its
+// latest audit.
+type Checklist struct {
+	AssistantID string    `json:"assistant_id"`
+	Name        string    `json:"name"`
+	AuditID     string    `json:"audit_id"`
+	Audited     time.Time `json:"audited"`
+	Decision    Decision  `json:"decision"`
+	Headline    string    `json:"headline"`
+	Steps       []Step    `json:"steps"`
+}
+
+// Checklist returns the migration checklist of a stored assistant from its
+// newest audit.
+func (s *Service) Checklist(assistantID string) (Checklist, error) {
+	rec, aa, err := s.Latest(assistantID)
+	if err != nil {
+		return Checklist{}, err
+	}
+	a, err := s.assistants.Get(assistantID)
+	if err != nil {
+		return Checklist{}, err
+	}
+	return BuildChecklist(rec, aa, a), nil
+}
+
+// BuildChecklist orders the steps to move a: the weights first, then what
+// ports, then what is rebuilt, then what stays behind, then testing and a
+// portable copy. A "keep" verdict gives the reasons and when to look again.
+func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checklist {
+	c := Checklist{
+		AssistantID: a.ID, Name: a.Name, AuditID: rec.ID, Audited: rec.Created,
+		Decision: aa.Verdict.Decision, Headline: aa.Verdict.Headline, Steps: []Step{},
+	}
+	add := func(st Step) {
+		st.N = len(c.Steps) + 1
+		if st.Commands == nil {
+			st.Commands = []string{}
+		}
+		c.Steps = append(c.Steps, st)
+	}
+	m := rec.TextModel
+	hw := fmt.Sprintf("%s of VRAM and %s of RAM", FormatBytes(rec.Machine.VRAMBytes), FormatBytes(rec.Machine.RAMBytes))
+	if aa.Verdict.Decision == Keep || m == nil {
+		var why []string
+		for _, r := range aa.Verdict.Reasons {
+			if r.Deciding {
+				why = append(why, r.Text)
+			}
+		}
+		add(Step{Title: "Keep it on ChatGPT for now", Detail: strings.Join(why, " ")})
+		add(Step{Title: "Keep a portable copy", Detail: "Export the assistant with its knowledge files, so it is ready when you move.",
+			Commands: []string{fmt.Sprintf("rehome assistants export %s --format bundle -o %s.rehome.tar.gz", a.ID, fileSlug(a.Name))}})
+		add(Step{Title: "Audit again when things change", Detail: "More VRAM, a new model, or data that may no longer leave the machine all change the answer.",
+			Commands: []string{fmt.Sprintf("rehome audit --assistant %s", a.ID)}})
+		return c
+	}
+	where := "on the GPU"
+	if m.OnCPU {
+		where = "on the CPU, from system RAM"
+	}
+	add(Step{Title: "Check the machine", Detail: fmt.Sprintf("The audit of %s assumed %s; %s runs %s.", rec.Created.Format("2 Jan 2006"), hw, m.Name, where),
+		Commands: []string{"rehome hw", "rehome fit"}})
+	slug := fileSlug(a.Name)
+	if rec.Request.AirGapped {
+		add(Step{Title: "Bring the model's weights in", Detail: fmt.Sprintf("This machine is air-gapped: on a connected machine pull %s, then carry the Ollama model store (~/.ollama/models) or the GGUF file across on removable media. Nothing is fetched on this machine.", m.Tag),
+			Commands: []string{"ollama pull " + m.Tag + "   # on the connected machine"}})
+	} else {
+		add(Step{Title: "Get the model's weights", Detail: fmt.Sprintf("Download %s once; after that it runs offline.", m.Name),
+			Commands: []string{"ollama pull " + m.Tag}})
+	}
+	add(Step{Title: "Create the local assistant", Detail: "The Modelfile carries the instructions as the system prompt and the conversation starters; Ollama builds the assistant from it.",
+		Commands: []string{
+			fmt.Sprintf("rehome assistants export %s --format modelfile --model %s -o %s.Modelfile", a.ID, m.Tag, slug),
+			fmt.Sprintf("ollama create %s -f %s.Modelfile", slug, slug),
+			fmt.Sprintf("ollama run %s", slug),
+		}, Capability: Instructions, Category: Ports})
+	add(Step{Title: "Or use it in Open WebUI", Detail: "Import the model file in Open WebUI (Workspace → Models → Import): the starters become prompt suggestions.",
+		Commands: []string{fmt.Sprintf("rehome assistants export %s --format openwebui --model %s -o %s.openwebui.json", a.ID, m.Tag, slug)}})
+	for _, cat := range []Category{Ports, Rebuild} {
+		for _, r := range aa.Capabilities {
+			if r.Category != cat || r.ID == Instructions || r.ID == ConversationStarters || contains(aa.Verdict.StaysBehind, r.ID) {
+				continue
+			}
+			st := Step{Capability: r.ID, Category: r.Category, Link: r.Link, Title: "Set up " + lower(r.Name), Detail: r.Replacement + "."}
+			if cat == Rebuild {
+				st.Title = "Rebuild " + lower(r.Name)
+				st.Detail = fmt.Sprintf("%s. About %s h of work", r.Replacement, num(r.Cost.Hours))
+				if r.Cost.Ops != "" {
+					st.Detail += "; then: " + r.Cost.Ops
+				} else {
+					st.Detail += "."
+				}
+			}
+			switch r.ID {
+			case Knowledge:
+				var files []string
+				for _, k := range a.Knowledge {
+					files = append(files, fmt.Sprintf("%s (%s, sha256 %.12s…)", k.Name, humanSize(k.Size), k.SHA256))
+				}
+				if len(files) > 0 {
+					st.Detail += " Index these files: " + strings.Join(files, "; ") + "."
+				}
+			case CodeInterpreter:
+				st.Commands = []string{"rehome sandbox doctor"}
+			case Actions:
+				st.Detail += " Import each action's OpenAPI schema as a tool server and enter its credentials again."
+			}
+			add(st)
+		}
+	}
+	for _, id := range aa.Verdict.StaysBehind {
+		for _, r := range aa.Capabilities {
+			if r.ID != id {
+				continue
+			}
+			where := "Keep using it on ChatGPT, or do without it."
+			if rec.Request.DataMustStayLocal || rec.Request.AirGapped {
+				where = "With this data it cannot go to ChatGPT either: it is given up until the machine or the rules change."
+			}
+			add(Step{Title: "Leave behind: " + lower(r.Name), Detail: r.Reason + " " + where, Capability: r.ID, Category: r.Category})
+		}
+	}
+	test := "Ask the local assistant what you used to ask ChatGPT and compare the answers before you switch."
+	if len(a.Starters) > 0 {
+		test = fmt.Sprintf("Run each conversation starter on both and compare: %s.", quoteList(a.Starters))
+	}
+	add(Step{Title: "Test side by side", Detail: test, Commands: []string{"ollama run " + slug}})
+	add(Step{Title: "Keep a portable copy", Detail: "The bundle holds the assistant and its knowledge files, hashed, and imports back losslessly.",
+		Commands: []string{fmt.Sprintf("rehome assistants export %s --format bundle -o %s.rehome.tar.gz", a.ID, slug)}})
+	add(Step{Title: "Cancel the subscription last", Detail: "Only once no assistant, and no part of one, stays on ChatGPT: see the across-assistants view of your latest audit."})
+	return c
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = "“" + s + "”"
+	}
+	return strings.Join(q, ", ")
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// fileSlug makes a file and model name from an assistant's name: lower
+// case ASCII letters, digits and dashes ("assistant" when nothing is left).
+func fileSlug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	s := strings.TrimSuffix(b.String(), "-")
+	if s == "" {
+		return "assistant"
+	}
+	return s
+}

@@ -1,0 +1,200 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Model is the text model an assistant would run on, as the fit estimate
+// picks it for the machine.
+type Model struct {
+	Name string `json:"name"`
+	Tag  string `json:"tag"` // what `ollama pull` / FROM takes
+	// VRAMBytes is the VRAM the model takes with its context (0 on CPU).
+	VRAMBytes int64 `json:"vram_bytes"`
+	// RAMBytes is the system RAM it takes when it runs on the CPU.
+	RAMBytes int64 `json:"ram_bytes"`
+	// OnCPU is true when it does not fit in VRAM and runs from system RAM.
+	OnCPU  bool `json:"on_cpu"`
+	Vision bool `json:"vision"` // reads images itself
+	Tools  bool `json:"tools"`  // supports tool calling
+	// Source says where the choice came from ("fit estimate", "fallback table").
+	Source string `json:"source"`
+}
+
+// Footprint is the memory the model takes where it runs.
+func (m Model) Footprint() int64 {
+	if m.OnCPU {
+		return m.RAMBytes
+	}
+	return m.VRAMBytes
+}
+
+// Facts are what the catalog's rules are evaluated against for one
+// assistant on one machine.
+type Facts struct {
+	AirGapped         bool
+	DataMustStayLocal bool
+	VRAMBytes         int64
+	RAMBytes          int64
+	TextModel         *Model // nil when no model fits
+	// Actions: the hosts outside this machine and network that the
+	// assistant's actions call, whether one names no server (and is
+	// assumed to call out), and whether one signs in with OAuth.
+	ActionHosts      []string
+	ActionUnknownURL bool
+	ActionOAuth      bool
+}
+
+// FreeVRAM is the VRAM left beside the text model.
+func (f Facts) FreeVRAM() int64 {
+	if f.TextModel == nil || f.TextModel.OnCPU {
+		return f.VRAMBytes
+	}
+	return max(0, f.VRAMBytes-f.TextModel.VRAMBytes)
+}
+
+// ActionsExternal reports whether an action calls out of this machine and
+// its network.
+func (f Facts) ActionsExternal() bool { return len(f.ActionHosts) > 0 || f.ActionUnknownURL }
+
+func (f Facts) modelName() string {
+	if f.TextModel == nil {
+		return "no model"
+	}
+	return f.TextModel.Name
+}
+
+func (f Facts) hosts() string {
+	var h []string
+	h = append(h, f.ActionHosts...)
+	if f.ActionUnknownURL {
+		h = append(h, "a server its schema does not name")
+	}
+	if len(h) == 0 {
+		return "no outside host"
+	}
+	return strings.Join(h, ", ")
+}
+
+// fill replaces the placeholders of a reason or replacement.
+func (f Facts) fill(s string) string {
+	return strings.NewReplacer(
+		"{text_model}", f.modelName(),
+		"{vram}", FormatBytes(f.VRAMBytes),
+		"{ram}", FormatBytes(f.RAMBytes),
+		"{free_vram}", FormatBytes(f.FreeVRAM()),
+		"{action_hosts}", f.hosts(),
+	).Replace(s)
+}
+
+// Result is the answer for one capability.
+type Result struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Category    Category `json:"category"`
+	Label       string   `json:"label"` // the category in the user's words
+	Reason      string   `json:"reason"`
+	Replacement string   `json:"replacement"`
+	Link        string   `json:"link,omitempty"`
+	Cost        Cost     `json:"cost"`
+	// Rule is the id of the rule that decided, "" for the defaults.
+	Rule string `json:"rule,omitempty"`
+	// Because lists, in words, the conditions that made the rule hold.
+	Because []string `json:"because"`
+}
+
+// Evaluate answers for capability cp under f: the first rule whose
+// condition holds overrides the defaults it names.
+func Evaluate(cp Capability, f Facts) Result {
+	r := Result{
+		ID: cp.ID, Name: cp.Name, Category: cp.Category, Reason: cp.Reason,
+		Replacement: cp.Replacement, Link: cp.Link, Cost: cp.Cost, Because: []string{},
+	}
+	for _, rule := range cp.Rules {
+		ok, because := rule.When.holds(f)
+		if !ok {
+			continue
+		}
+		r.Rule, r.Because = rule.ID, because
+		if rule.Category != "" {
+			r.Category = rule.Category
+		}
+		if rule.Reason != "" {
+			r.Reason = rule.Reason
+		}
+		if rule.Replacement != "" {
+			r.Replacement = rule.Replacement
+		}
+		if rule.Cost != nil {
+			r.Cost = *rule.Cost
+		}
+		break
+	}
+	r.Label = r.Category.Label()
+	r.Reason, r.Replacement = f.fill(r.Reason), f.fill(r.Replacement)
+	return r
+}
+
+// holds reports whether every condition of w holds under f, and says each
+// one in words.
+func (w When) holds(f Facts) (bool, []string) {
+	var because []string
+	check := func(want *bool, got bool, yes, no string) bool {
+		if want == nil {
+			return true
+		}
+		if got != *want {
+			return false
+		}
+		if got {
+			because = append(because, yes)
+		} else {
+			because = append(because, no)
+		}
+		return true
+	}
+	model := f.modelName()
+	onCPU := f.TextModel != nil && f.TextModel.OnCPU
+	vision := f.TextModel != nil && f.TextModel.Vision
+	ok := check(w.AirGapped, f.AirGapped, "the machine is air-gapped", "the machine is online") &&
+		check(w.DataMustStayLocal, f.DataMustStayLocal, "the data must stay on this machine", "the data may leave the machine") &&
+		check(w.NoTextModel, f.TextModel == nil, "no text model fits", "a text model fits") &&
+		check(w.TextModelOnCPU, onCPU, model+" runs on the CPU", model+" runs on the GPU") &&
+		check(w.TextModelVision, vision, model+" reads images", model+" does not read images") &&
+		check(w.ActionCallsExternal, f.ActionsExternal(), "an action calls "+f.hosts(), "every action stays on this machine or network") &&
+		check(w.ActionAuthOAuth, f.ActionOAuth, "an action signs in with OAuth", "no action uses OAuth")
+	if !ok {
+		return false, nil
+	}
+	if w.VRAMBelow != nil {
+		if f.VRAMBytes >= int64(*w.VRAMBelow) {
+			return false, nil
+		}
+		because = append(because, fmt.Sprintf("%s of VRAM is below %s", FormatBytes(f.VRAMBytes), FormatBytes(int64(*w.VRAMBelow))))
+	}
+	if w.VRAMForSecondModel != nil {
+		free := f.FreeVRAM()
+		if free >= int64(*w.VRAMForSecondModel) {
+			return false, nil
+		}
+		because = append(because, fmt.Sprintf("%s of VRAM left beside %s, below the %s a second model needs", FormatBytes(free), model, FormatBytes(int64(*w.VRAMForSecondModel))))
+	}
+	if w.TextModelBelow != nil {
+		if f.TextModel == nil || f.TextModel.Footprint() >= int64(*w.TextModelBelow) {
+			return false, nil
+		}
+		because = append(because, fmt.Sprintf("%s takes %s, below %s", model, FormatBytes(f.TextModel.Footprint()), FormatBytes(int64(*w.TextModelBelow))))
+	}
+	return true, because
+}
+
+// FormatBytes writes a memory size in GiB ("7.5 GiB", "8 GiB"), MiB below
+// one GiB.
+func FormatBytes(b int64) string {
+	if b > 0 && b < 1<<30 {
+		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+	}
+	s := fmt.Sprintf("%.1f", float64(b)/(1<<30))
+	return strings.TrimSuffix(s, ".0") + " GiB"
+}
