@@ -1,0 +1,76 @@
+# rehome — build, run and test. `make run` and `make test` install what is
+# missing first (build/setup.sh), so they are the only commands a fresh
+# Debian/Ubuntu machine needs.
+
+SHELL := /bin/bash
+export PATH := /usr/local/go/bin:$(PATH)
+
+# Build tags. TAGS: every build and test (podman's bindings need them);
+# APP_TAGS: the window binary.
+TAGS     := remote exclude_graphdriver_btrfs btrfs_noversion exclude_graphdriver_devicemapper containers_image_openpgp
+APP_TAGS := desktop production webkit2_41 $(TAGS)
+comma := ,
+empty :=
+space := $(empty) $(empty)
+csv = $(subst $(space),$(comma),$(strip $(1)))
+
+# go-nvml's headers mark some calls deprecated; that is noise here.
+export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
+
+BIN      := build/bin/rehome
+VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X main.version=$(VERSION)
+GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_test.go') go.mod go.sum
+UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
+ARTIFACTS := build/test-artifacts
+
+.PHONY: all run test build deps deps-test ui gotest vet fmt-check uitest e2e window bench clean
+
+all: build
+
+deps:
+	@bash build/setup.sh run
+
+deps-test:
+	@bash build/setup.sh test
+
+ui: frontend/dist/index.html
+frontend/dist/index.html: $(UI_SRC)
+	cd frontend && npm run build --silent
+
+build: deps $(BIN)
+$(BIN): frontend/dist/index.html $(GO_SRC)
+	go build -tags "$(call csv,$(APP_TAGS))" -ldflags "$(LDFLAGS)" -o $@ .
+
+# Open the window; with no display, serve the UI to a browser instead.
+run: deps build
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then exec $(BIN); \
+	else echo "No display: serving the UI; open the URL below in a browser."; exec $(BIN) serve; fi
+
+test: deps-test build fmt-check vet gotest uitest e2e window
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet: frontend/dist/index.html
+	go vet -tags "$(call csv,$(TAGS))" ./...
+
+gotest: build
+	REHOME_BIN=$(abspath $(BIN)) go test -tags "$(call csv,$(TAGS))" -timeout 20m ./...
+
+uitest:
+	cd frontend && npx vitest run
+
+e2e: build
+	mkdir -p $(ARTIFACTS)
+	cd frontend && REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 $$(ls e2e/*.test.mjs | grep -v window)
+
+window: build
+	mkdir -p $(ARTIFACTS)
+	cd frontend && REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 e2e/window.test.mjs
+
+bench: build
+	REHOME_BIN=$(abspath $(BIN)) go test -tags "$(call csv,$(TAGS))" -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf build/bin $(ARTIFACTS) frontend/dist/assets frontend/dist/index.html

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs what rehome needs on a Debian/Ubuntu machine, idempotently:
+# nothing is downloaded twice, and a machine that has everything is left
+# alone. `build/setup.sh run` installs what building and running need;
+# `build/setup.sh test` adds what the tests need (a headless browser, Xvfb…).
+# Uses sudo when not root. All of this needs the network once; rehome itself
+# never does at run time.
+set -euo pipefail
+mode=${1:-run}
+cd "$(dirname "$0")/.."
+
+say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# Debian packages. The run set builds the window (GTK + WebKitGTK 4.1),
+# names GPUs offline (pci.ids) and runs the code sandbox (Podman, runc,
+# and mmdebstrap to build its image from Debian packages).
+apt_run=(build-essential pkg-config git curl ca-certificates libgtk-3-dev libwebkit2gtk-4.1-dev pci.ids
+  podman runc crun uidmap slirp4netns fuse-overlayfs catatonit mmdebstrap zstd)
+apt_test=(xvfb xauth imagemagick xdotool chromium python3-gi gir1.2-gtk-3.0)
+want=("${apt_run[@]}")
+[ "$mode" = test ] && want+=("${apt_test[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null; then
+    say "this script knows Debian and Ubuntu (apt-get); install these by hand: ${missing[*]}"
+    exit 1
+  fi
+  say "installing Debian packages: ${missing[*]}"
+  sudo_ apt-get update -qq
+  sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Go: go.mod names the version; an older Go 1.21+ fetches it by itself
+# (GOTOOLCHAIN=auto). Without any Go, install the official release.
+go_want=$(awk '/^go /{print $2}' go.mod)
+if ! command -v go >/dev/null && [ -x /usr/local/go/bin/go ]; then export PATH=/usr/local/go/bin:$PATH; fi
+if ! command -v go >/dev/null; then
+  say "installing Go $go_want to /usr/local/go"
+  arch=$(dpkg --print-architecture)
+  curl -fsSL "https://go.dev/dl/go${go_want}.linux-${arch}.tar.gz" | sudo_ tar -C /usr/local -xz
+  export PATH=/usr/local/go/bin:$PATH
+fi
+
+# Node.js 20.19+ builds the UI (Vite 8). Debian 12 ships 18: then install
+# the official release.
+node_ok() { command -v node >/dev/null && node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>20||(a==20&&b>=19)?0:1)'; }
+if ! node_ok; then
+  ver=v20.19.5
+  arch=$(dpkg --print-architecture); [ "$arch" = amd64 ] && arch=x64
+  say "installing Node.js $ver to /usr/local"
+  curl -fsSL "https://nodejs.org/dist/$ver/node-$ver-linux-$arch.tar.xz" | sudo_ tar -C /usr/local --strip-components=1 -xJ
+fi
+
+# npm packages, again only when the lock file changed.
+stamp=frontend/node_modules/.rehome-lock
+lock_sum=$(sha256sum frontend/package-lock.json | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$lock_sum" ]; then
+  say "installing the UI's npm packages"
+  (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$lock_sum" > "$stamp"
+fi
+say "ready ($mode)"

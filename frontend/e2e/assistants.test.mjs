@@ -1,0 +1,97 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServe, launchBrowser, openApp, artifacts } from './harness.mjs';
+
+let srv, browser;
+before(async () => {
+  srv = await startServe();
+  browser = await launchBrowser();
+  mkdirSync(artifacts, { recursive: true });
+});
+after(async () => {
+  await browser?.close();
+  await srv?.stop();
+});
+
+test('requests without the token are refused', async () => {
+  const res = await fetch(`${srv.base}/api/call/ListAssistants`, { method: 'POST', body: '[]' });
+  assert.equal(res.status, 401);
+  const page = await fetch(`${srv.base}/`);
+  assert.equal(page.status, 401);
+  const wrong = await fetch(`${srv.base}/?token=nottheone`, { redirect: 'manual' });
+  assert.equal(wrong.status, 401);
+  const ok = await fetch(`${srv.base}/api/call/ListAssistants`, {
+    method: 'POST',
+    body: '[]',
+    headers: { 'X-Rehome-Token': srv.token },
+  });
+  assert.equal(ok.status, 200);
+});
+
+test('create, edit and delete an assistant through the UI', async () => {
+  const page = await openApp(browser, srv.url, { hash: '#/assistants' });
+  // The token moved from the address bar into a cookie.
+  assert.ok(!page.url().includes('token='), `token left in the URL: ${page.url()}`);
+  await page.getByTestId('assistants-empty').waitFor();
+
+  // Create
+  await page.getByTestId('new-assistant').click();
+  await page.getByTestId('field-name').fill('Sales analyst');
+  await page.getByTestId('field-description').fill('Charts monthly sales');
+  await page.getByTestId('field-instructions').fill('You analyse CSV files and always plot.');
+  await page.getByTestId('field-starters').fill('Plot revenue by month\nWho are the top customers?');
+  await page.getByTestId('cap-code_interpreter').check();
+  await page.getByTestId('cap-vision').check();
+  await page.getByTestId('save-assistant').click();
+  await page.getByTestId('assistant-notice').filter({ hasText: 'Saved' }).waitFor();
+  await page.getByTestId('assistant-row').filter({ hasText: 'Sales analyst' }).waitFor();
+  await page.screenshot({ path: join(artifacts, 'browser-assistants.png') });
+
+  // It is in the store, as the CLI's bridge sees it.
+  const stored = await callBridge('ListAssistants');
+  assert.equal(stored.length, 1);
+  assert.equal(stored[0].name, 'Sales analyst');
+  assert.deepEqual(stored[0].capabilities, ['code_interpreter', 'vision']);
+  assert.deepEqual(stored[0].starters, ['Plot revenue by month', 'Who are the top customers?']);
+
+  // Edit: reload the page first, so the edit works on what was stored.
+  await page.reload();
+  await page.getByTestId('assistant-row').filter({ hasText: 'Sales analyst' }).click();
+  assert.equal(await page.getByTestId('field-instructions').inputValue(), 'You analyse CSV files and always plot.');
+  await page.getByTestId('field-name').fill('Sales analyst v2');
+  await page.getByTestId('cap-vision').uncheck();
+  await page.getByTestId('save-assistant').click();
+  await page.getByTestId('assistant-row').filter({ hasText: 'Sales analyst v2' }).waitFor();
+  const edited = await callBridge('GetAssistant', stored[0].id);
+  assert.equal(edited.name, 'Sales analyst v2');
+  assert.deepEqual(edited.capabilities, ['code_interpreter']);
+  assert.equal(edited.created, stored[0].created);
+
+  // A blank name is refused in words, and nothing is lost.
+  await page.getByTestId('field-name').fill('   ');
+  await page.getByTestId('save-assistant').click();
+  await page.getByTestId('assistant-error').filter({ hasText: 'name' }).waitFor();
+  assert.equal((await callBridge('GetAssistant', stored[0].id)).name, 'Sales analyst v2');
+  await page.getByTestId('field-name').fill('Sales analyst v2');
+
+  // Delete, with a confirmation.
+  await page.getByTestId('delete-assistant').click();
+  await page.getByTestId('confirm-delete').click();
+  await page.getByTestId('assistants-empty').waitFor();
+  assert.deepEqual(await callBridge('ListAssistants'), []);
+  assert.deepEqual(page.jsErrors, []);
+  await page.close();
+});
+
+async function callBridge(method, ...args) {
+  const res = await fetch(`${srv.base}/api/call/${method}`, {
+    method: 'POST',
+    body: JSON.stringify(args),
+    headers: { 'X-Rehome-Token': srv.token },
+  });
+  const body = await res.json();
+  if (body.error) throw new Error(body.error);
+  return body.result;
+}
