@@ -77,7 +77,7 @@ func TestCSVBasics(t *testing.T) {
 func TestDelimiterSniffing(t *testing.T) {
 	cases := []struct {
 		name, content, delim string
-		format              Format
+		format               Format
 	}{
 		{"eu.csv", "name;amount;city\nA;1,5;Köln\nB;2,25;Bonn\n", ";", CSV},
 		{"data.tsv", "a\tb\tc\n1\t2\t3\n4\t5\t6\n", "\t", TSV},
