@@ -1,0 +1,222 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func newTestApp(t *testing.T) *App {
+	t.Helper()
+	return New(Config{DataDir: t.TempDir()})
+}
+
+// fakeWindow stands in for the desktop window's dialogs.
+type fakeWindow struct {
+	save   string
+	opened []string
+	events []string
+}
+
+func (f *fakeWindow) Emit(event string, payload any) { f.events = append(f.events, event) }
+func (f *fakeWindow) OpenFileDialog(string, []FileFilter) (string, error) {
+	return "/picked.csv", nil
+}
+func (f *fakeWindow) SaveFileDialog(string, string) (string, error) { return f.save, nil }
+func (f *fakeWindow) TakeOpened() []string {
+	o := f.opened
+	f.opened = nil
+	return o
+}
+
+func TestPreviewFile(t *testing.T) {
+	a := newTestApp(t)
+	p := filepath.Join(t.TempDir(), "s.csv")
+	os.WriteFile(p, []byte("a,b\n1,2\n"), 0o600)
+	pv, err := a.PreviewFile(p)
+	if err != nil || pv.RowCount != 1 || len(pv.Columns) != 2 {
+		t.Fatalf("%+v %v", pv, err)
+	}
+	if _, err := a.PreviewFile("s.csv"); err == nil || !strings.Contains(err.Error(), "not a full path") {
+		t.Fatalf("relative: %v", err)
+	}
+	if _, err := a.PreviewFile(""); err == nil {
+		t.Fatal("empty path accepted")
+	}
+}
+
+func TestDialogsNeedTheWindow(t *testing.T) {
+	a := newTestApp(t)
+	if _, err := a.PickFile(); err == nil || !strings.Contains(err.Error(), "Choose file") {
+		t.Fatalf("PickFile in a browser: %v", err)
+	}
+	if got := a.OpenedFiles(); got == nil || len(got) != 0 {
+		t.Fatalf("OpenedFiles in a browser: %#v", got)
+	}
+	w := &fakeWindow{opened: []string{"/x.csv"}}
+	SetEmitter(a, w)
+	if p, err := a.PickFile(); err != nil || p != "/picked.csv" {
+		t.Fatalf("PickFile: %q %v", p, err)
+	}
+	if got := a.OpenedFiles(); len(got) != 1 || got[0] != "/x.csv" {
+		t.Fatalf("OpenedFiles: %q", got)
+	}
+	if got := a.OpenedFiles(); len(got) != 0 {
+		t.Fatalf("OpenedFiles twice: %q", got)
+	}
+}
+
+func TestSaveOutputStaysInsideRunsAndUploads(t *testing.T) {
+	a := newTestApp(t)
+	w := &fakeWindow{}
+	SetEmitter(a, w)
+	out := filepath.Join(a.cfg.DataDir, RunsDir, "r1", "plot.png")
+	os.MkdirAll(filepath.Dir(out), 0o700)
+	os.WriteFile(out, []byte("png"), 0o600)
+	w.save = filepath.Join(t.TempDir(), "mine.png")
+	got, err := a.SaveOutput(out)
+	if err != nil || got != w.save {
+		t.Fatalf("save: %q %v", got, err)
+	}
+	if b, _ := os.ReadFile(w.save); string(b) != "png" {
+		t.Fatalf("copied %q", b)
+	}
+	// Cancelled dialog.
+	w.save = ""
+	if got, err := a.SaveOutput(out); err != nil || got != "" {
+		t.Fatalf("cancel: %q %v", got, err)
+	}
+	// Anything outside runs/ and uploads/ is refused, links included.
+	secret := filepath.Join(a.cfg.DataDir, "rehome.db")
+	os.WriteFile(secret, []byte("db"), 0o600)
+	link := filepath.Join(a.cfg.DataDir, RunsDir, "r1", "link.png")
+	os.Symlink(secret, link)
+	for _, p := range []string{secret, link, filepath.Join(a.cfg.DataDir, RunsDir, "..", "rehome.db"), "/etc/passwd", "runs/r1/plot.png", filepath.Join(a.cfg.DataDir, RunsDir)} {
+		w.save = filepath.Join(t.TempDir(), "x")
+		if _, err := a.SaveOutput(p); err == nil {
+			t.Errorf("SaveOutput(%s) was allowed", p)
+		}
+	}
+}
+
+func upload(t *testing.T, h http.Handler, name string, body []byte) (int, UploadReply) {
+	t.Helper()
+	req := httptest.NewRequest("POST", "/api/upload", bytes.NewReader(body))
+	if name != "" {
+		req.Header.Set("X-File-Name", url.PathEscape(name))
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var r UploadReply
+	if err := json.Unmarshal(rec.Body.Bytes(), &r); err != nil {
+		t.Fatalf("reply %q: %v", rec.Body.String(), err)
+	}
+	return rec.Code, r
+}
+
+func TestUpload(t *testing.T) {
+	a := newTestApp(t)
+	h := newUploadHandler(a, 1024)
+	code, r := upload(t, h, "../../Sales Q1 (final).csv", []byte("a,b\n1,2\n"))
+	if code != 200 || r.Name != "Sales Q1 (final).csv" || r.Size != 8 {
+		t.Fatalf("%d %+v", code, r)
+	}
+	if !strings.HasPrefix(r.Path, filepath.Join(a.cfg.DataDir, UploadsDir)+"/") {
+		t.Fatalf("stored at %s", r.Path)
+	}
+	if b, _ := os.ReadFile(r.Path); string(b) != "a,b\n1,2\n" {
+		t.Fatalf("stored %q", b)
+	}
+	if _, err := a.PreviewFile(r.Path); err != nil {
+		t.Fatal(err)
+	}
+	// Too large: refused, nothing left behind.
+	code, r = upload(t, h, "big.csv", bytes.Repeat([]byte("x"), 2000))
+	if code != http.StatusRequestEntityTooLarge || !strings.Contains(r.Error, "rehome window") {
+		t.Fatalf("too large: %d %+v", code, r)
+	}
+	code, r = upload(t, h, "", []byte("x"))
+	if code != 400 || r.Error == "" {
+		t.Fatalf("no name: %d %+v", code, r)
+	}
+	// A body larger than announced (chunked, unknown length) is cut at the cap.
+	req := httptest.NewRequest("POST", "/api/upload", strings.NewReader(strings.Repeat("y", 3000)))
+	req.ContentLength = -1
+	req.Header.Set("X-File-Name", "stream.csv")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "larger than") {
+		t.Fatalf("streamed too large: %d %s", rec.Code, rec.Body)
+	}
+	entries, _ := os.ReadDir(filepath.Join(a.cfg.DataDir, UploadsDir))
+	if len(entries) != 1 {
+		t.Fatalf("failed uploads left %d folders", len(entries))
+	}
+}
+
+func TestFileHandler(t *testing.T) {
+	a := newTestApp(t)
+	h := NewFileHandler(a)
+	dir := filepath.Join(a.cfg.DataDir, RunsDir, "r1")
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "plot-001.png"), []byte("\x89PNG\r\n\x1a\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "evil.html"), []byte("<script>alert(1)</script>"), 0o600)
+	get := func(q string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/file?"+q, nil))
+		return rec
+	}
+	rec := get("path=" + url.QueryEscape(filepath.Join(dir, "plot-001.png")))
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "image/png" || rec.Header().Get("Content-Disposition") != "" {
+		t.Fatalf("png: %d %v", rec.Code, rec.Header())
+	}
+	if !strings.Contains(rec.Header().Get("Content-Security-Policy"), "sandbox") {
+		t.Fatal("no sandbox CSP")
+	}
+	rec = get("path=" + url.QueryEscape(filepath.Join(dir, "evil.html")))
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/octet-stream" || !strings.HasPrefix(rec.Header().Get("Content-Disposition"), "attachment") {
+		t.Fatalf("html must download: %d %v", rec.Code, rec.Header())
+	}
+	rec = get("download=1&path=" + url.QueryEscape(filepath.Join(dir, "plot-001.png")))
+	if !strings.Contains(rec.Header().Get("Content-Disposition"), `filename=plot-001.png`) {
+		t.Fatalf("download: %v", rec.Header())
+	}
+	os.WriteFile(filepath.Join(a.cfg.DataDir, "rehome.db"), []byte("db"), 0o600)
+	if rec := get("path=" + url.QueryEscape(filepath.Join(a.cfg.DataDir, "rehome.db"))); rec.Code != 404 {
+		t.Fatalf("database served: %d", rec.Code)
+	}
+}
+
+func TestCleanFileName(t *testing.T) {
+	for in, want := range map[string]string{
+		"data.csv":                        "data.csv",
+		"../../etc/passwd":                "passwd",
+		`C:\Users\me\q1.xlsx`:             "q1.xlsx",
+		".hidden.csv":                     "hidden.csv",
+		"a:b*c?.csv":                      "a_b_c_.csv",
+		"tab\there.csv":                   "tab_here.csv",
+		"CON.csv":                         "_CON.csv",
+		"":                                "data",
+		"..":                              "data",
+		"Übersicht 2024.csv":              "Übersicht 2024.csv",
+		strings.Repeat("é", 100) + ".csv": strings.Repeat("é", 58) + ".csv",
+	} {
+		if got := CleanFileName(in); got != want {
+			t.Errorf("CleanFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestHumanBytes(t *testing.T) {
+	for n, want := range map[int64]string{500: "500 bytes", 1024: "1 KiB", 1536: "1.5 KiB", 4 << 30: "4 GiB"} {
+		if got := humanBytes(n); got != want {
+			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
