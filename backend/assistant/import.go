@@ -1,0 +1,566 @@
+package assistant
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Imported is a parsed or stored import, with what the user should know:
+// parts of the description that could not come along, and why.
+type Imported struct {
+	Assistant Assistant `json:"assistant"`
+	Warnings  []string  `json:"warnings"`
+}
+
+// ImportOptions add to what the JSON describes.
+type ImportOptions struct {
+	// Knowledge lists files to attach: each is hashed and referenced by
+	// its absolute path, never copied.
+	Knowledge []string `json:"knowledge"`
+}
+
+// capabilityAliases maps the names a GPT's capabilities go by (ChatGPT's
+// GPT editor, the Assistants API, people) to rehome's ids.
+var capabilityAliases = map[string]Capability{
+	"web_browsing":                   WebBrowsing,
+	"browsing":                       WebBrowsing,
+	"web_search":                     WebBrowsing,
+	"web_search_preview":             WebBrowsing,
+	"web":                            WebBrowsing,
+	"image_generation":               ImageGeneration,
+	"dall_e":                         ImageGeneration,
+	"dalle":                          ImageGeneration,
+	"dall_e_image_generation":        ImageGeneration,
+	"image_gen":                      ImageGeneration,
+	"code_interpreter":               CodeInterpreter,
+	"code_interpreter_data_analysis": CodeInterpreter,
+	"data_analysis":                  CodeInterpreter,
+	"python":                         CodeInterpreter,
+	"canvas":                         Canvas,
+	"memory":                         Memory,
+	"voice":                          Voice,
+	"vision":                         Vision,
+}
+
+// capabilityKey folds "Code Interpreter & Data Analysis" or "DALL·E" to
+// the form capabilityAliases uses.
+func capabilityKey(s string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			under = false
+		} else if !under && b.Len() > 0 {
+			b.WriteByte('_')
+			under = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "_")
+}
+
+// ParseJSON reads a JSON description of a GPT: the fields of rehome's
+// Assistant record, or an OpenAI Assistants API object (name, description,
+// instructions, model, tools with code_interpreter, file_search and
+// function), or a mix. Unknown fields are ignored; a known field of the
+// wrong type is an error that names it ("instructions: expected a string,
+// got number"), and so is broken JSON, with its line and column. Nothing is
+// validated or stored; see Service.Import.
+func ParseJSON(data []byte) (Imported, error) {
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return Imported{}, jsonError(data, err)
+	}
+	if dec.More() {
+		return Imported{}, fmt.Errorf("%w: the file holds more than one JSON value: import one assistant per file", ErrInvalid)
+	}
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return Imported{}, fmt.Errorf("%w: expected a JSON object describing one assistant, got %s", ErrInvalid, typeName(raw))
+	}
+	p := &parser{obj: obj}
+	a := p.assistant()
+	if p.err != nil {
+		return Imported{}, p.err
+	}
+	if p.warnings == nil {
+		p.warnings = []string{}
+	}
+	return Imported{Assistant: a, Warnings: p.warnings}, nil
+}
+
+// jsonError says where broken JSON broke.
+func jsonError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("%w: the file is empty: expected a JSON object describing the assistant", ErrInvalid)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		line, col := lineCol(data, int64(len(data)))
+		return fmt.Errorf("%w: the JSON ends early at line %d, column %d: the file looks cut short", ErrInvalid, line, col)
+	case errors.As(err, &syn):
+		line, col := lineCol(data, syn.Offset)
+		return fmt.Errorf("%w: broken JSON at line %d, column %d: %s", ErrInvalid, line, col, strings.TrimPrefix(syn.Error(), "json: "))
+	}
+	return fmt.Errorf("%w: %v", ErrInvalid, err)
+}
+
+func lineCol(data []byte, off int64) (line, col int) {
+	off = min(off, int64(len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1)
+	return line, max(col, 1)
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// parser walks the decoded JSON; the first type error stops it.
+type parser struct {
+	obj            map[string]any
+	err            error
+	warnings       []string
+	knowledgeFiles []KnowledgeFile
+}
+
+func (p *parser) fail(path, want string, got any) {
+	if p.err == nil {
+		p.err = fmt.Errorf("%w: %s: expected %s, got %s", ErrInvalid, path, want, typeName(got))
+	}
+}
+
+func (p *parser) warn(format string, a ...any) {
+	p.warnings = append(p.warnings, fmt.Sprintf(format, a...))
+}
+
+// str reads an optional string (null counts as absent).
+func (p *parser) str(obj map[string]any, key, path string) (string, bool) {
+	v, ok := obj[key]
+	if !ok || v == nil {
+		return "", false
+	}
+	s, ok := v.(string)
+	if !ok {
+		p.fail(path, "a string", v)
+		return "", false
+	}
+	return s, true
+}
+
+func (p *parser) number(obj map[string]any, key, path string) (json.Number, bool) {
+	v, ok := obj[key]
+	if !ok || v == nil {
+		return "", false
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		p.fail(path, "a number", v)
+		return "", false
+	}
+	return n, true
+}
+
+func (p *parser) array(obj map[string]any, key, path string) []any {
+	v, ok := obj[key]
+	if !ok || v == nil {
+		return nil
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		p.fail(path, "an array", v)
+		return nil
+	}
+	return arr
+}
+
+func (p *parser) object(obj map[string]any, key, path string) map[string]any {
+	v, ok := obj[key]
+	if !ok || v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		p.fail(path, "an object", v)
+		return nil
+	}
+	return m
+}
+
+func (p *parser) stringList(obj map[string]any, key string) []string {
+	var out []string
+	for i, v := range p.array(obj, key, key) {
+		s, ok := v.(string)
+		if !ok {
+			p.fail(fmt.Sprintf("%s[%d]", key, i), "a string", v)
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (p *parser) assistant() Assistant {
+	o := p.obj
+	var a Assistant
+	if n, ok := p.number(o, "schema", "schema"); ok {
+		if v, err := n.Int64(); err != nil || v > SchemaVersion {
+			p.err = fmt.Errorf("%w: schema %s: written by a newer rehome; upgrade rehome to import it", ErrInvalid, n)
+			return a
+		}
+	}
+	object, _ := p.str(o, "object", "object")
+	openAI := object == "assistant" || o["tools"] != nil || o["model"] != nil || o["tool_resources"] != nil
+	a.ID, _ = p.str(o, "id", "id")
+	a.Name, _ = p.str(o, "name", "name")
+	a.Description, _ = p.str(o, "description", "description")
+	a.Instructions, _ = p.str(o, "instructions", "instructions")
+	a.Notes, _ = p.str(o, "notes", "notes")
+	a.Starters = append(p.stringList(o, "starters"), p.stringList(o, "conversation_starters")...)
+	for _, key := range []string{"created", "updated"} {
+		if s, ok := p.str(o, key, key); ok {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				p.err = fmt.Errorf("%w: %s: expected a time such as 2024-05-01T12:00:00Z, got %q", ErrInvalid, key, s)
+				return a
+			}
+			if key == "created" {
+				a.Created = t
+			} else {
+				a.Updated = t
+			}
+		}
+	}
+	for i, v := range p.array(o, "capabilities", "capabilities") {
+		path := fmt.Sprintf("capabilities[%d]", i)
+		s, ok := v.(string)
+		if !ok {
+			p.fail(path, "a string", v)
+			return a
+		}
+		switch key := capabilityKey(s); {
+		case capabilityAliases[key] != "":
+			a.Capabilities = append(a.Capabilities, capabilityAliases[key])
+		case key == "knowledge" || key == "file_search" || key == "retrieval":
+			p.warn("%s: %q comes from the knowledge files, not a switch: attach them with --knowledge", path, s)
+		case key == "actions" || key == "instructions" || key == "conversation_starters":
+			// Derived from the record's own fields.
+		default:
+			p.warn("%s: %q is not a capability rehome stores (known: %s); it was left out", path, s, joinCaps(Capabilities))
+		}
+	}
+	p.knowledge(o)
+	a.Knowledge = p.knowledgeFiles
+	p.actions(o, &a)
+	if openAI {
+		p.openAI(o, &a)
+	}
+	return a
+}
+
+func (p *parser) knowledge(o map[string]any) {
+	for i, v := range p.array(o, "knowledge", "knowledge") {
+		path := fmt.Sprintf("knowledge[%d]", i)
+		m, ok := v.(map[string]any)
+		if !ok {
+			p.fail(path, "an object", v)
+			return
+		}
+		var k KnowledgeFile
+		k.Name, _ = p.str(m, "name", path+".name")
+		k.SHA256, _ = p.str(m, "sha256", path+".sha256")
+		k.Path, _ = p.str(m, "path", path+".path")
+		if n, ok := p.number(m, "size", path+".size"); ok {
+			sz, err := n.Int64()
+			if err != nil || sz < 0 {
+				p.err = fmt.Errorf("%w: %s.size: expected a whole number of bytes, got %s", ErrInvalid, path, n)
+				return
+			}
+			k.Size = sz
+		}
+		if p.err != nil {
+			return
+		}
+		if k.SHA256 != "" && !isSHA256(k.SHA256) {
+			p.err = fmt.Errorf("%w: %s.sha256: expected 64 hexadecimal digits, got %q", ErrInvalid, path, k.SHA256)
+			return
+		}
+		p.knowledgeFiles = append(p.knowledgeFiles, k)
+	}
+}
+
+func (p *parser) actions(o map[string]any, a *Assistant) {
+	for i, v := range p.array(o, "actions", "actions") {
+		path := fmt.Sprintf("actions[%d]", i)
+		m, ok := v.(map[string]any)
+		if !ok {
+			p.fail(path, "an object", v)
+			return
+		}
+		var ac Action
+		switch s := m["schema"].(type) {
+		case string:
+			ac.Schema = s
+		case map[string]any:
+			// An OpenAPI document given as JSON rather than as text.
+			b, _ := json.MarshalIndent(s, "", "  ")
+			ac.Schema = string(b)
+		case nil:
+		default:
+			p.fail(path+".schema", "a string or an object", s)
+			return
+		}
+		ac.Auth, _ = p.str(m, "auth", path+".auth")
+		ac.PrivacyURL, _ = p.str(m, "privacy_url", path+".privacy_url")
+		if p.err != nil {
+			return
+		}
+		a.Actions = append(a.Actions, ac)
+	}
+}
+
+// openAI maps the Assistants API's fields: tools to capabilities and
+// actions, and what has no place in the record to notes and warnings.
+func (p *parser) openAI(o map[string]any, a *Assistant) {
+	var notes []string
+	if id, _ := p.str(o, "id", "id"); strings.HasPrefix(id, "asst_") {
+		notes = append(notes, "OpenAI assistant id: "+id)
+		a.ID = ""
+	}
+	if model, ok := p.str(o, "model", "model"); ok && model != "" {
+		notes = append(notes, "ChatGPT model: "+model)
+	}
+	for _, key := range []string{"temperature", "top_p"} {
+		if n, ok := p.number(o, key, key); ok {
+			notes = append(notes, key+": "+n.String())
+		}
+	}
+	fileSearch := false
+	for i, v := range p.array(o, "tools", "tools") {
+		path := fmt.Sprintf("tools[%d]", i)
+		t, ok := v.(map[string]any)
+		if !ok {
+			p.fail(path, "an object", v)
+			return
+		}
+		typ, ok := p.str(t, "type", path+".type")
+		if p.err != nil {
+			return
+		}
+		if !ok {
+			p.err = fmt.Errorf("%w: %s.type: missing: expected code_interpreter, file_search or function", ErrInvalid, path)
+			return
+		}
+		switch typ {
+		case "code_interpreter":
+			a.Capabilities = append(a.Capabilities, CodeInterpreter)
+		case "file_search", "retrieval":
+			fileSearch = true
+		case "function":
+			fn := p.object(t, "function", path+".function")
+			if p.err != nil {
+				return
+			}
+			if fn == nil {
+				p.err = fmt.Errorf("%w: %s.function: missing: a function tool needs its name and parameters", ErrInvalid, path)
+				return
+			}
+			name, ok := p.str(fn, "name", path+".function.name")
+			if p.err != nil {
+				return
+			}
+			if !ok || name == "" {
+				p.err = fmt.Errorf("%w: %s.function.name: missing: every function needs a name", ErrInvalid, path)
+				return
+			}
+			p.str(fn, "description", path+".function.description")
+			p.object(fn, "parameters", path+".function.parameters")
+			if p.err != nil {
+				return
+			}
+			// The function's JSON schema is kept as the action's schema text.
+			b, _ := json.MarshalIndent(map[string]any{"type": "function", "function": fn}, "", "  ")
+			a.Actions = append(a.Actions, Action{Schema: string(b), Auth: "none"})
+		default:
+			if c, ok := capabilityAliases[capabilityKey(typ)]; ok {
+				a.Capabilities = append(a.Capabilities, c)
+			} else {
+				p.warn("%s: tool type %q has no local counterpart rehome knows; it was left out", path, typ)
+			}
+		}
+	}
+	res := p.object(o, "tool_resources", "tool_resources")
+	if ci := p.object(res, "code_interpreter", "tool_resources.code_interpreter"); ci != nil {
+		if ids := p.stringList(ci, "file_ids"); len(ids) > 0 {
+			p.warn("tool_resources.code_interpreter.file_ids: %d file(s) live on OpenAI's servers and are not in this JSON: download them and attach them with --knowledge", len(ids))
+		}
+	}
+	if fs := p.object(res, "file_search", "tool_resources.file_search"); fs != nil {
+		if ids := p.stringList(fs, "vector_store_ids"); len(ids) > 0 {
+			p.warn("tool_resources.file_search.vector_store_ids: %d vector store(s) on OpenAI's servers (%s); their files are not in this JSON: download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
+		}
+	}
+	if ids := p.stringList(o, "file_ids"); len(ids) > 0 {
+		p.warn("file_ids: %d file(s) live on OpenAI's servers and are not in this JSON: download them and attach them with --knowledge", len(ids))
+	}
+	if fileSearch && len(a.Knowledge) == 0 {
+		p.warn("tools: file_search is on, but no knowledge files came with the JSON: attach them with --knowledge so the knowledge moves too")
+	}
+	if md := p.object(o, "metadata", "metadata"); len(md) > 0 {
+		keys := make([]string, 0, len(md))
+		for k := range md {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			notes = append(notes, fmt.Sprintf("metadata %s: %v", k, md[k]))
+		}
+	}
+	if len(notes) > 0 {
+		if a.Notes != "" {
+			a.Notes += "\n"
+		}
+		a.Notes += "Imported from the OpenAI Assistants API.\n" + strings.Join(notes, "\n")
+	}
+}
+
+func isSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil && strings.ToLower(s) == s
+}
+
+// HashFile references a knowledge file: its name, size, SHA-256 (read in
+// a stream, so size is no problem) and absolute path. The file is not
+// copied.
+func HashFile(path string) (KnowledgeFile, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: %w", path, err)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return KnowledgeFile{}, fmt.Errorf("knowledge file %s: not found: check the path (rehome references the file where it is; it does not copy it)", path)
+		}
+		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: %w", path, err)
+	}
+	if st.IsDir() {
+		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: is a folder: attach the files in it one by one", path)
+	}
+	if !st.Mode().IsRegular() {
+		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: not a regular file", path)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: read: %w", path, err)
+	}
+	return KnowledgeFile{Name: filepath.Base(abs), Size: n, SHA256: hex.EncodeToString(h.Sum(nil)), Path: abs}, nil
+}
+
+// resolveKnowledge checks the references a JSON brought against the files
+// on this machine, and attaches the extra files. A file that exists but no
+// longer matches its recorded hash is an error; one that is not here keeps
+// its reference, with a warning.
+func resolveKnowledge(in []KnowledgeFile, extra []string) ([]KnowledgeFile, []string, error) {
+	var out []KnowledgeFile
+	var warnings []string
+	for i, k := range in {
+		if k.Path == "" {
+			if k.SHA256 == "" {
+				warnings = append(warnings, fmt.Sprintf("knowledge[%d] %s: no path and no hash: the reference is kept by name only; attach the file with --knowledge", i, k.Name))
+			}
+			out = append(out, k)
+			continue
+		}
+		got, err := HashFile(k.Path)
+		if err != nil {
+			if _, statErr := os.Stat(k.Path); errors.Is(statErr, os.ErrNotExist) {
+				warnings = append(warnings, fmt.Sprintf("knowledge[%d] %s: not found at %s on this machine; the reference is kept with its hash", i, k.Name, k.Path))
+				out = append(out, k)
+				continue
+			}
+			return nil, nil, fmt.Errorf("knowledge[%d]: %w", i, err)
+		}
+		if k.SHA256 != "" && k.SHA256 != got.SHA256 {
+			return nil, nil, fmt.Errorf("%w: knowledge[%d] %s: the file at %s has changed since it was described (sha256 %.12s…, now %.12s…): attach the current file with --knowledge, or fix the path", ErrInvalid, i, k.Name, k.Path, k.SHA256, got.SHA256)
+		}
+		if k.Name != "" {
+			got.Name = k.Name
+		}
+		out = append(out, got)
+	}
+	for _, path := range extra {
+		k, err := HashFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if i := slices.IndexFunc(out, func(o KnowledgeFile) bool { return o.SHA256 == k.SHA256 }); i >= 0 {
+			if _, err := os.Stat(out[i].Path); out[i].Path == "" || err != nil {
+				// The same bytes: the file on this machine completes a
+				// reference whose own path is not here.
+				out[i].Path, out[i].Size = k.Path, k.Size
+			}
+			warnings = append(warnings, fmt.Sprintf("%s: the same file as knowledge %q; attached once", path, out[i].Name))
+			continue
+		}
+		out = append(out, k)
+	}
+	return out, warnings, nil
+}
+
+// Import parses a JSON description, attaches the knowledge files, and
+// stores the assistant under a new id.
+func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
+	imp, err := ParseJSON(data)
+	if err != nil {
+		return Imported{}, err
+	}
+	kn, warnings, err := resolveKnowledge(imp.Assistant.Knowledge, opts.Knowledge)
+	if err != nil {
+		return Imported{}, err
+	}
+	imp.Assistant.Knowledge = kn
+	imp.Warnings = append(imp.Warnings, warnings...)
+	a, err := s.Create(imp.Assistant)
+	if err != nil {
+		return Imported{}, err
+	}
+	return Imported{Assistant: a, Warnings: imp.Warnings}, nil
+}
