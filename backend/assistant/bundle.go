@@ -1,0 +1,617 @@
+package assistant
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"rehome/backend/store"
+)
+
+// A bundle is rehome's portable copy of an assistant: one archive (.tar.gz
+// or .zip) holding assistant.json (the manifest: the record and a list of
+// its knowledge files) and knowledge/<sha256>-<name> for each file. In a
+// .tar.gz assistant.json comes first, so reading can check every file
+// against the manifest as it streams by.
+const (
+	BundleFormat   = "rehome-assistant-bundle"
+	BundleVersion  = 1
+	bundleManifest = "assistant.json"
+	bundleDir      = "knowledge/"
+	maxManifest    = 16 << 20
+	maxEntries     = 10000
+)
+
+// BundleKind is the archive format.
+type BundleKind string
+
+// The archive formats a bundle can have.
+const (
+	TarGz BundleKind = "tar.gz"
+	Zip   BundleKind = "zip"
+)
+
+// BundleKindFor picks the format from a file name: .zip is zip, anything
+// else tar.gz.
+func BundleKindFor(name string) BundleKind {
+	if strings.EqualFold(filepath.Ext(name), ".zip") {
+		return Zip
+	}
+	return TarGz
+}
+
+// BundleManifest is assistant.json.
+type BundleManifest struct {
+	Format    string       `json:"format"`
+	Version   int          `json:"version"`
+	Exported  time.Time    `json:"exported"`
+	Assistant Assistant    `json:"assistant"`
+	Files     []BundleFile `json:"files"`
+}
+
+// BundleFile is one knowledge file in the bundle; Knowledge is its index
+// in the assistant's knowledge list.
+type BundleFile struct {
+	Knowledge int    `json:"knowledge"`
+	Entry     string `json:"entry"` // knowledge/<sha256>-<name>, "" when missing
+	SHA256    string `json:"sha256"`
+	Size      int64  `json:"size"`
+	// Missing is true when the file was not on the exporting machine (and
+	// the export was told to go on without it).
+	Missing bool `json:"missing,omitempty"`
+}
+
+// BundleOptions tune WriteBundle.
+type BundleOptions struct {
+	// AllowMissing writes the bundle even when a knowledge file is not
+	// where its reference says; the manifest then marks it missing.
+	AllowMissing bool
+	Now          func() time.Time
+}
+
+// entryName is the archive name of a knowledge file: its hash and a name
+// that is safe on every file system.
+func entryName(k KnowledgeFile) string {
+	name := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(`/\:*?"<>|`, r) {
+			return '_'
+		}
+		return r
+	}, k.Name)
+	name = strings.Trim(name, ". ")
+	for len(name) > 120 {
+		_, size := lastRune(name)
+		name = name[:len(name)-size]
+	}
+	if name == "" {
+		name = "file"
+	}
+	return bundleDir + k.SHA256 + "-" + name
+}
+
+func lastRune(s string) (rune, int) {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i]&0xC0 != 0x80 {
+			return rune(s[i]), len(s) - i
+		}
+	}
+	return 0, 1
+}
+
+// WriteBundle writes a and its knowledge files to w as a bundle of kind.
+// Each file is read from its referenced path and must still have its
+// recorded size and hash; the export fails otherwise (unless the file is
+// missing and opts.AllowMissing). The warnings list what was left out.
+func WriteBundle(w io.Writer, kind BundleKind, a Assistant, opts BundleOptions) ([]string, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	warnings := []string{}
+	m := BundleManifest{Format: BundleFormat, Version: BundleVersion, Exported: opts.Now().UTC(), Assistant: a, Files: []BundleFile{}}
+	for i, k := range a.Knowledge {
+		bf := BundleFile{Knowledge: i, SHA256: k.SHA256, Size: k.Size}
+		st, err := os.Stat(k.Path)
+		switch {
+		case k.Path == "" || k.SHA256 == "" || errors.Is(err, os.ErrNotExist):
+			if !opts.AllowMissing {
+				return nil, fmt.Errorf("knowledge %q: the file is not at %q: attach it again, or export with --allow-missing to leave it out", k.Name, k.Path)
+			}
+			bf.Missing = true
+			warnings = append(warnings, fmt.Sprintf("knowledge %q: not at %q; the bundle keeps the reference without the file", k.Name, k.Path))
+		case err != nil:
+			return nil, fmt.Errorf("knowledge %q: %w", k.Name, err)
+		case !st.Mode().IsRegular():
+			return nil, fmt.Errorf("knowledge %q: %s is not a regular file", k.Name, k.Path)
+		case st.Size() != k.Size:
+			return nil, fmt.Errorf("knowledge %q: %s has changed since it was attached (%d bytes, was %d): attach it again", k.Name, k.Path, st.Size(), k.Size)
+		default:
+			bf.Entry = entryName(k)
+		}
+		m.Files = append(m.Files, bf)
+	}
+	manifest, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	aw, err := newArchiveWriter(w, kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := aw.add(bundleManifest, int64(len(manifest)), m.Exported, bytes.NewReader(manifest)); err != nil {
+		return nil, err
+	}
+	written := map[string]bool{}
+	for _, bf := range m.Files {
+		if bf.Missing || written[bf.Entry] {
+			continue
+		}
+		written[bf.Entry] = true
+		k := a.Knowledge[bf.Knowledge]
+		if err := addKnowledge(aw, bf, k, m.Exported); err != nil {
+			return nil, err
+		}
+	}
+	return warnings, aw.close()
+}
+
+func addKnowledge(aw *archiveWriter, bf BundleFile, k KnowledgeFile, mod time.Time) error {
+	f, err := os.Open(k.Path)
+	if err != nil {
+		return fmt.Errorf("knowledge %q: %w", k.Name, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if err := aw.add(bf.Entry, bf.Size, mod, io.TeeReader(f, h)); err != nil {
+		return fmt.Errorf("knowledge %q: %w", k.Name, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != k.SHA256 {
+		return fmt.Errorf("knowledge %q: %s has changed since it was attached (sha256 now %.12s…, was %.12s…): attach it again", k.Name, k.Path, got, k.SHA256)
+	}
+	return nil
+}
+
+type archiveWriter struct {
+	gz *gzip.Writer
+	tw *tar.Writer
+	zw *zip.Writer
+}
+
+func newArchiveWriter(w io.Writer, kind BundleKind) (*archiveWriter, error) {
+	switch kind {
+	case TarGz:
+		gz := gzip.NewWriter(w)
+		return &archiveWriter{gz: gz, tw: tar.NewWriter(gz)}, nil
+	case Zip:
+		return &archiveWriter{zw: zip.NewWriter(w)}, nil
+	}
+	return nil, fmt.Errorf("bundle format %q: use tar.gz or zip", kind)
+}
+
+func (a *archiveWriter) add(name string, size int64, mod time.Time, r io.Reader) error {
+	if a.tw != nil {
+		hdr := &tar.Header{Name: name, Mode: 0o644, Size: size, ModTime: mod, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+		if err := a.tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		n, err := io.Copy(a.tw, io.LimitReader(r, size+1))
+		if err == nil && n != size {
+			err = fmt.Errorf("read %d bytes, expected %d: the file changed while it was exported", n, size)
+		}
+		return err
+	}
+	w, err := a.zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: mod})
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(w, io.LimitReader(r, size+1))
+	if err == nil && n != size {
+		err = fmt.Errorf("read %d bytes, expected %d: the file changed while it was exported", n, size)
+	}
+	return err
+}
+
+func (a *archiveWriter) close() error {
+	if a.tw != nil {
+		if err := a.tw.Close(); err != nil {
+			return err
+		}
+		return a.gz.Close()
+	}
+	return a.zw.Close()
+}
+
+// ErrBadBundle is wrapped by every error about a bundle's contents.
+var ErrBadBundle = errors.New("not a valid rehome bundle")
+
+// checkEntryName refuses names that could land outside the destination:
+// absolute paths, "..", backslashes, and anything not in canonical form.
+func checkEntryName(name string) error {
+	if name == "" || strings.Contains(name, `\`) || path.IsAbs(name) || filepath.IsAbs(name) ||
+		strings.HasPrefix(name, "/") || (len(name) > 1 && name[1] == ':') {
+		return fmt.Errorf("%w: entry %q has an absolute or Windows path: refused", ErrBadBundle, name)
+	}
+	clean := path.Clean(strings.TrimSuffix(name, "/"))
+	if clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(name, "/../") || strings.HasSuffix(name, "/..") || !filepath.IsLocal(clean) {
+		return fmt.Errorf("%w: entry %q climbs out of the bundle with \"..\": refused", ErrBadBundle, name)
+	}
+	if clean != strings.TrimSuffix(name, "/") {
+		return fmt.Errorf("%w: entry %q is not a plain path: refused", ErrBadBundle, name)
+	}
+	return nil
+}
+
+// Unbundled is a read bundle: the assistant with its knowledge references
+// pointing at files on this machine.
+type Unbundled struct {
+	Assistant Assistant `json:"assistant"`
+	Warnings  []string  `json:"warnings"`
+	// Extracted lists the knowledge files written into the destination.
+	Extracted []string `json:"extracted"`
+}
+
+// ReadBundle reads the bundle at file, checks every entry and hash, and
+// places the knowledge files: a file whose original path still holds the
+// same bytes keeps that path; any other is written to destDir as
+// <sha256>-<name> (reusing an identical one already there). Links,
+// devices, absolute paths and ".." entries are refused, and so is anything
+// the manifest does not list.
+func ReadBundle(file, destDir string) (Unbundled, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return Unbundled{}, fmt.Errorf("open bundle: %w", err)
+	}
+	defer f.Close()
+	var magic [4]byte
+	n, _ := io.ReadFull(f, magic[:])
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return Unbundled{}, err
+	}
+	r := &bundleReader{destDir: destDir, placed: map[string]string{}, seen: map[string]bool{}}
+	switch {
+	case n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
+		err = r.readTarGz(f)
+	case n == 4 && string(magic[:]) == "PK\x03\x04":
+		st, serr := f.Stat()
+		if serr != nil {
+			return Unbundled{}, serr
+		}
+		err = r.readZip(f, st.Size())
+	default:
+		return Unbundled{}, fmt.Errorf("%w: %s is neither a .tar.gz nor a .zip", ErrBadBundle, file)
+	}
+	if err != nil {
+		r.cleanup()
+		return Unbundled{}, err
+	}
+	return r.finish()
+}
+
+type bundleReader struct {
+	destDir  string
+	manifest *BundleManifest
+	want     map[string]BundleFile // entry → file, from the manifest
+	placed   map[string]string     // entry → path on this machine
+	keep     map[string]bool       // entries whose original path already matches
+	seen     map[string]bool       // entries read so far
+	created  []string              // files this read wrote, removed on failure
+	entries  int
+}
+
+func (r *bundleReader) readManifest(rd io.Reader) error {
+	data, err := io.ReadAll(io.LimitReader(rd, maxManifest+1))
+	if err != nil {
+		return fmt.Errorf("%w: read %s: %v", ErrBadBundle, bundleManifest, err)
+	}
+	if len(data) > maxManifest {
+		return fmt.Errorf("%w: %s is larger than %d MiB", ErrBadBundle, bundleManifest, maxManifest>>20)
+	}
+	var m BundleManifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrBadBundle, bundleManifest, err)
+	}
+	if m.Format != BundleFormat {
+		return fmt.Errorf("%w: %s is not a rehome bundle manifest (format %q)", ErrBadBundle, bundleManifest, m.Format)
+	}
+	if m.Version > BundleVersion {
+		return fmt.Errorf("%w: bundle version %d was written by a newer rehome: upgrade rehome to import it", ErrBadBundle, m.Version)
+	}
+	r.want, r.keep = map[string]BundleFile{}, map[string]bool{}
+	for i, bf := range m.Files {
+		if bf.Knowledge < 0 || bf.Knowledge >= len(m.Assistant.Knowledge) {
+			return fmt.Errorf("%w: files[%d] points at knowledge %d, which the assistant does not have", ErrBadBundle, i, bf.Knowledge)
+		}
+		k := m.Assistant.Knowledge[bf.Knowledge]
+		if bf.SHA256 != k.SHA256 || bf.Size != k.Size {
+			return fmt.Errorf("%w: files[%d] disagrees with the assistant's knowledge %q", ErrBadBundle, i, k.Name)
+		}
+		if bf.Missing {
+			continue
+		}
+		if !isSHA256(bf.SHA256) || bf.Size < 0 || bf.Entry != entryName(k) {
+			return fmt.Errorf("%w: files[%d] (%q) has a bad hash, size or entry name", ErrBadBundle, i, k.Name)
+		}
+		r.want[bf.Entry] = bf
+		if k.Path != "" {
+			if got, err := HashFile(k.Path); err == nil && got.SHA256 == k.SHA256 {
+				r.keep[bf.Entry] = true
+				r.placed[bf.Entry] = k.Path
+			}
+		}
+	}
+	r.manifest = &m
+	return nil
+}
+
+// entry handles one archive entry; dir and regular say what it is.
+func (r *bundleReader) entry(name string, dir, regular bool, open func() (io.Reader, error)) error {
+	r.entries++
+	if r.entries > maxEntries {
+		return fmt.Errorf("%w: more than %d entries", ErrBadBundle, maxEntries)
+	}
+	if err := checkEntryName(name); err != nil {
+		return err
+	}
+	if dir {
+		if strings.TrimSuffix(name, "/")+"/" != bundleDir {
+			return fmt.Errorf("%w: unexpected folder %q", ErrBadBundle, name)
+		}
+		return nil
+	}
+	if !regular {
+		return fmt.Errorf("%w: entry %q is a link or special file: refused", ErrBadBundle, name)
+	}
+	if name == bundleManifest {
+		if r.manifest != nil {
+			return fmt.Errorf("%w: %s appears twice", ErrBadBundle, bundleManifest)
+		}
+		rd, err := open()
+		if err != nil {
+			return err
+		}
+		return r.readManifest(rd)
+	}
+	if r.manifest == nil {
+		return fmt.Errorf("%w: %s must come first, before %q", ErrBadBundle, bundleManifest, name)
+	}
+	bf, ok := r.want[name]
+	if !ok {
+		return fmt.Errorf("%w: entry %q is not in the manifest: refused", ErrBadBundle, name)
+	}
+	if r.seen[name] {
+		return fmt.Errorf("%w: entry %q appears twice", ErrBadBundle, name)
+	}
+	r.seen[name] = true
+	rd, err := open()
+	if err != nil {
+		return err
+	}
+	if r.keep[name] {
+		// The original is on this machine with the same bytes: verify the
+		// entry anyway, but do not copy it.
+		return r.verify(rd, bf, io.Discard)
+	}
+	return r.extract(rd, bf, name)
+}
+
+func (r *bundleReader) verify(rd io.Reader, bf BundleFile, w io.Writer) error {
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(h, w), io.LimitReader(rd, bf.Size+1))
+	if err != nil {
+		return fmt.Errorf("%w: read %s: %v", ErrBadBundle, bf.Entry, err)
+	}
+	if n != bf.Size {
+		return fmt.Errorf("%w: %s holds %d bytes, the manifest says %d", ErrBadBundle, bf.Entry, n, bf.Size)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != bf.SHA256 {
+		return fmt.Errorf("%w: %s does not match its sha256 (got %.12s…, want %.12s…): the bundle is damaged", ErrBadBundle, bf.Entry, got, bf.SHA256)
+	}
+	return nil
+}
+
+func (r *bundleReader) extract(rd io.Reader, bf BundleFile, name string) error {
+	if err := os.MkdirAll(r.destDir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", r.destDir, err)
+	}
+	final := filepath.Join(r.destDir, strings.TrimPrefix(name, bundleDir))
+	if got, err := HashFile(final); err == nil && got.SHA256 == bf.SHA256 {
+		// An identical file is already there, from an earlier import.
+		r.placed[name] = final
+		return r.verify(rd, bf, io.Discard)
+	}
+	tmp, err := os.CreateTemp(r.destDir, ".rehome-import-*")
+	if err != nil {
+		return fmt.Errorf("write into %s: %w", r.destDir, err)
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriter(tmp)
+	err = r.verify(rd, bf, bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), final); err != nil {
+		return fmt.Errorf("place %s: %w", final, err)
+	}
+	r.created = append(r.created, final)
+	r.placed[name] = final
+	return nil
+}
+
+func (r *bundleReader) cleanup() {
+	for _, p := range r.created {
+		os.Remove(p)
+	}
+}
+
+func (r *bundleReader) readTarGz(f io.Reader) error {
+	gz, err := gzip.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadBundle, err)
+	}
+	defer gz.Close()
+	tr := tar.NewReader(gz)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %v (is the file cut short?)", ErrBadBundle, err)
+		}
+		dir := hdr.Typeflag == tar.TypeDir
+		regular := hdr.Typeflag == tar.TypeReg
+		if err := r.entry(hdr.Name, dir, regular, func() (io.Reader, error) { return tr, nil }); err != nil {
+			return err
+		}
+	}
+}
+
+func (r *bundleReader) readZip(f io.ReaderAt, size int64) error {
+	zr, err := zip.NewReader(f, size)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadBundle, err)
+	}
+	// The manifest first, wherever it sits in the zip.
+	files := slices.Clone(zr.File)
+	slices.SortStableFunc(files, func(a, b *zip.File) int {
+		switch {
+		case a.Name == bundleManifest && b.Name != bundleManifest:
+			return -1
+		case b.Name == bundleManifest && a.Name != bundleManifest:
+			return 1
+		}
+		return 0
+	})
+	for _, zf := range files {
+		mode := zf.Mode()
+		dir := mode.IsDir()
+		regular := mode.IsRegular()
+		var rc io.ReadCloser
+		err := r.entry(zf.Name, dir, regular, func() (io.Reader, error) {
+			var err error
+			rc, err = zf.Open()
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrBadBundle, zf.Name, err)
+			}
+			return rc, nil
+		})
+		if rc != nil {
+			rc.Close()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *bundleReader) finish() (Unbundled, error) {
+	if r.manifest == nil {
+		return Unbundled{}, fmt.Errorf("%w: no %s in the archive", ErrBadBundle, bundleManifest)
+	}
+	out := Unbundled{Assistant: r.manifest.Assistant, Warnings: []string{}, Extracted: []string{}}
+	out.Assistant.Knowledge = slices.Clone(out.Assistant.Knowledge)
+	for _, bf := range r.manifest.Files {
+		k := &out.Assistant.Knowledge[bf.Knowledge]
+		if bf.Missing {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("knowledge %q: the bundle has no copy of it (it was missing when exported); the reference is kept", k.Name))
+			continue
+		}
+		p, ok := r.placed[bf.Entry]
+		if !ok {
+			r.cleanup()
+			return Unbundled{}, fmt.Errorf("%w: %s is listed in the manifest but not in the archive", ErrBadBundle, bf.Entry)
+		}
+		k.Path = p
+	}
+	out.Extracted = append(out.Extracted, r.created...)
+	return out, nil
+}
+
+// Restore stores an assistant from a bundle as it was: its id (when no
+// stored assistant has it yet; else a new one, with a warning), its
+// timestamps and every field.
+func (s *Service) Restore(a Assistant) (Assistant, []string, error) {
+	warnings := []string{}
+	a.Normalize()
+	if err := a.Validate(); err != nil {
+		return Assistant{}, nil, err
+	}
+	a.Schema = SchemaVersion
+	if a.ID == "" {
+		a.ID = store.NewID()
+	} else if _, err := s.Get(a.ID); err == nil {
+		old := a.ID
+		a.ID = store.NewID()
+		warnings = append(warnings, fmt.Sprintf("an assistant with id %s is already stored; the import got the new id %s", old, a.ID))
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return Assistant{}, nil, err
+	}
+	now := s.now().UTC()
+	if a.Created.IsZero() {
+		a.Created = now
+	}
+	if a.Updated.IsZero() {
+		a.Updated = a.Created
+	}
+	if err := s.st.Put(store.Assistants, a.ID, a); err != nil {
+		return Assistant{}, nil, err
+	}
+	return a, warnings, nil
+}
+
+// ImportBundle reads a bundle (knowledge files placed as ReadBundle says)
+// and restores the assistant.
+func (s *Service) ImportBundle(file, destDir string) (Imported, error) {
+	u, err := ReadBundle(file, destDir)
+	if err != nil {
+		return Imported{}, err
+	}
+	a, warnings, err := s.Restore(u.Assistant)
+	if err != nil {
+		for _, p := range u.Extracted {
+			os.Remove(p)
+		}
+		return Imported{}, err
+	}
+	w := append(u.Warnings, warnings...)
+	for _, p := range u.Extracted {
+		w = append(w, "knowledge file written to "+p)
+	}
+	return Imported{Assistant: a, Warnings: w}, nil
+}
+
+// IsBundle reports whether the file at path starts like a bundle archive
+// (gzip or zip).
+func IsBundle(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	n, _ := io.ReadFull(f, magic[:])
+	return (n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) || (n == 4 && string(magic[:]) == "PK\x03\x04")
+}
