@@ -1,0 +1,144 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	gguf "github.com/gpustack/gguf-parser-go"
+)
+
+// FromGGUF reads a local .gguf file's header: the architecture from its
+// metadata and every tensor's exact size from its tensor table. The
+// weights themselves are not read (a 40 GB file parses in milliseconds),
+// nothing is downloaded. A split file is read from any of its parts.
+func FromGGUF(path string) (Model, Layout, error) {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Model{}, Layout{}, fmt.Errorf("no file %s: give the path of a .gguf model file", path)
+	case err != nil:
+		return Model{}, Layout{}, fmt.Errorf("cannot read %s: %w", path, err)
+	case st.IsDir():
+		return Model{}, Layout{}, fmt.Errorf("%s is a folder: give the path of a .gguf model file in it", path)
+	}
+	gf, err := parseGGUF(path)
+	if err != nil {
+		return Model{}, Layout{}, fmt.Errorf("%s is not a readable GGUF model file (%v): llama.cpp models end in .gguf; a safetensors or .bin checkpoint must be converted first", path, err)
+	}
+	a := gf.Architecture()
+	if a.Type != "model" {
+		return Model{}, Layout{}, fmt.Errorf("%s holds a %s (%s), not a language model: give the model's main .gguf file", path, a.Type, a.Architecture)
+	}
+	md := gf.Metadata()
+	base := filepath.Base(path)
+	m := Model{
+		ID:                     "gguf:" + base,
+		Name:                   md.Name,
+		Family:                 a.Architecture,
+		Publisher:              "local file",
+		Arch:                   a.Architecture,
+		Layers:                 int(a.BlockCount),
+		HiddenSize:             int(a.EmbeddingLength),
+		Heads:                  int(a.AttentionHeadCount),
+		KVHeads:                int(a.AttentionHeadCountKV),
+		HeadDim:                int(a.AttentionKeyLength),
+		VocabSize:              int(a.VocabularyLength),
+		Experts:                int(a.ExpertCount),
+		ExpertsUsed:            int(a.ExpertUsedCount),
+		ExpertIntermediateSize: int(a.ExpertFeedForwardLength),
+		MaxContext:             int(a.MaximumContextLength),
+		Tags:                   []string{},
+		License:                md.License,
+		Source:                 "GGUF header of " + path,
+		FromFile:               path,
+	}
+	if m.Name == "" {
+		m.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	if m.HeadDim == 0 && m.Heads > 0 {
+		m.HeadDim = m.HiddenSize / m.Heads
+	}
+	if len(a.FeedForwardLength) > 0 {
+		m.IntermediateSize = int(a.FeedForwardLength[0])
+	}
+	if m.MaxContext == 0 {
+		m.MaxContext = 4096
+	}
+	if m.Experts > 0 {
+		m.Tags = append(m.Tags, "moe")
+	}
+	if a.AttentionSlidingWindow > 0 && len(a.AttentionSlidingWindowLayers) > 0 {
+		m.SlidingWindow = int(a.AttentionSlidingWindow)
+		m.swaLayers = a.AttentionSlidingWindowLayers
+		for _, on := range a.AttentionSlidingWindowLayers {
+			if on {
+				m.SlidingWindowLayers++
+			}
+		}
+	}
+	if m.Layers <= 0 || m.HiddenSize <= 0 || m.Heads <= 0 || m.KVHeads <= 0 || m.VocabSize <= 0 {
+		return Model{}, Layout{}, fmt.Errorf("%s lacks the %s architecture figures rehome needs (layers %d, hidden %d, heads %d, KV heads %d, vocab %d)",
+			path, a.Architecture, m.Layers, m.HiddenSize, m.Heads, m.KVHeads, m.VocabSize)
+	}
+
+	quant := strings.TrimPrefix(md.FileType.String(), "MOSTLY_")
+	l := Layout{Quant: quant, LayerBytes: make([]uint64, m.Layers), ByType: map[string]uint64{}, Exact: true}
+	var params, experts, embd uint64
+	for _, ti := range gf.TensorInfos {
+		b := ti.Bytes()
+		n := ti.Elements()
+		params += n
+		l.ByType[ti.Type.String()] += b
+		switch {
+		case strings.HasPrefix(ti.Name, "blk."):
+			rest := strings.TrimPrefix(ti.Name, "blk.")
+			idx, err := strconv.Atoi(rest[:max(strings.IndexByte(rest, '.'), 0)])
+			if err != nil || idx < 0 || idx >= m.Layers {
+				l.OutputBytes += b // e.g. NextN blocks beyond block_count
+				continue
+			}
+			l.LayerBytes[idx] += b
+			if strings.Contains(ti.Name, "_exps.") {
+				experts += n
+			}
+		case strings.HasPrefix(ti.Name, "token_embd."):
+			l.TokenEmbdBytes += b
+			embd += n
+		default:
+			l.OutputBytes += b
+		}
+	}
+	if st := int64(gf.Size); st > int64(l.WeightBytes()) {
+		l.HeaderBytes = uint64(st) - l.WeightBytes()
+	}
+	m.ParamsTotal, m.ParamsText, m.ParamsActive = params, params, params
+	if m.Experts > 0 && m.ExpertsUsed > 0 {
+		m.ParamsActive = params - experts/uint64(m.Experts)*uint64(m.Experts-m.ExpertsUsed)
+	}
+	if _, ok := gf.TensorInfos.Index([]string{"output.weight"}); ok == 0 {
+		m.TiedEmbeddings = true
+	} else {
+		m.ParamsActive -= embd
+	}
+	m.Quants = []string{quant}
+	if m.IntermediateSize == 0 && m.Experts == 0 {
+		m.IntermediateSize = 4 * m.HiddenSize
+	}
+	return m, l, nil
+}
+
+func parseGGUF(path string) (gf *gguf.GGUFFile, err error) {
+	// The parser guards its reads, but a damaged file must never take the
+	// app down with it.
+	defer func() {
+		if r := recover(); r != nil {
+			gf, err = nil, fmt.Errorf("damaged header: %v", r)
+		}
+	}()
+	return gguf.ParseGGUFFile(path, gguf.SkipLargeMetadata())
+}
