@@ -1,5 +1,47 @@
 package main
 
-// Placeholder until this subcommand lands; its owner replaces this file.
-func cmdHW(env *cliEnv, args []string) int { return env.usage("this command is not built yet") }
+import (
+	"context"
+	"time"
 
+	"rehome/backend/hardware"
+)
+
+// detectTimeout bounds a detection (nvidia-smi is the slow part).
+const detectTimeout = 30 * time.Second
+
+// hwFlags are the detection flags hw and fit share.
+type hwFlags struct {
+	root, nvidiaSMI string
+}
+
+func (h *hwFlags) detect() (hardware.Report, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
+	defer cancel()
+	return hardware.NewDetector(hardware.Options{Root: h.root, NvidiaSMI: h.nvidiaSMI}).Detect(ctx)
+}
+
+func cmdHW(env *cliEnv, args []string) int {
+	fs := env.flags("hw", "hw [--json]")
+	asJSON := fs.Bool("json", false, "print JSON (every figure in bytes, GPUs as a list)")
+	var h hwFlags
+	fs.StringVar(&h.root, "root", "", "read /sys, /proc and pci.ids under this folder instead of / (as GHW_CHROOT does)")
+	fs.StringVar(&h.nvidiaSMI, "nvidia-smi", "", "the nvidia-smi to run (default: $REHOME_NVIDIA_SMI, else nvidia-smi on PATH)")
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return env.usage("hw takes no arguments (see `rehome hw --help`)")
+	}
+	r, err := h.detect()
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(r)
+	}
+	if err := r.WriteText(env.stdout); err != nil {
+		return env.fail(err)
+	}
+	return exitOK
+}
