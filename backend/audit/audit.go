@@ -297,7 +297,6 @@ func verdict(aa AssistantAudit, req Request, model *Model) Verdict {
 	blocked, blockedNames := names(aa.Capabilities, func(r Result) bool { return r.Category == DoesNotPort })
 	rebuild, rebuildNames := names(aa.Capabilities, func(r Result) bool { return r.Category == Rebuild })
 	mustMove := req.DataMustStayLocal || req.AirGapped
-	name := aa.Subject.Name
 
 	switch {
 	case model == nil:
@@ -360,15 +359,15 @@ func verdict(aa AssistantAudit, req Request, model *Model) Verdict {
 	v.Label = v.Decision.Label()
 	switch v.Decision {
 	case Move:
-		v.Headline = fmt.Sprintf("Move %s: everything it uses runs on this machine.", name)
+		v.Headline = "Move: everything it uses runs on this machine."
 		if len(rebuild) > 0 {
-			v.Headline = fmt.Sprintf("Move %s: everything it uses runs here, after you rebuild %s.", name, rebuildNames)
+			v.Headline = fmt.Sprintf("Move: everything it uses runs here, after you rebuild %s.", rebuildNames)
 		}
 	case MoveInPart:
 		_, behind := names(aa.Capabilities, func(r Result) bool { return slices.Contains(v.StaysBehind, r.ID) })
-		v.Headline = fmt.Sprintf("Move %s in part: %s stays behind.", name, behind)
+		v.Headline = fmt.Sprintf("Move in part: %s stays behind.", behind)
 	case Keep:
-		v.Headline = fmt.Sprintf("Keep %s on ChatGPT for now.", name)
+		v.Headline = "Keep it on ChatGPT for now."
 	}
 	return v
 }

@@ -58,7 +58,7 @@ func TestIssueExampleAirGapped8GiB(t *testing.T) {
 	if aa.Verdict.Decision != MoveInPart || !slices.Equal(aa.Verdict.StaysBehind, []string{Actions}) {
 		t.Fatalf("verdict %s leaving %v, want move_in_part leaving actions", aa.Verdict.Decision, aa.Verdict.StaysBehind)
 	}
-	if !strings.Contains(aa.Verdict.Headline, "actions (OpenAPI) stays behind") {
+	if aa.Verdict.Headline != "Move in part: actions (OpenAPI) stays behind." {
 		t.Errorf("headline %q", aa.Verdict.Headline)
 	}
 	deciding := 0

@@ -69,9 +69,9 @@ var ruleCases = []struct {
 	{ImageGeneration, "nothing fits", noModel(), DoesNotPort, "no-text-model", "no chat to ask for images in"},
 	{Actions, "online, outside API", with(gpu(8, 6), externalAPI), Ports, "", "already your HTTP API"},
 	{Actions, "air-gapped, outside API", with(with(gpu(8, 6), externalAPI), airGapped), DoesNotPort, "air-gapped-external-api", "(api.example.com) and the machine is air-gapped"},
-	{Actions, "air-gapped, unnamed server", with(with(gpu(8, 6), unnamedAPI), airGapped), DoesNotPort, "air-gapped-external-api", "a server its schema does not name"},
+	{Actions, "air-gapped, unnamed server", with(with(gpu(8, 6), unnamedAPI), airGapped), DoesNotPort, "air-gapped-external-api", "(a server no schema names)"},
 	{Actions, "air-gapped, API on the LAN", with(with(gpu(8, 6), localAPI), airGapped), Ports, "", "already your HTTP API"},
-	{Actions, "data local, outside API", with(with(gpu(8, 6), externalAPI), dataLocal), DoesNotPort, "data-leaves-through-action", "to api.example.com, outside this machine"},
+	{Actions, "data local, outside API", with(with(gpu(8, 6), externalAPI), dataLocal), DoesNotPort, "data-leaves-through-action", "off this machine (api.example.com)"},
 	{Actions, "data local, API on the LAN", with(with(gpu(8, 6), localAPI), dataLocal), Ports, "", "already your HTTP API"},
 	{Actions, "OAuth", with(with(gpu(8, 6), externalAPI), oauth), Rebuild, "oauth", "signs in with OAuth"},
 	{Actions, "air-gapped wins over OAuth", with(with(with(gpu(8, 6), externalAPI), oauth), airGapped), DoesNotPort, "air-gapped-external-api", "air-gapped"},
@@ -258,4 +258,21 @@ func ExampleCatalog_rulesTable() {
 	// Output:
 	// instructions: ports (3 rules)
 	// conversation_starters: ports (1 rules)
+}
+
+func TestRulesMarkdown(t *testing.T) {
+	md := RulesMarkdown(DefaultCatalog())
+	lines := strings.Split(strings.TrimSpace(md), "\n")
+	if len(lines) != 2+len(CapabilityIDs) {
+		t.Fatalf("%d lines:\n%s", len(lines), md)
+	}
+	for _, want := range []string{
+		"| Actions (OpenAPI) (`actions`) | Ports as-is | no text model fits → **Does not port**; air-gapped and an action calls an outside API → **Does not port**;",
+		"| Image generation (`image_generation`) | You rebuild | no text model fits → **Does not port**; VRAM below 6 GiB → **Does not port**; VRAM left beside the text model below 6 GiB → **You rebuild** (reason changes) | 5 h, 1 h/month |",
+		"the text model reads images → **Ports as-is**",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
 }

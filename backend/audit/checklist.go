@@ -83,21 +83,30 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 	add(Step{Title: "Check the machine", Detail: fmt.Sprintf("The audit of %s assumed %s; %s runs %s.", rec.Created.Format("2 Jan 2006"), hw, m.Name, where),
 		Commands: []string{"rehome hw", "rehome fit"}})
 	slug := fileSlug(a.Name)
-	if rec.Request.AirGapped {
+	ref := m.Tag // what FROM and --model take
+	switch {
+	case m.Tag == "":
+		ref = "/path/to/model.gguf"
+		detail := fmt.Sprintf("Download a GGUF file of %s from its publisher's page", m.Name)
+		if rec.Request.AirGapped {
+			detail += " on a connected machine and carry it across on removable media; nothing is fetched on this machine"
+		}
+		add(Step{Title: "Get the model's weights", Detail: detail + ". The Modelfile's FROM line points at the file."})
+	case rec.Request.AirGapped:
 		add(Step{Title: "Bring the model's weights in", Detail: fmt.Sprintf("This machine is air-gapped: on a connected machine pull %s, then carry the Ollama model store (~/.ollama/models) or the GGUF file across on removable media. Nothing is fetched on this machine.", m.Tag),
 			Commands: []string{"ollama pull " + m.Tag + "   # on the connected machine"}})
-	} else {
+	default:
 		add(Step{Title: "Get the model's weights", Detail: fmt.Sprintf("Download %s once; after that it runs offline.", m.Name),
 			Commands: []string{"ollama pull " + m.Tag}})
 	}
 	add(Step{Title: "Create the local assistant", Detail: "The Modelfile carries the instructions as the system prompt and the conversation starters; Ollama builds the assistant from it.",
 		Commands: []string{
-			fmt.Sprintf("rehome assistants export %s --format modelfile --model %s -o %s.Modelfile", a.ID, m.Tag, slug),
+			fmt.Sprintf("rehome assistants export %s --format modelfile --model %s -o %s.Modelfile", a.ID, ref, slug),
 			fmt.Sprintf("ollama create %s -f %s.Modelfile", slug, slug),
 			fmt.Sprintf("ollama run %s", slug),
 		}, Capability: Instructions, Category: Ports})
 	add(Step{Title: "Or use it in Open WebUI", Detail: "Import the model file in Open WebUI (Workspace → Models → Import): the starters become prompt suggestions.",
-		Commands: []string{fmt.Sprintf("rehome assistants export %s --format openwebui --model %s -o %s.openwebui.json", a.ID, m.Tag, slug)}})
+		Commands: []string{fmt.Sprintf("rehome assistants export %s --format openwebui --model %s -o %s.openwebui.json", a.ID, ref, slug)}})
 	for _, cat := range []Category{Ports, Rebuild} {
 		for _, r := range aa.Capabilities {
 			if r.Category != cat || r.ID == Instructions || r.ID == ConversationStarters || contains(aa.Verdict.StaysBehind, r.ID) {

@@ -9,7 +9,11 @@ import (
 // picks it for the machine.
 type Model struct {
 	Name string `json:"name"`
-	Tag  string `json:"tag"` // what `ollama pull` / FROM takes
+	// Tag is the Ollama name (what `ollama pull` and FROM take), "" when
+	// the estimate does not know one; ID and Quant name it in the catalog.
+	Tag   string `json:"tag"`
+	ID    string `json:"id,omitempty"`
+	Quant string `json:"quant,omitempty"`
 	// VRAMBytes is the VRAM the model takes with its context (0 on CPU).
 	VRAMBytes int64 `json:"vram_bytes"`
 	// RAMBytes is the system RAM it takes when it runs on the CPU.
@@ -69,7 +73,7 @@ func (f Facts) hosts() string {
 	var h []string
 	h = append(h, f.ActionHosts...)
 	if f.ActionUnknownURL {
-		h = append(h, "a server its schema does not name")
+		h = append(h, "a server no schema names")
 	}
 	if len(h) == 0 {
 		return "no outside host"

@@ -161,7 +161,9 @@ func (s *Service) Machine(ctx context.Context, req Request) (Machine, error) {
 		}
 	}
 	if req.VRAMBytes != nil {
-		m.VRAMBytes, m.VRAMSource = *req.VRAMBytes, "given"
+		// The detected GPUs and their notes describe this machine, not the
+		// one the user asks about.
+		m.VRAMBytes, m.VRAMSource, m.GPUs, m.Notes, m.Unified = *req.VRAMBytes, "given", []string{}, []string{}, false
 	} else if !req.Detect {
 		return Machine{}, fmt.Errorf("%w: enter the GPU's memory (such as 8GiB, or 0 for none) or let rehome detect it; the audit says nothing before it knows", ErrNeedVRAM)
 	}
@@ -226,6 +228,9 @@ func (s *Service) Evaluate(ctx context.Context, req Request) (Record, error) {
 	}
 	subjects, err := s.Subjects(req)
 	if err != nil {
+		return Record{}, err
+	}
+	if req.Features, err = NormalizeFeatures(req.Features); err != nil {
 		return Record{}, err
 	}
 	if len(subjects) == 0 {

@@ -306,3 +306,28 @@ func TestFallbackAdvisor(t *testing.T) {
 		}
 	}
 }
+
+// The fit estimate of backend/models, as the app wires it in.
+func TestModelsAdvisor(t *testing.T) {
+	adv := ModelsAdvisor{}
+	m, ok := adv.BestFor(gib(8), gib(32))
+	if !ok || m.OnCPU || m.VRAMBytes <= 0 || m.VRAMBytes > gib(8) || m.Name == "" || m.Quant == "" || m.Source != "fit estimate" {
+		t.Fatalf("8 GiB GPU: %+v ok=%v", m, ok)
+	}
+	big, ok := adv.BestFor(gib(24), gib(64))
+	if !ok || big.VRAMBytes <= m.VRAMBytes {
+		t.Fatalf("24 GiB picks %+v, not bigger than %+v", big, m)
+	}
+	cpu, ok := adv.BestFor(0, gib(16))
+	if !ok || !cpu.OnCPU || cpu.RAMBytes <= 0 || cpu.RAMBytes > gib(16) {
+		t.Fatalf("CPU only: %+v ok=%v", cpu, ok)
+	}
+	if _, ok := adv.BestFor(0, 256<<20); ok {
+		t.Fatal("a model fits in 256 MiB of RAM")
+	}
+	// A GPU too small for any model falls back to the CPU.
+	tiny, ok := adv.BestFor(128<<20, gib(16))
+	if !ok || !tiny.OnCPU {
+		t.Fatalf("tiny GPU: %+v ok=%v", tiny, ok)
+	}
+}
