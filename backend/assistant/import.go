@@ -21,6 +21,9 @@ import (
 type Imported struct {
 	Assistant Assistant `json:"assistant"`
 	Warnings  []string  `json:"warnings"`
+	// needsKnowledge: the description searches files that did not come
+	// with it.
+	needsKnowledge bool
 }
 
 // ImportOptions add to what the JSON describes.
@@ -99,7 +102,7 @@ func ParseJSON(data []byte) (Imported, error) {
 	if p.warnings == nil {
 		p.warnings = []string{}
 	}
-	return Imported{Assistant: a, Warnings: p.warnings}, nil
+	return Imported{Assistant: a, Warnings: p.warnings, needsKnowledge: p.needsKnowledge}, nil
 }
 
 // jsonError says where broken JSON broke.
@@ -150,6 +153,7 @@ type parser struct {
 	err            error
 	warnings       []string
 	knowledgeFiles []KnowledgeFile
+	needsKnowledge bool
 }
 
 func (p *parser) fail(path, want string, got any) {
@@ -431,9 +435,7 @@ func (p *parser) openAI(o map[string]any, a *Assistant) {
 	if ids := p.stringList(o, "file_ids"); len(ids) > 0 {
 		p.warn("file_ids: %d file(s) live on OpenAI's servers and are not in this JSON: download them and attach them with --knowledge", len(ids))
 	}
-	if fileSearch && len(a.Knowledge) == 0 {
-		p.warn("tools: file_search is on, but no knowledge files came with the JSON: attach them with --knowledge so the knowledge moves too")
-	}
+	p.needsKnowledge = fileSearch
 	if md := p.object(o, "metadata", "metadata"); len(md) > 0 {
 		keys := make([]string, 0, len(md))
 		for k := range md {
@@ -558,6 +560,9 @@ func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
 	}
 	imp.Assistant.Knowledge = kn
 	imp.Warnings = append(imp.Warnings, warnings...)
+	if imp.needsKnowledge && len(kn) == 0 {
+		imp.Warnings = append(imp.Warnings, "tools: file_search is on, but no knowledge files came with the JSON: attach them with --knowledge so the knowledge moves too")
+	}
 	a, err := s.Create(imp.Assistant)
 	if err != nil {
 		return Imported{}, err

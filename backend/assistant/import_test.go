@@ -74,19 +74,28 @@ func TestImportOpenAIAssistantObject(t *testing.T) {
 			t.Errorf("notes lack %q:\n%s", want, a.Notes)
 		}
 	}
-	joined := strings.Join(imp.Warnings, "\n")
-	for _, want := range []string{"vector_store_ids: 1 vector store(s)", "code_interpreter.file_ids: 1 file(s)", "file_search is on, but no knowledge files"} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("warnings lack %q:\n%s", want, joined)
-		}
-	}
 	// And it stores: the record validates.
-	stored, err := newService(t).Import(data, ImportOptions{})
+	svc := newService(t)
+	stored, err := svc.Import(data, ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if stored.Assistant.ID == "" || stored.Assistant.Created.IsZero() {
 		t.Fatalf("%+v", stored.Assistant)
+	}
+	joined := strings.Join(stored.Warnings, "\n")
+	for _, want := range []string{"vector_store_ids: 1 vector store(s)", "code_interpreter.file_ids: 1 file(s)", "file_search is on, but no knowledge files"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("warnings lack %q:\n%s", want, joined)
+		}
+	}
+	// With the files attached, file_search has what it needs.
+	withFiles, err := svc.Import(data, ImportOptions{Knowledge: []string{writeFile(t, t.TempDir(), "sales.csv", "a,b\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(withFiles.Warnings, "\n"), "no knowledge files") || len(withFiles.Assistant.Knowledge) != 1 {
+		t.Fatalf("%+v", withFiles)
 	}
 }
 
