@@ -1,7 +1,256 @@
 package main
 
-// Placeholder until this subcommand lands; its owner replaces this file.
-func cmdAssistantsImport(env *cliEnv, args []string) int { return env.usage("this command is not built yet") }
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
-func cmdAssistantsExport(env *cliEnv, args []string) int { return env.usage("this command is not built yet") }
+	"rehome/backend/assistant"
+	"rehome/backend/audit"
+	"rehome/backend/store"
+)
 
+// cmdAssistantsImport is `rehome assistants import FILE`: a JSON description
+// of a GPT (rehome's record or an OpenAI Assistants object; "-" reads
+// stdin) or a rehome bundle (.tar.gz or .zip, told apart by content).
+func cmdAssistantsImport(env *cliEnv, args []string) int {
+	fs := env.flags("assistants import", "assistants import FILE|- [--knowledge PATH]... [--knowledge-dir DIR] [--json]")
+	var knowledge stringList
+	fs.Var(&knowledge, "knowledge", "a knowledge file to attach: hashed and referenced where it is, not copied (repeat for more)")
+	dir := fs.String("knowledge-dir", "", "where a bundle's knowledge files go when their originals are not on this machine (default: <data dir>/knowledge)")
+	asJSON := fs.Bool("json", false, "print the stored assistant and the warnings as JSON")
+	pos, code, ok := parseMixed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return env.usage("assistants import: give one file (JSON or a rehome bundle), or - for JSON on stdin")
+	}
+	file := pos[0]
+	st, err := env.openStore()
+	if err != nil {
+		return env.fail(err)
+	}
+	svc := assistant.NewService(st)
+	var imp assistant.Imported
+	if file != "-" && assistant.IsBundle(file) {
+		if len(knowledge) > 0 {
+			return env.usage("assistants import: a bundle brings its own knowledge files; --knowledge is for JSON imports")
+		}
+		dest := *dir
+		if dest == "" {
+			home, err := env.dir()
+			if err != nil {
+				return env.fail(err)
+			}
+			dest = filepath.Join(home, "knowledge")
+		}
+		imp, err = svc.ImportBundle(file, dest)
+	} else {
+		var data []byte
+		if file == "-" {
+			data, err = io.ReadAll(io.LimitReader(env.stdin, 64<<20))
+		} else {
+			data, err = os.ReadFile(file)
+		}
+		if err != nil {
+			return env.fail(fmt.Errorf("read %s: %w", file, err))
+		}
+		imp, err = svc.Import(data, assistant.ImportOptions{Knowledge: knowledge})
+	}
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(imp)
+	}
+	for _, w := range imp.Warnings {
+		fmt.Fprintf(env.stderr, "rehome: note: %s\n", w)
+	}
+	a := imp.Assistant
+	fmt.Fprintf(env.stdout, "imported %s %q (%d knowledge file(s), %d action(s))\n", a.ID, a.Name, len(a.Knowledge), len(a.Actions))
+	return exitOK
+}
+
+// paramList is a repeatable --param name=value flag.
+type paramList []assistant.Parameter
+
+func (p *paramList) String() string { return fmt.Sprint(*p) }
+
+func (p *paramList) Set(v string) error {
+	name, value, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("%q: write it as name=value, such as temperature=0.2", v)
+	}
+	*p = append(*p, assistant.Parameter{Name: strings.TrimSpace(name), Value: value})
+	return nil
+}
+
+// cmdAssistantsExport is `rehome assistants export ID --format F`.
+func cmdAssistantsExport(env *cliEnv, args []string) int {
+	fs := env.flags("assistants export", "assistants export ID --format modelfile|openwebui|bundle [--model TAG] [--param name=value]... [-o FILE] [--json]")
+	format := fs.String("format", "", "modelfile (Ollama), openwebui (Open WebUI model JSON) or bundle (rehome's portable archive)")
+	model := fs.String("model", "", "the local model it runs on, such as qwen2.5:7b (default: the model of its latest audit)")
+	var params paramList
+	fs.Var(&params, "param", "an Ollama PARAMETER, such as temperature=0.2 (repeat for more)")
+	noGreeting := fs.Bool("no-greeting", false, "modelfile: write the conversation starters as comments only, not as a greeting MESSAGE")
+	allowMissing := fs.Bool("allow-missing", false, "bundle: go on when a knowledge file is not where it was attached (its reference is kept)")
+	out := fs.String("o", "", "write to this file (.zip makes a zip bundle); a bundle needs it, the others default to stdout")
+	asJSON := fs.Bool("json", false, "print where the export went and its warnings as JSON")
+	pos, code, ok := parseMixed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return env.usage("assistants export: give one assistant id (see `rehome assistants list`)")
+	}
+	id := pos[0]
+	switch *format {
+	case "modelfile", "openwebui", "bundle":
+	case "":
+		return env.usage("assistants export: choose --format modelfile, openwebui or bundle")
+	default:
+		return env.usage("assistants export: unknown --format %q: use modelfile, openwebui or bundle", *format)
+	}
+	if *format == "bundle" && *out == "" {
+		return env.usage("assistants export: a bundle is an archive: give -o FILE.tar.gz (or .zip)")
+	}
+	st, err := env.openStore()
+	if err != nil {
+		return env.fail(err)
+	}
+	svc := assistant.NewService(st)
+	a, err := svc.Get(id)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return env.fail(fmt.Errorf("assistant %q not found: see `rehome assistants list` for the ids", id))
+		}
+		return env.fail(err)
+	}
+	var data []byte
+	var warnings []string
+	switch *format {
+	case "modelfile", "openwebui":
+		m := *model
+		if m == "" {
+			tag, name := modelFromAudit(st, a.ID)
+			if tag == "" && name != "" {
+				return env.fail(fmt.Errorf("its latest audit picked %s, which has no Ollama name rehome knows: give the Ollama name or a GGUF file's path with --model", name))
+			}
+			m = tag
+		}
+		opts := assistant.ExportOptions{Model: m, Parameters: params, NoGreeting: *noGreeting}
+		if *format == "modelfile" {
+			var text string
+			text, warnings, err = assistant.Modelfile(a, opts)
+			data = []byte(text)
+		} else {
+			data, warnings, err = assistant.OpenWebUI(a, opts)
+		}
+		if err != nil {
+			return env.fail(err)
+		}
+	case "bundle":
+		// Streamed to the file: knowledge files can be large.
+		n := 0
+		err = writeAtomic(*out, func(w io.Writer) error {
+			cw := &countWriter{w: w}
+			var werr error
+			warnings, werr = assistant.WriteBundle(cw, assistant.BundleKindFor(*out), a, assistant.BundleOptions{AllowMissing: *allowMissing})
+			n = cw.n
+			return werr
+		})
+		if err != nil {
+			return env.fail(err)
+		}
+		data = nil
+		if *asJSON {
+			return env.json(map[string]any{"format": *format, "file": *out, "bytes": n, "warnings": warnings})
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(env.stderr, "rehome: note: %s\n", w)
+		}
+		fmt.Fprintf(env.stderr, "wrote %s (%d bytes)\n", *out, n)
+		return exitOK
+	}
+	dest := "stdout"
+	if *out != "" {
+		if err := writeAtomic(*out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return env.fail(err)
+		}
+		dest = *out
+	} else if !*asJSON {
+		env.stdout.Write(data)
+	}
+	if *asJSON {
+		res := map[string]any{"format": *format, "file": dest, "bytes": len(data), "warnings": warnings}
+		if *out == "" && *format != "bundle" {
+			res["content"] = string(data)
+		}
+		return env.json(res)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(env.stderr, "rehome: note: %s\n", w)
+	}
+	if *out != "" {
+		fmt.Fprintf(env.stderr, "wrote %s (%d bytes)\n", *out, len(data))
+	}
+	return exitOK
+}
+
+// modelFromAudit is the text model of the assistant's latest audit: its
+// Ollama name and display name, both "" when there is none.
+func modelFromAudit(st *store.Store, id string) (tag, name string) {
+	svc := audit.NewService(st, assistant.NewService(st), audit.Options{})
+	rec, _, err := svc.Latest(id)
+	if err != nil || rec.TextModel == nil {
+		return "", ""
+	}
+	return rec.TextModel.Tag, rec.TextModel.Name
+}
+
+type countWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
+}
+
+// writeAtomic writes what fill writes to path so that the file appears
+// complete or not at all.
+func writeAtomic(path string, fill func(w io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".rehome-export-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
