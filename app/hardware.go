@@ -1,0 +1,85 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"rehome/backend/hardware"
+	"rehome/backend/models"
+)
+
+// detectTimeout bounds one detection (nvidia-smi is the slow part).
+const detectTimeout = 30 * time.Second
+
+// hwCaches holds each App's session cache of the hardware detection.
+// TODO(lead): replace with a field `hw *hardware.Cache` on App, set in New.
+var hwCaches sync.Map // *App → *hardware.Cache
+
+func (a *App) hardwareCache() *hardware.Cache {
+	c, _ := hwCaches.LoadOrStore(a, hardware.NewCache(hardware.NewDetector(hardware.Options{})))
+	return c.(*hardware.Cache)
+}
+
+// Hardware returns the machine's CPU, RAM and GPUs with their VRAM and the
+// source of each figure. It detects once per session; refresh detects again.
+func (a *App) Hardware(refresh bool) (hardware.Report, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
+	defer cancel()
+	if refresh {
+		return a.hardwareCache().Refresh(ctx)
+	}
+	return a.hardwareCache().Report(ctx)
+}
+
+// Models lists the catalog of open-weight models.
+func (a *App) Models() ([]models.Model, error) {
+	return models.Catalog()
+}
+
+// FitChoices are the quantizations and KV cache types the UI offers.
+type FitChoices struct {
+	Quants   []models.QuantInfo `json:"quants"`
+	KVCaches []string           `json:"kv_caches"`
+}
+
+// FitOptions lists the quantizations and KV cache types.
+func (a *App) FitOptions() (FitChoices, error) {
+	return FitChoices{Quants: models.Quants(), KVCaches: models.KVCacheTypes()}, nil
+}
+
+// Fit estimates one model (or a local .gguf file) at one quantization and
+// context, on this machine or on memory given by hand.
+func (a *App) Fit(req models.Request) (models.FitResult, error) {
+	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
+	if err != nil {
+		return models.FitResult{}, err
+	}
+	return req.Run(mach)
+}
+
+// FitTable fits every catalog model at one context and ranks the best.
+func (a *App) FitTable(req models.TableRequest) (models.Table, error) {
+	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
+	if err != nil {
+		return models.Table{}, err
+	}
+	all, err := models.Catalog()
+	if err != nil {
+		return models.Table{}, err
+	}
+	return models.BuildTable(all, req, mach)
+}
+
+// machine resolves the memory to fit against, detecting unless every
+// figure was given by hand.
+func (a *App) machine(byHand bool, resolve func(*hardware.Report) (models.Machine, error)) (models.Machine, error) {
+	if byHand {
+		return resolve(nil)
+	}
+	r, err := a.Hardware(false)
+	if err != nil {
+		return models.Machine{}, err
+	}
+	return resolve(&r)
+}
