@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { errorLine, exitReason, fileURL, phaseText, splitOutputs, type RunResult } from './runs';
+
+function result(over: Partial<RunResult> = {}): RunResult {
+  return {
+    id: 'r1',
+    exit_code: 0,
+    timed_out: false,
+    oom_killed: false,
+    duration_ms: 1234,
+    stdout: '',
+    stderr: '',
+    stdout_truncated: false,
+    stderr_truncated: false,
+    files: [],
+    limits: {
+      timeout: { asked: '30s', value: 30000, strength: 'held', how: '' },
+      memory: { asked: '512 MiB', value: 512 * 1024 * 1024, strength: 'held', how: '' },
+    },
+    ...over,
+  };
+}
+
+const traceback = `Traceback (most recent call last):
+  File "/tmp/.rehome/script.py", line 3, in <module>
+    df["pricee"]
+    ~~^^^^^^^^^^
+KeyError: 'pricee'
+`;
+
+describe('exitReason', () => {
+  it('says a run finished', () => {
+    expect(exitReason(result())).toEqual({ kind: 'ok', text: 'Finished in 1.2 s' });
+  });
+  it('names the time limit', () => {
+    expect(exitReason(result({ timed_out: true, exit_code: -1, duration_ms: 30100 }))).toEqual({
+      kind: 'timeout',
+      text: 'Stopped at the 30 s limit',
+    });
+  });
+  it('names the memory cap', () => {
+    expect(exitReason(result({ oom_killed: true, exit_code: 137 }))).toEqual({ kind: 'oom', text: 'Ran out of its 512 MiB memory' });
+    expect(exitReason(result({ exit_code: 1, stderr: 'Traceback (most recent call last):\n  File "x"\nMemoryError\n' })).kind).toBe('oom');
+  });
+  it('says the user stopped it', () => {
+    expect(exitReason(result({ exit_code: -1, duration_ms: 4200 }), true)).toEqual({ kind: 'stopped', text: 'Stopped by you after 4.2 s' });
+  });
+  it('quotes the error of a failed script', () => {
+    expect(errorLine(traceback)).toBe("KeyError: 'pricee'");
+    expect(exitReason(result({ exit_code: 1, stderr: traceback }))).toEqual({ kind: 'error', text: "Failed: KeyError: 'pricee'" });
+    expect(exitReason(result({ exit_code: 3 })).text).toBe('Failed with exit code 3');
+    expect(exitReason(result({ exit_code: 139 })).text).toBe('Ended by a crash (segmentation fault) after 1.2 s');
+  });
+  it('passes the sandbox’s own sentence on when it could not run', () => {
+    expect(exitReason(result({ exit_code: -1, summary: 'Podman is not installed: install it with apt-get install podman' })).text).toMatch(/Podman/);
+  });
+});
+
+describe('outputs', () => {
+  it('shows plots inline and lists other files', () => {
+    const r = result({
+      files: [
+        { name: 'plot-001.png', kind: 'plot', size: 10, sha256: '', path: '/d/runs/r1/plot-001.png' },
+        { name: 'summary.csv', kind: 'file', size: 5, sha256: '', path: '/d/runs/r1/summary.csv' },
+        { name: 'chart.png', kind: 'file', size: 5, sha256: '', path: '/d/runs/r1/chart.png' },
+      ],
+    });
+    const { plots, files } = splitOutputs(r);
+    expect(plots.map((f) => f.name)).toEqual(['plot-001.png', 'chart.png']);
+    expect(files.map((f) => f.name)).toEqual(['summary.csv']);
+    expect(fileURL(plots[0])).toBe('/api/file?path=%2Fd%2Fruns%2Fr1%2Fplot-001.png');
+    expect(fileURL({ ...plots[0], data_url: 'data:image/png;base64,AA' })).toBe('data:image/png;base64,AA');
+    expect(fileURL(files[0], true)).toContain('&download=1');
+    expect(splitOutputs(result({ files: null }))).toEqual({ plots: [], files: [] });
+  });
+});
+
+describe('phaseText', () => {
+  it('counts the time against the limit', () => {
+    expect(phaseText({ phase: 'running', elapsed_ms: 4200 }, 30000)).toBe('Running · 4.2 s of 30 s');
+    expect(phaseText({ phase: 'starting' }, 30000)).toBe('Starting the sandbox…');
+    expect(phaseText({ phase: 'collecting' }, 30000)).toBe('Collecting outputs…');
+    expect(phaseText({ phase: 'warming' }, 0)).toBe('Warming…');
+  });
+});

@@ -1,0 +1,168 @@
+// A run of code in the sandbox as the UI shows it: the result's shape
+// (sandbox.Result), the exit reason in words, and the live status line.
+import { bytes, duration, seconds } from './format';
+
+export interface OutputFile {
+  name: string;
+  kind: 'plot' | 'file' | string;
+  size: number;
+  sha256: string;
+  path: string;
+  data_url?: string;
+}
+
+export interface LimitStatus {
+  asked: string;
+  value: number;
+  strength: 'held' | 'weaker' | 'not held' | string;
+  how: string;
+}
+
+export interface RunResult {
+  id: string;
+  exit_code: number;
+  timed_out: boolean;
+  oom_killed: boolean;
+  duration_ms: number;
+  stdout: string;
+  stderr: string;
+  stdout_truncated: boolean;
+  stderr_truncated: boolean;
+  files: OutputFile[] | null;
+  skipped?: { name: string; reason: string }[] | null;
+  limits?: Partial<Record<'timeout' | 'memory' | 'cpu' | 'pids' | 'stdout' | 'stderr' | 'output_files' | 'output_bytes' | 'tmp', LimitStatus>>;
+  summary?: string;
+  notes?: string[] | null;
+  input?: { host_path: string; path: string; size: number; renamed?: boolean } | null;
+  memory_peak_bytes?: number;
+  started?: string;
+}
+
+export type ExitKind = 'ok' | 'error' | 'timeout' | 'oom' | 'stopped' | 'failed';
+
+export interface ExitReason {
+  kind: ExitKind;
+  text: string;
+}
+
+const signals: Record<number, string> = { 9: 'killed', 15: 'terminated', 11: 'a crash (segmentation fault)', 6: 'aborted' };
+
+/** The last line of a Python traceback ("KeyError: 'price'"), or ''. */
+export function errorLine(stderr: string): string {
+  const lines = stderr.trimEnd().split('\n');
+  if (!stderr.includes('Traceback (most recent call last)')) return '';
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = lines[i].trim();
+    if (l && !l.startsWith('File ') && !l.startsWith('^') && !l.startsWith('~')) return l;
+  }
+  return '';
+}
+
+function timeoutText(r: RunResult): string {
+  const ms = r.limits?.timeout?.value;
+  if (ms && ms > 0) return seconds(ms / 1000);
+  return r.limits?.timeout?.asked ?? '';
+}
+
+function memoryText(r: RunResult): string {
+  const b = r.limits?.memory?.value;
+  if (b && b > 0) return bytes(b);
+  return r.limits?.memory?.asked ?? '';
+}
+
+/** Why a run ended, in words: "Stopped at the 30 s limit", "Ran out of its 512 MiB memory". */
+export function exitReason(r: RunResult, stoppedByUser = false): ExitReason {
+  const took = duration(r.duration_ms);
+  if (r.timed_out) {
+    const lim = timeoutText(r);
+    return { kind: 'timeout', text: lim ? `Stopped at the ${lim} limit` : `Stopped at the time limit after ${took}` };
+  }
+  if (r.oom_killed) {
+    const lim = memoryText(r);
+    return { kind: 'oom', text: lim ? `Ran out of its ${lim} memory` : 'Ran out of memory' };
+  }
+  if (stoppedByUser) return { kind: 'stopped', text: `Stopped by you after ${took}` };
+  if (r.exit_code === 0) return { kind: 'ok', text: `Finished in ${took}` };
+  if (r.exit_code < 0) return { kind: 'failed', text: r.summary || 'The sandbox could not run the code' };
+  if (r.exit_code > 128 && r.exit_code < 160) {
+    const sig = r.exit_code - 128;
+    if (sig === 9 && !r.stderr.includes('Traceback')) {
+      // A SIGKILL that rehome did not send is most often the kernel's OOM killer.
+      return { kind: 'error', text: `Killed after ${took} (signal 9: often a sign of running out of memory)` };
+    }
+    return { kind: 'error', text: `Ended by ${signals[sig] ?? `signal ${sig}`} after ${took}` };
+  }
+  const line = errorLine(r.stderr);
+  if (line.startsWith('MemoryError')) {
+    const lim = memoryText(r);
+    return { kind: 'oom', text: lim ? `Ran out of its ${lim} memory (MemoryError)` : 'Ran out of memory (MemoryError)' };
+  }
+  if (line) return { kind: 'error', text: `Failed: ${line}` };
+  return { kind: 'error', text: `Failed with exit code ${r.exit_code}` };
+}
+
+/** Plots to show inline, and the other files to save. */
+export function splitOutputs(r: RunResult): { plots: OutputFile[]; files: OutputFile[] } {
+  const all = r.files ?? [];
+  const isImage = (f: OutputFile) => /\.(png|jpe?g|gif|webp)$/i.test(f.name);
+  return {
+    plots: all.filter((f) => f.kind === 'plot' || isImage(f)),
+    files: all.filter((f) => !(f.kind === 'plot' || isImage(f))),
+  };
+}
+
+/** The URL an <img> shows a plot from. */
+export function fileURL(f: OutputFile, download = false): string {
+  if (f.data_url && !download) return f.data_url;
+  return `/api/file?path=${encodeURIComponent(f.path)}${download ? '&download=1' : ''}`;
+}
+
+export interface Progress {
+  run_id?: string;
+  id?: string;
+  phase: string;
+  elapsed_ms?: number;
+  message?: string;
+}
+
+/** The live status line of a run: "Starting the sandbox…", "Running · 4.2 s of 30 s". */
+export function phaseText(p: Progress, timeoutMs: number): string {
+  const el = p.elapsed_ms ?? 0;
+  const of = timeoutMs > 0 ? ` of ${seconds(timeoutMs / 1000)}` : '';
+  switch (p.phase) {
+    case 'queued':
+      return 'Waiting for the previous run to finish…';
+    case 'connecting':
+    case 'preparing':
+    case 'starting':
+    case 'creating':
+      return p.message || 'Starting the sandbox…';
+    case 'image':
+    case 'loading':
+      return p.message || 'Loading the sandbox image…';
+    case 'running':
+      return `Running · ${duration(el)}${of}`;
+    case 'collecting':
+    case 'outputs':
+      return 'Collecting outputs…';
+    case 'stopping':
+      return 'Stopping…';
+    case 'done':
+    case 'finished':
+      return 'Finished';
+    default:
+      return p.message || `${p.phase[0]?.toUpperCase() ?? ''}${p.phase.slice(1)}…`;
+  }
+}
+
+/** A run as the notebook keeps it: the code, the file, the outcome. */
+export interface Cell {
+  key: string;
+  code: string;
+  file: string;
+  fileName: string;
+  started: number;
+  result?: RunResult;
+  error?: string;
+  stopped?: boolean;
+}
