@@ -43,6 +43,8 @@ func NewServer(a *App, o ServerOptions) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/call/{method}", s.call)
 	mux.HandleFunc("GET /api/events", s.events)
+	mux.Handle("POST /api/upload", NewUploadHandler(a))
+	mux.Handle("GET /api/file", NewFileHandler(a))
 	mux.Handle("GET /", http.FileServerFS(o.Assets))
 	s.mux = mux
 	return s
