@@ -482,9 +482,9 @@ func Best(all []Model, mach Machine, ctx, n int) []Pick {
 				eff = math.Sqrt(float64(m.ParamsText) * float64(m.ParamsActive))
 			}
 			score := eff / 1e9 * schemes[q].quality
-			why := fmt.Sprintf("%s at %s: needs %s of %s", m.Name, q, hardware.GiB(r.VRAMNeededBytes), describeBudget(mach))
+			why := fmt.Sprintf("needs %s of %s", hardware.GiB(r.VRAMNeededBytes), describeBudget(mach))
 			if want == VerdictCPU {
-				why = fmt.Sprintf("%s at %s: needs %s of %s", m.Name, q, hardware.GiB(r.RAMNeededBytes), describeBudget(mach))
+				why = fmt.Sprintf("needs %s of %s", hardware.GiB(r.RAMNeededBytes), describeBudget(mach))
 				score /= 1 + active/4e9
 				why += fmt.Sprintf("; reads about %.1f GB per token", active/1e9)
 			}
