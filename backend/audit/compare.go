@@ -135,7 +135,11 @@ func capabilityChanges(a, b AssistantAudit, inputsWhy string) []CapabilityChange
 		case !inB:
 			out = append(out, CapabilityChange{ID: id, Name: ra.Name, From: ra.Category, Why: "the assistant no longer uses it"})
 		case ra.Category != rb.Category || ra.Rule != rb.Rule:
-			out = append(out, CapabilityChange{ID: id, Name: rb.Name, From: ra.Category, To: rb.Category, Reason: rb.Reason, Why: ruleWhy(ra, rb, inputsWhy)})
+			why := ruleWhy(ra, rb, inputsWhy)
+			if ra.Category == rb.Category {
+				why = "same answer, new reason: " + why
+			}
+			out = append(out, CapabilityChange{ID: id, Name: rb.Name, From: ra.Category, To: rb.Category, Reason: rb.Reason, Why: why})
 		}
 	}
 	return out
@@ -148,10 +152,10 @@ func ruleWhy(a, b Result, inputsWhy string) string {
 	case b.Rule != "" && len(b.Because) > 0:
 		parts = append(parts, "now "+strings.Join(b.Because, " and "))
 	case b.Rule == "" && a.Rule != "":
-		parts = append(parts, "no longer "+strings.Join(a.Because, " and "))
+		parts = append(parts, "no longer: "+strings.Join(a.Because, " and "))
 	}
 	if a.Rule != "" && b.Rule != "" && a.Rule != b.Rule && len(a.Because) > 0 {
-		parts = append(parts, "before, "+strings.Join(a.Because, " and "))
+		parts = append(parts, "before: "+strings.Join(a.Because, " and "))
 	}
 	if len(parts) == 0 && inputsWhy != "" {
 		parts = append(parts, "after "+inputsWhy)

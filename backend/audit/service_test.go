@@ -112,11 +112,11 @@ func TestCompareSaysWhatChangedAndWhy(t *testing.T) {
 		caps[cc.ID] = cc
 	}
 	img := caps[ImageGeneration]
-	if img.From != DoesNotPort || img.To != Rebuild || !strings.Contains(img.Why, "now 2 GiB of VRAM left beside Qwen2.5 32B") || !strings.Contains(img.Why, "before, 4 GiB of VRAM is below 6 GiB") {
+	if img.From != DoesNotPort || img.To != Rebuild || !strings.Contains(img.Why, "now 2 GiB of VRAM left beside Qwen2.5 32B") || !strings.Contains(img.Why, "before: 4 GiB of VRAM is below 6 GiB") {
 		t.Fatalf("image generation change %+v", img)
 	}
 	web := caps[WebBrowsing]
-	if web.From != Rebuild || web.To != DoesNotPort || !strings.Contains(web.Why, "now the machine is air-gapped") || !strings.Contains(web.Why, "before, the data must stay on this machine") {
+	if web.From != Rebuild || web.To != DoesNotPort || !strings.Contains(web.Why, "now the machine is air-gapped") || !strings.Contains(web.Why, "before: the data must stay on this machine") {
 		t.Fatalf("web browsing change %+v", web)
 	}
 	if _, ok := caps[Instructions]; !ok {
