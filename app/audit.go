@@ -1,0 +1,224 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"rehome/backend/assistant"
+	"rehome/backend/audit"
+)
+
+// auditServices holds each App's audit service.
+// TODO(lead): replace with a field `audits *audit.Service` on App, set in Open.
+var auditServices sync.Map // *App → *audit.Service
+
+// audits returns the audit service over the App's store, detecting the
+// hardware through the session's cache and picking the text model with
+// the fit estimate.
+func (a *App) audits() (*audit.Service, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	if s, ok := auditServices.Load(a); ok {
+		return s.(*audit.Service), nil
+	}
+	det := audit.DetectorFunc(func(ctx context.Context) (audit.Machine, error) {
+		r, err := a.Hardware(false)
+		if err != nil {
+			return audit.Machine{}, err
+		}
+		m, known := audit.MachineFromReport(r)
+		if !known {
+			return m, fmt.Errorf("%w: rehome found %v but cannot read its memory; enter the VRAM by hand (it is on the card's box or in `nvidia-smi`)", audit.ErrNeedVRAM, m.GPUs)
+		}
+		return m, nil
+	})
+	s := audit.NewService(a.store, a.assistants, audit.Options{Detector: det, Advisor: audit.ModelsAdvisor{}})
+	actual, _ := auditServices.LoadOrStore(a, s)
+	return actual.(*audit.Service), nil
+}
+
+// RunAudit audits stored assistants or hand-ticked features on this
+// machine (or on memory given by hand) and stores the audit. Without VRAM
+// and without detection it answers an error asking for it.
+func (a *App) RunAudit(req audit.Request) (audit.Record, error) {
+	s, err := a.audits()
+	if err != nil {
+		return audit.Record{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
+	defer cancel()
+	rec, err := s.Run(ctx, req)
+	if err == nil {
+		a.log.Info("audit", "id", rec.ID, "assistants", len(rec.Assistants), "summary", rec.Summary.Headline)
+	}
+	return rec, err
+}
+
+// Audits lists the stored audits, newest first.
+func (a *App) Audits() ([]audit.Record, error) {
+	s, err := a.audits()
+	if err != nil {
+		return nil, err
+	}
+	return s.List(0)
+}
+
+// GetAudit returns one stored audit.
+func (a *App) GetAudit(id string) (audit.Record, error) {
+	s, err := a.audits()
+	if err != nil {
+		return audit.Record{}, err
+	}
+	return s.Get(id)
+}
+
+// DeleteAudit removes a stored audit.
+func (a *App) DeleteAudit(id string) error {
+	s, err := a.audits()
+	if err != nil {
+		return err
+	}
+	return s.Delete(id)
+}
+
+// CompareAudits says what changed between two stored audits, and why.
+func (a *App) CompareAudits(first, second string) (audit.Comparison, error) {
+	s, err := a.audits()
+	if err != nil {
+		return audit.Comparison{}, err
+	}
+	return s.Compare(first, second)
+}
+
+// AuditCatalog returns the rules the audit applies: every capability with
+// its default answer and the conditions that change it.
+func (a *App) AuditCatalog() *audit.Catalog {
+	return audit.DefaultCatalog()
+}
+
+// Checklist returns the steps to move an assistant, from its latest audit.
+func (a *App) Checklist(assistantID string) (audit.Checklist, error) {
+	s, err := a.audits()
+	if err != nil {
+		return audit.Checklist{}, err
+	}
+	return s.Checklist(assistantID)
+}
+
+// AssistantImport is what the import form sends: a GPT's JSON description,
+// or the path of a rehome bundle, and the paths of knowledge files to
+// attach (dropped on the window, or uploaded in a browser).
+type AssistantImport struct {
+	JSON      string   `json:"json"`
+	Bundle    string   `json:"bundle"`
+	Knowledge []string `json:"knowledge"`
+}
+
+// ImportAssistant stores an assistant from a JSON description (knowledge
+// files hashed and referenced where they are) or from a bundle (its files
+// placed in <data>/knowledge unless the originals are still here).
+func (a *App) ImportAssistant(in AssistantImport) (assistant.Imported, error) {
+	if err := a.ready(); err != nil {
+		return assistant.Imported{}, err
+	}
+	for _, p := range in.Knowledge {
+		if !filepath.IsAbs(p) {
+			return assistant.Imported{}, fmt.Errorf("%s is not a full path: drop or pick the file again", p)
+		}
+	}
+	var imp assistant.Imported
+	var err error
+	switch {
+	case in.Bundle != "" && in.JSON != "":
+		return assistant.Imported{}, errors.New("give either a JSON description or a bundle, not both")
+	case in.Bundle != "":
+		if !filepath.IsAbs(in.Bundle) {
+			return assistant.Imported{}, fmt.Errorf("%s is not a full path: drop or pick the bundle again", in.Bundle)
+		}
+		if len(in.Knowledge) > 0 {
+			return assistant.Imported{}, errors.New("a bundle brings its own knowledge files: attach files only to a JSON import")
+		}
+		imp, err = a.assistants.ImportBundle(in.Bundle, filepath.Join(a.cfg.DataDir, "knowledge"))
+	default:
+		imp, err = a.assistants.Import([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
+	}
+	if err == nil {
+		a.log.Info("assistant imported", "id", imp.Assistant.ID, "knowledge", len(imp.Assistant.Knowledge), "warnings", len(imp.Warnings))
+	}
+	return imp, err
+}
+
+// AssistantExport is one export: the text of a Modelfile or Open WebUI
+// JSON, or the path of a written bundle, and what the user should know.
+type AssistantExport struct {
+	Format   string   `json:"format"`
+	FileName string   `json:"file_name"`
+	Content  string   `json:"content,omitempty"`
+	Path     string   `json:"path,omitempty"`
+	Warnings []string `json:"warnings"`
+}
+
+// ExportAssistant exports an assistant as "modelfile" or "openwebui" (for
+// the local model named by model; "" takes its latest audit's) or as a
+// "bundle", written to a folder of its own under <data>/uploads so the UI
+// can offer it for download.
+func (a *App) ExportAssistant(id, format, model string) (AssistantExport, error) {
+	if err := a.ready(); err != nil {
+		return AssistantExport{}, err
+	}
+	as, err := a.assistants.Get(id)
+	if err != nil {
+		return AssistantExport{}, err
+	}
+	slug := assistant.Slug(as.Name)
+	out := AssistantExport{Format: format, Warnings: []string{}}
+	if model == "" && format != "bundle" {
+		if s, err := a.audits(); err == nil {
+			if rec, _, err := s.Latest(id); err == nil && rec.TextModel != nil {
+				model = rec.TextModel.Tag
+			}
+		}
+	}
+	opts := assistant.ExportOptions{Model: model}
+	switch format {
+	case "modelfile":
+		out.FileName = slug + ".Modelfile"
+		out.Content, out.Warnings, err = assistant.Modelfile(as, opts)
+	case "openwebui":
+		var data []byte
+		out.FileName = slug + ".openwebui.json"
+		data, out.Warnings, err = assistant.OpenWebUI(as, opts)
+		out.Content = string(data)
+	case "bundle":
+		out.FileName = slug + ".rehome.tar.gz"
+		dir := filepath.Join(a.cfg.DataDir, UploadsDir, newUploadID())
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return AssistantExport{}, err
+		}
+		out.Path = filepath.Join(dir, out.FileName)
+		var f *os.File
+		if f, err = os.Create(out.Path); err == nil {
+			out.Warnings, err = assistant.WriteBundle(f, assistant.TarGz, as, assistant.BundleOptions{})
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				os.RemoveAll(dir)
+			}
+		}
+	default:
+		return AssistantExport{}, fmt.Errorf("unknown export format %q: use modelfile, openwebui or bundle", format)
+	}
+	if err != nil {
+		return AssistantExport{}, err
+	}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	return out, nil
+}
