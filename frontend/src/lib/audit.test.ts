@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type AssistantAudit,
+  type AuditForm,
+  acrossCell,
+  columns,
+  costText,
+  emptyForm,
+  formFrom,
+  formProblem,
+  gib,
+  headlineRest,
+  linkHash,
+  modelText,
+  toRequest,
+} from './audit';
+
+function form(change: Partial<AuditForm>): AuditForm {
+  return { ...emptyForm(), ...change };
+}
+
+describe('formProblem', () => {
+  it('asks what to audit', () => {
+    expect(formProblem(form({}))).toMatch(/Pick an assistant/);
+    expect(formProblem(form({ mode: 'features' }))).toMatch(/Tick the features/);
+    expect(formProblem(form({ all: true }))).toBe('');
+  });
+  it('asks for VRAM before anything else when detection is off', () => {
+    expect(formProblem(form({ all: true, detect: false }))).toMatch(/Enter the GPU memory \(VRAM\)/);
+    expect(formProblem(form({ all: true, detect: false, vramGiB: '0' }))).toBe('');
+  });
+  it('refuses numbers that are not', () => {
+    expect(formProblem(form({ all: true, vramGiB: 'eight' }))).toBe('VRAM must be a number, 0 or more.');
+    expect(formProblem(form({ all: true, subscription: '-20' }))).toBe('Subscription must be a number, 0 or more.');
+  });
+});
+
+describe('toRequest', () => {
+  it('turns GiB into bytes and blanks into null', () => {
+    const r = toRequest(form({ mode: 'features', features: ['vision'], vramGiB: '8', ramGiB: '', hours: '', hourly: '40', subscription: '20', airGapped: true }));
+    expect(r.vram_bytes).toBe(8 * 1024 ** 3);
+    expect(r.ram_bytes).toBeNull();
+    expect(r.detect).toBe(true); // RAM still comes from detection
+    expect(r.hours_available).toBeNull();
+    expect(r.hourly_value).toBe(40);
+    expect(r.features).toEqual(['vision']);
+    expect(r.assistant_ids).toEqual([]);
+    expect(r.air_gapped).toBe(true);
+  });
+  it('needs no detection when both sizes are typed', () => {
+    const r = toRequest(form({ assistantIds: ['a'], vramGiB: '7,5', ramGiB: '32' }));
+    expect(r.vram_bytes).toBe(7.5 * 1024 ** 3);
+    expect(r.detect).toBe(false);
+    expect(r.assistant_ids).toEqual(['a']);
+  });
+  it('round-trips through a stored request', () => {
+    const f = form({ mode: 'features', features: ['canvas', 'memory'], label: 'Idea', vramGiB: '12', ramGiB: '64', hours: '10', dataLocal: true });
+    expect(formFrom(toRequest(f))).toEqual({ ...f, detect: false });
+  });
+});
+
+describe('columns and words', () => {
+  const aa = {
+    capabilities: [
+      { id: 'instructions', category: 'ports' },
+      { id: 'vision', category: 'does_not_port' },
+      { id: 'knowledge', category: 'rebuild' },
+      { id: 'file_uploads', category: 'ports' },
+    ],
+  } as unknown as AssistantAudit;
+  it('sorts capabilities into the three columns in order', () => {
+    const c = columns(aa);
+    expect(c.ports.map((r) => r.id)).toEqual(['instructions', 'file_uploads']);
+    expect(c.rebuild.map((r) => r.id)).toEqual(['knowledge']);
+    expect(c.does_not_port.map((r) => r.id)).toEqual(['vision']);
+  });
+  it('writes sizes, costs and models as the UI says them', () => {
+    expect(gib(8 * 1024 ** 3)).toBe('8 GiB');
+    expect(gib(512 * 1024 ** 2)).toBe('512 MiB');
+    expect(gib(0)).toBe('0 GiB');
+    expect(costText({ hours: 6, ops: 'x', ops_hours_per_month: 1 }, 'rebuild')).toBe('6 h of work, then 1 h a month');
+    expect(costText({ hours: 0.5, ops: '', ops_hours_per_month: 0 }, 'ports')).toBe('0.5 h of work');
+    expect(costText({ hours: 0, ops: '', ops_hours_per_month: 0 }, 'does_not_port')).toBe('');
+    expect(modelText(null)).toMatch(/No text model fits/);
+    expect(modelText({ name: 'Qwen', tag: '', vram_bytes: 0, ram_bytes: 8 * 1024 ** 3, on_cpu: true, vision: false, source: '' })).toBe('Qwen (on the CPU, 8 GiB of RAM)');
+    expect(linkHash('sandbox')).toBe('#/code');
+    expect(linkHash(undefined)).toBe('');
+  });
+  it('finds an assistant’s cell in the across view', () => {
+    const row = { id: 'vision', name: 'Vision', users: [{ name: 'A', category: 'rebuild' as const, decision: 'move' as const }] };
+    expect(acrossCell(row, 'A')).toBe('rebuild');
+    expect(acrossCell(row, 'B')).toBe('');
+  });
+});
+
+describe('headlineRest', () => {
+  it('drops the decision the badge already shows', () => {
+    const v = (decision: 'move' | 'move_in_part' | 'keep', headline: string) => ({ decision, headline, label: '', stays_behind: [], reasons: [] });
+    expect(headlineRest(v('move_in_part', 'Move in part: actions (OpenAPI) stays behind.'))).toBe('Actions (OpenAPI) stays behind.');
+    expect(headlineRest(v('move', 'Move: everything it uses runs on this machine.'))).toBe('Everything it uses runs on this machine.');
+    expect(headlineRest(v('keep', 'Keep it on ChatGPT for now.'))).toBe('');
+  });
+});
+
+describe('import helpers', () => {
+  it('tells bundles apart and lists paths once', async () => {
+    const { isBundleName, baseName, addPaths } = await import('./auditImport');
+    expect(isBundleName('gpt.rehome.tar.gz')).toBe(true);
+    expect(isBundleName('GPT.ZIP')).toBe(true);
+    expect(isBundleName('notes.md')).toBe(false);
+    expect(baseName('/data/uploads/x/notes q3.md')).toBe('notes q3.md');
+    expect(baseName('C:\\Users\\me\\a.pdf')).toBe('a.pdf');
+    expect(addPaths(['/a'], ['/a', '/b', ''])).toEqual(['/a', '/b']);
+  });
+});
