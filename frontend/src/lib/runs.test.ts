@@ -77,9 +77,11 @@ describe('outputs', () => {
 
 describe('phaseText', () => {
   it('counts the time against the limit', () => {
-    expect(phaseText({ phase: 'running', elapsed_ms: 4200 }, 30000)).toBe('Running · 4.2 s of 30 s');
-    expect(phaseText({ phase: 'starting' }, 30000)).toBe('Starting the sandbox…');
-    expect(phaseText({ phase: 'collecting' }, 30000)).toBe('Collecting outputs…');
-    expect(phaseText({ phase: 'warming' }, 0)).toBe('Warming…');
+    expect(phaseText('running', 4200, 30000)).toBe('Running · 4.2 s of 30 s');
+    expect(phaseText('output', 12000, 0)).toBe('Running · 12 s');
+    expect(phaseText('starting', 0, 30000)).toBe('Starting the sandbox…');
+    expect(phaseText('image', 0, 30000, 'importing rehome-sandbox')).toBe('Preparing the sandbox image: importing rehome-sandbox');
+    expect(phaseText('collecting', 0, 30000)).toBe('Collecting outputs…');
+    expect(phaseText('warming', 0, 0)).toBe('Warming…');
   });
 });

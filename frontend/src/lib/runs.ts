@@ -117,47 +117,38 @@ export function fileURL(f: OutputFile, download = false): string {
   return `/api/file?path=${encodeURIComponent(f.path)}${download ? '&download=1' : ''}`;
 }
 
-export interface Progress {
-  run_id?: string;
-  id?: string;
-  phase: string;
-  elapsed_ms?: number;
-  message?: string;
-}
-
-/** The live status line of a run: "Starting the sandbox…", "Running · 4.2 s of 30 s". */
-export function phaseText(p: Progress, timeoutMs: number): string {
-  const el = p.elapsed_ms ?? 0;
+/**
+ * The live status line of a run from its stage (sandbox.Progress.Stage):
+ * "Starting the sandbox…", "Running · 4.2 s of 30 s".
+ */
+export function phaseText(stage: string, elapsedMs: number, timeoutMs: number, message = ''): string {
   const of = timeoutMs > 0 ? ` of ${seconds(timeoutMs / 1000)}` : '';
-  switch (p.phase) {
+  switch (stage) {
+    case '':
     case 'queued':
-      return 'Waiting for the previous run to finish…';
-    case 'connecting':
-    case 'preparing':
     case 'starting':
-    case 'creating':
-      return p.message || 'Starting the sandbox…';
+      return 'Starting the sandbox…';
     case 'image':
-    case 'loading':
-      return p.message || 'Loading the sandbox image…';
+      return message ? `Preparing the sandbox image: ${message}` : 'Preparing the sandbox image…';
     case 'running':
-      return `Running · ${duration(el)}${of}`;
+    case 'output':
+      return `Running · ${duration(elapsedMs)}${of}`;
     case 'collecting':
-    case 'outputs':
       return 'Collecting outputs…';
     case 'stopping':
       return 'Stopping…';
     case 'done':
-    case 'finished':
       return 'Finished';
     default:
-      return p.message || `${p.phase[0]?.toUpperCase() ?? ''}${p.phase.slice(1)}…`;
+      return message || `${stage[0].toUpperCase()}${stage.slice(1)}…`;
   }
 }
 
 /** A run as the notebook keeps it: the code, the file, the outcome. */
 export interface Cell {
   key: string;
+  /** The ready analysis it ran, or "Your code". */
+  label: string;
   code: string;
   file: string;
   fileName: string;
@@ -165,4 +156,6 @@ export interface Cell {
   result?: RunResult;
   error?: string;
   stopped?: boolean;
+  /** What the code printed so far, while it runs. */
+  live?: string;
 }

@@ -1,0 +1,29 @@
+// Preferences of this UI that live in the browser (or the window's web
+// view): small choices about how screens behave, not data.
+
+const PREFIX = 'rehome.pref.';
+
+export interface Prefs {
+  /** Run the Quick look analysis as soon as a file is dropped. */
+  autoRun: boolean;
+}
+
+const defaults: Prefs = { autoRun: true };
+
+export function getPref<K extends keyof Prefs>(key: K): Prefs[K] {
+  try {
+    const raw = localStorage.getItem(PREFIX + key);
+    if (raw === null) return defaults[key];
+    return JSON.parse(raw) as Prefs[K];
+  } catch {
+    return defaults[key];
+  }
+}
+
+export function setPref<K extends keyof Prefs>(key: K, value: Prefs[K]): void {
+  try {
+    localStorage.setItem(PREFIX + key, JSON.stringify(value));
+  } catch {
+    // Storage full or disabled: the choice lasts until the page reloads.
+  }
+}
