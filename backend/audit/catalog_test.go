@@ -83,6 +83,8 @@ var ruleCases = []struct {
 	{Vision, "room for a vision model", gpu(24, 11), Rebuild, "", "cannot see images"},
 	{Vision, "text model reads images", with(gpu(24, 11), seesImages), Ports, "text-model-sees", "reads images itself"},
 	{Vision, "text model reads images on a small GPU", with(gpu(6, 4.5), seesImages), Ports, "text-model-sees", "reads images itself"},
+	{Vision, "no GPU, beside a model on the CPU", cpuOnly(32, 16), Rebuild, "cpu-only", "in system RAM, on the CPU"},
+	{Vision, "a CPU model that reads images", with(cpuOnly(32, 16), seesImages), Ports, "text-model-sees", "reads images itself"},
 	{Vision, "no room for a vision model", gpu(8, 6), DoesNotPort, "no-room-for-vision-model", "this machine has 2 GiB left (of 8 GiB)"},
 	{Vision, "nothing fits", noModel(), DoesNotPort, "no-text-model", "let alone one that reads images"},
 	{Canvas, "defaults", gpu(8, 6), Rebuild, "", "no drop-in local equivalent"},
