@@ -446,3 +446,34 @@ func readFileOrEmpty(path string) ([]byte, error) {
 	}
 	return data, err
 }
+
+// ghw drops the whole PCI bus when one device lacks its modalias file; the
+// display devices are then read from their own files.
+func TestPCIWithoutModalias(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join("testdata", "nvidia-rtx3090")
+	if err := os.CopyFS(root, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "sys", "devices", "pci0000:00", "0000:00:03.1", "modalias")); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorded{t: t, out: mustRead(t, filepath.Join(src, "nvidia-smi.txt"))}
+	r := detect(t, NewDetector(Options{Root: root, NvidiaSMI: "nvidia-smi", Runner: rec}))
+	if len(r.GPUs) != 1 {
+		t.Fatalf("GPUs %+v", r.GPUs)
+	}
+	g := r.GPUs[0]
+	if g.PCIAddress != "0000:0b:00.0" || g.Driver != "nvidia" || g.Class != "VGA compatible controller" || g.VRAMTotalBytes != 24576*mib {
+		t.Errorf("got %+v", g)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

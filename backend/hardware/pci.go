@@ -1,6 +1,7 @@
 package hardware
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -114,6 +115,11 @@ func enumerateDisplays(root string, db *pcidb.PCIDB) ([]display, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(info.Devices) == 0 && dirHasEntries(filepath.Join(root, "sys", "bus", "pci", "devices")) {
+		// ghw gives up on the whole bus when one device lacks a modalias
+		// file; read the display devices' own files instead.
+		return scanDisplays(root, db), nil
+	}
 	var out []display
 	for _, d := range info.Devices {
 		if d.Class == nil || d.Class.ID != "03" {
@@ -151,6 +157,41 @@ func enumerateDisplays(root string, db *pcidb.PCIDB) ([]display, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].address < out[j].address })
 	return out, nil
+}
+
+// scanDisplays reads class, vendor and device of each PCI device directly.
+func scanDisplays(root string, db *pcidb.PCIDB) []display {
+	dir := filepath.Join(root, "sys", "bus", "pci", "devices")
+	entries, _ := os.ReadDir(dir)
+	var out []display
+	for _, e := range entries {
+		dev := filepath.Join(dir, e.Name())
+		class, ok := readSysfsUint(filepath.Join(dev, "class"))
+		if !ok || class>>16 != 0x03 {
+			continue
+		}
+		vid, _ := readSysfsUint(filepath.Join(dev, "vendor"))
+		pid, _ := readSysfsUint(filepath.Join(dev, "device"))
+		ds := display{
+			address:   strings.ToLower(e.Name()),
+			vendorID:  fmt.Sprintf("%04x", vid),
+			productID: fmt.Sprintf("%04x", pid),
+			subclass:  fmt.Sprintf("%02x", (class>>8)&0xff),
+		}
+		if v := db.Vendors[ds.vendorID]; v != nil {
+			ds.vendor = v.Name
+		}
+		if p := db.Products[ds.vendorID+ds.productID]; p != nil {
+			ds.product = p.Name
+		}
+		ds.class = pciClassName(ds.subclass, "")
+		if link, err := os.Readlink(filepath.Join(dev, "driver")); err == nil {
+			ds.driver = filepath.Base(link)
+		}
+		out = append(out, ds)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].address < out[j].address })
+	return out
 }
 
 func known(name string) string {

@@ -188,7 +188,7 @@ func (m *Model) complete() error {
 		m.Tags = []string{}
 	}
 	var text, experts, embd uint64
-	for _, t := range m.tensors() {
+	m.eachTensor(func(t tensor) {
 		text += t.params
 		if t.expert {
 			experts += t.params
@@ -196,7 +196,7 @@ func (m *Model) complete() error {
 		if t.name == "token_embd" && !m.TiedEmbeddings {
 			embd = t.params
 		}
-	}
+	})
 	m.ParamsText = text
 	m.ParamsActive = text - embd
 	if m.Experts > 0 {

@@ -162,6 +162,7 @@ func FitLayout(m Model, l Layout, opts Options, mach Machine) (FitResult, error)
 		return FitResult{}, err
 	}
 	r := evaluate(m, l, opts, mach)
+	r.Terms = terms(m, l, opts, r, mach)
 	r.MaxContext, r.MaxContextIn = maxContext(m, l, opts, mach)
 	if opts.Context > m.MaxContext {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d tokens is beyond the %d the model was trained for: quality drops past it unless rope scaling is configured.", opts.Context, m.MaxContext))
@@ -258,7 +259,6 @@ func evaluate(m Model, l Layout, o Options, mach Machine) FitResult {
 		r.OverheadBytes = cpuOverhead
 	}
 	r.TotalBytes = r.WeightsBytes + r.KVCacheBytes + r.ComputeBytes + r.OverheadBytes + r.VisionBytes
-	r.Terms = terms(m, l, o, r, mach)
 
 	usable := mach.UsableRAM()
 	if gpu {
@@ -329,6 +329,21 @@ func evaluate(m Model, l Layout, o Options, mach Machine) FitResult {
 		r.VerdictText = fmt.Sprintf("Does not fit in memory: needs %s, the machine has %s of usable RAM", hardware.GiB(cpuTotal), hardware.GiB(usable))
 	}
 	return r
+}
+
+// quickFit is Fit without the search for the largest context: for trying
+// many quantizations.
+func quickFit(m Model, q string, opts Options, mach Machine) (FitResult, error) {
+	l, err := m.Layout(q)
+	if err != nil {
+		return FitResult{}, err
+	}
+	if err := opts.check(m); err != nil {
+		return FitResult{}, err
+	}
+	r := evaluate(m, l, opts, mach)
+	r.Terms = terms(m, l, opts, r, mach)
+	return r, nil
 }
 
 // ramSide is what the GPU's part costs in system RAM: nothing for a
@@ -465,7 +480,7 @@ func Best(all []Model, mach Machine, ctx, n int) []Pick {
 				continue
 			}
 			c := min(ctx, m.MaxContext)
-			r, err := Fit(m, q, Options{Context: c}, mach)
+			r, err := quickFit(m, q, Options{Context: c}, mach)
 			if err != nil || r.Verdict != want {
 				continue
 			}
@@ -493,6 +508,10 @@ func Best(all []Model, mach Machine, ctx, n int) []Pick {
 			}
 		}
 		if best != nil {
+			// The chosen one gets the full estimate, notes and all.
+			if full, err := Fit(best.Model, best.Result.Quant, Options{Context: best.Result.Context}, mach); err == nil {
+				best.Result = full
+			}
 			picks = append(picks, *best)
 		}
 	}

@@ -97,19 +97,20 @@ type tensor struct {
 	expert bool   // a routed-expert tensor of a mixture of experts
 }
 
-// tensors lists the model's tensors as llama.cpp's converter writes them.
-// Their parameters add up to the published count exactly (see the tests).
-func (m Model) tensors() []tensor {
+// eachTensor calls fn for each of the model's tensors as llama.cpp's
+// converter writes them. Their parameters add up to the published count
+// exactly (see the tests).
+func (m Model) eachTensor(fn func(tensor)) {
 	h, nh, kv, hd := u(m.HiddenSize), u(m.Heads), u(m.KVHeads), u(m.HeadDim)
 	v, ff := u(m.VocabSize), u(m.IntermediateSize)
-	ts := []tensor{{name: "token_embd", layer: -1, params: v * h, ne0: h}}
+	fn(tensor{name: "token_embd", layer: -1, params: v * h, ne0: h})
 	if !m.TiedEmbeddings {
-		ts = append(ts, tensor{name: "output", layer: -1, params: v * h, ne0: h})
+		fn(tensor{name: "output", layer: -1, params: v * h, ne0: h})
 	}
-	ts = append(ts, tensor{name: "output_norm", layer: -1, params: h})
+	fn(tensor{name: "output_norm", layer: -1, params: h})
 	for i := 0; i < m.Layers; i++ {
 		add := func(name string, params, ne0 uint64, expert bool) {
-			ts = append(ts, tensor{name: name, layer: i, params: params, ne0: ne0, expert: expert})
+			fn(tensor{name: name, layer: i, params: params, ne0: ne0, expert: expert})
 		}
 		add("attn_norm", h, 0, false)
 		if m.Arch == "phi3" {
@@ -156,7 +157,6 @@ func (m Model) tensors() []tensor {
 			add("ffn_down", ff*h, ff, false)
 		}
 	}
-	return ts
 }
 
 func u(n int) uint64 { return uint64(n) }
@@ -346,7 +346,7 @@ func (m Model) Layout(q string) (Layout, error) {
 		return Layout{}, fmt.Errorf("%s is not published in %s; its quantizations are %s", m.ID, q, strings.Join(m.Quants, ", "))
 	}
 	l := Layout{Quant: q, LayerBytes: make([]uint64, m.Layers), ByType: map[string]uint64{}, HeaderBytes: u(m.VocabSize) * headerBytesPerToken}
-	for _, t := range m.tensors() {
+	m.eachTensor(func(t tensor) {
 		typ := m.typeFor(q, t)
 		b := bytesOf(typ, t.params)
 		l.ByType[typ] += b
@@ -358,7 +358,7 @@ func (m Model) Layout(q string) (Layout, error) {
 		default:
 			l.OutputBytes += b
 		}
-	}
+	})
 	return l, nil
 }
 

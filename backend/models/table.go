@@ -103,12 +103,12 @@ func autoFit(m Model, opts Options, mach Machine, want string) (FitResult, error
 		if !containsFold(m.Quants, q) {
 			continue
 		}
-		r, err := Fit(m, q, opts, mach)
+		r, err := quickFit(m, q, opts, mach)
 		if err != nil {
 			return FitResult{}, err
 		}
 		if r.Verdict == want {
-			return r, nil
+			return Fit(m, q, opts, mach)
 		}
 	}
 	return Fit(m, DefaultQuant(m), opts, mach)
