@@ -58,3 +58,85 @@ export interface RunEvent {
 export function timeoutMs(l: Pick<Limits, 'timeout_ns'>): number {
   return l.timeout_ns / 1e6;
 }
+
+/** sandbox.ImageStatus */
+export interface ImageStatus {
+  image: string;
+  recipe_digest?: string;
+  present: boolean;
+  size_bytes?: number;
+  archive?: string;
+  archive_present?: boolean;
+  archive_size_bytes?: number;
+  stale?: string[];
+  fix?: string;
+}
+
+/** sandbox.Host: the Podman service and the kernel features it has. */
+export interface Host {
+  podman_version?: string;
+  rootless?: boolean;
+  cgroup_version?: string;
+  cgroup_manager?: string;
+  cgroup_controllers?: string[];
+  kernel?: string;
+  default_runtime?: string;
+  seccomp?: boolean;
+  service_started?: boolean;
+}
+
+/** What SandboxStatus answers: Podman found or not, the image, what the kernel enforces. */
+export interface SandboxStatus {
+  ready?: boolean;
+  podman?: boolean;
+  error?: string;
+  install?: string;
+  host?: Host | null;
+  image?: ImageStatus | null;
+  enforcement?: { memory?: boolean; pids?: boolean; cpu?: boolean } | null;
+  runtime?: string;
+}
+
+/** One guarantee of the self-test (sandbox.Check). */
+export interface Check {
+  name: string;
+  strength: 'held' | 'weaker' | 'not held' | string;
+  detail: string;
+}
+
+/** sandbox.DoctorReport */
+export interface DoctorReport {
+  ok: boolean;
+  summary: string;
+  image?: string;
+  runtime?: string;
+  checks: Check[];
+  duration_ms: number;
+}
+
+const checkNames: Record<string, string> = {
+  podman: 'Podman reachable',
+  filesystem: 'Only the dropped file is visible, read-only',
+  network: 'No network',
+  memory: 'Memory ceiling',
+  timeout: 'Wall-clock kill',
+  wallclock: 'Wall-clock kill',
+  pids: 'Process cap (fork bombs)',
+  cpu: 'CPU quota',
+  outputs: 'Output caps and a safe output channel',
+  output: 'Output caps and a safe output channel',
+  privileges: 'No privileges (no root, no new privileges, no capabilities)',
+  isolation: 'Isolation from the host',
+  cleanup: 'Nothing left behind after a run',
+  stop: 'Stop kills within a second',
+};
+
+/** A guarantee's name in the user's words. */
+export function checkLabel(name: string): string {
+  return checkNames[name] ?? name.charAt(0).toUpperCase() + name.slice(1).replace(/[_-]/g, ' ');
+}
+
+/** The strength of a guarantee in words. */
+export function strengthLabel(s: string): string {
+  return s === 'held' ? 'Held' : s === 'weaker' ? 'Weaker' : s === 'not held' ? 'Not held' : s;
+}
