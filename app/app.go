@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"rehome/backend/assistant"
+	"rehome/backend/audit"
+	"rehome/backend/hardware"
 	"rehome/backend/store"
 )
 
@@ -38,6 +40,8 @@ type App struct {
 
 	store      *store.Store
 	assistants *assistant.Service
+	audit      *audit.Service
+	hw         *hardware.Cache
 }
 
 // New returns an App; call Open before serving it.
@@ -45,7 +49,7 @@ func New(cfg Config) *App {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &App{cfg: cfg, log: cfg.Log}
+	return &App{cfg: cfg, log: cfg.Log, hw: hardware.NewCache(hardware.NewDetector(hardware.Options{}))}
 }
 
 // Open opens the store and the services on it. A failure is also kept, so
@@ -60,6 +64,7 @@ func Open(a *App) error {
 	}
 	a.store = st
 	a.assistants = assistant.NewService(st)
+	a.audit = audit.NewService(st, a.assistants, audit.Options{Detector: a.auditDetector(), Advisor: audit.ModelsAdvisor{}})
 	return nil
 }
 

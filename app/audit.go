@@ -6,27 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"rehome/backend/assistant"
 	"rehome/backend/audit"
 )
 
-// auditServices holds each App's audit service.
-// TODO(lead): replace with a field `audits *audit.Service` on App, set in Open.
-var auditServices sync.Map // *App → *audit.Service
-
-// audits returns the audit service over the App's store, detecting the
-// hardware through the session's cache and picking the text model with
-// the fit estimate.
-func (a *App) audits() (*audit.Service, error) {
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	if s, ok := auditServices.Load(a); ok {
-		return s.(*audit.Service), nil
-	}
-	det := audit.DetectorFunc(func(ctx context.Context) (audit.Machine, error) {
+// auditDetector lets the audit use the session's hardware detection.
+func (a *App) auditDetector() audit.DetectorFunc {
+	return audit.DetectorFunc(func(ctx context.Context) (audit.Machine, error) {
 		r, err := a.Hardware(false)
 		if err != nil {
 			return audit.Machine{}, err
@@ -37,9 +24,14 @@ func (a *App) audits() (*audit.Service, error) {
 		}
 		return m, nil
 	})
-	s := audit.NewService(a.store, a.assistants, audit.Options{Detector: det, Advisor: audit.ModelsAdvisor{}})
-	actual, _ := auditServices.LoadOrStore(a, s)
-	return actual.(*audit.Service), nil
+}
+
+// audits returns the audit service over the App's store.
+func (a *App) audits() (*audit.Service, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	return a.audit, nil
 }
 
 // RunAudit audits stored assistants or hand-ticked features on this

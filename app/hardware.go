@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"rehome/backend/hardware"
@@ -12,14 +11,7 @@ import (
 // detectTimeout bounds one detection (nvidia-smi is the slow part).
 const detectTimeout = 30 * time.Second
 
-// hwCaches holds each App's session cache of the hardware detection.
-// TODO(lead): replace with a field `hw *hardware.Cache` on App, set in New.
-var hwCaches sync.Map // *App → *hardware.Cache
-
-func (a *App) hardwareCache() *hardware.Cache {
-	c, _ := hwCaches.LoadOrStore(a, hardware.NewCache(hardware.NewDetector(hardware.Options{})))
-	return c.(*hardware.Cache)
-}
+func (a *App) hardwareCache() *hardware.Cache { return a.hw }
 
 // Hardware returns the machine's CPU, RAM and GPUs with their VRAM and the
 // source of each figure. It detects once per session; refresh detects again.

@@ -28,10 +28,11 @@ const (
 	Memory          Capability = "memory"
 	Voice           Capability = "voice"
 	Vision          Capability = "vision"
+	FileUploads     Capability = "file_uploads"
 )
 
 // Capabilities lists every known capability in display order.
-var Capabilities = []Capability{WebBrowsing, ImageGeneration, CodeInterpreter, Canvas, Memory, Voice, Vision}
+var Capabilities = []Capability{WebBrowsing, ImageGeneration, CodeInterpreter, Canvas, Memory, Voice, Vision, FileUploads}
 
 // KnowledgeFile references a file the GPT answers from. rehome stores the
 // reference and a hash, never a silent copy.

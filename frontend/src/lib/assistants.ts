@@ -5,7 +5,8 @@ export type Capability =
   | 'canvas'
   | 'memory'
   | 'voice'
-  | 'vision';
+  | 'vision'
+  | 'file_uploads';
 
 export interface KnowledgeFile {
   name: string;
@@ -43,6 +44,7 @@ export const capabilityLabels: Record<Capability, string> = {
   memory: 'Memory',
   voice: 'Voice',
   vision: 'Vision (image input)',
+  file_uploads: 'File uploads in chat',
 };
 
 export function emptyAssistant(): Assistant {
