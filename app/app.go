@@ -129,4 +129,3 @@ func (a *App) Status() StatusInfo {
 func (a *App) UIReady(screen string) {
 	a.log.Info("ui ready", "screen", screen)
 }
-
