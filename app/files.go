@@ -394,3 +394,24 @@ func humanBytes(n int64) string {
 	s = strings.TrimSuffix(s, ".0")
 	return s + " " + string("KMGTPE"[exp]) + "iB"
 }
+
+// UIEvent records a milestone the UI reached — a file's preview shown, the
+// first plot drawn after a drop — in the log with its timings, for support
+// and for the window tests, which can read nothing else from a web view.
+func (a *App) UIEvent(event string, data map[string]any) {
+	if len(event) > 64 {
+		event = event[:64]
+	}
+	args := []any{"event", event}
+	n := 0
+	for k, v := range data {
+		if n++; n > 16 {
+			break
+		}
+		if s, ok := v.(string); ok && len(s) > 256 {
+			v = s[:256]
+		}
+		args = append(args, k, v)
+	}
+	a.log.Info("ui event", args...)
+}

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -218,5 +219,15 @@ func TestHumanBytes(t *testing.T) {
 		if got := humanBytes(n); got != want {
 			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func TestUIEventIsLogged(t *testing.T) {
+	var buf bytes.Buffer
+	a := New(Config{DataDir: t.TempDir(), Log: slog.New(slog.NewJSONHandler(&buf, nil))})
+	a.UIEvent("plot shown", map[string]any{"since_open_ms": 1234, "file": strings.Repeat("x", 1000)})
+	out := buf.String()
+	if !strings.Contains(out, `"msg":"ui event"`) || !strings.Contains(out, `"event":"plot shown"`) || !strings.Contains(out, `"since_open_ms":1234`) || len(out) > 800 {
+		t.Fatalf("log: %s", out)
 	}
 }
