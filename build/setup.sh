@@ -64,4 +64,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$lock_sum" ]; then
   (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
   echo "$lock_sum" > "$stamp"
 fi
+# The tests check Modelfile exports with Ollama's own parser, a separate
+# module under testdata; fetch it once so the test does not skip.
+if [ "$mode" = test ]; then
+  (cd backend/assistant/testdata/ollamacheck && go mod download) || say "could not fetch Ollama's parser; its test will skip"
+fi
 say "ready ($mode)"
