@@ -1,5 +1,148 @@
 package main
 
-// Placeholder until this subcommand lands; its owner replaces this file.
-func cmdRun(env *cliEnv, args []string) int { return env.usage("this command is not built yet") }
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
 
+	"rehome/sandbox"
+)
+
+// cmdRun is `rehome run`: one script in a fresh sandbox against one file,
+// ChatGPT Code Interpreter style. The code's output streams to the terminal
+// as it comes (or the whole result prints as JSON); outputs are saved, and
+// the run is stored in the runs bucket.
+func cmdRun(env *cliEnv, args []string) int {
+	fs := env.flags("run", "run --file PATH [--timeout 30s] [--memory 512MiB] [--cpus 1] [--pids 128] [--out DIR] [--json] SCRIPT.py|-")
+	file := fs.String("file", "", "the `file` the code works on, seen read-only at /mnt/data/<name>")
+	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit`; the whole sandbox is killed after it")
+	memory := fs.String("memory", "512MiB", "memory `ceiling` (KiB, MiB, GiB)")
+	cpus := fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the code may use")
+	pids := fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once")
+	outDir := fs.String("out", "", "`folder` for output files and plots (default: the run's folder in the data directory)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pf := addPodmanFlags(fs)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return env.usage("run takes one script (a .py file, or - for stdin; see `rehome run --help`)")
+	}
+	mem, err := sandbox.ParseBytes(*memory)
+	if err != nil {
+		return env.usage("--memory: %v", err)
+	}
+	code, err := readScript(env, fs.Arg(0))
+	if err != nil {
+		return env.fail(err)
+	}
+	lim := sandbox.Limits{Timeout: *timeout, Memory: mem, CPUs: *cpus, Pids: *pids}.WithDefaults()
+	if err := lim.Validate(); err != nil {
+		return env.usage("%v", err)
+	}
+
+	st, err := env.openStore()
+	if err != nil {
+		return env.fail(err)
+	}
+	id := sandbox.NewRunID()
+	out := *outDir
+	if out == "" {
+		dir, err := env.dir()
+		if err != nil {
+			return env.fail(err)
+		}
+		out = sandbox.RunDir(dir, id)
+	}
+
+	ctx, cancel := interruptible()
+	defer cancel()
+	e, err := pf.engine(ctx)
+	if err != nil {
+		return env.fail(err)
+	}
+	defer e.Close()
+
+	req := sandbox.RunRequest{ID: id, Code: code, InputPath: *file, Limits: lim, OutputDir: out}
+	res, err := e.Run(ctx, req, func(p sandbox.Progress) {
+		switch {
+		case *asJSON:
+		case p.Phase == "output" && p.Stream == "stdout":
+			io.WriteString(env.stdout, p.Text)
+		case p.Phase == "output":
+			io.WriteString(env.stderr, p.Text)
+		case p.Phase == "image" && p.Message != "":
+			fmt.Fprintf(env.stderr, "rehome: %s\n", p.Message)
+		}
+	})
+	if err != nil {
+		if errors.Is(err, sandbox.ErrImageMissing) || errors.Is(err, sandbox.ErrPodmanMissing) {
+			return env.fail(err)
+		}
+		return env.fail(fmt.Errorf("the run could not start: %w", err))
+	}
+	if err := sandbox.SaveRecord(st, sandbox.NewRecord(req, res, "cli")); err != nil {
+		fmt.Fprintf(env.stderr, "rehome: %v (the result is printed but not kept)\n", err)
+	}
+	if *asJSON {
+		env.json(res)
+	} else {
+		printRunSummary(env, res)
+	}
+	if res.ExitCode != 0 || res.TimedOut || res.OOMKilled {
+		return exitFail
+	}
+	return exitOK
+}
+
+// readScript reads the script from a file or, for "-", stdin.
+func readScript(env *cliEnv, name string) (string, error) {
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(io.LimitReader(env.stdin, sandbox.MaxScriptSize+1))
+	} else {
+		var f *os.File
+		if f, err = os.Open(name); err == nil {
+			data, err = io.ReadAll(io.LimitReader(f, sandbox.MaxScriptSize+1))
+			f.Close()
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the script: %w", err)
+	}
+	if len(data) > sandbox.MaxScriptSize {
+		return "", fmt.Errorf("the script is over %s: the sandbox takes smaller scripts", sandbox.FormatBytes(sandbox.MaxScriptSize))
+	}
+	return string(data), nil
+}
+
+func printRunSummary(env *cliEnv, res *sandbox.Result) {
+	w := env.stderr
+	if len(res.Stdout) > 0 && !strings.HasSuffix(res.Stdout, "\n") {
+		fmt.Fprintln(env.stdout)
+	}
+	fmt.Fprintf(w, "rehome: %s\n", res.Summary)
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "rehome: %s\n", n)
+	}
+	for _, f := range res.Files {
+		fmt.Fprintf(w, "rehome: %-5s %s (%s) → %s\n", f.Kind, f.Name, sandbox.FormatBytes(f.Size), f.Path)
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(w, "rehome: refused %s: %s\n", s.Name, s.Reason)
+	}
+	var weak []string
+	for name, l := range map[string]sandbox.LimitStatus{"memory": res.Limits.Memory, "pids": res.Limits.Pids, "cpu": res.Limits.CPU} {
+		if l.Strength != sandbox.Held {
+			weak = append(weak, fmt.Sprintf("%s %s (%s)", name, l.Strength, l.How))
+		}
+	}
+	for _, s := range weak {
+		fmt.Fprintf(w, "rehome: limit %s\n", s)
+	}
+	fmt.Fprintf(w, "rehome: run %s, %s\n", res.ID, time.Duration(res.DurationMS)*time.Millisecond)
+}

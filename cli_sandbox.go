@@ -1,5 +1,276 @@
 package main
 
-// Placeholder until this subcommand lands; its owner replaces this file.
-func cmdSandbox(env *cliEnv, args []string) int { return env.usage("this command is not built yet") }
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
 
+	"rehome/sandbox"
+)
+
+// cmdSandbox is `rehome sandbox`: the self-test and the image.
+func cmdSandbox(env *cliEnv, args []string) int {
+	return dispatch(env, []command{
+		{"doctor", "attack each guarantee of the sandbox and say which hold", cmdSandboxDoctor},
+		{"image", "the sandbox image: build, load FILE, save FILE, status", cmdSandboxImage},
+		{"clean", "remove sandboxes left by a crashed rehome, and images of old recipes", cmdSandboxClean},
+	}, "rehome sandbox", args)
+}
+
+func cmdSandboxImage(env *cliEnv, args []string) int {
+	return dispatch(env, []command{
+		{"build", "build the image from Debian packages (mmdebstrap; no registry)", cmdImageBuild},
+		{"load", "load an image archive (air-gapped machines)", cmdImageLoad},
+		{"save", "write the image as an archive to carry to another machine", cmdImageSave},
+		{"status", "say whether the image this rehome expects is ready", cmdImageStatus},
+	}, "rehome sandbox image", args)
+}
+
+// podmanFlags are the flags every command that talks to Podman takes.
+type podmanFlags struct {
+	uri     *string
+	runtime *string
+}
+
+func addPodmanFlags(fs *flag.FlagSet) podmanFlags {
+	return podmanFlags{
+		uri:     fs.String("podman", "", "Podman service `URI` (default: $CONTAINER_HOST, the user's socket, or a private service)"),
+		runtime: fs.String("runtime", "", "OCI `runtime` (runc, crun; default: probed)"),
+	}
+}
+
+// engine connects to Podman for one command.
+func (p podmanFlags) engine(ctx context.Context) (*sandbox.Engine, error) {
+	return sandbox.New(ctx, sandbox.Options{
+		Connect: sandbox.ConnectOptions{URI: *p.uri},
+		Runtime: *p.runtime,
+	})
+}
+
+// interruptible returns a context cancelled by Ctrl-C or SIGTERM, so that a
+// sandbox is killed and removed rather than left behind.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func cmdImageBuild(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox image build", "sandbox image build [--json] [--quiet]")
+	asJSON := fs.Bool("json", false, "print the build report as JSON")
+	quiet := fs.Bool("quiet", false, "do not print the build's output")
+	pf := addPodmanFlags(fs)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return env.usage("sandbox image build takes no arguments")
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	e, err := pf.engine(ctx)
+	if err != nil {
+		return env.fail(err)
+	}
+	defer e.Close()
+	fmt.Fprintf(env.stderr, "building %s from Debian packages (about two minutes)…\n", e.Image())
+	rep, err := e.BuildImage(ctx, func(line string) {
+		if !*quiet {
+			fmt.Fprintln(env.stderr, line)
+		}
+	})
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(rep)
+	}
+	fmt.Fprintf(env.stdout, "built %s: image %s (root file system %s), built in %s, imported in %s\n",
+		rep.Image, sandbox.FormatBytes(rep.ImageBytes), sandbox.FormatBytes(rep.RootfsBytes),
+		rep.BuildTime.Round(time.Second), rep.ImportTime.Round(time.Second))
+	fmt.Fprintf(env.stdout, "archive for air-gapped machines: %s (%s); load it there with `rehome sandbox image load FILE`\n",
+		rep.Archive, sandbox.FormatBytes(rep.ArchiveBytes))
+	return exitOK
+}
+
+func cmdImageLoad(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox image load", "sandbox image load [--json] FILE")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pf := addPodmanFlags(fs)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return env.usage("sandbox image load takes one archive file (see `rehome sandbox image load --help`)")
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	e, err := pf.engine(ctx)
+	if err != nil {
+		return env.fail(err)
+	}
+	defer e.Close()
+	start := time.Now()
+	names, err := e.LoadImage(ctx, fs.Arg(0))
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(map[string]any{"loaded": names, "image": e.Image(), "duration_ms": time.Since(start).Milliseconds()})
+	}
+	fmt.Fprintf(env.stdout, "loaded %s in %s\n", strings.Join(names, ", "), time.Since(start).Round(100*time.Millisecond))
+	return exitOK
+}
+
+func cmdImageSave(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox image save", "sandbox image save FILE")
+	pf := addPodmanFlags(fs)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return env.usage("sandbox image save takes one output file")
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	e, err := pf.engine(ctx)
+	if err != nil {
+		return env.fail(err)
+	}
+	defer e.Close()
+	if err := e.EnsureImage(ctx, nil); err != nil {
+		return env.fail(err)
+	}
+	if err := e.SaveImage(ctx, fs.Arg(0)); err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprintf(env.stdout, "saved %s to %s\n", e.Image(), fs.Arg(0))
+	return exitOK
+}
+
+func cmdImageStatus(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox image status", "sandbox image status [--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pf := addPodmanFlags(fs)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return env.usage("sandbox image status takes no arguments")
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	e, err := pf.engine(ctx)
+	if err != nil {
+		return env.fail(err)
+	}
+	defer e.Close()
+	st, err := e.ImageStatus(ctx)
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		env.json(st)
+	} else {
+		state := "missing"
+		if st.Present {
+			state = "ready (" + sandbox.FormatBytes(st.Size) + ")"
+		}
+		fmt.Fprintf(env.stdout, "image    %s: %s\n", st.Image, state)
+		arch := "none"
+		if st.ArchivePresent {
+			arch = sandbox.FormatBytes(st.ArchiveSize)
+		}
+		fmt.Fprintf(env.stdout, "archive  %s: %s\n", st.Archive, arch)
+		if len(st.Stale) > 0 {
+			fmt.Fprintf(env.stdout, "stale    %s (remove with `rehome sandbox clean`)\n", strings.Join(st.Stale, ", "))
+		}
+		if st.Fix != "" {
+			fmt.Fprintf(env.stdout, "fix      %s\n", st.Fix)
+		}
+	}
+	if !st.Present {
+		return exitFail
+	}
+	return exitOK
+}
+
+func cmdSandboxClean(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox clean", "sandbox clean")
+	pf := addPodmanFlags(fs)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	e, err := pf.engine(ctx)
+	if err != nil {
+		return env.fail(err)
+	}
+	defer e.Close()
+	n := e.Sweep(ctx)
+	removed, err := e.RemoveStale(ctx)
+	if err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprintf(env.stdout, "removed %d leftover sandbox(es) and %d old image(s)\n", n, len(removed))
+	return exitOK
+}
+
+func cmdSandboxDoctor(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox doctor", "sandbox doctor [--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pf := addPodmanFlags(fs)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return env.usage("sandbox doctor takes no arguments")
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	e, err := pf.engine(ctx)
+	if err != nil {
+		rep := sandbox.NoPodmanReport(err)
+		if *asJSON {
+			env.json(rep)
+		} else {
+			printDoctor(env, rep)
+		}
+		return exitFail
+	}
+	defer e.Close()
+	rep := e.Doctor(ctx, func(check string) {
+		if !*asJSON {
+			fmt.Fprintf(env.stderr, "checking %s…\n", check)
+		}
+	})
+	if *asJSON {
+		env.json(rep)
+	} else {
+		printDoctor(env, rep)
+	}
+	if !rep.OK {
+		return exitFail
+	}
+	return exitOK
+}
+
+func printDoctor(env *cliEnv, rep sandbox.DoctorReport) {
+	if rep.Host != nil {
+		h := rep.Host
+		mode := "rootful"
+		if h.Rootless {
+			mode = "rootless"
+		}
+		fmt.Fprintf(env.stdout, "podman %s (%s, cgroup %s, %s), runtime %s, image %s\n",
+			h.PodmanVersion, mode, h.CgroupVersion, h.ServiceURI, rep.Runtime, rep.Image)
+	}
+	for _, c := range rep.Checks {
+		fmt.Fprintf(env.stdout, "%-9s %-22s %s\n", c.Strength, c.Name, c.Detail)
+	}
+	fmt.Fprintln(env.stdout, rep.Summary)
+}

@@ -1,0 +1,74 @@
+// Package recipe holds the recipe of rehome's Code Interpreter sandbox image
+// — the build script, the Debian package list, the stubbed packages and the
+// Python runner baked into the image — embedded in the rehome binary, so
+// that rehome knows the image tag it expects and can build the image on a
+// machine that has only the binary and a Debian mirror.
+package recipe
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+//go:embed build-rootfs.sh packages.txt stubs.txt runner.py prelude.py
+var files embed.FS
+
+// Files returns the names of the recipe's files, sorted.
+func Files() []string {
+	entries, err := fs.ReadDir(files, ".")
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Read returns the content of one recipe file.
+func Read(name string) ([]byte, error) { return files.ReadFile(name) }
+
+// Digest is the sha256 of the recipe: each file's name and content, in name
+// order. It changes whenever anything that goes into the image changes.
+func Digest() string {
+	h := sha256.New()
+	for _, name := range Files() {
+		data, err := files.ReadFile(name)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Tag is the image tag of this recipe: the first 12 hex digits of Digest.
+func Tag() string { return Digest()[:12] }
+
+// WriteTo writes the recipe into dir (which must exist), the build script
+// executable, and returns the script's path.
+func WriteTo(dir string) (string, error) {
+	for _, name := range Files() {
+		data, err := files.ReadFile(name)
+		if err != nil {
+			return "", err
+		}
+		mode := os.FileMode(0o644)
+		if filepath.Ext(name) == ".sh" {
+			mode = 0o755
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, mode); err != nil {
+			return "", fmt.Errorf("write the image recipe: %w", err)
+		}
+	}
+	return filepath.Join(dir, "build-rootfs.sh"), nil
+}

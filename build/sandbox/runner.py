@@ -1,0 +1,516 @@
+"""rehome sandbox runner: PID 1 of every Code Interpreter container.
+
+The host starts the container with
+
+    python3 -I -S -B /opt/rehome/runner.py CONFIG SCRIPT...
+
+where CONFIG is base64 of a JSON object (caps, the input file's name, the
+memory watchdog's ceiling) and the SCRIPT arguments are base64 pieces of the
+user's Python source. The runner runs that source in a child process, in
+its own session, through prelude.py (ChatGPT compatibility: /mnt/data,
+captured plots), and speaks to the host over the container's stdout only, in
+frames:
+
+    1 byte type | 4 bytes big-endian payload length | payload
+
+    H  hello      JSON {"v": 1}
+    O  stdout     bytes the code wrote to its stdout (capped)
+    E  stderr     bytes the code wrote to its stderr (capped)
+    F  file       JSON {"name", "kind": "file"|"plot", "size"} opens a file
+    D  data       bytes of the file opened by the last F
+    S  skipped    JSON {"name", "reason"}: an output the runner refused
+    X  exit       JSON with the exit status and what was observed
+
+The code never holds the container's stdout: its output reaches the runner
+through pipes. The runner makes itself non-dumpable, so code running as the
+same user cannot open /proc/1/fd/1 or ptrace it, and as PID 1 of the pid
+namespace it cannot be killed from inside. Nothing here is trusted by the
+host all the same: the host applies its own caps and name checks to every
+frame, and any container can be killed from outside.
+"""
+
+import base64
+import ctypes
+import json
+import os
+import selectors
+import signal
+import stat
+import struct
+import sys
+import time
+
+DATA = "/mnt/data"
+WORK = "/tmp/.rehome"
+PLOTS = WORK + "/plots"
+CHUNK = 64 * 1024
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except InterruptedError:
+            continue
+        view = view[n:]
+
+
+def frame(kind, payload):
+    if isinstance(payload, str):
+        payload = payload.encode("utf-8", "surrogateescape")
+    elif isinstance(payload, dict):
+        payload = json.dumps(payload, ensure_ascii=True).encode()
+    write_all(1, kind + struct.pack(">I", len(payload)) + payload)
+
+
+def diag(msg):
+    try:
+        write_all(2, ("rehome-runner: %s\n" % msg).encode("utf-8", "replace"))
+    except OSError:
+        pass
+
+
+def no_dump():
+    """PR_SET_DUMPABLE=0: /proc/1/{fd,mem,environ} and ptrace become
+    unreachable for processes of the same user."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+            diag("prctl(PR_SET_DUMPABLE) failed: errno %d" % ctypes.get_errno())
+    except OSError as e:
+        diag("prctl unavailable: %s" % e)
+
+
+def read_int_file(path, key=None):
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return None
+    if key is None:
+        try:
+            return int(text.split()[0])
+        except (ValueError, IndexError):
+            return None
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == key:
+            try:
+                return int(parts[1])
+            except ValueError:
+                return None
+    return None
+
+
+class Cgroup:
+    """What the kernel's memory controller reports about this container, as
+    far as it is visible from inside (cgroup v1 or v2)."""
+
+    def __init__(self):
+        self.v2 = os.path.exists("/sys/fs/cgroup/cgroup.controllers")
+        if self.v2:
+            self.mem = "/sys/fs/cgroup"
+        else:
+            self.mem = "/sys/fs/cgroup/memory"
+        self.oom_start = self.oom_kills()
+
+    def oom_kills(self):
+        if self.v2:
+            return read_int_file(self.mem + "/memory.events", "oom_kill")
+        return read_int_file(self.mem + "/memory.oom_control", "oom_kill")
+
+    def peak(self):
+        if self.v2:
+            return read_int_file(self.mem + "/memory.peak")
+        return read_int_file(self.mem + "/memory.max_usage_in_bytes")
+
+    def observed(self):
+        """The ceilings the kernel holds for this container (None: none)."""
+        if self.v2:
+            cpu = read_text("/sys/fs/cgroup/cpu.max").split()
+            return {
+                "cgroup_version": 2,
+                "memory_limit": read_int_file("/sys/fs/cgroup/memory.max"),
+                "swap_limit": read_int_file("/sys/fs/cgroup/memory.swap.max"),
+                "pids_limit": read_int_file("/sys/fs/cgroup/pids.max"),
+                "cpu_quota": int(cpu[0]) if cpu and cpu[0].isdigit() else None,
+                "cpu_period": int(cpu[1]) if len(cpu) > 1 and cpu[1].isdigit() else None,
+            }
+        quota = read_int_file("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")
+        return {
+            "cgroup_version": 1,
+            "memory_limit": read_int_file("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+            "swap_limit": read_int_file("/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes"),
+            "pids_limit": read_int_file("/sys/fs/cgroup/pids/pids.max"),
+            "cpu_quota": quota if quota is not None and quota > 0 else None,
+            "cpu_period": read_int_file("/sys/fs/cgroup/cpu/cpu.cfs_period_us"),
+        }
+
+
+def read_text(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def observe(cg):
+    """What this process can see of its own confinement, for the host's
+    report: cgroup ceilings, rlimits, identity, privileges."""
+    import resource
+
+    limits = {}
+    for name in ("cpu", "data", "fsize", "nofile", "nproc", "core", "as", "stack"):
+        soft, hard = resource.getrlimit(getattr(resource, "RLIMIT_" + name.upper()))
+        limits[name] = [soft, hard]
+    status = {}
+    for line in read_text("/proc/self/status").splitlines():
+        key, _, value = line.partition(":")
+        if key in ("CapEff", "CapPrm", "CapBnd", "NoNewPrivs", "Seccomp"):
+            status[key] = value.strip()
+    nets = sorted(n for n in os.listdir("/sys/class/net")) if os.path.isdir("/sys/class/net") else []
+    return {
+        "cgroup": cg.observed(),
+        "rlimits": limits,
+        "uid": os.getuid(),
+        "gid": os.getgid(),
+        "status": status,
+        "hostname": os.uname().nodename,
+        "net_interfaces": nets,
+    }
+
+
+def total_rss():
+    """Sum of resident memory of every process in the pid namespace."""
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/statm" % name, "rb") as f:
+                total += int(f.read().split()[1]) * PAGE
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def kill_all():
+    """SIGKILL every process of the namespace but PID 1 (this runner)."""
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class Stream:
+    def __init__(self, kind, cap):
+        self.kind = kind
+        self.cap = cap
+        self.sent = 0
+        self.total = 0
+
+    def feed(self, data):
+        self.total += len(data)
+        room = self.cap - self.sent
+        if room > 0:
+            part = data[:room]
+            self.sent += len(part)
+            frame(self.kind, part)
+
+
+def run_child(cfg, argv, env):
+    """Run the code; return (status, watchdog_fired, rss_peak, streams)."""
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    devnull = os.open("/dev/null", os.O_RDONLY)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+
+    os.chdir(DATA)
+    pid = os.posix_spawn(
+        argv[0],
+        argv,
+        env,
+        file_actions=[
+            (os.POSIX_SPAWN_DUP2, devnull, 0),
+            (os.POSIX_SPAWN_DUP2, out_w, 1),
+            (os.POSIX_SPAWN_DUP2, err_w, 2),
+        ],
+        setsid=True,
+    )
+    for fd in (out_w, err_w, devnull):
+        os.close(fd)
+
+    streams = {out_r: Stream(b"O", cfg["stdout_max"]), err_r: Stream(b"E", cfg["stderr_max"])}
+    sel = selectors.DefaultSelector()
+    for fd in streams:
+        sel.register(fd, selectors.EVENT_READ)
+    sel.register(wake_r, selectors.EVENT_READ)
+
+    watch = cfg.get("memory_watchdog", 0)
+    watch_every = 0.05
+    next_watch = time.monotonic()
+    status = None
+    fired = False
+    rss_peak = 0
+    open_fds = set(streams)
+
+    def reap():
+        nonlocal status
+        while True:
+            try:
+                p, st = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return False
+            if p == 0:
+                return True
+            if p == pid:
+                status = st
+
+    while open_fds or status is None:
+        timeout = None
+        if watch and status is None:
+            timeout = max(0.0, next_watch - time.monotonic())
+        elif status is not None:
+            timeout = 0.2
+        for key, _ in sel.select(timeout):
+            fd = key.fd
+            if fd == wake_r:
+                try:
+                    os.read(wake_r, 512)
+                except BlockingIOError:
+                    pass
+                continue
+            try:
+                data = os.read(fd, CHUNK)
+            except InterruptedError:
+                continue
+            if data:
+                streams[fd].feed(data)
+            else:
+                sel.unregister(fd)
+                open_fds.discard(fd)
+        had_main = status is not None
+        reap()
+        if status is not None and not had_main:
+            # The code's main process is gone: end what it left behind
+            # (double-forked daemons, background children) like the end
+            # of a notebook cell, so nothing writes while outputs are read.
+            kill_all()
+        if watch and status is None and time.monotonic() >= next_watch:
+            next_watch = time.monotonic() + watch_every
+            rss = total_rss()
+            rss_peak = max(rss_peak, rss)
+            if rss > watch:
+                fired = True
+                diag("memory watchdog: %d bytes resident > ceiling %d: killing the code" % (rss, watch))
+                kill_all()
+        if status is not None and open_fds:
+            kill_all()
+    while reap():
+        time.sleep(0.01)
+    signal.set_wakeup_fd(-1)
+    return status, fired, rss_peak, streams
+
+
+def send_file(path, rel, kind, st, budget):
+    """Stream one regular file; the caller has checked it with lstat."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        frame(b"S", {"name": rel, "reason": "cannot open: %s" % e.strerror})
+        return 0
+    try:
+        fst = os.fstat(fd)
+        if not stat.S_ISREG(fst.st_mode) or (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino):
+            frame(b"S", {"name": rel, "reason": "changed while being read"})
+            return 0
+        size = fst.st_size
+        if size > budget:
+            frame(b"S", {"name": rel, "reason": "over the output size cap (%d bytes)" % size})
+            return 0
+        frame(b"F", {"name": rel, "kind": kind, "size": size})
+        left = size
+        while left > 0:
+            data = os.read(fd, min(CHUNK, left))
+            if not data:
+                break
+            frame(b"D", data)
+            left -= len(data)
+        if left > 0:  # shrank under us: pad so the announced size holds
+            frame(b"D", b"\0" * left)
+        return size
+    finally:
+        os.close(fd)
+
+
+def collect(cfg):
+    """Send the outputs: plots first, then files under /mnt/data."""
+    files_max = cfg["files_max"]
+    bytes_left = cfg["files_bytes_max"]
+    count = 0
+    seen = {}
+    items = []
+
+    def walk(root, prefix, kind, depth, dev):
+        try:
+            entries = sorted(os.scandir(root), key=lambda e: e.name)
+        except OSError as e:
+            frame(b"S", {"name": prefix or ".", "reason": "cannot list: %s" % e.strerror})
+            return
+        for e in entries:
+            rel = prefix + e.name
+            if kind == "file" and prefix == "" and e.name == cfg.get("input"):
+                continue
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                frame(b"S", {"name": rel, "reason": "symbolic link (links are never followed)"})
+            elif stat.S_ISDIR(st.st_mode):
+                if st.st_dev != dev:
+                    frame(b"S", {"name": rel, "reason": "another file system"})
+                elif depth >= 8:
+                    frame(b"S", {"name": rel, "reason": "folders nested too deep"})
+                else:
+                    walk(e.path, rel + "/", kind, depth + 1, dev)
+            elif stat.S_ISREG(st.st_mode):
+                if st.st_dev != dev:
+                    frame(b"S", {"name": rel, "reason": "another file system"})
+                    continue
+                key = (st.st_dev, st.st_ino)
+                if key in seen:
+                    frame(b"S", {"name": rel, "reason": "hard link to %s" % seen[key]})
+                    continue
+                seen[key] = rel
+                items.append((e.path, rel, kind, st))
+            else:
+                frame(b"S", {"name": rel, "reason": "not a regular file (%s)" % filetype(st.st_mode)})
+
+    for root, kind in ((PLOTS, "plot"), (DATA, "file")):
+        try:
+            dev = os.stat(root, follow_symlinks=False).st_dev
+        except OSError:
+            continue
+        walk(root, "", kind, 0, dev)
+    for path, rel, kind, st in items:
+        if count >= files_max:
+            frame(b"S", {"name": rel, "reason": "over the output count cap (%d files)" % files_max})
+            continue
+        n = send_file(path, rel, kind, st, bytes_left)
+        if n or st.st_size == 0:
+            count += 1
+            bytes_left -= n
+
+
+def filetype(mode):
+    for test, name in (
+        (stat.S_ISFIFO, "named pipe"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+    ):
+        if test(mode):
+            return name
+    return "unknown type"
+
+
+def main():
+    started = time.monotonic()
+    no_dump()
+    cfg = json.loads(base64.b64decode(sys.argv[1]))
+    source = b"".join(base64.b64decode(a) for a in sys.argv[2:])
+    cg = Cgroup()
+    frame(b"H", {"v": 1, "observed": observe(cg)})
+
+    # The host bind-mounts the file it checked; make sure the code will see
+    # that very file (same device and inode), not whatever the path named
+    # by the time the container started.
+    name = cfg.get("input")
+    if name:
+        try:
+            st = os.stat(os.path.join(DATA, name), follow_symlinks=False)
+            ok = stat.S_ISREG(st.st_mode) and [st.st_dev, st.st_ino] == [cfg["input_dev"], cfg["input_ino"]]
+        except OSError:
+            ok = False
+        if not ok:
+            frame(b"X", {"refused": "the input file changed between its check and the start of the container"})
+            return
+
+    os.umask(0o077)
+    os.makedirs(PLOTS, exist_ok=True)
+    os.makedirs(WORK + "/mpl", exist_ok=True)
+    try:
+        for name in os.listdir("/opt/rehome/mpl"):
+            with open("/opt/rehome/mpl/" + name, "rb") as src, open(WORK + "/mpl/" + name, "wb") as dst:
+                dst.write(src.read())
+    except OSError:
+        pass
+    script = WORK + "/script.py"
+    with open(script, "wb") as f:
+        f.write(source)
+    os.umask(0o022)
+
+    threads = str(cfg.get("threads", 1))
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "TMPDIR": "/tmp",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": WORK + "/mpl",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OMP_NUM_THREADS": threads,
+        "OPENBLAS_NUM_THREADS": threads,
+        "MKL_NUM_THREADS": threads,
+        "REHOME_PLOTS": PLOTS,
+    }
+    argv = ["/usr/bin/python3", "-B", "/opt/rehome/prelude.py", script]
+    status, fired, rss_peak, streams = run_child(cfg, argv, env)
+
+    # Outputs are read only after every process of the code is gone.
+    collect(cfg)
+
+    result = {
+        "exit_code": None,
+        "signal": None,
+        "oom_kills": None,
+        "memory_peak": cg.peak(),
+        "rss_peak": rss_peak,
+        "watchdog_killed": fired,
+        "stdout_bytes": streams_total(streams, b"O"),
+        "stderr_bytes": streams_total(streams, b"E"),
+        "duration_ms": int((time.monotonic() - started) * 1000),
+    }
+    if status is not None:
+        if os.WIFEXITED(status):
+            result["exit_code"] = os.WEXITSTATUS(status)
+        elif os.WIFSIGNALED(status):
+            result["signal"] = os.WTERMSIG(status)
+            result["exit_code"] = 128 + os.WTERMSIG(status)
+    end = cg.oom_kills()
+    if end is not None and cg.oom_start is not None:
+        result["oom_kills"] = end - cg.oom_start
+    frame(b"X", result)
+
+
+def streams_total(streams, kind):
+    for s in streams.values():
+        if s.kind == kind:
+            return s.total
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BaseException as e:  # the host reports a runner failure as such
+        diag("%s: %s" % (type(e).__name__, e))
+        sys.exit(70)

@@ -1,0 +1,177 @@
+// Package sandbox runs untrusted Python — code a model wrote for ChatGPT's
+// Code Interpreter — against one file of the user's, in a Podman container
+// that has only that file, no network, a wall-clock kill, memory, pids and
+// CPU ceilings, and a result channel that cannot be turned against the host.
+//
+// Limits and Config are plain data. Engine talks to a Podman service through
+// the REST bindings, turns a Config and a job into a hardened container spec
+// (buildSpec), runs it, and reads back what the code printed and wrote
+// through the frame protocol of the runner baked into the image (see
+// build/sandbox/runner.py). Doctor attacks each guarantee and reports which
+// hold.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Limits are the ceilings of one run. Zero fields take the defaults of
+// DefaultLimits when passed through Limits.WithDefaults.
+type Limits struct {
+	// Timeout is the wall-clock time the code may run before the whole
+	// container is killed from outside.
+	Timeout time.Duration `json:"timeout_ns"`
+	// Memory is the memory ceiling in bytes (RAM, tmpfs included; no swap).
+	Memory int64 `json:"memory_bytes"`
+	// CPUs is the CPU quota in cores (1.5 = one and a half cores).
+	CPUs float64 `json:"cpus"`
+	// Pids is the most processes and threads the code may have at once.
+	Pids int64 `json:"pids"`
+	// StdoutMax and StderrMax cap what is kept of each stream, in bytes.
+	StdoutMax int64 `json:"stdout_max_bytes"`
+	StderrMax int64 `json:"stderr_max_bytes"`
+	// OutputFiles caps the number of files (plots included) taken back.
+	OutputFiles int `json:"output_files"`
+	// OutputBytes caps their total size; it is also the size of the
+	// in-memory file system at /mnt/data.
+	OutputBytes int64 `json:"output_bytes"`
+	// TmpSize is the size of the in-memory /tmp.
+	TmpSize int64 `json:"tmp_bytes"`
+}
+
+// Size units.
+const (
+	KiB int64 = 1 << 10
+	MiB int64 = 1 << 20
+	GiB int64 = 1 << 30
+)
+
+// DefaultLimits are the ceilings of a run when the caller names none.
+var DefaultLimits = Limits{
+	Timeout:     30 * time.Second,
+	Memory:      512 * MiB,
+	CPUs:        1,
+	Pids:        128,
+	StdoutMax:   1 * MiB,
+	StderrMax:   1 * MiB,
+	OutputFiles: 64,
+	OutputBytes: 64 * MiB,
+	TmpSize:     128 * MiB,
+}
+
+// Bounds of what a caller may ask for.
+const (
+	MaxTimeout    = 24 * time.Hour
+	MinMemory     = 32 * MiB
+	MaxScriptSize = 1 << 20
+	maxOutputFile = 100000
+)
+
+// WithDefaults returns l with every zero field set from DefaultLimits.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits
+	if l.Timeout == 0 {
+		l.Timeout = d.Timeout
+	}
+	if l.Memory == 0 {
+		l.Memory = d.Memory
+	}
+	if l.CPUs == 0 {
+		l.CPUs = d.CPUs
+	}
+	if l.Pids == 0 {
+		l.Pids = d.Pids
+	}
+	if l.StdoutMax == 0 {
+		l.StdoutMax = d.StdoutMax
+	}
+	if l.StderrMax == 0 {
+		l.StderrMax = d.StderrMax
+	}
+	if l.OutputFiles == 0 {
+		l.OutputFiles = d.OutputFiles
+	}
+	if l.OutputBytes == 0 {
+		l.OutputBytes = d.OutputBytes
+	}
+	if l.TmpSize == 0 {
+		l.TmpSize = d.TmpSize
+	}
+	return l
+}
+
+// Validate reports the first limit that is out of range, in the user's words.
+func (l Limits) Validate() error {
+	switch {
+	case l.Timeout <= 0 || l.Timeout > MaxTimeout:
+		return fmt.Errorf("timeout %s is out of range: give between 1s and 24h", l.Timeout)
+	case l.Memory < MinMemory:
+		return fmt.Errorf("memory %s is too small: give at least %s", FormatBytes(l.Memory), FormatBytes(MinMemory))
+	case l.CPUs <= 0 || l.CPUs > 1024 || math.IsNaN(l.CPUs):
+		return fmt.Errorf("cpus %g is out of range: give a positive number of cores such as 1 or 1.5", l.CPUs)
+	case l.Pids < 8 || l.Pids > 1<<20:
+		return fmt.Errorf("pids %d is out of range: give between 8 and %d", l.Pids, 1<<20)
+	case l.StdoutMax < 0 || l.StderrMax < 0:
+		return errors.New("output caps cannot be negative")
+	case l.OutputFiles < 0 || l.OutputFiles > maxOutputFile:
+		return fmt.Errorf("output file count %d is out of range: give between 0 and %d", l.OutputFiles, maxOutputFile)
+	case l.OutputBytes < MiB:
+		return fmt.Errorf("output size %s is too small: give at least 1 MiB", FormatBytes(l.OutputBytes))
+	case l.TmpSize < MiB:
+		return fmt.Errorf("/tmp size %s is too small: give at least 1 MiB", FormatBytes(l.TmpSize))
+	}
+	return nil
+}
+
+// ParseBytes reads a size such as "512MiB", "512M", "2g", "1.5 GiB" or
+// "1048576". Units are binary (K = KiB); a bare number is bytes.
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return !(unicode.IsDigit(r) || r == '.') })
+	num, unit := t, ""
+	if i >= 0 {
+		num, unit = t[:i], strings.TrimSpace(t[i:])
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v < 0 || num == "" {
+		return 0, fmt.Errorf("%q is not a size: write it like 512MiB, 2GiB or 1048576", s)
+	}
+	var mul int64
+	switch strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(unit), "b"), "i")) {
+	case "":
+		mul = 1
+	case "k":
+		mul = KiB
+	case "m":
+		mul = MiB
+	case "g":
+		mul = GiB
+	case "t":
+		mul = GiB << 10
+	default:
+		return 0, fmt.Errorf("%q has an unknown unit %q: use KiB, MiB or GiB", s, unit)
+	}
+	if v*float64(mul) > float64(math.MaxInt64/2) {
+		return 0, fmt.Errorf("%q is too large", s)
+	}
+	return int64(v * float64(mul)), nil
+}
+
+// FormatBytes writes n in the largest binary unit that keeps it readable.
+func FormatBytes(n int64) string {
+	switch {
+	case n >= GiB:
+		return strconv.FormatFloat(math.Round(float64(n)/float64(GiB)*10)/10, 'f', -1, 64) + " GiB"
+	case n >= MiB:
+		return strconv.FormatFloat(math.Round(float64(n)/float64(MiB)*10)/10, 'f', -1, 64) + " MiB"
+	case n >= KiB:
+		return strconv.FormatFloat(math.Round(float64(n)/float64(KiB)*10)/10, 'f', -1, 64) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}

@@ -1,0 +1,279 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/containers/podman/v4/pkg/bindings"
+)
+
+// ConnectOptions choose the Podman service.
+type ConnectOptions struct {
+	// URI names the service ("unix:///run/podman/podman.sock"). Empty: look
+	// for one — $CONTAINER_HOST, the user's rootless socket, the rootful
+	// socket when running as root — and start a private one if none answers.
+	URI string
+	// NoStart forbids starting a private service.
+	NoStart bool
+	// PodmanPath is the podman binary used to start a private service
+	// (default: "podman" on $PATH).
+	PodmanPath string
+	// StartTimeout bounds the wait for a started service (default 20s).
+	StartTimeout time.Duration
+}
+
+// ErrPodmanMissing is wrapped by Connect when no podman binary is installed.
+var ErrPodmanMissing = errors.New("podman is not installed")
+
+// Connection is an open connection to a Podman service.
+type Connection struct {
+	// URI is the service's address.
+	URI string
+	// Started is true when rehome started the service itself.
+	Started bool
+	ctx     context.Context
+	svc     *exec.Cmd
+	dir     string
+	done    chan struct{}
+}
+
+// Context returns the bindings' connection context.
+func (c *Connection) Context() context.Context { return c.ctx }
+
+// Close stops the service when rehome started it.
+func (c *Connection) Close() error {
+	if c == nil || c.svc == nil {
+		return nil
+	}
+	_ = c.svc.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.done:
+	case <-time.After(5 * time.Second):
+		_ = c.svc.Process.Kill()
+		<-c.done
+	}
+	c.svc = nil
+	return os.RemoveAll(c.dir)
+}
+
+// Connect finds the user's Podman service or starts a private one, and
+// returns the bindings' context for it and a function that releases it
+// (stopping the service if Connect started it).
+func Connect(ctx context.Context, opts ConnectOptions) (context.Context, func(), error) {
+	c, err := Open(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.ctx, func() { c.Close() }, nil
+}
+
+// Open is Connect returning the Connection.
+func Open(ctx context.Context, opts ConnectOptions) (*Connection, error) {
+	var tried []string
+	for _, uri := range candidateURIs(opts) {
+		cctx, err := dial(ctx, uri)
+		if err == nil {
+			return &Connection{URI: uri, ctx: cctx}, nil
+		}
+		tried = append(tried, fmt.Sprintf("%s (%v)", uri, shortErr(err)))
+		if opts.URI != "" {
+			return nil, fmt.Errorf("cannot reach the Podman service at %s: %w", uri, err)
+		}
+	}
+	if opts.NoStart {
+		return nil, fmt.Errorf("no Podman service answers (tried %s): start one with `podman system service --time=0 &` or `systemctl --user start podman.socket`", strings.Join(tried, ", "))
+	}
+	return startService(ctx, opts)
+}
+
+func candidateURIs(opts ConnectOptions) []string {
+	if opts.URI != "" {
+		return []string{opts.URI}
+	}
+	var out []string
+	if h := os.Getenv("CONTAINER_HOST"); h != "" {
+		out = append(out, h)
+	}
+	if os.Geteuid() == 0 {
+		out = append(out, "unix:///run/podman/podman.sock")
+	} else {
+		dir := os.Getenv("XDG_RUNTIME_DIR")
+		if dir == "" {
+			dir = fmt.Sprintf("/run/user/%d", os.Getuid())
+		}
+		out = append(out, "unix://"+filepath.Join(dir, "podman", "podman.sock"))
+	}
+	var keep []string
+	for _, u := range out {
+		if p, ok := strings.CutPrefix(u, "unix://"); ok {
+			if _, err := os.Stat(p); err != nil {
+				continue // no socket there: nothing to try
+			}
+		}
+		keep = append(keep, u)
+	}
+	return keep
+}
+
+// dial connects and pings, bounded to a few seconds.
+func dial(ctx context.Context, uri string) (context.Context, error) {
+	if p, ok := strings.CutPrefix(uri, "unix://"); ok {
+		// Fail fast on a stale socket: bindings retry for a long while.
+		conn, err := net.DialTimeout("unix", p, 2*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		conn.Close()
+	}
+	type res struct {
+		ctx context.Context
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		c, err := bindings.NewConnection(ctx, uri)
+		ch <- res{c, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.ctx, r.err
+	case <-time.After(15 * time.Second):
+		return nil, errors.New("the service did not answer within 15s")
+	}
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}
+
+// startService runs `podman system service` on a socket in a private
+// folder, which is also its working directory: conmon drops files such as
+// "oom" into its working directory on cgroup v1, and they must land
+// nowhere the user cares about.
+func startService(ctx context.Context, opts ConnectOptions) (*Connection, error) {
+	bin := opts.PodmanPath
+	if bin == "" {
+		bin = "podman"
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrPodmanMissing, InstallHint())
+	}
+	dir, err := os.MkdirTemp("", "rehome-podman-")
+	if err != nil {
+		return nil, fmt.Errorf("create a folder for the Podman service: %w", err)
+	}
+	sock := filepath.Join(dir, "podman.sock")
+	uri := "unix://" + sock
+	cmd := exec.Command(path, "system", "service", "--time=0", uri)
+	cmd.Dir = dir
+	logf, err := os.Create(filepath.Join(dir, "service.log"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// The service dies with rehome: no orphan keeps the socket.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start `podman system service`: %w", err)
+	}
+	logf.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	c := &Connection{URI: uri, Started: true, svc: cmd, dir: dir, done: done}
+
+	limit := opts.StartTimeout
+	if limit == 0 {
+		limit = 20 * time.Second
+	}
+	deadline := time.Now().Add(limit)
+	for {
+		select {
+		case <-done:
+			tail := logTail(filepath.Join(dir, "service.log"))
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("`podman system service` exited at once: %s", tail)
+		default:
+		}
+		if _, err := os.Stat(sock); err == nil {
+			if cctx, err := dial(ctx, uri); err == nil {
+				c.ctx = cctx
+				return c, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			tail := logTail(filepath.Join(dir, "service.log"))
+			c.Close()
+			return nil, fmt.Errorf("`podman system service` did not answer within %s: %s", limit, tail)
+		}
+		select {
+		case <-ctx.Done():
+			c.Close()
+			return nil, ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
+
+func logTail(path string) string {
+	data, _ := os.ReadFile(path)
+	s := strings.TrimSpace(string(data))
+	if len(s) > 400 {
+		s = "…" + s[len(s)-400:]
+	}
+	if s == "" {
+		s = "no output"
+	}
+	return s
+}
+
+// InstallHint says how to install Podman on this system.
+func InstallHint() string {
+	id := osRelease()
+	switch {
+	case id["ID"] == "debian" || id["ID"] == "ubuntu" || strings.Contains(id["ID_LIKE"], "debian"):
+		return "install it with `sudo apt-get install podman`"
+	case id["ID"] == "fedora" || strings.Contains(id["ID_LIKE"], "fedora") || strings.Contains(id["ID_LIKE"], "rhel"):
+		return "install it with `sudo dnf install podman`"
+	case id["ID"] == "arch" || strings.Contains(id["ID_LIKE"], "arch"):
+		return "install it with `sudo pacman -S podman`"
+	case strings.Contains(id["ID"], "opensuse") || strings.Contains(id["ID_LIKE"], "suse"):
+		return "install it with `sudo zypper install podman`"
+	case id["ID"] == "alpine":
+		return "install it with `sudo apk add podman`"
+	}
+	return "install Podman 4 or newer from your distribution's packages (see https://podman.io/docs/installation)"
+}
+
+func osRelease() map[string]string {
+	out := map[string]string{}
+	f, err := os.Open("/etc/os-release")
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok {
+			out[k] = strings.Trim(v, `"'`)
+		}
+	}
+	return out
+}

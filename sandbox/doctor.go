@@ -1,0 +1,576 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/containers/podman/v4/pkg/bindings/containers"
+)
+
+// Check is one probe of the self-test.
+type Check struct {
+	// Name is the guarantee attacked ("filesystem", "network", …).
+	Name     string   `json:"name"`
+	Strength Strength `json:"strength"`
+	// Detail says what was tried and what was seen.
+	Detail string `json:"detail"`
+}
+
+// DoctorReport is the self-test's verdict.
+type DoctorReport struct {
+	// OK is true when no guarantee is "not held".
+	OK      bool   `json:"ok"`
+	Summary string `json:"summary"`
+	Host    *Host  `json:"host,omitempty"`
+	Image   string `json:"image"`
+	Runtime string `json:"runtime,omitempty"`
+	// RuntimeProbes are the runtimes tried, when they were probed now.
+	RuntimeProbes []RuntimeProbe `json:"runtime_probes,omitempty"`
+	Checks        []Check        `json:"checks"`
+	DurationMS    int64          `json:"duration_ms"`
+}
+
+// NoPodmanReport is the self-test's report when Podman cannot be reached:
+// nothing holds, and the report says how to fix that.
+func NoPodmanReport(err error) DoctorReport {
+	return DoctorReport{
+		Image:   ImageRef(),
+		Summary: "The sandbox cannot run: " + err.Error(),
+		Checks:  []Check{{Name: "podman", Strength: NotHeld, Detail: err.Error()}},
+	}
+}
+
+// Doctor attacks each guarantee with a probe run and reports which hold.
+// progress (may be nil) names each check as it starts.
+func (e *Engine) Doctor(ctx context.Context, progress func(check string)) DoctorReport {
+	start := time.Now()
+	host := e.Host()
+	rep := DoctorReport{Host: &host, Image: e.image}
+	add := func(name string, s Strength, format string, a ...any) {
+		rep.Checks = append(rep.Checks, Check{Name: name, Strength: s, Detail: fmt.Sprintf(format, a...)})
+	}
+	step := func(name string) {
+		if progress != nil {
+			progress(name)
+		}
+	}
+	finishReport := func() DoctorReport {
+		rep.DurationMS = time.Since(start).Milliseconds()
+		rep.OK = true
+		var weak, bad []string
+		for _, c := range rep.Checks {
+			switch c.Strength {
+			case NotHeld:
+				rep.OK = false
+				bad = append(bad, c.Name)
+			case Weaker:
+				weak = append(weak, c.Name)
+			}
+		}
+		switch {
+		case !rep.OK:
+			rep.Summary = "NOT SAFE: these guarantees do not hold here: " + strings.Join(bad, ", ") + "."
+		case len(weak) > 0:
+			rep.Summary = "Every guarantee holds, some by weaker means on this host (" + strings.Join(weak, ", ") + "): see their details."
+		default:
+			rep.Summary = "Every guarantee holds."
+		}
+		return rep
+	}
+
+	step("image")
+	if err := e.EnsureImage(ctx, nil); err != nil {
+		add("image", NotHeld, "%v", err)
+		return finishReport()
+	}
+	add("image", Held, "%s is ready", e.image)
+	step("runtime")
+	rt, err := e.Runtime(ctx)
+	e.mu.Lock()
+	rep.RuntimeProbes = e.probed
+	e.mu.Unlock()
+	if err != nil {
+		add("runtime", NotHeld, "%v", err)
+		return finishReport()
+	}
+	rep.Runtime = rt
+	add("runtime", Held, "%s starts hardened containers here", rt)
+
+	work, err := os.MkdirTemp("", "rehome-doctor-")
+	if err != nil {
+		add("doctor", NotHeld, "cannot create a work folder: %v", err)
+		return finishReport()
+	}
+	defer os.RemoveAll(work)
+	if e.host.Rootless {
+		os.Chmod(work, 0o755)
+	}
+	token := randomToken()
+	input := filepath.Join(work, "input data.csv")
+	secret := filepath.Join(work, "secret-"+token+".txt")
+	os.WriteFile(input, []byte("a,b\n1,2\n"), 0o644)
+	os.WriteFile(secret, []byte("host canary "+token), 0o644)
+
+	run := func(name, code string, lim Limits, withInput bool) (*Result, error) {
+		step(name)
+		req := RunRequest{Code: code, Limits: lim, OutputDir: filepath.Join(work, "out-"+name)}
+		if withInput {
+			req.InputPath = input
+		}
+		return e.Run(ctx, req, nil)
+	}
+	probeLimits := Limits{Timeout: 60 * time.Second}
+
+	// 1. File system isolation.
+	code := strings.NewReplacer("SECRET", secret, "WORKDIR", work, "TOKEN", token).Replace(probeFilesystem)
+	if res, err := run("filesystem", code, probeLimits, true); err != nil {
+		add("filesystem", NotHeld, "the probe could not run: %v", err)
+	} else {
+		add("filesystem", gradeProbe(res), "%s", probeDetail(res, "read the input; could not read a file next to it on the host, write the input, the root file system or any host path; /mnt/data holds only the input; no Podman socket, no capabilities"))
+	}
+
+	// 2. No network.
+	if res, err := run("network", probeNetwork, probeLimits, false); err != nil {
+		add("network", NotHeld, "the probe could not run: %v", err)
+	} else {
+		add("network", gradeProbe(res), "%s", probeDetail(res, "only the loopback interface; connecting out, resolving names and pip install all fail at once"))
+	}
+
+	// 3. Wall-clock timeout that kills everything.
+	marker := fmt.Sprintf("%d.%s", 1000+time.Now().UnixNano()%1000, "4242")
+	tcode := strings.ReplaceAll(probeTimeout, "MARKER", marker)
+	tl := Limits{Timeout: 3 * time.Second}
+	if res, err := run("timeout", tcode, tl, false); err != nil {
+		add("timeout", NotHeld, "the probe could not run: %v", err)
+	} else {
+		left := hostProcessesWith("sleep " + marker)
+		gone := !e.containerExists(ctx, res.ID)
+		switch {
+		case !res.TimedOut:
+			add("timeout", NotHeld, "a script that ignores SIGTERM, double-forks and sleeps in C was not stopped at %s (exit %d)", tl.Timeout, res.ExitCode)
+		case left > 0 || !gone:
+			add("timeout", NotHeld, "stopped at %s, but %d of its processes survive on the host and the container exists=%t", tl.Timeout, left, !gone)
+		default:
+			add("timeout", Held, "a script that ignores SIGTERM, double-forks a sleeper and sleeps in C was killed whole at %s (after %d ms), no process of it left on the host, the container removed", tl.Timeout, res.DurationMS)
+		}
+	}
+
+	// 4. Memory, pids and CPU ceilings.
+	ml := Limits{Timeout: 60 * time.Second, Memory: 128 * MiB}
+	if res, err := run("memory", probeMemory, ml, false); err != nil {
+		add("memory", NotHeld, "the probe could not run: %v", err)
+	} else {
+		lim := res.Limits.Memory
+		switch {
+		case strings.Contains(res.Stdout, "ALLOCATED"):
+			add("memory", NotHeld, "the code allocated and touched 512 MiB under a 128 MiB ceiling (%s)", lim.How)
+		case res.OOMKilled && lim.Strength == Held:
+			add("memory", Held, "allocating past 128 MiB got the code killed by the kernel (%s); reported as oom_killed", lim.How)
+		case res.OOMKilled || strings.Contains(res.Stderr, "MemoryError"):
+			add("memory", Weaker, "allocating past 128 MiB was stopped (%s): %s", res.Summary, lim.How)
+		default:
+			add("memory", NotHeld, "unclear outcome: %s (%s)", res.Summary, lim.How)
+		}
+	}
+	pl := Limits{Timeout: 60 * time.Second, Pids: 32}
+	if res, err := run("pids", probePids, pl, false); err != nil {
+		add("pids", NotHeld, "the probe could not run: %v", err)
+	} else {
+		n := parseCount(res.Stdout, "FORKED")
+		lim := res.Limits.Pids
+		switch {
+		case n < 0:
+			add("pids", NotHeld, "the fork probe did not report (%s)", res.Summary)
+		case n >= 64:
+			add("pids", NotHeld, "the code started %d processes under a ceiling of 32 (%s)", n, lim.How)
+		default:
+			add("pids", lim.Strength, "forking 64 processes stopped at %d under a ceiling of 32: %s", n, lim.How)
+		}
+		add("cpu", res.Limits.CPU.Strength, "%s", res.Limits.CPU.How)
+	}
+
+	// 5. The result channel: floods and hostile outputs.
+	fl := Limits{Timeout: 60 * time.Second, StdoutMax: 64 * KiB, StderrMax: 64 * KiB}
+	if res, err := run("stdout flood", probeFlood, fl, false); err != nil {
+		add("stdout flood", NotHeld, "the probe could not run: %v", err)
+	} else if res.StdoutTruncated && len(res.Stdout) <= int(fl.StdoutMax) && res.ExitCode == 0 {
+		add("stdout flood", Held, "200 MiB printed: the first %s kept, the rest counted and dropped, nothing written to disk (%d ms)", FormatBytes(int64(len(res.Stdout))), res.DurationMS)
+	} else {
+		add("stdout flood", NotHeld, "200 MiB printed: kept %s, truncated=%t, %s", FormatBytes(int64(len(res.Stdout))), res.StdoutTruncated, res.Summary)
+	}
+	ol := Limits{Timeout: 60 * time.Second, OutputFiles: 8, OutputBytes: 4 * MiB}
+	if res, err := run("outputs", probeOutputs, ol, true); err != nil {
+		add("outputs", NotHeld, "the probe could not run: %v", err)
+	} else {
+		add("outputs", gradeOutputs(res, ol), "%s", outputsDetail(res))
+	}
+
+	// Privileges, identity, environment, as the code saw them.
+	if res, err := run("privileges", probePrivileges, probeLimits, false); err != nil {
+		add("privileges", NotHeld, "the probe could not run: %v", err)
+	} else {
+		add("privileges", gradeProbe(res), "%s", probeDetail(res, "no capabilities, no-new-privileges, seccomp filter, user 10001, host name \"sandbox\", only rehome's environment variables"))
+	}
+
+	// Nothing left behind.
+	step("leftovers")
+	list, err := containers.List(e.conn.ctx, new(containers.ListOptions).WithAll(true).
+		WithFilters(map[string][]string{"label": {LabelOwner + "=" + e.owner}}))
+	switch {
+	case err != nil:
+		add("leftovers", NotHeld, "cannot list containers: %v", err)
+	case len(list) > 0:
+		add("leftovers", NotHeld, "%d sandbox containers of this self-test still exist", len(list))
+	default:
+		add("leftovers", Held, "every sandbox of this self-test was removed")
+	}
+	return finishReport()
+}
+
+func (e *Engine) containerExists(ctx context.Context, runID string) bool {
+	list, err := containers.List(e.conn.ctx, new(containers.ListOptions).WithAll(true).
+		WithFilters(map[string][]string{"label": {LabelRun + "=" + runID}}))
+	return err != nil || len(list) > 0
+}
+
+// gradeProbe reads a probe's verdict lines: "HELD …", "WEAK …" and
+// "BROKEN …" (printed by the probe scripts below).
+func gradeProbe(res *Result) Strength {
+	switch {
+	case res.ExitCode != 0 || strings.Contains(res.Stdout, "BROKEN"):
+		return NotHeld
+	case strings.Contains(res.Stdout, "WEAK"):
+		return Weaker
+	case strings.Contains(res.Stdout, "HELD"):
+		return Held
+	}
+	return NotHeld
+}
+
+func probeDetail(res *Result, held string) string {
+	var bad []string
+	for _, line := range strings.Split(res.Stdout, "\n") {
+		if strings.HasPrefix(line, "BROKEN") || strings.HasPrefix(line, "WEAK") {
+			bad = append(bad, line)
+		}
+	}
+	if len(bad) > 0 {
+		return printable(strings.Join(bad, "; "), 1500)
+	}
+	if res.ExitCode != 0 {
+		return printable(fmt.Sprintf("the probe failed: %s %s", res.Summary, lastLine(res.Stderr)), 1500)
+	}
+	return held
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func parseCount(out, key string) int {
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, key+" "); ok {
+			var n int
+			if _, err := fmt.Sscan(rest, &n); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}
+
+// gradeOutputs checks what the outputs probe planted against what came
+// back: only regular files, inside the output folder, within the caps.
+func gradeOutputs(res *Result, lim Limits) Strength {
+	if res.ExitCode != 0 {
+		return NotHeld
+	}
+	var total int64
+	for _, f := range res.Files {
+		fi, err := os.Lstat(f.Path)
+		if err != nil || !fi.Mode().IsRegular() || !strings.HasPrefix(f.Path, res.OutputDir+string(os.PathSeparator)) {
+			return NotHeld
+		}
+		total += fi.Size()
+	}
+	if len(res.Files) > lim.OutputFiles || total > lim.OutputBytes {
+		return NotHeld
+	}
+	reasons := map[string]bool{}
+	for _, s := range res.Skipped {
+		reasons[s.Name] = true
+	}
+	for _, want := range []string{"link-to-passwd", "link-to-input", "fifo", "hardlink-b.txt"} {
+		if !reasons[want] {
+			return NotHeld
+		}
+	}
+	plot := false
+	for _, f := range res.Files {
+		plot = plot || f.Kind == "plot"
+	}
+	if !plot {
+		return NotHeld
+	}
+	return Held
+}
+
+func outputsDetail(res *Result) string {
+	var skipped []string
+	for _, s := range res.Skipped {
+		skipped = append(skipped, s.Name+" ("+s.Reason+")")
+	}
+	var kept []string
+	for _, f := range res.Files {
+		kept = append(kept, f.Name)
+	}
+	return printable(fmt.Sprintf("kept %d regular files (%s); refused %s", len(res.Files), strings.Join(kept, ", "), strings.Join(skipped, "; ")), 2000)
+}
+
+// hostProcessesWith counts processes on this host whose command line
+// contains s (the self-test's sleepers carry a unique argument).
+func hostProcessesWith(s string) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	self := fmt.Sprint(os.Getpid())
+	for _, e := range entries {
+		if e.Name() == self || e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if bytes.Contains(bytes.ReplaceAll(data, []byte{0}, []byte{' '}), []byte(s)) {
+			n++
+		}
+	}
+	return n
+}
+
+func randomToken() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// MarshalJSON keeps an empty check list as [] for the UI.
+func (r DoctorReport) MarshalJSON() ([]byte, error) {
+	type plain DoctorReport
+	if r.Checks == nil {
+		r.Checks = []Check{}
+	}
+	return json.Marshal(plain(r))
+}
+
+// The probes. Each prints HELD when the attack failed as it should, and
+// BROKEN (or WEAK) lines naming what got through.
+
+const probeFilesystem = `
+import os, stat, errno
+bad = []
+def expect_fail(what, fn):
+    try:
+        fn()
+        bad.append(what)
+    except OSError:
+        pass
+data = os.listdir('/mnt/data')
+if data != ['input data.csv']:
+    bad.append('/mnt/data holds %r' % data)
+if open('/mnt/data/input data.csv').read() != 'a,b\n1,2\n':
+    bad.append('the input reads wrong')
+expect_fail('read the host file next to the input', lambda: open('SECRET').read())
+expect_fail('list the input folder', lambda: os.listdir('WORKDIR'))
+expect_fail('write the input', lambda: open('/mnt/data/input data.csv', 'a').write('x'))
+expect_fail('write the root file system', lambda: open('/etc/rehome-probe', 'w').write('x'))
+expect_fail('write /usr', lambda: open('/usr/rehome-probe', 'w').write('x'))
+def big():
+    with open('/tmp/fill', 'wb') as f:
+        for _ in range(1024):
+            f.write(b'\0' * (1 << 20))
+expect_fail('fill /tmp past its size', big)
+os.unlink('/tmp/fill')
+# Every mount: none writable from the host but the sized tmpfs, none a socket.
+for line in open('/proc/self/mountinfo'):
+    f = line.split()
+    point, opts = f[4], f[5]
+    sep = f.index('-')
+    fstype, source = f[sep + 1], f[sep + 2]
+    if 'podman.sock' in line or 'docker.sock' in line:
+        bad.append('a container socket is mounted: ' + point)
+    if fstype in ('tmpfs', 'proc', 'sysfs', 'cgroup', 'cgroup2', 'devpts', 'mqueue', 'devtmpfs'):
+        continue
+    if point == '/':
+        if 'ro' not in opts.split(','):
+            bad.append('the root file system is writable')
+        continue
+    try:
+        st = os.stat(point)
+    except OSError:
+        continue
+    if stat.S_ISDIR(st.st_mode):
+        if os.access(point, os.W_OK) and 'ro' not in opts.split(','):
+            bad.append('host folder writable: ' + point)
+    elif stat.S_ISREG(st.st_mode):
+        try:
+            with open(point, 'a'):
+                bad.append('host file writable: ' + point)
+        except OSError:
+            pass
+for k in os.environ:
+    if k not in ('PATH', 'HOME', 'LANG', 'TMPDIR', 'MPLBACKEND', 'MPLCONFIGDIR', 'PYTHONUNBUFFERED',
+                 'PYTHONDONTWRITEBYTECODE', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'LC_CTYPE'):
+        bad.append('environment variable from outside: ' + k)
+for line in bad:
+    print('BROKEN', line)
+if not bad:
+    print('HELD')
+`
+
+const probeNetwork = `
+import os, socket, subprocess, sys
+bad = []
+nets = sorted(os.listdir('/sys/class/net'))
+if nets != ['lo']:
+    bad.append('network interfaces: %s' % nets)
+for host, port in (('1.1.1.1', 53), ('10.0.2.2', 80), ('192.168.1.1', 80), ('8.8.8.8', 443)):
+    s = socket.socket()
+    s.settimeout(2)
+    try:
+        s.connect((host, port))
+        bad.append('connected to %s:%d' % (host, port))
+    except OSError:
+        pass
+    finally:
+        s.close()
+try:
+    socket.getaddrinfo('deb.debian.org', 80)
+    bad.append('resolved a host name')
+except OSError:
+    pass
+r = subprocess.run([sys.executable, '-m', 'pip', 'install', 'requests'], capture_output=True, timeout=20)
+if r.returncode == 0:
+    bad.append('pip install succeeded')
+for line in bad:
+    print('BROKEN', line)
+if not bad:
+    print('HELD')
+`
+
+const probeTimeout = `
+import os, signal, time, ctypes
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execv('/bin/sleep', ['sleep', 'MARKER'])
+    os._exit(0)
+print('started', flush=True)
+ctypes.CDLL(None).sleep(1000)
+`
+
+const probeMemory = `
+import sys
+chunks = []
+for i in range(512):
+    b = bytearray(1 << 20)
+    for j in range(0, len(b), 4096):
+        b[j] = 1
+    chunks.append(b)
+print('ALLOCATED', len(chunks), 'MiB', flush=True)
+`
+
+const probePids = `
+import os, time
+n = 0
+pids = []
+for i in range(64):
+    try:
+        p = os.fork()
+    except OSError:
+        break
+    if p == 0:
+        time.sleep(30)
+        os._exit(0)
+    pids.append(p)
+    n += 1
+print('FORKED', n, flush=True)
+`
+
+const probeFlood = `
+import sys
+block = b'x' * (1 << 20)
+for i in range(200):
+    sys.stdout.buffer.write(block)
+sys.stdout.flush()
+`
+
+const probeOutputs = `
+import os, matplotlib.pyplot as plt
+os.symlink('/etc/passwd', '/mnt/data/link-to-passwd')
+os.symlink('/mnt/data/input data.csv', '/mnt/data/link-to-input')
+os.mkfifo('/mnt/data/fifo')
+open('/mnt/data/hardlink-a.txt', 'w').write('a')
+os.link('/mnt/data/hardlink-a.txt', '/mnt/data/hardlink-b.txt')
+open('/mnt/data/new\nline.txt', 'w').write('n')
+open(b'/mnt/data/bad-\xff.txt', 'w').write('b')
+os.makedirs('/mnt/data/sub/dir', exist_ok=True)
+open('/mnt/data/sub/dir/ok.txt', 'w').write('ok')
+for i in range(20):
+    open('/mnt/data/many-%02d.txt' % i, 'w').write('m')
+try:
+    with open('/mnt/data/huge.bin', 'wb') as f:
+        f.write(b'\0' * (8 << 20))
+except OSError as e:
+    print('huge:', e)
+plt.plot([1, 2, 3])
+plt.show()
+print('done')
+`
+
+const probePrivileges = `
+import os
+bad = []
+st = {}
+for line in open('/proc/self/status'):
+    k, _, v = line.partition(':')
+    st[k] = v.strip()
+if int(st.get('CapEff', '1'), 16) != 0 or int(st.get('CapPrm', '1'), 16) != 0 or int(st.get('CapBnd', '1'), 16) != 0:
+    bad.append('capabilities: eff %s prm %s bnd %s' % (st.get('CapEff'), st.get('CapPrm'), st.get('CapBnd')))
+if st.get('NoNewPrivs') != '1':
+    bad.append('no-new-privileges is off')
+if st.get('Seccomp') != '2':
+    bad.append('no seccomp filter (Seccomp=%s)' % st.get('Seccomp'))
+if os.getuid() == 0 or os.geteuid() == 0:
+    bad.append('runs as root inside')
+if os.uname().nodename != 'sandbox':
+    bad.append('host name is %s' % os.uname().nodename)
+try:
+    os.setuid(0)
+    bad.append('setuid(0) worked')
+except OSError:
+    pass
+try:
+    open('/proc/1/environ').read()
+    bad.append('read the runner\'s /proc/1/environ')
+except OSError:
+    pass
+try:
+    os.kill(1, 9)
+except OSError:
+    pass
+for line in bad:
+    print('BROKEN', line)
+if not bad:
+    print('HELD')
+`

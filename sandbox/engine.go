@@ -1,0 +1,597 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/containers/podman/v4/libpod/define"
+	"github.com/containers/podman/v4/pkg/bindings"
+	"github.com/containers/podman/v4/pkg/bindings/containers"
+	"github.com/containers/podman/v4/pkg/bindings/system"
+	"github.com/containers/podman/v4/pkg/errorhandling"
+)
+
+// Options configure an Engine.
+type Options struct {
+	Connect ConnectOptions
+	// Image overrides the image reference (default: ImageRef()).
+	Image string
+	// Runtime forces an OCI runtime ("runc", "crun"); empty: probe.
+	Runtime string
+	// CacheDir holds the image archive and probe results (default:
+	// CacheDir()).
+	CacheDir string
+	// NoSweep skips removing containers that a dead rehome left behind.
+	NoSweep bool
+}
+
+// Host is what the Podman service reports about itself.
+type Host struct {
+	PodmanVersion  string   `json:"podman_version"`
+	APIVersion     string   `json:"api_version"`
+	Rootless       bool     `json:"rootless"`
+	CgroupVersion  string   `json:"cgroup_version"`
+	CgroupManager  string   `json:"cgroup_manager"`
+	Controllers    []string `json:"cgroup_controllers"`
+	Kernel         string   `json:"kernel"`
+	DefaultRuntime string   `json:"default_runtime"`
+	Seccomp        bool     `json:"seccomp"`
+	ServiceURI     string   `json:"service_uri"`
+	// ServiceStarted is true when rehome started the service itself.
+	ServiceStarted bool `json:"service_started"`
+}
+
+// Engine runs code in sandboxes through one Podman service. It is safe for
+// concurrent use.
+type Engine struct {
+	conn  *Connection
+	opts  Options
+	host  Host
+	image string
+	owner string
+
+	mu      sync.Mutex
+	runtime string
+	probed  []RuntimeProbe
+	runs    map[string]context.CancelFunc
+}
+
+// New connects to Podman, reads what the host can enforce, and removes
+// containers left over by a rehome process that died mid-run.
+func New(ctx context.Context, opts Options) (*Engine, error) {
+	conn, err := Open(ctx, opts.Connect)
+	if err != nil {
+		return nil, err
+	}
+	info, err := system.Info(conn.ctx, nil)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("ask the Podman service at %s about itself: %w", conn.URI, err)
+	}
+	e := &Engine{conn: conn, opts: opts, runs: map[string]context.CancelFunc{}}
+	e.host = Host{
+		PodmanVersion:  info.Version.Version,
+		APIVersion:     bindings.ServiceVersion(conn.ctx).String(),
+		Rootless:       info.Host.Security.Rootless,
+		CgroupVersion:  info.Host.CgroupsVersion,
+		CgroupManager:  info.Host.CgroupManager,
+		Controllers:    info.Host.CgroupControllers,
+		Kernel:         info.Host.Kernel,
+		Seccomp:        info.Host.Security.SECCOMPEnabled,
+		ServiceURI:     conn.URI,
+		ServiceStarted: conn.Started,
+	}
+	if info.Host.OCIRuntime != nil {
+		e.host.DefaultRuntime = info.Host.OCIRuntime.Name
+	}
+	e.image = opts.Image
+	if e.image == "" {
+		e.image = ImageRef()
+	}
+	e.owner = ownerLabel()
+	e.runtime = opts.Runtime
+	if !opts.NoSweep {
+		e.Sweep(ctx)
+	}
+	return e, nil
+}
+
+// Close releases the connection (stopping a service rehome started).
+func (e *Engine) Close() error { return e.conn.Close() }
+
+// Host returns what the service reported about itself.
+func (e *Engine) Host() Host { return e.host }
+
+// Image returns the image reference runs use.
+func (e *Engine) Image() string { return e.image }
+
+// Enforcement says which ceilings the service can hold through cgroups:
+// rootful Podman holds all three; rootless Podman holds those that systemd
+// delegated to the user on cgroup v2, and none on cgroup v1 (it ignores
+// --memory and --pids-limit there with a warning).
+func (e *Engine) Enforcement() Enforcement {
+	if !e.host.Rootless {
+		return Enforcement{Memory: true, Pids: true, CPU: true}
+	}
+	if e.host.CgroupVersion != "v2" {
+		return Enforcement{}
+	}
+	has := func(c string) bool {
+		for _, x := range e.host.Controllers {
+			if x == c {
+				return true
+			}
+		}
+		return false
+	}
+	return Enforcement{Memory: has("memory"), Pids: has("pids"), CPU: has("cpu")}
+}
+
+// RunRequest is one piece of code to run.
+type RunRequest struct {
+	// ID names the run (default: a new id). StopRun takes it.
+	ID string `json:"id"`
+	// Code is the Python source.
+	Code string `json:"code"`
+	// InputPath is the user's file, shown to the code read-only at
+	// /mnt/data/<its name>. Empty: no input.
+	InputPath string `json:"input_path"`
+	// Limits of the run; zero fields take DefaultLimits.
+	Limits Limits `json:"limits"`
+	// OutputDir is where outputs are saved (created if missing; existing
+	// files are never overwritten). Empty: outputs are reported as skipped.
+	OutputDir string `json:"output_dir"`
+	// InlinePlots fills File.DataURL for plots.
+	InlinePlots bool `json:"inline_plots"`
+}
+
+// Progress is a step of a run, for the UI.
+type Progress struct {
+	RunID string `json:"run_id"`
+	// Phase is "image" (loading the image), "starting", "running" (sent
+	// every second with ElapsedMS), "output" (Text carries what the code
+	// printed on Stream), "stopping", "collecting" or "done".
+	Phase     string `json:"phase"`
+	ElapsedMS int64  `json:"elapsed_ms,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Stream    string `json:"stream,omitempty"`
+	Text      string `json:"text,omitempty"`
+}
+
+// ErrStopped is reported (in Result.Summary) when StopRun ended a run.
+var ErrStopped = errors.New("stopped by the user")
+
+// Run runs req.Code in a fresh sandbox and returns what it did. An error
+// means the run could not happen (bad input, no image, Podman failing);
+// anything the code itself did — fail, hang, flood, exhaust memory — is
+// a Result.
+func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress)) (*Result, error) {
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	lim := req.Limits.WithDefaults()
+	if err := lim.Validate(); err != nil {
+		return nil, err
+	}
+	if len(req.Code) > MaxScriptSize {
+		return nil, fmt.Errorf("the code is %s; the sandbox takes at most %s", FormatBytes(int64(len(req.Code))), FormatBytes(MaxScriptSize))
+	}
+	id := req.ID
+	if id == "" {
+		id = NewRunID()
+	}
+	emit := func(phase, msg string) { progress(Progress{RunID: id, Phase: phase, Message: msg}) }
+
+	var in *input
+	if req.InputPath != "" {
+		var err error
+		if in, err = openInput(req.InputPath); err != nil {
+			return nil, err
+		}
+		defer in.close()
+	}
+
+	if err := e.EnsureImage(ctx, func(msg string) { emit("image", msg) }); err != nil {
+		return nil, err
+	}
+	runtime, err := e.Runtime(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	// A private folder holds the link Podman mounts (so that any host name
+	// — spaces, quotes, newlines, bytes that are not UTF-8 — travels as a
+	// plain path) and nothing else.
+	work, err := os.MkdirTemp("", "rehome-run-")
+	if err != nil {
+		return nil, fmt.Errorf("create a folder for the run: %w", err)
+	}
+	defer os.RemoveAll(work)
+	j := job{
+		image:     e.image,
+		runtime:   runtime,
+		name:      "rehome-run-" + strings.ToLower(id),
+		labels:    map[string]string{LabelSandbox: "1", LabelOwner: e.owner, LabelRun: id},
+		script:    []byte(req.Code),
+		cgroups:   e.Enforcement(),
+		nprocHard: nprocHard(),
+	}
+	if in != nil {
+		link := filepath.Join(work, "input")
+		if err := os.Symlink(in.hostPath, link); err != nil {
+			return nil, fmt.Errorf("prepare the input file: %w", err)
+		}
+		if e.host.Rootless {
+			// The rootless service runs as the user, but inside its own
+			// user namespace: make sure it may traverse the folder.
+			os.Chmod(work, 0o711)
+		}
+		j.inputSource, j.inputName, j.inputDev, j.inputIno = link, in.name, in.dev, in.ino
+	}
+
+	var sv *saver
+	if req.OutputDir != "" {
+		if sv, err = newSaver(req.OutputDir); err != nil {
+			return nil, err
+		}
+		defer sv.close()
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e.mu.Lock()
+	e.runs[id] = cancel
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.runs, id)
+		e.mu.Unlock()
+	}()
+
+	res := &Result{ID: id, ExitCode: -1, Files: []File{}, Image: e.image, Runtime: runtime, Rootless: e.host.Rootless, Started: time.Now()}
+	if in != nil {
+		res.Input = &InputInfo{HostPath: in.hostPath, Path: path.Join(DataDir, in.name), Size: in.size, Renamed: in.renamed}
+	}
+	if sv != nil {
+		res.OutputDir = sv.dir
+	}
+	col := newCollector(lim, sv, func(stream string, p []byte) {
+		progress(Progress{RunID: id, Phase: "output", Stream: stream, Text: string(p)})
+	})
+	tick := func(el time.Duration) { progress(Progress{RunID: id, Phase: "running", ElapsedMS: el.Milliseconds()}) }
+	out, err := e.execute(runCtx, ctx, lim, j, col, emit, tick)
+	if err != nil {
+		return nil, err
+	}
+	emit("collecting", "reading outputs")
+	finish(res, lim, j, col, out)
+	if req.InlinePlots {
+		for i := range res.Files {
+			if res.Files[i].Kind == "plot" && res.Files[i].Size <= 8*MiB {
+				if data, err := os.ReadFile(res.Files[i].Path); err == nil {
+					res.Files[i].DataURL = "data:image/png;base64," + base64.StdEncoding.EncodeToString(data)
+				}
+			}
+		}
+	}
+	emit("done", res.Summary)
+	return res, nil
+}
+
+// StopRun kills the run with that id, if it is still going.
+func (e *Engine) StopRun(id string) error {
+	e.mu.Lock()
+	cancel, ok := e.runs[id]
+	e.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("run %q is not running", id)
+	}
+	cancel()
+	return nil
+}
+
+// outcome is what execute observed from outside the container.
+type outcome struct {
+	timedOut      bool
+	stopped       bool
+	exitCode      int // the container's (the runner's) exit status; -1 unknown
+	elapsed       time.Duration
+	runnerStderr  string
+	removed       bool
+	removeErr     error
+	attachErr     error
+	protocolError error
+	dropped       int64
+}
+
+// execute creates, attaches, starts, waits or kills, and removes one
+// container. runCtx ends on StopRun; ctx is the caller's.
+func (e *Engine) execute(runCtx, ctx context.Context, lim Limits, j job, col *collector, emit func(string, string), tick func(time.Duration)) (*outcome, error) {
+	api := e.conn.ctx
+	s := buildSpec(lim, j)
+	emit("starting", "creating the sandbox")
+	created, err := containers.CreateWithSpec(api, s, nil)
+	if err != nil {
+		return nil, fmt.Errorf("create the sandbox container: %w", explain(err))
+	}
+	cid := created.ID
+	out := &outcome{exitCode: -1}
+	defer func() {
+		// The container must be gone whatever happened: killed, then
+		// removed, and checked.
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(api), 30*time.Second)
+		defer rcancel()
+		out.removeErr = removeContainer(rctx, cid)
+		ok, err := containers.Exists(rctx, cid, nil)
+		out.removed = err == nil && !ok
+	}()
+
+	// Attach before start, on a connection of its own: the bindings'
+	// Attach rewires its connection's transport, and only closing the
+	// socket unblocks it should the service hang.
+	actx, sockets, err := e.attachConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dec := &decoder{c: col}
+	errBuf := &capBuffer{max: 64 * KiB}
+	ready := make(chan bool, 1)
+	attachDone := make(chan error, 1)
+	go func() {
+		attachDone <- containers.Attach(actx, cid, nil, dec, writerFunc(errBuf.write), ready,
+			new(containers.AttachOptions).WithStream(true).WithLogs(false))
+	}()
+	select {
+	case <-ready:
+	case err := <-attachDone:
+		sockets.closeAll()
+		return nil, fmt.Errorf("attach to the sandbox: %w", explain(err))
+	case <-time.After(30 * time.Second):
+		sockets.closeAll()
+		return nil, errors.New("attach to the sandbox: the Podman service did not answer within 30s")
+	}
+
+	if err := containers.Start(api, cid, nil); err != nil {
+		sockets.closeAll()
+		<-attachDone
+		if isRuntimeFailure(err) {
+			e.forgetRuntime()
+		}
+		return nil, fmt.Errorf("start the sandbox: %w", explain(err))
+	}
+	start := time.Now()
+	emit("running", "running the code")
+
+	timer := time.NewTimer(lim.Timeout)
+	defer timer.Stop()
+	kill := func() {
+		kctx, kcancel := context.WithTimeout(context.WithoutCancel(api), 15*time.Second)
+		defer kcancel()
+		_ = containers.Kill(kctx, cid, new(containers.KillOptions).WithSignal("KILL"))
+	}
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+wait:
+	for {
+		select {
+		case out.attachErr = <-attachDone:
+			out.elapsed = time.Since(start)
+			break wait
+		case <-ticker.C:
+			tick(time.Since(start))
+		case <-timer.C:
+			out.elapsed = time.Since(start)
+			out.timedOut = true
+			emit("stopping", "time limit reached: killing the sandbox")
+			kill()
+			break wait
+		case <-runCtx.Done():
+			out.elapsed = time.Since(start)
+			out.stopped = true
+			emit("stopping", "stopping the sandbox")
+			kill()
+			break wait
+		}
+	}
+	if out.timedOut || out.stopped {
+		// The stream ends when the container is gone; if the service
+		// does not close it, close it ourselves.
+		select {
+		case out.attachErr = <-attachDone:
+		case <-time.After(10 * time.Second):
+			sockets.closeAll()
+			out.attachErr = <-attachDone
+		}
+	}
+	sockets.closeAll()
+
+	// The runner's exit status, when the container still exists (it is
+	// removed on exit, so this may be gone already).
+	wctx, wcancel := context.WithTimeout(context.WithoutCancel(api), 5*time.Second)
+	defer wcancel()
+	if code, err := containers.Wait(wctx, cid, new(containers.WaitOptions).WithCondition([]define.ContainerStatus{define.ContainerStateExited, define.ContainerStateStopped})); err == nil {
+		out.exitCode = int(code)
+	}
+	out.runnerStderr = string(errBuf.buf)
+	out.protocolError = dec.broken
+	out.dropped = dec.dropped
+	if dec.nhdr != 0 || dec.left != 0 {
+		col.abortFile("cut short: the sandbox ended while sending it")
+	}
+	return out, nil
+}
+
+// removeContainer kills and removes a container; gone already is fine.
+func removeContainer(ctx context.Context, id string) error {
+	_, err := containers.Remove(ctx, id, new(containers.RemoveOptions).WithForce(true).WithVolumes(true).WithIgnore(true).WithTimeout(0))
+	if err != nil && !isNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
+
+// socketSet remembers the connections of an attach so they can be closed.
+type socketSet struct {
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func (s *socketSet) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		c.Close()
+	}
+}
+
+// attachConn opens a private connection to the service whose sockets can
+// be closed from outside.
+func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, error) {
+	actx, err := bindings.NewConnection(context.WithoutCancel(ctx), e.conn.URI)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect to the Podman service for the run: %w", err)
+	}
+	client, err := bindings.GetClient(actx)
+	if err != nil {
+		return nil, nil, err
+	}
+	set := &socketSet{}
+	if tr, ok := client.Client.Transport.(*http.Transport); ok && tr.DialContext != nil {
+		dial := tr.DialContext
+		nt := tr.Clone()
+		nt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err == nil {
+				set.mu.Lock()
+				set.conns = append(set.conns, c)
+				set.mu.Unlock()
+			}
+			return c, err
+		}
+		client.Client.Transport = nt
+	}
+	return actx, set, nil
+}
+
+func isNotFound(err error) bool {
+	var em *errorhandling.ErrorModel
+	if errors.As(err, &em) && em.ResponseCode == http.StatusNotFound {
+		return true
+	}
+	return errors.Is(err, define.ErrNoSuchCtr) || strings.Contains(err.Error(), "no such container")
+}
+
+func isRuntimeFailure(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "OCI runtime") || strings.Contains(s, "runc") || strings.Contains(s, "crun")
+}
+
+// explain turns a service error into one line, with a hint where we know one.
+func explain(err error) error {
+	var em *errorhandling.ErrorModel
+	if errors.As(err, &em) {
+		msg := em.Message
+		if msg == "" {
+			msg = em.Because
+		}
+		if strings.Contains(msg, "image not known") || strings.Contains(msg, "no such image") {
+			return fmt.Errorf("%s: %w", msg, ErrImageMissing)
+		}
+		return errors.New(msg)
+	}
+	return err
+}
+
+// ownerLabel identifies this process for the sweep of leftovers.
+func ownerLabel() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d/%d", host, os.Getpid(), processStart(os.Getpid()))
+}
+
+// processStart is a process's start time in clock ticks since boot (field
+// 22 of /proc/PID/stat), 0 if unknown: with the pid it names a process
+// uniquely across pid reuse.
+func processStart(pid int) uint64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
+}
+
+// ownerAlive reports whether the process named by an owner label runs.
+func ownerAlive(label string) bool {
+	parts := strings.Split(label, "/")
+	if len(parts) != 3 {
+		return false
+	}
+	if host, _ := os.Hostname(); host != parts[0] {
+		return true // another machine's (a shared service): not ours to judge
+	}
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil || pid <= 0 {
+		return false
+	}
+	start, _ := strconv.ParseUint(parts[2], 10, 64)
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	return processStart(pid) == start
+}
+
+// Sweep removes sandbox containers whose rehome process is gone (a crash,
+// a kill -9), and returns how many it removed.
+func (e *Engine) Sweep(ctx context.Context) int {
+	list, err := containers.List(e.conn.ctx, new(containers.ListOptions).WithAll(true).
+		WithFilters(map[string][]string{"label": {LabelSandbox + "=1"}}))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, c := range list {
+		if ownerAlive(c.Labels[LabelOwner]) {
+			continue
+		}
+		if removeContainer(e.conn.ctx, c.ID) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// nprocHard is this process's hard RLIMIT_NPROC (0: unknown/unlimited):
+// the service started by rehome inherits it, and a container cannot be
+// given more without CAP_SYS_RESOURCE.
+func nprocHard() uint64 {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(6 /* RLIMIT_NPROC */, &r); err != nil || r.Max == ^uint64(0) {
+		return 0
+	}
+	return r.Max
+}

@@ -1,0 +1,328 @@
+package sandbox
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/containers/podman/v4/pkg/bindings/images"
+
+	recipe "rehome/build/sandbox"
+)
+
+// ImageRepo is the repository of the sandbox image; the tag is the recipe's
+// digest, so a rehome built from another recipe never runs a stale image.
+const ImageRepo = "localhost/rehome-sandbox"
+
+// ErrImageMissing is wrapped when the sandbox image is not in Podman's
+// storage and no archive of it is cached.
+var ErrImageMissing = errors.New("the sandbox image is not installed")
+
+// ImageRef is the image this build of rehome runs.
+func ImageRef() string { return ImageRepo + ":" + recipe.Tag() }
+
+// imageChanges are the Dockerfile-style settings given to the imported
+// root file system.
+var imageChanges = []string{
+	"USER sandbox",
+	"WORKDIR /mnt/data",
+	"ENV PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8",
+	`CMD ["/usr/bin/python3"]`,
+	"LABEL io.rehome.recipe=" + recipe.Digest(),
+}
+
+// CacheDir is where rehome keeps the image archive, the apt download cache
+// of image builds and runtime probes: $REHOME_CACHE, else
+// /var/cache/rehome for root, else $XDG_CACHE_HOME/rehome or
+// ~/.cache/rehome.
+func CacheDir() string {
+	if d := os.Getenv("REHOME_CACHE"); d != "" {
+		return d
+	}
+	if os.Geteuid() == 0 {
+		return "/var/cache/rehome"
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "rehome")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".cache", "rehome")
+	}
+	return filepath.Join(os.TempDir(), "rehome-cache")
+}
+
+// ArchiveName is the file name of this recipe's image archive.
+func ArchiveName() string { return "rehome-sandbox-" + recipe.Tag() + ".tar.gz" }
+
+// ImageStatus says whether the image this rehome expects is ready.
+type ImageStatus struct {
+	Image  string `json:"image"`
+	Digest string `json:"recipe_digest"`
+	// Present: in the Podman service's storage.
+	Present bool  `json:"present"`
+	Size    int64 `json:"size_bytes,omitempty"`
+	// Archive is the cached archive's path; ArchivePresent whether it exists.
+	Archive        string `json:"archive"`
+	ArchivePresent bool   `json:"archive_present"`
+	ArchiveSize    int64  `json:"archive_size_bytes,omitempty"`
+	// Stale lists sandbox images of other recipes still in storage.
+	Stale []string `json:"stale,omitempty"`
+	// Fix is the command that makes the image ready, when it is not.
+	Fix string `json:"fix,omitempty"`
+}
+
+// ImageStatus reports on the image and its cached archive.
+func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
+	st := ImageStatus{Image: e.image, Digest: recipe.Digest(), Archive: filepath.Join(e.cacheDir(), ArchiveName())}
+	if fi, err := os.Stat(st.Archive); err == nil {
+		st.ArchivePresent, st.ArchiveSize = true, fi.Size()
+	}
+	list, err := images.List(e.conn.ctx, new(images.ListOptions).WithFilters(map[string][]string{"reference": {ImageRepo}}))
+	if err != nil {
+		return st, fmt.Errorf("list images: %w", explain(err))
+	}
+	for _, im := range list {
+		for _, name := range im.RepoTags {
+			if name == e.image {
+				st.Present, st.Size = true, im.Size
+			} else if strings.HasPrefix(name, ImageRepo+":") {
+				st.Stale = append(st.Stale, name)
+			}
+		}
+	}
+	switch {
+	case st.Present:
+	case st.ArchivePresent:
+		st.Fix = "rehome sandbox image load " + shellQuote(st.Archive)
+	default:
+		st.Fix = "rehome sandbox image build (or, on an air-gapped machine, rehome sandbox image load FILE with an archive built elsewhere)"
+	}
+	return st, nil
+}
+
+// EnsureImage makes the image present: already there, or loaded from the
+// cached archive (progress tells of it), or an error wrapping
+// ErrImageMissing that names the command that fixes it.
+func (e *Engine) EnsureImage(ctx context.Context, progress func(string)) error {
+	ok, err := images.Exists(e.conn.ctx, e.image, nil)
+	if err != nil {
+		return fmt.Errorf("look for the sandbox image: %w", explain(err))
+	}
+	if ok {
+		return nil
+	}
+	if e.opts.Image != "" {
+		return fmt.Errorf("%w: %s is not in Podman's storage", ErrImageMissing, e.image)
+	}
+	archive := filepath.Join(e.cacheDir(), ArchiveName())
+	if _, err := os.Stat(archive); err == nil {
+		if progress != nil {
+			progress("loading the sandbox image from " + archive)
+		}
+		_, err := e.LoadImage(ctx, archive)
+		return err
+	}
+	return fmt.Errorf("%w (%s): build it with `rehome sandbox image build` (needs a Debian mirror, about two minutes), or on an air-gapped machine load an archive built elsewhere with `rehome sandbox image load FILE`", ErrImageMissing, e.image)
+}
+
+// LoadImage loads an image archive (as written by SaveImage, or by
+// `podman save`, gzip-compressed or not) and checks that it holds the image
+// this rehome expects. It returns the names loaded.
+func (e *Engine) LoadImage(ctx context.Context, file string) ([]string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("open the image archive: %w", err)
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReaderSize(f, 1<<20)
+	// Decompress here: the service then reads a plain archive whatever
+	// compression it supports.
+	br := r.(*bufio.Reader)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("read the image archive %s: %w", file, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	rep, err := images.Load(e.conn.ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("load the image archive %s: %w", file, explain(err))
+	}
+	names := rep.Names
+	for _, n := range names {
+		if n == e.image || strings.TrimPrefix(n, "localhost/") == strings.TrimPrefix(e.image, "localhost/") {
+			return names, nil
+		}
+	}
+	if ok, _ := images.Exists(e.conn.ctx, e.image, nil); ok {
+		return names, nil
+	}
+	return names, fmt.Errorf("%s holds %s, but this rehome needs %s (the image of its recipe): build it with `rehome sandbox image build` or load the archive made by the same rehome version", file, strings.Join(names, ", "), e.image)
+}
+
+// SaveImage writes the image as a gzip-compressed docker-archive that
+// `rehome sandbox image load` (or `podman load -i`) reads on any machine,
+// atomically: the file appears under its name only once complete.
+func (e *Engine) SaveImage(ctx context.Context, file string) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("create the archive's folder: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".rehome-sandbox-*.tar.gz")
+	if err != nil {
+		return fmt.Errorf("create the image archive: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	zw, _ := gzip.NewWriterLevel(bw, gzip.BestSpeed)
+	err = images.Export(e.conn.ctx, []string{e.image}, zw, new(images.ExportOptions).WithFormat("docker-archive"))
+	if err == nil {
+		err = zw.Close()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("save the image archive: %w", explain(err))
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
+
+// BuildReport describes a finished image build.
+type BuildReport struct {
+	Image        string        `json:"image"`
+	RootfsBytes  int64         `json:"rootfs_bytes"`
+	ImageBytes   int64         `json:"image_bytes"`
+	Archive      string        `json:"archive"`
+	ArchiveBytes int64         `json:"archive_bytes"`
+	BuildTime    time.Duration `json:"build_ns"`
+	ImportTime   time.Duration `json:"import_ns"`
+	SaveTime     time.Duration `json:"save_ns"`
+}
+
+// BuildImage builds the image from the embedded recipe: mmdebstrap makes
+// the root file system from Debian packages (no registry), the service
+// imports it under ImageRef, and the compressed archive is saved in the
+// cache folder for the next load. progress receives the build's output
+// lines.
+func (e *Engine) BuildImage(ctx context.Context, progress func(string)) (*BuildReport, error) {
+	if progress == nil {
+		progress = func(string) {}
+	}
+	if _, err := exec.LookPath("mmdebstrap"); err != nil {
+		return nil, errors.New("building the sandbox image needs mmdebstrap: install it with `sudo apt-get install mmdebstrap` (or load a prebuilt archive with `rehome sandbox image load FILE`)")
+	}
+	work, err := os.MkdirTemp("", "rehome-image-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	script, err := recipe.WriteTo(work)
+	if err != nil {
+		return nil, err
+	}
+	rootfs := filepath.Join(work, "rootfs.tar")
+	rep := &BuildReport{Image: e.image, Archive: filepath.Join(e.cacheDir(), ArchiveName())}
+
+	t0 := time.Now()
+	cmd := exec.CommandContext(ctx, "/bin/sh", script, rootfs)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "REHOME_APT_CACHE="+filepath.Join(e.cacheDir(), "apt"))
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	var tail []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			tail = append(tail, line)
+			if len(tail) > 30 {
+				tail = tail[1:]
+			}
+			progress(line)
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	err = cmd.Run()
+	pw.Close()
+	<-done
+	if err != nil {
+		return nil, fmt.Errorf("build the sandbox image's root file system: %v\n%s", err, strings.Join(tail, "\n"))
+	}
+	rep.BuildTime = time.Since(t0)
+	if fi, err := os.Stat(rootfs); err == nil {
+		rep.RootfsBytes = fi.Size()
+	}
+
+	t1 := time.Now()
+	progress("importing into Podman as " + e.image)
+	f, err := os.Open(rootfs)
+	if err != nil {
+		return nil, err
+	}
+	_, err = images.Import(e.conn.ctx, bufio.NewReaderSize(f, 1<<20), new(images.ImportOptions).
+		WithReference(e.image).WithChanges(imageChanges).WithMessage("rehome sandbox, recipe "+recipe.Digest()))
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("import the sandbox image: %w", explain(err))
+	}
+	rep.ImportTime = time.Since(t1)
+	os.Remove(rootfs)
+
+	t2 := time.Now()
+	progress("saving " + rep.Archive)
+	if err := e.SaveImage(ctx, rep.Archive); err != nil {
+		return nil, err
+	}
+	rep.SaveTime = time.Since(t2)
+	if fi, err := os.Stat(rep.Archive); err == nil {
+		rep.ArchiveBytes = fi.Size()
+	}
+	if st, err := e.ImageStatus(ctx); err == nil {
+		rep.ImageBytes = st.Size
+	}
+	return rep, nil
+}
+
+// RemoveStale removes sandbox images of other recipes.
+func (e *Engine) RemoveStale(ctx context.Context) ([]string, error) {
+	st, err := e.ImageStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, name := range st.Stale {
+		if _, errs := images.Remove(e.conn.ctx, []string{name}, nil); len(errs) == 0 {
+			removed = append(removed, name)
+		}
+	}
+	return removed, nil
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

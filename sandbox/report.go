@@ -1,0 +1,269 @@
+package sandbox
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// finish fills a Result from what the runner reported (the frames) and what
+// rehome saw from outside (the outcome). Where the two could disagree, what
+// was observed wins, and the report says what it rests on.
+func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
+	res.DurationMS = out.elapsed.Milliseconds()
+	res.TimedOut = out.timedOut
+	res.Stdout = string(col.stdout.buf)
+	res.Stderr = string(col.stderr.buf)
+	res.StdoutTruncated = col.stdout.truncated()
+	res.StderrTruncated = col.stderr.truncated()
+	res.Files = append(res.Files, col.files...)
+	res.Skipped = col.skipped
+	var obs *Observed
+	if col.hello != nil {
+		obs = col.hello.Observed
+	}
+	res.Limits = limitsReport(lim, j, obs)
+
+	note := func(format string, a ...any) { res.Notes = append(res.Notes, fmt.Sprintf(format, a...)) }
+	x := col.exit
+	if x != nil {
+		res.StdoutTruncated = res.StdoutTruncated || x.StdoutBytes > lim.StdoutMax
+		res.StderrTruncated = res.StderrTruncated || x.StderrBytes > lim.StderrMax
+		if x.MemoryPeak != nil && *x.MemoryPeak > 0 {
+			res.MemoryPeakBytes = *x.MemoryPeak
+		} else if x.RSSPeak > 0 {
+			res.MemoryPeakBytes = x.RSSPeak
+		}
+	}
+	switch {
+	case out.stopped:
+		res.Summary = "Stopped by the user; the sandbox was killed and removed."
+	case out.timedOut:
+		res.Summary = fmt.Sprintf("Stopped after %s: the time limit was reached, and the whole sandbox was killed from outside.", roundDuration(lim.Timeout))
+	case x != nil && x.Refused != "":
+		res.Summary = "Not run: " + x.Refused + ". Try again."
+	case x != nil:
+		if x.ExitCode != nil {
+			res.ExitCode = *x.ExitCode
+		}
+		switch {
+		case x.OOMKills != nil && *x.OOMKills > 0:
+			res.OOMKilled = true
+			res.Summary = fmt.Sprintf("Killed for using more than %s of memory (the kernel's OOM killer acted inside the sandbox's cgroup).", FormatBytes(lim.Memory))
+		case x.WatchdogKilled:
+			res.OOMKilled = true
+			res.Summary = fmt.Sprintf("Killed for using more than %s of memory (rehome's memory watchdog: this host cannot hold a cgroup memory ceiling).", FormatBytes(lim.Memory))
+		case res.ExitCode == 0:
+			res.Summary = fmt.Sprintf("Finished in %s.", roundDuration(out.elapsed))
+		case x.Signal != nil:
+			res.Summary = fmt.Sprintf("The code was killed by signal %d (%s).", *x.Signal, signalName(*x.Signal))
+			if *x.Signal == 9 && x.OOMKills == nil && lim.Memory > 0 && j.cgroups.Memory {
+				note("The kernel's OOM-kill counter could not be read in this container, so a memory kill cannot be told apart from another SIGKILL.")
+			}
+		default:
+			res.Summary = fmt.Sprintf("The code failed with exit code %d.", res.ExitCode)
+		}
+	default:
+		// No last word from the runner: it died. With no timeout and no
+		// stop, on this host only the kernel kills PID 1 of the sandbox,
+		// and the OOM killer is what does that.
+		if out.exitCode == 137 {
+			res.OOMKilled = true
+			res.ExitCode = 137
+			res.Summary = fmt.Sprintf("The sandbox was killed by SIGKILL before it could report; nothing else kills it but the kernel, most likely for memory (ceiling %s).", FormatBytes(lim.Memory))
+			note("Podman's own OOMKilled flag is not trusted here (it reads false even after a kernel OOM kill); this is inferred from the SIGKILL.")
+		} else {
+			res.Summary = fmt.Sprintf("The sandbox ended without a report (exit status %d).", out.exitCode)
+		}
+	}
+
+	if out.protocolError != nil {
+		note("The output channel broke (%s) after which %s were dropped unread; outputs after that point are lost.", printable(out.protocolError.Error(), 200), FormatBytes(out.dropped))
+	}
+	if x == nil && strings.TrimSpace(out.runnerStderr) != "" {
+		note("Sandbox runner: %s", printable(strings.TrimSpace(out.runnerStderr), 500))
+	}
+	if res.StdoutTruncated {
+		note("The code printed more than %s on stdout; only the first %s are kept.", FormatBytes(lim.StdoutMax), FormatBytes(lim.StdoutMax))
+	}
+	if res.StderrTruncated {
+		note("The code printed more than %s on stderr; only the first %s are kept.", FormatBytes(lim.StderrMax), FormatBytes(lim.StderrMax))
+	}
+	explainFailure(res, lim, j)
+	if !out.removed {
+		note("The sandbox container could not be confirmed removed (%v); `rehome sandbox doctor` lists and removes leftovers.", out.removeErr)
+	}
+}
+
+// explainFailure adds what a user needs to understand a common failure.
+func explainFailure(res *Result, lim Limits, j job) {
+	e := res.Stderr
+	add := func(s string) { res.Notes = append(res.Notes, s) }
+	switch {
+	case strings.Contains(e, "No module named pip") || strings.Contains(e, "pip: not found") ||
+		strings.Contains(e, "Temporary failure in name resolution") || strings.Contains(e, "Network is unreachable") ||
+		strings.Contains(e, "Name or service not known"):
+		add("The sandbox has no network, as on ChatGPT: nothing can be downloaded or installed. It holds " + Libraries + ".")
+	case strings.Contains(e, "ModuleNotFoundError"):
+		add("That module is not in the sandbox image, and nothing can be installed (no network). It holds " + Libraries + ".")
+	}
+	if strings.Contains(e, "MemoryError") {
+		if j.cgroups.Memory {
+			add(fmt.Sprintf("Python ran out of memory under the %s ceiling.", FormatBytes(lim.Memory)))
+		} else {
+			add(fmt.Sprintf("Python ran out of memory: one process may use at most %s here (RLIMIT_DATA; this host cannot hold a cgroup memory ceiling).", FormatBytes(lim.Memory)))
+		}
+	}
+	if strings.Contains(e, "Read-only file system") {
+		add("Only /mnt/data and /tmp are writable in the sandbox; files written to /mnt/data come back as outputs.")
+	}
+}
+
+// Libraries names what the image holds, for messages.
+const Libraries = "pandas, numpy, matplotlib, scipy, seaborn, scikit-learn, statsmodels, openpyxl, xlrd, sympy and tabulate"
+
+func signalName(n int) string {
+	names := map[int]string{1: "SIGHUP", 2: "SIGINT", 6: "SIGABRT", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM", 24: "SIGXCPU", 25: "SIGXFSZ"}
+	if s, ok := names[n]; ok {
+		return s
+	}
+	return "signal " + fmt.Sprint(n)
+}
+
+func roundDuration(d time.Duration) string {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// limitsReport grades each limit from what the runner saw inside the
+// container (obs; nil when it said nothing).
+func limitsReport(lim Limits, j job, obs *Observed) LimitsReport {
+	r := LimitsReport{}
+	r.Timeout = LimitStatus{
+		Asked: roundDuration(lim.Timeout), Value: float64(lim.Timeout.Milliseconds()), Strength: Held,
+		How: fmt.Sprintf("rehome kills the whole container from outside through the Podman API at %s (SIGKILL to its pid namespace), then removes it; conmon kills it %ds later on its own should rehome be gone", roundDuration(lim.Timeout), killGrace),
+	}
+	rl := func(name string) (int64, bool) {
+		if obs == nil || obs.Rlimits == nil {
+			return 0, false
+		}
+		v, ok := obs.Rlimits[name]
+		return v[0], ok
+	}
+	var cg *CgroupObserved
+	if obs != nil {
+		cg = &obs.Cgroup
+	}
+	unseen := " (not confirmed: the sandbox did not report what it saw)"
+
+	// Memory.
+	r.Memory = LimitStatus{Asked: FormatBytes(lim.Memory), Value: float64(lim.Memory)}
+	switch {
+	case cg != nil && cg.MemoryLimit != nil && *cg.MemoryLimit <= lim.Memory && *cg.MemoryLimit >= lim.Memory-4096:
+		r.Memory.Strength = Held
+		r.Memory.How = fmt.Sprintf("cgroup v%d memory ceiling of %d bytes for the whole container, tmpfs included, no swap (seen from inside)", cg.Version, *cg.MemoryLimit)
+	case !j.cgroups.Memory:
+		data, ok := rl("data")
+		r.Memory.Strength = Weaker
+		r.Memory.How = fmt.Sprintf("no cgroup ceiling (rootless Podman on cgroup %s cannot hold one); instead each process has RLIMIT_DATA=%s%s, and rehome's watchdog (PID 1 of the sandbox) samples the resident memory of all its processes every 50 ms and kills them above %s — a fast allocation can overshoot between samples",
+			cgroupName(cg), FormatBytes(lim.Memory), seenSuffix(ok && data == lim.Memory, obs != nil), FormatBytes(lim.Memory))
+	case cg == nil:
+		r.Memory.Strength = Held
+		r.Memory.How = "cgroup memory ceiling for the whole container" + unseen
+	default:
+		r.Memory.Strength = NotHeld
+		r.Memory.How = fmt.Sprintf("asked the service for a cgroup memory ceiling but the container shows %s", showLimit(cg.MemoryLimit))
+	}
+
+	// CPU.
+	r.CPU = LimitStatus{Asked: fmt.Sprintf("%g core%s", lim.CPUs, plural(lim.CPUs != 1)), Value: lim.CPUs}
+	cpuSecs := int64(math.Ceil(lim.Timeout.Seconds()*lim.CPUs)) + 1
+	switch {
+	case cg != nil && cg.CPUQuota != nil && cg.CPUPeriod != nil && *cg.CPUPeriod > 0 &&
+		math.Abs(float64(*cg.CPUQuota)/float64(*cg.CPUPeriod)-lim.CPUs) < 0.01:
+		r.CPU.Strength = Held
+		r.CPU.How = fmt.Sprintf("cgroup CPU quota of %d µs per %d µs (seen from inside)", *cg.CPUQuota, *cg.CPUPeriod)
+	case !j.cgroups.CPU:
+		v, ok := rl("cpu")
+		r.CPU.Strength = Weaker
+		if obs != nil && !(ok && v == cpuSecs) {
+			r.CPU.Strength = NotHeld
+		}
+		r.CPU.How = fmt.Sprintf("no cgroup quota on this host; each process may burn at most %d s of CPU time (RLIMIT_CPU%s), and the wall-clock timeout holds", cpuSecs, seenSuffix(ok && v == cpuSecs, obs != nil))
+	case cg == nil:
+		r.CPU.Strength = Held
+		r.CPU.How = "cgroup CPU quota" + unseen
+	default:
+		r.CPU.Strength = NotHeld
+		r.CPU.How = "asked the service for a cgroup CPU quota but the container shows none"
+	}
+
+	// Pids.
+	r.Pids = LimitStatus{Asked: fmt.Sprintf("%d processes", lim.Pids), Value: float64(lim.Pids)}
+	switch {
+	case cg != nil && cg.PidsLimit != nil && *cg.PidsLimit == lim.Pids:
+		r.Pids.Strength = Held
+		r.Pids.How = fmt.Sprintf("cgroup pids.max=%d for the whole container, threads included (seen from inside)", *cg.PidsLimit)
+	case !j.cgroups.Pids:
+		v, ok := rl("nproc")
+		r.Pids.Strength = Weaker
+		if obs != nil && !(ok && v == lim.Pids) {
+			r.Pids.Strength = NotHeld
+		}
+		r.Pids.How = fmt.Sprintf("no cgroup pids ceiling on this host; RLIMIT_NPROC=%d for the sandbox user%s counts its processes and threads in all sandboxes of this user at once", lim.Pids, seenSuffix(ok && v == lim.Pids, obs != nil))
+	case cg == nil:
+		r.Pids.Strength = Held
+		r.Pids.How = "cgroup pids ceiling" + unseen
+	default:
+		r.Pids.Strength = NotHeld
+		r.Pids.How = fmt.Sprintf("asked the service for a pids ceiling but the container shows %s", showLimit(cg.PidsLimit))
+	}
+
+	r.Stdout = LimitStatus{Asked: FormatBytes(lim.StdoutMax), Value: float64(lim.StdoutMax), Strength: Held,
+		How: "the first bytes are kept, the rest counted and dropped, by the runner and again by rehome while reading the attach stream; no log file is written (log driver none)"}
+	r.Stderr = LimitStatus{Asked: FormatBytes(lim.StderrMax), Value: float64(lim.StderrMax), Strength: Held, How: r.Stdout.How}
+	r.OutputFiles = LimitStatus{Asked: fmt.Sprintf("%d files", lim.OutputFiles), Value: float64(lim.OutputFiles), Strength: Held,
+		How: "counted while reading; only regular files are taken, links, devices and unsafe names refused"}
+	r.OutputBytes = LimitStatus{Asked: FormatBytes(lim.OutputBytes), Value: float64(lim.OutputBytes), Strength: Held,
+		How: fmt.Sprintf("/mnt/data is an in-memory file system of %s; the total is capped again while reading", FormatBytes(lim.OutputBytes))}
+	r.Tmp = LimitStatus{Asked: FormatBytes(lim.TmpSize), Value: float64(lim.TmpSize), Strength: Held,
+		How: fmt.Sprintf("/tmp is an in-memory file system of %s; the root file system is read-only", FormatBytes(lim.TmpSize))}
+	return r
+}
+
+func cgroupName(cg *CgroupObserved) string {
+	if cg == nil || cg.Version == 0 {
+		return "v1"
+	}
+	return fmt.Sprintf("v%d", cg.Version)
+}
+
+func seenSuffix(seen, reported bool) string {
+	switch {
+	case seen:
+		return ", seen from inside"
+	case reported:
+		return ", NOT seen from inside"
+	}
+	return ""
+}
+
+func showLimit(v *int64) string {
+	if v == nil {
+		return "no limit"
+	}
+	return fmt.Sprint(*v)
+}
+
+func plural(b bool) string {
+	if b {
+		return "s"
+	}
+	return ""
+}

@@ -1,0 +1,251 @@
+package sandbox
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path"
+	"strconv"
+	"syscall"
+
+	"github.com/containers/podman/v4/pkg/specgen"
+	spec "github.com/opencontainers/runtime-spec/specs-go"
+)
+
+// In-container facts shared with build/sandbox/runner.py and prelude.py.
+const (
+	// DataDir is where the input file is and outputs are written, as on
+	// ChatGPT.
+	DataDir = "/mnt/data"
+	// SandboxUser is the unprivileged user the code runs as (created in the
+	// image by the recipe).
+	SandboxUser = "10001:10001"
+	// Hostname is the fixed host name inside every sandbox.
+	Hostname = "sandbox"
+
+	runnerPath = "/opt/rehome/runner.py"
+	// LabelSandbox marks every container rehome creates.
+	LabelSandbox = "io.rehome.sandbox"
+	// LabelOwner names the process that created it (host/pid/start time),
+	// so that a later rehome removes only what a dead process left behind.
+	LabelOwner = "io.rehome.owner"
+	// LabelRun carries the run's id.
+	LabelRun = "io.rehome.run"
+	// shmSize is the size of /dev/shm.
+	shmSize = 16 * MiB
+	// killGrace is how long after the timeout conmon kills the container
+	// on its own, should rehome itself be gone by then.
+	killGrace = 5
+	// scriptChunk is the size of one base64 argument carrying the script
+	// (under the kernel's 128 KiB limit on one argument).
+	scriptChunk = 96 << 10
+)
+
+// Enforcement is what the Podman service can hold through cgroups for a
+// container on this host (rootless Podman on cgroup v1 holds none of them).
+type Enforcement struct {
+	Memory bool `json:"memory"`
+	Pids   bool `json:"pids"`
+	CPU    bool `json:"cpu"`
+}
+
+// job is one run's parameters that are not limits.
+type job struct {
+	image   string
+	runtime string
+	name    string
+	labels  map[string]string
+	// inputSource is the host path Podman bind-mounts (a link in a private
+	// folder to the checked file); inputName its name under /mnt/data.
+	inputSource string
+	inputName   string
+	inputDev    uint64
+	inputIno    uint64
+	script      []byte
+	cgroups     Enforcement
+	// nprocHard is the hard RLIMIT_NPROC of the Podman service, the most a
+	// container may be given without CAP_SYS_RESOURCE.
+	nprocHard uint64
+}
+
+// runnerConfig is the runner's CONFIG argument.
+type runnerConfig struct {
+	Input          string `json:"input,omitempty"`
+	InputDev       uint64 `json:"input_dev,omitempty"`
+	InputIno       uint64 `json:"input_ino,omitempty"`
+	StdoutMax      int64  `json:"stdout_max"`
+	StderrMax      int64  `json:"stderr_max"`
+	FilesMax       int    `json:"files_max"`
+	FilesBytesMax  int64  `json:"files_bytes_max"`
+	MemoryWatchdog int64  `json:"memory_watchdog,omitempty"`
+	Threads        int    `json:"threads"`
+}
+
+// command returns the container's argv: the runner, its config, and the
+// script in base64 pieces.
+func command(lim Limits, j job) []string {
+	rc := runnerConfig{
+		Input:         j.inputName,
+		InputDev:      j.inputDev,
+		InputIno:      j.inputIno,
+		StdoutMax:     lim.StdoutMax,
+		StderrMax:     lim.StderrMax,
+		FilesMax:      lim.OutputFiles,
+		FilesBytesMax: lim.OutputBytes,
+		Threads:       max(1, int(math.Ceil(lim.CPUs))),
+	}
+	if !j.cgroups.Memory {
+		rc.MemoryWatchdog = lim.Memory
+	}
+	cfg, _ := json.Marshal(rc)
+	argv := []string{"/usr/bin/python3", "-I", "-S", "-B", runnerPath, base64.StdEncoding.EncodeToString(cfg)}
+	for s := j.script; ; s = s[min(len(s), scriptChunk):] {
+		argv = append(argv, base64.StdEncoding.EncodeToString(s[:min(len(s), scriptChunk)]))
+		if len(s) <= scriptChunk {
+			break
+		}
+	}
+	return argv
+}
+
+// buildSpec turns limits and a job into the hardened container spec. It is
+// pure: every field it sets is checked by spec_test.go, and the real-Podman
+// tests check that the service honours them.
+func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
+	s := specgen.NewSpecGenerator(j.image, false)
+	s.Name = j.name
+	s.Labels = j.labels
+	s.Entrypoint = []string{}
+	s.Command = command(lim, j)
+	s.WorkDir = DataDir
+	s.OCIRuntime = j.runtime
+
+	// A clean environment: nothing of the host's (nor of the service's
+	// proxy settings) reaches the code; the runner gives the code its own.
+	s.Env = map[string]string{"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+	s.EnvHost = false
+	s.HTTPProxy = false
+	s.Terminal = false
+	s.Stdin = false
+
+	// The process is reaped, killed and removed by rehome; conmon kills it
+	// on its own killGrace seconds after the timeout should rehome die.
+	s.Remove = true
+	s.Timeout = uint(math.Ceil(lim.Timeout.Seconds())) + killGrace
+	zero := uint(0)
+	s.StopTimeout = &zero
+	s.StopSignal = ptr(syscall.SIGKILL)
+	// Output travels through the attach stream only; no log file grows on
+	// the host however much the code prints.
+	s.LogConfiguration = &specgen.LogConfig{Driver: "none"}
+
+	// Identity and namespaces.
+	s.Hostname = Hostname
+	s.UtsNS = specgen.Namespace{NSMode: specgen.Private}
+	s.PidNS = specgen.Namespace{NSMode: specgen.Private}
+	s.IpcNS = specgen.Namespace{NSMode: specgen.Private}
+	s.NetNS = specgen.Namespace{NSMode: specgen.NoNetwork}
+	s.User = SandboxUser
+
+	// Privileges: none.
+	s.Privileged = false
+	s.CapDrop = []string{"all"}
+	s.NoNewPrivileges = true
+	s.Umask = "0022"
+
+	// File system: a read-only root, sized in-memory /tmp and /mnt/data,
+	// and the one input file, read-only. Nothing else from the host.
+	s.ReadOnlyFilesystem = true
+	s.ReadWriteTmpfs = false
+	s.ImageVolumeMode = "ignore"
+	shm := shmSize
+	s.ShmSize = &shm
+	s.Mounts = []spec.Mount{
+		{
+			Type:        "tmpfs",
+			Source:      "tmpfs",
+			Destination: "/tmp",
+			Options:     []string{"rw", "nosuid", "nodev", "noexec", "size=" + strconv.FormatInt(lim.TmpSize, 10), "mode=1777"},
+		},
+		{
+			Type:        "tmpfs",
+			Source:      "tmpfs",
+			Destination: DataDir,
+			Options:     []string{"rw", "nosuid", "nodev", "noexec", "size=" + strconv.FormatInt(lim.OutputBytes, 10), "mode=0755", "U"},
+		},
+	}
+	if j.inputName != "" {
+		s.Mounts = append(s.Mounts, spec.Mount{
+			Type:        "bind",
+			Source:      j.inputSource,
+			Destination: path.Join(DataDir, j.inputName),
+			Options:     []string{"ro", "nosuid", "nodev", "noexec", "rprivate"},
+		})
+	}
+
+	// Resource ceilings: cgroups where the service can hold them; rlimits
+	// always (explicit, so the service does not try to raise nofile and
+	// nproc past what it may without CAP_SYS_RESOURCE).
+	res := &spec.LinuxResources{}
+	if j.cgroups.Memory {
+		mem, swap := lim.Memory, lim.Memory // no swap: memory+swap = memory
+		res.Memory = &spec.LinuxMemory{Limit: &mem, Swap: &swap}
+	}
+	if j.cgroups.Pids {
+		res.Pids = &spec.LinuxPids{Limit: lim.Pids}
+	}
+	if j.cgroups.CPU {
+		period := uint64(100000)
+		quota := int64(math.Ceil(lim.CPUs * float64(period)))
+		res.CPU = &spec.LinuxCPU{Period: &period, Quota: &quota}
+	}
+	if res.Memory != nil || res.Pids != nil || res.CPU != nil {
+		s.ResourceLimits = res
+	}
+	s.Rlimits = rlimits(lim, j)
+	return s
+}
+
+// rlimits are the per-process limits of the container. Where cgroups hold
+// memory, pids and CPU they are a second line; where they cannot, they are
+// the line (RLIMIT_DATA per process, RLIMIT_NPROC for the sandbox user,
+// RLIMIT_CPU), with the runner's memory watchdog over the whole container.
+func rlimits(lim Limits, j job) []spec.POSIXRlimit {
+	fsize := uint64(max(lim.OutputBytes, lim.TmpSize))
+	nproc := uint64(4096)
+	if !j.cgroups.Pids {
+		nproc = uint64(lim.Pids)
+	}
+	if j.nprocHard > 0 && nproc > j.nprocHard {
+		nproc = j.nprocHard
+	}
+	r := []spec.POSIXRlimit{
+		{Type: "RLIMIT_NOFILE", Hard: 1024, Soft: 1024},
+		{Type: "RLIMIT_NPROC", Hard: nproc, Soft: nproc},
+		{Type: "RLIMIT_FSIZE", Hard: fsize, Soft: fsize},
+		{Type: "RLIMIT_CORE", Hard: 0, Soft: 0},
+		{Type: "RLIMIT_MEMLOCK", Hard: 64 * uint64(KiB), Soft: 64 * uint64(KiB)},
+		{Type: "RLIMIT_MSGQUEUE", Hard: 0, Soft: 0},
+	}
+	if !j.cgroups.Memory {
+		data := uint64(lim.Memory)
+		r = append(r, spec.POSIXRlimit{Type: "RLIMIT_DATA", Hard: data, Soft: data})
+	}
+	if !j.cgroups.CPU {
+		// CPU seconds one process may burn: the whole timeout at the quota.
+		cpu := uint64(math.Ceil(lim.Timeout.Seconds()*lim.CPUs)) + 1
+		r = append(r, spec.POSIXRlimit{Type: "RLIMIT_CPU", Hard: cpu, Soft: cpu})
+	}
+	return r
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// describeArgv is a short form of a container's command for messages.
+func describeArgv(argv []string) string {
+	if len(argv) > 5 {
+		return fmt.Sprintf("%v … (%d arguments)", argv[:5], len(argv))
+	}
+	return fmt.Sprint(argv)
+}

@@ -1,0 +1,299 @@
+package sandbox
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/containers/podman/v4/pkg/specgen"
+)
+
+func testJob(cg Enforcement) job {
+	return job{
+		image:       "localhost/rehome-sandbox:test",
+		runtime:     "runc",
+		name:        "rehome-run-x",
+		labels:      map[string]string{LabelSandbox: "1"},
+		inputSource: "/tmp/rehome-run-1/input",
+		inputName:   "sales data.csv",
+		inputDev:    7,
+		inputIno:    9,
+		script:      []byte("print(1)\n"),
+		cgroups:     cg,
+		nprocHard:   96364,
+	}
+}
+
+func rlimit(s *specgen.SpecGenerator, name string) (uint64, bool) {
+	for _, r := range s.Rlimits {
+		if r.Type == name {
+			if r.Soft != r.Hard {
+				return 0, false
+			}
+			return r.Hard, true
+		}
+	}
+	return 0, false
+}
+
+// TestBuildSpecHardening checks every hardening field of the spec, rootful
+// (cgroups hold memory, pids and CPU).
+func TestBuildSpecHardening(t *testing.T) {
+	lim := DefaultLimits
+	s := buildSpec(lim, testJob(Enforcement{Memory: true, Pids: true, CPU: true}))
+
+	if s.Image != "localhost/rehome-sandbox:test" || s.OCIRuntime != "runc" || s.Name != "rehome-run-x" {
+		t.Errorf("image/runtime/name = %q %q %q", s.Image, s.OCIRuntime, s.Name)
+	}
+	// Privileges.
+	if s.Privileged {
+		t.Error("privileged")
+	}
+	if !slices.Equal(s.CapDrop, []string{"all"}) || len(s.CapAdd) != 0 {
+		t.Errorf("caps drop %v add %v", s.CapDrop, s.CapAdd)
+	}
+	if !s.NoNewPrivileges {
+		t.Error("no-new-privileges off")
+	}
+	if s.User != "10001:10001" || strings.HasPrefix(s.User, "0") || s.User == "root" {
+		t.Errorf("user %q", s.User)
+	}
+	if s.SeccompProfilePath != "" || s.SeccompPolicy != "" {
+		t.Errorf("seccomp changed from the default profile: %q %q", s.SeccompProfilePath, s.SeccompPolicy)
+	}
+	// Network: none at all.
+	if s.NetNS.NSMode != specgen.NoNetwork {
+		t.Errorf("netns %v", s.NetNS)
+	}
+	if len(s.PortMappings) != 0 || len(s.Networks) != 0 {
+		t.Error("ports or networks set")
+	}
+	// Namespaces and identity.
+	for name, ns := range map[string]specgen.Namespace{"pid": s.PidNS, "ipc": s.IpcNS, "uts": s.UtsNS} {
+		if ns.NSMode != specgen.Private {
+			t.Errorf("%s ns %v", name, ns)
+		}
+	}
+	if s.Hostname != "sandbox" {
+		t.Errorf("hostname %q", s.Hostname)
+	}
+	// Environment: clean.
+	if s.EnvHost || s.HTTPProxy {
+		t.Error("host environment or proxy variables pass in")
+	}
+	for k := range s.Env {
+		if k != "PATH" && k != "LANG" && k != "HOME" {
+			t.Errorf("env %s", k)
+		}
+	}
+	if s.Terminal || s.Stdin {
+		t.Error("tty or stdin")
+	}
+	// File system.
+	if !s.ReadOnlyFilesystem || s.ReadWriteTmpfs {
+		t.Error("root file system not read-only, or extra tmpfs")
+	}
+	if s.ImageVolumeMode != "ignore" || len(s.Volumes) != 0 || len(s.OverlayVolumes) != 0 || len(s.ImageVolumes) != 0 {
+		t.Error("volumes")
+	}
+	if s.ShmSize == nil || *s.ShmSize != shmSize {
+		t.Error("shm size")
+	}
+	if len(s.Devices) != 0 {
+		t.Error("devices")
+	}
+	mounts := map[string][]string{}
+	for _, m := range s.Mounts {
+		mounts[m.Destination] = m.Options
+		switch m.Type {
+		case "tmpfs":
+		case "bind":
+			if m.Destination != "/mnt/data/sales data.csv" || m.Source != "/tmp/rehome-run-1/input" {
+				t.Errorf("bind %s -> %s", m.Source, m.Destination)
+			}
+			if !slices.Contains(m.Options, "ro") || slices.Contains(m.Options, "rw") {
+				t.Errorf("input mount options %v", m.Options)
+			}
+		default:
+			t.Errorf("mount type %s at %s", m.Type, m.Destination)
+		}
+		if strings.Contains(m.Source, "podman.sock") || strings.Contains(m.Source, "docker.sock") {
+			t.Errorf("socket mounted: %s", m.Source)
+		}
+		for _, o := range []string{"nosuid", "nodev", "noexec"} {
+			if !slices.Contains(m.Options, o) {
+				t.Errorf("%s lacks %s", m.Destination, o)
+			}
+		}
+	}
+	if len(mounts) != 3 {
+		t.Errorf("mounts %v", mounts)
+	}
+	if !slices.Contains(mounts["/tmp"], "size=134217728") {
+		t.Errorf("/tmp %v", mounts["/tmp"])
+	}
+	if !slices.Contains(mounts["/mnt/data"], "size=67108864") {
+		t.Errorf("/mnt/data %v", mounts["/mnt/data"])
+	}
+	// Resources through cgroups.
+	r := s.ResourceLimits
+	if r == nil || r.Memory == nil || *r.Memory.Limit != 512*MiB || *r.Memory.Swap != 512*MiB {
+		t.Fatalf("memory %+v", r)
+	}
+	if r.Pids == nil || r.Pids.Limit != 128 {
+		t.Error("pids")
+	}
+	if r.CPU == nil || *r.CPU.Quota != 100000 || *r.CPU.Period != 100000 {
+		t.Error("cpu")
+	}
+	// Rlimits: explicit nofile and nproc (no CAP_SYS_RESOURCE needed), no core.
+	for name, want := range map[string]uint64{"RLIMIT_NOFILE": 1024, "RLIMIT_NPROC": 4096, "RLIMIT_CORE": 0, "RLIMIT_FSIZE": uint64(128 * MiB)} {
+		if v, ok := rlimit(s, name); !ok || v != want {
+			t.Errorf("%s = %d, %t; want %d", name, v, ok, want)
+		}
+	}
+	if _, ok := rlimit(s, "RLIMIT_DATA"); ok {
+		t.Error("RLIMIT_DATA set although cgroups hold memory")
+	}
+	// Kill and cleanup.
+	if !s.Remove || s.StopTimeout == nil || *s.StopTimeout != 0 || s.StopSignal == nil || *s.StopSignal != syscall.SIGKILL {
+		t.Error("remove/stop settings")
+	}
+	if s.Timeout != 35 {
+		t.Errorf("conmon timeout %d", s.Timeout)
+	}
+	if s.LogConfiguration == nil || s.LogConfiguration.Driver != "none" {
+		t.Error("log driver: output must not grow a file on the host")
+	}
+	if s.WorkDir != "/mnt/data" {
+		t.Errorf("workdir %q", s.WorkDir)
+	}
+	// Command: the runner, its config, the script.
+	if len(s.Command) != 7 || s.Command[4] != runnerPath || len(s.Entrypoint) != 0 {
+		t.Fatalf("command %v", describeArgv(s.Command))
+	}
+	var rc runnerConfig
+	raw, _ := base64.StdEncoding.DecodeString(s.Command[5])
+	if err := json.Unmarshal(raw, &rc); err != nil {
+		t.Fatal(err)
+	}
+	if rc.Input != "sales data.csv" || rc.InputDev != 7 || rc.InputIno != 9 || rc.MemoryWatchdog != 0 || rc.StdoutMax != MiB {
+		t.Errorf("runner config %+v", rc)
+	}
+	if src, _ := base64.StdEncoding.DecodeString(s.Command[6]); string(src) != "print(1)\n" {
+		t.Errorf("script %q", src)
+	}
+}
+
+// TestBuildSpecRootlessCgroupV1 checks the fallbacks where no cgroup
+// ceiling holds: rlimits and the runner's memory watchdog.
+func TestBuildSpecRootlessCgroupV1(t *testing.T) {
+	lim := DefaultLimits
+	lim.Timeout = 10 * time.Second
+	lim.CPUs = 1.5
+	s := buildSpec(lim, testJob(Enforcement{}))
+	if s.ResourceLimits != nil {
+		t.Errorf("cgroup resources asked where they cannot hold: %+v", s.ResourceLimits)
+	}
+	for name, want := range map[string]uint64{"RLIMIT_DATA": uint64(512 * MiB), "RLIMIT_NPROC": 128, "RLIMIT_CPU": 16} {
+		if v, ok := rlimit(s, name); !ok || v != want {
+			t.Errorf("%s = %d, %t; want %d", name, v, ok, want)
+		}
+	}
+	var rc runnerConfig
+	raw, _ := base64.StdEncoding.DecodeString(s.Command[5])
+	json.Unmarshal(raw, &rc)
+	if rc.MemoryWatchdog != 512*MiB || rc.Threads != 2 {
+		t.Errorf("runner config %+v", rc)
+	}
+}
+
+func TestBuildSpecNoInputAndNprocCeiling(t *testing.T) {
+	j := testJob(Enforcement{Memory: true, Pids: true, CPU: true})
+	j.inputName, j.inputSource = "", ""
+	j.nprocHard = 1000
+	s := buildSpec(DefaultLimits, j)
+	for _, m := range s.Mounts {
+		if m.Type == "bind" {
+			t.Errorf("bind mount without input: %+v", m)
+		}
+	}
+	if v, _ := rlimit(s, "RLIMIT_NPROC"); v != 1000 {
+		t.Errorf("nproc %d above the service's hard limit", v)
+	}
+}
+
+func TestCommandSplitsLargeScripts(t *testing.T) {
+	src := strings.Repeat("x = 1  # padding\n", 20000) // 340 KB
+	j := testJob(Enforcement{})
+	j.script = []byte(src)
+	argv := command(DefaultLimits, j)
+	var got []byte
+	for _, a := range argv[6:] {
+		if len(a) > 128<<10 {
+			t.Fatalf("argument of %d bytes: over the kernel's 128 KiB per argument", len(a))
+		}
+		b, err := base64.StdEncoding.DecodeString(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, b...)
+	}
+	if string(got) != src {
+		t.Fatal("script does not survive the split")
+	}
+}
+
+func TestLimits(t *testing.T) {
+	l := Limits{}.WithDefaults()
+	if l != DefaultLimits {
+		t.Fatalf("%+v", l)
+	}
+	if err := l.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []Limits{
+		{Timeout: -1}, {Memory: 1}, {CPUs: -1}, {Pids: 2}, {OutputFiles: -1}, {OutputBytes: 10}, {TmpSize: 1},
+	} {
+		if err := bad.WithDefaults().Validate(); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+	for in, want := range map[string]int64{"512MiB": 512 * MiB, "512M": 512 * MiB, "2g": 2 * GiB, "1.5 GiB": 3 * GiB / 2, "1048576": MiB, "64k": 64 * KiB} {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-1M", "5 parsecs", "1e99G"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", bad)
+		}
+	}
+	if FormatBytes(512*MiB) != "512 MiB" || FormatBytes(2*GiB) != "2 GiB" || FormatBytes(100) != "100 bytes" {
+		t.Error(FormatBytes(512*MiB), FormatBytes(2*GiB))
+	}
+}
+
+func TestContainerName(t *testing.T) {
+	for in, want := range map[string]string{
+		"sales.csv":            "sales.csv",
+		"my data (v2) 'x'.csv": "my data (v2) 'x'.csv",
+		"line\nbreak.csv":      "line_break.csv",
+		"bad\xffbyte.csv":      "bad_byte.csv",
+		"..":                   "input",
+		"tab\there.csv":        "tab_here.csv",
+	} {
+		got, renamed := containerName(in)
+		if got != want || renamed != (in != want) {
+			t.Errorf("containerName(%q) = %q, %t; want %q", in, got, renamed, want)
+		}
+	}
+	long := strings.Repeat("é", 200) + ".csv"
+	if got, _ := containerName(long); len(got) > 255 || !strings.HasSuffix(got, ".csv") {
+		t.Errorf("long name %d bytes", len(got))
+	}
+}
