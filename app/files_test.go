@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"rehome/sandbox"
 )
 
 func newTestApp(t *testing.T) *App {
@@ -229,5 +232,58 @@ func TestUIEventIsLogged(t *testing.T) {
 	out := buf.String()
 	if !strings.Contains(out, `"msg":"ui event"`) || !strings.Contains(out, `"event":"plot shown"`) || !strings.Contains(out, `"since_open_ms":1234`) || len(out) > 800 {
 		t.Fatalf("log: %s", out)
+	}
+}
+
+func TestRunLimits(t *testing.T) {
+	a := newTestApp(t)
+	if err := Open(a); err != nil {
+		t.Fatal(err)
+	}
+	defer Close(a)
+	l, err := a.RunLimits()
+	if err != nil || l != sandbox.DefaultLimits {
+		t.Fatalf("defaults: %+v %v", l, err)
+	}
+	want := sandbox.DefaultLimits
+	want.Timeout = 2 * time.Minute
+	want.Memory = 256 * sandbox.MiB
+	got, err := a.SetRunLimits(want)
+	if err != nil || got != want {
+		t.Fatalf("set: %+v %v", got, err)
+	}
+	if l, _ := a.RunLimits(); l != want {
+		t.Fatalf("not stored: %+v", l)
+	}
+	// Out of the safe range: refused in words, nothing changed.
+	for _, bad := range []func(*sandbox.Limits){
+		func(l *sandbox.Limits) { l.Timeout = 2 * time.Hour },
+		func(l *sandbox.Limits) { l.Memory = 1 << 50 },
+		func(l *sandbox.Limits) { l.CPUs = 10000 },
+		func(l *sandbox.Limits) { l.Pids = 3 },
+		func(l *sandbox.Limits) {
+			l.Memory = 64 * sandbox.MiB
+			l.OutputBytes = 200 * sandbox.MiB
+			l.TmpSize = 100 * sandbox.MiB
+		},
+	} {
+		l := want
+		bad(&l)
+		if _, err := a.SetRunLimits(l); err == nil || !strings.Contains(err.Error(), "choose between") && !strings.Contains(err.Error(), "memory") {
+			t.Errorf("SetRunLimits(%+v) = %v", l, err)
+		}
+	}
+	if l, _ := a.RunLimits(); l != want {
+		t.Fatalf("a refused change was stored: %+v", l)
+	}
+	b := a.RunLimitBounds()
+	if b.Max.CPUs < 1 || b.Max.Memory < sandbox.DefaultLimits.Memory || b.Min.Timeout != time.Second {
+		t.Fatalf("bounds %+v", b)
+	}
+	if l, err := a.ResetRunLimits(); err != nil || l != sandbox.DefaultLimits {
+		t.Fatalf("reset: %+v %v", l, err)
+	}
+	if l, _ := a.RunLimits(); l != sandbox.DefaultLimits {
+		t.Fatalf("reset not stored: %+v", l)
 	}
 }
