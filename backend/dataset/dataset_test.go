@@ -389,3 +389,20 @@ func TestZipWithOneCSV(t *testing.T) {
 		t.Fatalf("%+v", p)
 	}
 }
+
+func TestExactCountPastTheSample(t *testing.T) {
+	// 3000 rows fit in the head: every one is counted, not just the sample.
+	var b strings.Builder
+	b.WriteString("a,b\n")
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "%d,x\n", i)
+	}
+	p := peek(t, "n.csv", b.String())
+	if p.RowCount != 3000 || p.RowCountKind != CountExact || len(p.Rows) != DefaultRows {
+		t.Fatalf("rows %d %s shown %d", p.RowCount, p.RowCountKind, len(p.Rows))
+	}
+	p = peek(t, "noheader.csv", strings.TrimPrefix(b.String(), "a,b\n"))
+	if p.Header || p.RowCount != 3000 {
+		t.Fatalf("no header: %v %d", p.Header, p.RowCount)
+	}
+}

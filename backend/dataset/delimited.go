@@ -98,7 +98,7 @@ func peekDelimited(p *Preview, text string, complete bool, ext string, o Options
 		p.Note = "No columns were found (no commas, semicolons, tabs or pipes), so each line is shown as one value. Code can still read the file."
 	}
 
-	records, offsets, err := parseRecords(text, delim, false, complete)
+	records, offsets, total, err := parseRecords(text, delim, false, complete)
 	var pe *csv.ParseError
 	if errors.As(err, &pe) && (errors.Is(pe.Err, csv.ErrQuote) || errors.Is(pe.Err, csv.ErrBareQuote)) {
 		what := "a quote (\") inside a value that is not itself in quotes"
@@ -106,7 +106,7 @@ func peekDelimited(p *Preview, text string, complete bool, ext string, o Options
 			what = "a quoted value whose closing quote is missing or misplaced"
 		}
 		p.Problems = append(p.Problems, fmt.Sprintf("Line %d has %s. The preview reads it leniently; pandas may stop there or merge lines: fix the quotes in that line, or read it with on_bad_lines='skip'.", pe.StartLine, what))
-		records, offsets, _ = parseRecords(text, delim, true, complete)
+		records, offsets, total, _ = parseRecords(text, delim, true, complete)
 	} else if err != nil {
 		p.Problems = append(p.Problems, "The file could not be read as a table: "+err.Error()+".")
 	}
@@ -165,7 +165,7 @@ func peekDelimited(p *Preview, text string, complete bool, ext string, o Options
 	// Row count: exact when the head is the whole file, else extrapolated
 	// from the bytes per row seen so far.
 	if complete {
-		p.RowCount = int64(len(data))
+		p.RowCount = int64(total - (len(records) - len(data)))
 		p.RowCountKind = CountExact
 		return
 	}
@@ -192,7 +192,10 @@ type recordPos struct {
 // parseRecords reads up to sampleRows records of text. When the head is
 // not the whole file, its last record may be cut: it is dropped, as is a
 // quote error that reaches the end of the head within one long record.
-func parseRecords(text string, delim rune, lazy, complete bool) ([][]string, []recordPos, error) {
+//
+// When the head is the whole file, it goes on past the sample to count
+// every record: total is that count (records kept plus the rest).
+func parseRecords(text string, delim rune, lazy, complete bool) (recs [][]string, pos []recordPos, total int, err error) {
 	if !complete {
 		if i := strings.LastIndexByte(text, '\n'); i >= 0 {
 			text = text[:i+1]
@@ -202,9 +205,8 @@ func parseRecords(text string, delim rune, lazy, complete bool) ([][]string, []r
 	r.Comma = delim
 	r.FieldsPerRecord = -1
 	r.LazyQuotes = lazy
-	var recs [][]string
-	var pos []recordPos
-	for len(recs) < sampleRows+1 {
+	r.ReuseRecord = false
+	for complete || len(recs) < sampleRows+1 {
 		start := r.InputOffset()
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -215,16 +217,20 @@ func parseRecords(text string, delim rune, lazy, complete bool) ([][]string, []r
 			if !complete && errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrQuote) && int64(len(text))-start < 64<<10 {
 				break // a quoted value cut by the end of the head
 			}
-			return recs, pos, err
+			return recs, pos, total, err
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // blank line
+		}
+		total++
+		if len(recs) > sampleRows {
+			continue // counted, not kept
 		}
 		line, _ := r.FieldPos(0)
 		recs = append(recs, rec)
 		pos = append(pos, recordPos{line: line, end: r.InputOffset()})
 	}
-	return recs, pos, nil
+	return recs, pos, total, nil
 }
 
 // hasHeader guesses whether the first record names the columns, the way
