@@ -1,0 +1,244 @@
+// The Code Interpreter in a browser (`rehome serve`, headless Chromium):
+// a CSV goes in through the file input as a user's drop would, its
+// preview shows, ready analyses run in the real Podman sandbox and their
+// plots render; a long run is stopped, a runaway one hits the time limit,
+// a flood of output is cut and marked, files come back for download; the
+// Settings screen edits the limits and verifies isolation.
+//
+// Needs Podman and the sandbox image (`rehome sandbox image build`), as a
+// user's machine does. Screenshots land in $ARTIFACTS as browser-code-*.png.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServe, launchBrowser, openApp, artifacts } from './harness.mjs';
+
+let srv, browser, data;
+before(async () => {
+  srv = await startServe();
+  browser = await launchBrowser();
+  mkdirSync(artifacts, { recursive: true });
+  data = mkdtempSync(join(tmpdir(), 'rehome-code-e2e-'));
+});
+after(async () => {
+  await browser?.close();
+  await srv?.stop();
+  if (data) rmSync(data, { recursive: true, force: true });
+});
+
+async function bridge(method, ...args) {
+  const res = await fetch(`${srv.base}/api/call/${method}`, {
+    method: 'POST',
+    body: JSON.stringify(args),
+    headers: { 'X-Rehome-Token': srv.token },
+  });
+  const body = await res.json();
+  if (body.error) throw new Error(body.error);
+  return body.result;
+}
+
+function salesCSV(name = 'sales.csv', rows = 3000) {
+  let csv = 'order_id,day,region,product,units,price,returned\n';
+  for (let i = 0; i < rows; i++) {
+    csv += `${i},2024-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')},${['North', 'South', 'East', 'West'][i % 4]},SKU-${i % 37},${(i * 7) % 50},${((i * 13) % 500) / 4},${i % 7 === 0}\n`;
+  }
+  const p = join(data, name);
+  writeFileSync(p, csv);
+  return p;
+}
+
+/** Opens the Code Interpreter with the quick look on drop switched off or on. */
+async function codeScreen({ autoRun = false, colorScheme = 'light' } = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme });
+  await ctx.addInitScript((v) => localStorage.setItem('rehome.pref.autoRun', JSON.stringify(v)), autoRun);
+  const page = await ctx.newPage();
+  page.jsErrors = [];
+  page.on('pageerror', (e) => page.jsErrors.push(String(e)));
+  await page.goto(srv.url);
+  await page.evaluate(() => (location.hash = '#/code'));
+  await page.getByTestId('drop-zone').waitFor();
+  return page;
+}
+
+async function drop(page, path) {
+  await page.setInputFiles('[data-testid=file-input]', path);
+  await page.getByTestId('preview-table').waitFor({ timeout: 15000 });
+}
+
+/** Replaces the cell's code. */
+async function typeCode(page, code) {
+  await page.locator('.cm-content').click();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(code);
+}
+
+/** Waits for the newest run to end; returns its exit reason text. */
+async function lastReason(page, timeout = 120000) {
+  const cell = page.getByTestId('run-cell').last();
+  await cell.getByTestId('exit-reason').waitFor({ timeout });
+  return (await cell.getByTestId('exit-reason').textContent()).trim();
+}
+
+test('a dropped CSV shows its name, size, first rows and column types at once', async () => {
+  const page = await codeScreen();
+  const t0 = Date.now();
+  await drop(page, salesCSV());
+  const ms = Date.now() - t0;
+  assert.ok(ms < 5000, `the preview took ${ms} ms`);
+  assert.match(await page.getByTestId('file-chip').textContent(), /sales\.csv/);
+  assert.match(await page.getByTestId('file-summary').textContent(), /CSV · \d+(\.\d)? KiB · 3,000 rows · 7 columns/);
+  const types = await page.getByTestId('column-type').allTextContents();
+  assert.deepEqual(types.map((s) => s.trim()), ['whole number', 'date', 'text', 'text', 'whole number', 'number', 'yes / no']);
+  assert.equal(await page.locator('[data-testid=preview-table] tbody tr').count(), 20);
+  await page.screenshot({ path: join(artifacts, 'browser-code-preview.png') });
+  assert.deepEqual(page.jsErrors, []);
+  await page.context().close();
+});
+
+test('a malformed CSV still previews, with its problems in words', async () => {
+  const page = await codeScreen();
+  const p = join(data, 'broken.csv');
+  writeFileSync(p, Buffer.from('name,city,amount\nAnn,Oslo,3\nCaf\xe9,Z\xfcrich,4,extra\nBo,"Rome,5\n', 'latin1'));
+  await drop(page, p);
+  const problems = await page.getByTestId('file-problems').textContent();
+  assert.match(problems, /not UTF-8/);
+  assert.match(problems, /more values than there are columns/);
+  assert.match(await page.locator('[data-testid=preview-table]').textContent(), /Café/);
+  await page.context().close();
+});
+
+test('the quick look runs on a drop and its plot renders at full size', async () => {
+  const page = await codeScreen({ autoRun: true });
+  const t0 = Date.now();
+  await drop(page, salesCSV('first-look.csv'));
+  const plot = page.getByTestId('plot').first();
+  await plot.waitFor({ timeout: 180000 });
+  await page.waitForFunction(() => {
+    const img = document.querySelector('[data-testid=plot]');
+    return img && img.complete && img.naturalWidth > 0;
+  });
+  const ms = Date.now() - t0;
+  const size = await plot.evaluate((img) => [img.naturalWidth, img.naturalHeight]);
+  assert.ok(size[0] >= 300 && size[1] >= 200, `plot is ${size}`);
+  assert.match(await lastReason(page), /^Finished in/);
+  const firstPlot = Number(await page.getByTestId('code-screen').getAttribute('data-first-plot-ms'));
+  assert.ok(firstPlot > 0, 'the first plot was not timed');
+  writeFileSync(join(artifacts, 'browser-drop-to-plot.txt'), `drop to first plot in the browser: ${ms} ms (UI's own measure: ${firstPlot} ms)\n`);
+  console.log(`# drop to first plot: ${ms} ms`);
+  await page.screenshot({ path: join(artifacts, 'browser-code-quicklook.png') });
+  await page.context().close();
+});
+
+test('each ready analysis runs; histograms, heatmap and group-by draw PNG plots', async () => {
+  const page = await codeScreen({ colorScheme: 'dark' });
+  await drop(page, salesCSV('analyses.csv'));
+  for (const [id, plots] of [
+    ['describe', 0],
+    ['histograms', 1],
+    ['correlation', 1],
+    ['groupby', 1],
+  ]) {
+    const before = await page.getByTestId('run-cell').count();
+    await page.getByTestId('analysis-' + id).click();
+    await page.getByTestId('run-cell').nth(before).waitFor();
+    const reason = await lastReason(page);
+    const cell = page.getByTestId('run-cell').last();
+    assert.match(reason, /^Finished in/, `${id}: ${reason}\n${await cell.textContent()}`);
+    const imgs = cell.getByTestId('plot');
+    assert.equal(await imgs.count(), plots, `${id} drew ${await imgs.count()} plots`);
+    if (plots) {
+      await page.waitForFunction((n) => {
+        const cells = document.querySelectorAll('[data-testid=run-cell]');
+        const img = cells[n].querySelector('[data-testid=plot]');
+        return img && img.complete && img.naturalWidth > 0;
+      }, before);
+    }
+    if (id === 'describe') assert.match(await cell.getByTestId('stdout').textContent(), /3,000 rows × 7 columns/);
+  }
+  await page.getByTestId('run-cell').last().scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(artifacts, 'browser-code-analyses-dark.png') });
+  await page.context().close();
+});
+
+test('Stop (or Esc) ends a long run within a second or two', async () => {
+  const page = await codeScreen();
+  await drop(page, salesCSV('stop.csv', 10));
+  await typeCode(page, 'import time\nprint("started", flush=True)\ntime.sleep(120)\n');
+  await page.keyboard.press('Control+Enter');
+  await page.getByTestId('live-status').filter({ hasText: /Running/ }).waitFor({ timeout: 120000 });
+  await page.getByTestId('live-output').filter({ hasText: 'started' }).waitFor({ timeout: 30000 });
+  const t0 = Date.now();
+  await page.keyboard.press('Escape');
+  const reason = await lastReason(page, 20000);
+  const ms = Date.now() - t0;
+  assert.match(reason, /^Stopped by you after/);
+  assert.ok(ms < 5000, `stopping took ${ms} ms`);
+  await page.screenshot({ path: join(artifacts, 'browser-code-stopped.png') });
+  await page.context().close();
+});
+
+test('a runaway loop stops at the time limit set in Settings, and says so', async () => {
+  const page = await codeScreen();
+  await page.evaluate(() => (location.hash = '#/settings'));
+  const field = page.getByTestId('limit-timeout_s');
+  await field.fill('3');
+  await page.getByTestId('save-limits').click();
+  await page.getByTestId('limits-notice').waitFor();
+  assert.equal((await bridge('RunLimits')).timeout_ns, 3e9);
+
+  await page.evaluate(() => (location.hash = '#/code'));
+  await drop(page, salesCSV('loop.csv', 10));
+  await typeCode(page, 'while True:\n    pass\n');
+  await page.getByTestId('run').click();
+  const reason = await lastReason(page);
+  assert.equal(reason, 'Stopped at the 3 s limit');
+  await page.screenshot({ path: join(artifacts, 'browser-code-timeout.png') });
+  await bridge('ResetRunLimits');
+  await page.context().close();
+});
+
+test('a flood of output is cut and marked; files the code writes come back for download', async () => {
+  const page = await codeScreen();
+  await drop(page, salesCSV('outputs.csv', 100));
+  await typeCode(
+    page,
+    [
+      'import pandas as pd',
+      'df = pd.read_csv("/mnt/data/outputs.csv")',
+      'df.groupby("region")["units"].sum().to_csv("/mnt/data/by_region.csv")',
+      'for i in range(300000):',
+      '    print("line", i, "x" * 20)',
+    ].join('\n'),
+  );
+  await page.getByTestId('run').click();
+  const reason = await lastReason(page);
+  assert.match(reason, /^Finished in/);
+  const cell = page.getByTestId('run-cell').last();
+  await cell.getByTestId('stdout-cut').waitFor();
+  const file = cell.getByTestId('output-file').filter({ hasText: 'by_region.csv' });
+  await file.waitFor();
+  const href = await file.locator('a').getAttribute('href');
+  const got = await page.evaluate(async (u) => (await fetch(u)).text(), href);
+  assert.match(got, /^region,units\n/);
+  assert.match(got, /North,/);
+  await page.screenshot({ path: join(artifacts, 'browser-code-outputs.png') });
+  await page.context().close();
+});
+
+test('Settings shows the sandbox, refuses unsafe limits, and verifies isolation', async () => {
+  const page = await openApp(browser, srv.url, { hash: '#/settings' });
+  await page.getByTestId('sandbox-podman').filter({ hasText: 'Found' }).waitFor({ timeout: 30000 });
+  await page.getByTestId('sandbox-image').filter({ hasText: 'Ready' }).waitFor({ timeout: 30000 });
+  await page.getByTestId('limit-memory_mib').fill('1');
+  assert.match(await page.locator('.help.bad').first().textContent(), /At least 64 MiB/);
+  assert.equal(await page.getByTestId('save-limits').isDisabled(), true);
+  await page.getByTestId('reset-limits').click();
+  await page.getByTestId('verify-isolation').click();
+  await page.getByTestId('isolation-report').waitFor({ timeout: 240000 });
+  const rows = await page.getByTestId('guarantee').allTextContents();
+  assert.ok(rows.length >= 4, `only ${rows.length} guarantees reported`);
+  assert.ok(rows.every((r) => /Held|Weaker|Not held/.test(r)), rows.join('\n'));
+  await page.screenshot({ path: join(artifacts, 'browser-settings-isolation.png'), fullPage: true });
+});
