@@ -118,6 +118,12 @@ describe('column choice', () => {
     expect(categoryColumn(preview())?.name).toBe('region');
     const unique = preview({ rows: preview().rows.map((r, i) => [r[0], r[1], `R${i}`, r[3], r[4], `n${i}`]) });
     expect(categoryColumn(unique)).toBeUndefined();
+    // A region beats a yes/no column, and a column of one value is a last resort.
+    const withBool = preview({
+      columns: [...preview().columns, { name: 'returned', type: 'bool', empty: 0 }, { name: 'country', type: 'text', empty: 0 }],
+      rows: preview().rows.map((r, i) => [...r, i % 2 ? 'true' : 'false', 'NO']),
+    });
+    expect(categoryColumn(withBool)?.name).toBe('region');
   });
 });
 

@@ -126,18 +126,20 @@ export function measureColumns(p: Preview): Column[] {
 }
 
 /**
- * A column to group by: text (or yes/no) whose values repeat in the rows
- * previewed, preferring few distinct values.
+ * A column to group by: text whose values repeat in the rows previewed
+ * (a category such as a region), preferring few distinct values; a yes/no
+ * column only when there is no such text column.
  */
 export function categoryColumn(p: Preview): Column | undefined {
-  let best: { c: Column; distinct: number } | undefined;
+  let best: { c: Column; score: number } | undefined;
   p.columns.forEach((c, i) => {
     if (c.type !== 'text' && c.type !== 'bool') return;
     const values = p.rows.map((r) => r[i]).filter((v) => v !== undefined && v !== '');
     if (values.length < 2) return;
     const distinct = new Set(values).size;
     if (distinct === values.length && values.length > 3) return; // every value differs: a name or an id
-    if (!best || distinct < best.distinct) best = { c, distinct };
+    const score = (c.type === 'bool' || distinct < 2 ? 1000 : 0) + distinct;
+    if (!best || score < best.score) best = { c, score };
   });
   return best?.c;
 }
