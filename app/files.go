@@ -448,7 +448,8 @@ func (a *App) RunLimitBounds() LimitBounds {
 	if syscall.Sysinfo(&si) == nil && si.Totalram > 0 {
 		ram = int64(si.Totalram) * int64(si.Unit)
 	}
-	maxMem := max(sandbox.DefaultLimits.Memory, min(ram/4*3, 256*sandbox.GiB))
+	// Three quarters of the RAM, in whole GiB so the form shows a round number.
+	maxMem := max(sandbox.DefaultLimits.Memory, min(ram/4*3/sandbox.GiB*sandbox.GiB, 256*sandbox.GiB))
 	return LimitBounds{
 		Min: sandbox.Limits{
 			Timeout: time.Second, Memory: 64 * sandbox.MiB, CPUs: 0.25, Pids: 16,
