@@ -2,6 +2,7 @@ package app
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -212,8 +213,9 @@ type UploadReply struct {
 // NewUploadHandler returns the handler of POST /api/upload for the
 // browser, which cannot hand over a file's path: the raw body is the
 // file, X-File-Name its name (URL-encoded). It streams the body to
-// <data>/uploads/<id>/<clean name>, up to MaxUpload bytes, and answers the
-// path for PreviewFile and RunCode. Mount it behind the token check.
+// <data>/uploads/<content hash>/<clean name>, up to MaxUpload bytes, and
+// answers the path for PreviewFile and RunCode; the same file uploaded
+// again is stored once. Mount it behind the token check.
 func NewUploadHandler(a *App) http.Handler {
 	return newUploadHandler(a, MaxUpload)
 }
@@ -239,18 +241,21 @@ func newUploadHandler(a *App, limit int64) http.Handler {
 			reply(http.StatusRequestEntityTooLarge, UploadReply{Error: fmt.Sprintf("%s is %s; the browser can send at most %s. Open it in the rehome window instead, which reads files in place.", name, humanBytes(r.ContentLength), humanBytes(limit))})
 			return
 		}
-		dir := filepath.Join(a.cfg.DataDir, UploadsDir, newUploadID())
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		// Stream to a temporary file while hashing; the same file dropped
+		// again lands on the same path instead of a second copy.
+		root := filepath.Join(a.cfg.DataDir, UploadsDir)
+		if err := os.MkdirAll(root, 0o700); err != nil {
 			reply(http.StatusInternalServerError, UploadReply{Error: "cannot store the upload: " + err.Error()})
 			return
 		}
-		path := filepath.Join(dir, name)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := os.CreateTemp(root, ".part-*")
 		if err != nil {
 			reply(http.StatusInternalServerError, UploadReply{Error: "cannot store the upload: " + err.Error()})
 			return
 		}
-		n, err := io.Copy(f, io.LimitReader(r.Body, limit+1))
+		defer os.Remove(f.Name())
+		h := sha256.New()
+		n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r.Body, limit+1))
 		cerr := f.Close()
 		if err == nil {
 			err = cerr
@@ -261,8 +266,20 @@ func newUploadHandler(a *App, limit int64) http.Handler {
 		if err == nil && r.ContentLength >= 0 && n != r.ContentLength {
 			err = errors.New("the upload was cut short: drop the file again")
 		}
+		var path string
+		if err == nil {
+			dir := filepath.Join(root, hex.EncodeToString(h.Sum(nil))[:24])
+			path = filepath.Join(dir, name)
+			if st, serr := os.Stat(path); serr == nil && st.Size() == n {
+				a.log.Info("upload already stored", "name", name, "size", n)
+				reply(http.StatusOK, UploadReply{Path: path, Name: name, Size: n})
+				return
+			}
+			if err = os.MkdirAll(dir, 0o700); err == nil {
+				err = os.Rename(f.Name(), path)
+			}
+		}
 		if err != nil {
-			os.RemoveAll(dir)
 			a.log.Warn("upload failed", "name", name, "err", err)
 			reply(http.StatusBadRequest, UploadReply{Error: "upload of " + name + " failed: " + err.Error()})
 			return
@@ -376,6 +393,7 @@ func CleanFileName(name string) string {
 	return name
 }
 
+// newUploadID names a folder for an upload that is kept apart (time-sortable).
 func newUploadID() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)

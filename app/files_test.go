@@ -160,7 +160,14 @@ func TestUpload(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(filepath.Join(a.cfg.DataDir, UploadsDir))
 	if len(entries) != 1 {
-		t.Fatalf("failed uploads left %d folders", len(entries))
+		t.Fatalf("failed uploads left %d entries", len(entries))
+	}
+	// The same file again is stored once; another file elsewhere.
+	_, first := upload(t, h, "again.csv", []byte("a,b\n1,2\n"))
+	_, second := upload(t, h, "again.csv", []byte("a,b\n1,2\n"))
+	_, other := upload(t, h, "again.csv", []byte("a,b\n3,4\n"))
+	if first.Path == "" || first.Path != second.Path || other.Path == first.Path {
+		t.Fatalf("dedup: %q %q %q", first.Path, second.Path, other.Path)
 	}
 }
 
