@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytes, count, duration, roughCount, seconds } from './format';
+import { ago, bytes, count, duration, roughCount, seconds } from './format';
 
 describe('format', () => {
   it('writes sizes in binary units', () => {
@@ -26,5 +26,13 @@ describe('format', () => {
     expect(seconds(30)).toBe('30 s');
     expect(seconds(5)).toBe('5 s');
     expect(seconds(120)).toBe('2 min');
+  });
+  it('says when', () => {
+    const now = Date.parse('2024-05-10T12:00:00Z');
+    expect(ago('2024-05-10T11:59:30Z', now)).toBe('just now');
+    expect(ago('2024-05-10T11:48:00Z', now)).toBe('12 min ago');
+    expect(ago('2024-05-10T09:00:00Z', now)).toBe('3 h ago');
+    expect(ago('2024-05-01T09:00:00Z', now)).toBe('1 May 2024');
+    expect(ago(undefined, now)).toBe('');
   });
 });

@@ -45,3 +45,14 @@ export function duration(ms: number): string {
 export function seconds(s: number): string {
   return duration(s * 1000).replace(/^(\d+)\.0 s$/, '$1 s');
 }
+
+/** When something happened, shortly: "just now", "12 min ago", "3 h ago", or the date. */
+export function ago(iso: string | undefined, now = Date.now()): string {
+  const t = iso ? Date.parse(iso) : NaN;
+  if (!Number.isFinite(t)) return '';
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return new Date(t).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+}

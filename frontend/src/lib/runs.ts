@@ -158,4 +158,15 @@ export interface Cell {
   stopped?: boolean;
   /** What the code printed so far, while it runs. */
   live?: string;
+  /** A run from an earlier session, read from the history. */
+  past?: boolean;
+}
+
+/** A stored run (sandbox.Record) as ListRuns returns it. */
+export interface RunRecord {
+  id: string;
+  code: string;
+  input_path?: string;
+  source?: string;
+  result?: RunResult | null;
 }
