@@ -335,9 +335,31 @@ test('"Open with rehome" opens the file, and a second launch hands its file to t
     assert.match(out, /already open/);
     await waitLog(app.log, /"msg":"second launch"/, 10000, 'the hand-over');
     await waitLog(app.log, /"event":"preview shown".*second\.csv/, 15000, 'the second file');
-    await sleep(500);
+    await sleep(1500);
     assertShows(shot('open-with'), 'the file opened by a second launch', { errors: false });
     assert.equal(app.proc.exitCode, null, 'the first window closed');
+  } finally {
+    await app.stop();
+    rmSync(app.home, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
+  }
+});
+
+test('a 2 GiB CSV opened in the window shows its head in well under a second', async (t) => {
+  const data = mkdtempSync(join(tmpdir(), 'rehome-window-big-'));
+  // 2 MiB of real rows, then a sparse tail: a 2 GiB file that costs no disk.
+  // The preview reads only the head, so the tail's content does not matter.
+  const big = writeCSV(data, 'big.csv', 40000);
+  execFileSync('truncate', ['-s', '2G', big]);
+  const app = await launch('big', [big]);
+  try {
+    const [pv] = await waitLog(app.log, /"event":"preview shown".*big\.csv/, 20000, 'the preview of the big file');
+    t.diagnostic(`2 GiB preview: ${pv.preview_ms} ms in the UI`);
+    assert.ok(pv.preview_ms < 1000, `the preview took ${pv.preview_ms} ms`);
+    const [goSide] = await waitLog(app.log, /"msg":"preview".*big\.csv/, 1000, 'the Go side of the preview');
+    assert.ok(goSide.read <= 8 << 20, `read ${goSide.read} bytes of a 2 GiB file`);
+    await sleep(1500); // the first paint of a window that opened with a file
+    assertShows(shot('code-2gib'), 'the 2 GiB preview', { errors: false });
   } finally {
     await app.stop();
     rmSync(app.home, { recursive: true, force: true });

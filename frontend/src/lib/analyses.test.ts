@@ -100,9 +100,9 @@ describe('readCode', () => {
   });
   it('samples rows of a file too large for the memory cap', () => {
     const big = preview({ size: 2 * 1024 ** 3, row_count: 34_733_751, row_count_kind: 'estimate' });
-    expect(sampleRows(big)).toBe(1_000_000);
+    expect(sampleRows(big)).toBe(600_000);
     const code = readCode(big);
-    expect(code).toContain('nrows=1000000');
+    expect(code).toContain('nrows=600000');
     expect(code).toContain('Remove nrows=');
     assertPython(code);
     expect(sampleRows(preview())).toBe(0);
