@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -29,6 +30,14 @@ type ConnectOptions struct {
 	PodmanPath string
 	// StartTimeout bounds the wait for a started service (default 20s).
 	StartTimeout time.Duration
+	// Runtime is the OCI runtime of a service rehome starts (`podman
+	// --runtime`). The runtime is the service's choice: Podman's REST API
+	// ignores a per-container runtime.
+	Runtime string
+	// ForceStart skips looking for a running service.
+	ForceStart bool
+	// Skip lists service URIs not to use (known unable to run sandboxes).
+	Skip []string
 }
 
 // ErrPodmanMissing is wrapped by Connect when no podman binary is installed.
@@ -40,6 +49,8 @@ type Connection struct {
 	URI string
 	// Started is true when rehome started the service itself.
 	Started bool
+	// Runtime is the --runtime a started service was given ("" default).
+	Runtime string
 	ctx     context.Context
 	svc     *exec.Cmd
 	dir     string
@@ -79,6 +90,9 @@ func Connect(ctx context.Context, opts ConnectOptions) (context.Context, func(),
 // Open is Connect returning the Connection.
 func Open(ctx context.Context, opts ConnectOptions) (*Connection, error) {
 	var tried []string
+	if opts.ForceStart {
+		return startService(ctx, opts)
+	}
 	for _, uri := range candidateURIs(opts) {
 		cctx, err := dial(ctx, uri)
 		if err == nil {
@@ -114,6 +128,9 @@ func candidateURIs(opts ConnectOptions) []string {
 	}
 	var keep []string
 	for _, u := range out {
+		if slices.Contains(opts.Skip, u) {
+			continue
+		}
 		if p, ok := strings.CutPrefix(u, "unix://"); ok {
 			if _, err := os.Stat(p); err != nil {
 				continue // no socket there: nothing to try
@@ -178,8 +195,32 @@ func startService(ctx context.Context, opts ConnectOptions) (*Connection, error)
 	}
 	sock := filepath.Join(dir, "podman.sock")
 	uri := "unix://" + sock
-	cmd := exec.Command(path, "system", "service", "--time=0", uri)
+	// The runtime is named, never left to the service's default, so that
+	// rehome knows which one runs its sandboxes.
+	rt := opts.Runtime
+	if rt == "" {
+		for _, cand := range privateRuntimes {
+			if _, err := exec.LookPath(cand); err == nil {
+				rt = cand
+				break
+			}
+		}
+	}
+	args := []string{"system", "service", "--time=0", uri}
+	if rt != "" {
+		args = append([]string{"--runtime", rt}, args...)
+	}
+	cmd := exec.Command(path, args...)
 	cmd.Dir = dir
+	// A service is local by definition: variables that would turn this
+	// podman into a remote client (where --runtime and `system service` do
+	// not exist) are not passed on.
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k != "CONTAINER_HOST" && k != "CONTAINER_CONNECTION" && k != "CONTAINER_SSHKEY" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	logf, err := os.Create(filepath.Join(dir, "service.log"))
 	if err != nil {
 		os.RemoveAll(dir)
@@ -196,7 +237,7 @@ func startService(ctx context.Context, opts ConnectOptions) (*Connection, error)
 	logf.Close()
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	c := &Connection{URI: uri, Started: true, svc: cmd, dir: dir, done: done}
+	c := &Connection{URI: uri, Started: true, Runtime: rt, svc: cmd, dir: dir, done: done}
 
 	limit := opts.StartTimeout
 	if limit == 0 {

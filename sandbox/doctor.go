@@ -110,7 +110,7 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 		return finishReport()
 	}
 	defer os.RemoveAll(work)
-	if e.host.Rootless {
+	if e.Host().Rootless {
 		os.Chmod(work, 0o755)
 	}
 	token := randomToken()
@@ -222,7 +222,7 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 
 	// Nothing left behind.
 	step("leftovers")
-	list, err := containers.List(e.conn.ctx, new(containers.ListOptions).WithAll(true).
+	list, err := containers.List(e.api(), new(containers.ListOptions).WithAll(true).
 		WithFilters(map[string][]string{"label": {LabelOwner + "=" + e.owner}}))
 	switch {
 	case err != nil:
@@ -236,7 +236,7 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 }
 
 func (e *Engine) containerExists(ctx context.Context, runID string) bool {
-	list, err := containers.List(e.conn.ctx, new(containers.ListOptions).WithAll(true).
+	list, err := containers.List(e.api(), new(containers.ListOptions).WithAll(true).
 		WithFilters(map[string][]string{"label": {LabelRun + "=" + runID}}))
 	return err != nil || len(list) > 0
 }

@@ -35,6 +35,8 @@ type Options struct {
 	CacheDir string
 	// NoSweep skips removing containers that a dead rehome left behind.
 	NoSweep bool
+	// Trace, when set, is told each step of a run as it ends (timing).
+	Trace func(step string)
 }
 
 // Host is what the Podman service reports about itself.
@@ -62,57 +64,146 @@ type Engine struct {
 	image string
 	owner string
 
-	mu      sync.Mutex
-	runtime string
-	probed  []RuntimeProbe
-	runs    map[string]context.CancelFunc
+	probeMu sync.Mutex // one runtime probe at a time
+
+	mu        sync.Mutex // guards what follows
+	runtimeOK bool
+	probed    []RuntimeProbe
+	runs      map[string]context.CancelFunc
 }
 
 // New connects to Podman, reads what the host can enforce, and removes
-// containers left over by a rehome process that died mid-run.
+// containers left over by a rehome process that died mid-run. Which
+// service it uses follows what earlier runs learnt (see Runtime).
 func New(ctx context.Context, opts Options) (*Engine, error) {
-	conn, err := Open(ctx, opts.Connect)
-	if err != nil {
-		return nil, err
-	}
-	info, err := system.Info(conn.ctx, nil)
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("ask the Podman service at %s about itself: %w", conn.URI, err)
-	}
-	e := &Engine{conn: conn, opts: opts, runs: map[string]context.CancelFunc{}}
-	e.host = Host{
-		PodmanVersion:  info.Version.Version,
-		APIVersion:     bindings.ServiceVersion(conn.ctx).String(),
-		Rootless:       info.Host.Security.Rootless,
-		CgroupVersion:  info.Host.CgroupsVersion,
-		CgroupManager:  info.Host.CgroupManager,
-		Controllers:    info.Host.CgroupControllers,
-		Kernel:         info.Host.Kernel,
-		Seccomp:        info.Host.Security.SECCOMPEnabled,
-		ServiceURI:     conn.URI,
-		ServiceStarted: conn.Started,
-	}
-	if info.Host.OCIRuntime != nil {
-		e.host.DefaultRuntime = info.Host.OCIRuntime.Name
-	}
+	e := &Engine{opts: opts, runs: map[string]context.CancelFunc{}, owner: ownerLabel()}
 	e.image = opts.Image
 	if e.image == "" {
 		e.image = ImageRef()
 	}
-	e.owner = ownerLabel()
-	e.runtime = opts.Runtime
+	copts := opts.Connect
+	if copts.URI == "" {
+		st := e.loadState()
+		copts.Skip = append(copts.Skip, st.Bad...)
+		copts.Runtime = st.PrivateRuntime
+		if opts.Runtime != "" {
+			// The runtime is the service's: a forced one needs our own.
+			copts.Runtime, copts.ForceStart = opts.Runtime, true
+		}
+	}
+	conn, err := Open(ctx, copts)
+	if err != nil {
+		return nil, err
+	}
+	e.trace("connected")
+	if err := e.useConn(ctx, conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	e.trace("service info")
 	if !opts.NoSweep {
 		e.Sweep(ctx)
+		e.trace("swept")
 	}
 	return e, nil
 }
 
+// useConn switches the engine to conn (closing a private service it
+// replaces) and learns the service's facts.
+func (e *Engine) useConn(ctx context.Context, conn *Connection) error {
+	h, err := e.describe(ctx, conn)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	old := e.conn
+	e.conn, e.host, e.runtimeOK = conn, h, false
+	e.mu.Unlock()
+	if old != nil && old != conn {
+		old.Close()
+	}
+	return nil
+}
+
+// describe learns what a service is. Podman's info endpoint takes about a
+// second (it asks the package manager about every binary), so a service
+// rehome started is described from what rehome knows, and another
+// service's description is kept in the cache folder, keyed by its address
+// and version.
+func (e *Engine) describe(ctx context.Context, conn *Connection) (Host, error) {
+	version := bindings.ServiceVersion(conn.ctx).String()
+	if conn.Started {
+		return Host{
+			PodmanVersion:  version,
+			APIVersion:     version,
+			Rootless:       os.Geteuid() != 0,
+			CgroupVersion:  localCgroupVersion(),
+			CgroupManager:  "",
+			Controllers:    localControllers(),
+			Kernel:         kernelRelease(),
+			DefaultRuntime: conn.Runtime,
+			Seccomp:        true,
+			ServiceURI:     conn.URI,
+			ServiceStarted: true,
+		}, nil
+	}
+	st := e.loadState()
+	if h, ok := st.Hosts[conn.URI]; ok && h.APIVersion == version {
+		return h, nil
+	}
+	info, err := system.Info(conn.ctx, nil)
+	if err != nil {
+		return Host{}, fmt.Errorf("ask the Podman service at %s about itself: %w", conn.URI, err)
+	}
+	h := Host{
+		PodmanVersion: info.Version.Version,
+		APIVersion:    version,
+		Rootless:      info.Host.Security.Rootless,
+		CgroupVersion: info.Host.CgroupsVersion,
+		CgroupManager: info.Host.CgroupManager,
+		Controllers:   info.Host.CgroupControllers,
+		Kernel:        info.Host.Kernel,
+		Seccomp:       info.Host.Security.SECCOMPEnabled,
+		ServiceURI:    conn.URI,
+	}
+	if info.Host.OCIRuntime != nil {
+		h.DefaultRuntime = info.Host.OCIRuntime.Name
+	}
+	if st.Hosts == nil {
+		st.Hosts = map[string]Host{}
+	}
+	st.Hosts[conn.URI] = h
+	e.saveState(st)
+	return h, nil
+}
+
+func (e *Engine) trace(step string) {
+	if e.opts.Trace != nil {
+		e.opts.Trace(step)
+	}
+}
+
+// api is the bindings' context of the current service.
+func (e *Engine) api() context.Context {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.conn.ctx
+}
+
 // Close releases the connection (stopping a service rehome started).
-func (e *Engine) Close() error { return e.conn.Close() }
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	c := e.conn
+	e.mu.Unlock()
+	return c.Close()
+}
 
 // Host returns what the service reported about itself.
-func (e *Engine) Host() Host { return e.host }
+func (e *Engine) Host() Host {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.host
+}
 
 // Image returns the image reference runs use.
 func (e *Engine) Image() string { return e.image }
@@ -122,14 +213,15 @@ func (e *Engine) Image() string { return e.image }
 // delegated to the user on cgroup v2, and none on cgroup v1 (it ignores
 // --memory and --pids-limit there with a warning).
 func (e *Engine) Enforcement() Enforcement {
-	if !e.host.Rootless {
+	h := e.Host()
+	if !h.Rootless {
 		return Enforcement{Memory: true, Pids: true, CPU: true}
 	}
-	if e.host.CgroupVersion != "v2" {
+	if h.CgroupVersion != "v2" {
 		return Enforcement{}
 	}
 	has := func(c string) bool {
-		for _, x := range e.host.Controllers {
+		for _, x := range h.Controllers {
 			if x == c {
 				return true
 			}
@@ -206,10 +298,12 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 	if err := e.EnsureImage(ctx, func(msg string) { emit("image", msg) }); err != nil {
 		return nil, err
 	}
+	e.trace("image checked")
 	runtime, err := e.Runtime(ctx)
 	if err != nil {
 		return nil, err
 	}
+	e.trace("runtime known")
 
 	// A private folder holds the link Podman mounts (so that any host name
 	// — spaces, quotes, newlines, bytes that are not UTF-8 — travels as a
@@ -221,7 +315,6 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 	defer os.RemoveAll(work)
 	j := job{
 		image:     e.image,
-		runtime:   runtime,
 		name:      "rehome-run-" + strings.ToLower(id),
 		labels:    map[string]string{LabelSandbox: "1", LabelOwner: e.owner, LabelRun: id},
 		script:    []byte(req.Code),
@@ -233,7 +326,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		if err := os.Symlink(in.hostPath, link); err != nil {
 			return nil, fmt.Errorf("prepare the input file: %w", err)
 		}
-		if e.host.Rootless {
+		if e.Host().Rootless {
 			// The rootless service runs as the user, but inside its own
 			// user namespace: make sure it may traverse the folder.
 			os.Chmod(work, 0o711)
@@ -260,7 +353,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		e.mu.Unlock()
 	}()
 
-	res := &Result{ID: id, ExitCode: -1, Files: []File{}, Image: e.image, Runtime: runtime, Rootless: e.host.Rootless, Started: time.Now()}
+	res := &Result{ID: id, ExitCode: -1, Files: []File{}, Image: e.image, Runtime: runtime, Rootless: e.Host().Rootless, Started: time.Now()}
 	if in != nil {
 		res.Input = &InputInfo{HostPath: in.hostPath, Path: path.Join(DataDir, in.name), Size: in.size, Renamed: in.renamed}
 	}
@@ -319,13 +412,14 @@ type outcome struct {
 // execute creates, attaches, starts, waits or kills, and removes one
 // container. runCtx ends on StopRun; ctx is the caller's.
 func (e *Engine) execute(runCtx, ctx context.Context, lim Limits, j job, col *collector, emit func(string, string), tick func(time.Duration)) (*outcome, error) {
-	api := e.conn.ctx
+	api := e.api()
 	s := buildSpec(lim, j)
 	emit("starting", "creating the sandbox")
 	created, err := containers.CreateWithSpec(api, s, nil)
 	if err != nil {
 		return nil, fmt.Errorf("create the sandbox container: %w", explain(err))
 	}
+	e.trace("created")
 	cid := created.ID
 	out := &outcome{exitCode: -1}
 	defer func() {
@@ -334,8 +428,10 @@ func (e *Engine) execute(runCtx, ctx context.Context, lim Limits, j job, col *co
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(api), 30*time.Second)
 		defer rcancel()
 		out.removeErr = removeContainer(rctx, cid)
+		e.trace("removed")
 		ok, err := containers.Exists(rctx, cid, nil)
 		out.removed = err == nil && !ok
+		e.trace("checked gone")
 	}()
 
 	// Attach before start, on a connection of its own: the bindings'
@@ -345,6 +441,7 @@ func (e *Engine) execute(runCtx, ctx context.Context, lim Limits, j job, col *co
 	if err != nil {
 		return nil, err
 	}
+	e.trace("attach connection")
 	dec := &decoder{c: col}
 	errBuf := &capBuffer{max: 64 * KiB}
 	ready := make(chan bool, 1)
@@ -363,6 +460,7 @@ func (e *Engine) execute(runCtx, ctx context.Context, lim Limits, j job, col *co
 		return nil, errors.New("attach to the sandbox: the Podman service did not answer within 30s")
 	}
 
+	e.trace("attached")
 	if err := containers.Start(api, cid, nil); err != nil {
 		sockets.closeAll()
 		<-attachDone
@@ -372,6 +470,7 @@ func (e *Engine) execute(runCtx, ctx context.Context, lim Limits, j job, col *co
 		return nil, fmt.Errorf("start the sandbox: %w", explain(err))
 	}
 	start := time.Now()
+	e.trace("started")
 	emit("running", "running the code")
 
 	timer := time.NewTimer(lim.Timeout)
@@ -416,14 +515,13 @@ wait:
 		}
 	}
 	sockets.closeAll()
+	e.trace("stream ended")
 
-	// The runner's exit status, when the container still exists (it is
-	// removed on exit, so this may be gone already).
-	wctx, wcancel := context.WithTimeout(context.WithoutCancel(api), 5*time.Second)
-	defer wcancel()
-	if code, err := containers.Wait(wctx, cid, new(containers.WaitOptions).WithCondition([]define.ContainerStatus{define.ContainerStateExited, define.ContainerStateStopped})); err == nil {
-		out.exitCode = int(code)
-	}
+	// The container's exit status tells how it ended when the runner had
+	// no last word; waiting for it also makes the removal below quick (it
+	// is removed on exit, so it may be gone already).
+	out.exitCode = waitExited(context.WithoutCancel(api), cid, 5*time.Second)
+	e.trace("waited")
 	out.runnerStderr = string(errBuf.buf)
 	out.protocolError = dec.broken
 	out.dropped = dec.dropped
@@ -431,6 +529,27 @@ wait:
 		col.abortFile("cut short: the sandbox ended while sending it")
 	}
 	return out, nil
+}
+
+// waitExited polls the container until it has exited and returns its exit
+// status (-1 when it is gone or does not exit in time). Podman 4.3's wait
+// endpoint polls every 250 ms and ignores a shorter interval; an inspect
+// is a few milliseconds.
+func waitExited(ctx context.Context, id string, limit time.Duration) int {
+	deadline := time.Now().Add(limit)
+	for {
+		data, err := containers.Inspect(ctx, id, new(containers.InspectOptions).WithSize(false))
+		if err != nil {
+			return -1
+		}
+		if st := data.State; st != nil && !st.Running && (st.Status == "exited" || st.Status == "stopped") {
+			return int(st.ExitCode)
+		}
+		if time.Now().After(deadline) {
+			return -1
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // removeContainer kills and removes a container; gone already is fine.
@@ -463,7 +582,7 @@ func (s *socketSet) closeAll() {
 // attachConn opens a private connection to the service whose sockets can
 // be closed from outside.
 func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, error) {
-	actx, err := bindings.NewConnection(context.WithoutCancel(ctx), e.conn.URI)
+	actx, err := bindings.NewConnection(context.WithoutCancel(ctx), e.Host().ServiceURI)
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect to the Podman service for the run: %w", err)
 	}
@@ -568,7 +687,8 @@ func ownerAlive(label string) bool {
 // Sweep removes sandbox containers whose rehome process is gone (a crash,
 // a kill -9), and returns how many it removed.
 func (e *Engine) Sweep(ctx context.Context) int {
-	list, err := containers.List(e.conn.ctx, new(containers.ListOptions).WithAll(true).
+	api := e.api()
+	list, err := containers.List(api, new(containers.ListOptions).WithAll(true).
 		WithFilters(map[string][]string{"label": {LabelSandbox + "=1"}}))
 	if err != nil {
 		return 0
@@ -578,7 +698,7 @@ func (e *Engine) Sweep(ctx context.Context) int {
 		if ownerAlive(c.Labels[LabelOwner]) {
 			continue
 		}
-		if removeContainer(e.conn.ctx, c.ID) == nil {
+		if removeContainer(api, c.ID) == nil {
 			n++
 		}
 	}

@@ -306,7 +306,7 @@ func (c *collector) openFile(f fileFrame) error {
 	if f.Kind != "plot" && f.Kind != "file" {
 		in.kind = "file"
 	}
-	name, err := safeName(f.Name)
+	name, _, err := safeName(f.Name)
 	switch {
 	case err != nil:
 		in.discard = err.Error()
@@ -413,34 +413,38 @@ func (c *collector) abortFile(reason string) {
 }
 
 // safeName checks an output's relative path as the container named it:
-// forward slashes between components, none empty, "." or "..", no control
-// characters, valid UTF-8, bounded length and depth.
-func safeName(name string) (string, error) {
+// forward slashes between components, none empty, "." or "..", bounded
+// length and depth. Characters a host file name should not carry (control
+// characters, backslashes, bytes that were not UTF-8) become "_"; the
+// second result says so.
+func safeName(name string) (string, bool, error) {
 	switch {
 	case name == "":
-		return "", errors.New("an empty name")
-	case !utf8.ValidString(name) || strings.ContainsRune(name, utf8.RuneError):
-		return "", errors.New("a name that is not valid UTF-8")
+		return "", false, errors.New("an empty name")
 	case len(name) > maxNameLen:
-		return "", errors.New("a name too long")
+		return "", false, errors.New("a name too long")
 	case strings.HasPrefix(name, "/"):
-		return "", errors.New("an absolute name")
+		return "", false, errors.New("an absolute name")
 	}
-	parts := strings.Split(name, "/")
+	clean := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '\\' || r == utf8.RuneError {
+			return '_'
+		}
+		return r
+	}, strings.ToValidUTF8(name, "_"))
+	parts := strings.Split(clean, "/")
 	if len(parts) > maxDepth {
-		return "", errors.New("folders nested too deep")
+		return "", false, errors.New("folders nested too deep")
 	}
 	for _, p := range parts {
 		switch {
 		case p == "" || p == "." || p == "..":
-			return "", fmt.Errorf("a name with a %q component", p)
+			return "", false, fmt.Errorf("a name with a %q component", p)
 		case len(p) > 255:
-			return "", errors.New("a name component too long")
-		case strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }):
-			return "", errors.New("a name with control characters or backslashes")
+			return "", false, errors.New("a name component too long")
 		}
 	}
-	return name, nil
+	return clean, clean != name, nil
 }
 
 // printable makes untrusted text safe to show: valid UTF-8, no control

@@ -136,10 +136,10 @@ func TestDecoderRefusesHostileOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	lim := DefaultLimits
-	lim.OutputFiles = 3
+	lim.OutputFiles = 4
 	lim.OutputBytes = 2 * MiB
 	var s []byte
-	for _, name := range []string{"../escape.txt", "/etc/passwd", "a/../../b", "", ".", "x/./y", "ctl\x01.txt", "back\\slash", "bad\xff.txt",
+	for _, name := range []string{"../escape.txt", "/etc/passwd", "a/../../b", "", ".", "x/./y", "..\\..\\win", "/\x00",
 		"planted.txt", "linkdir/inside.txt", strings.Repeat("d/", 20) + "deep"} {
 		s = append(s, fileFrames(name, "file", []byte("evil"))...)
 	}
@@ -157,10 +157,10 @@ func TestDecoderRefusesHostileOutputs(t *testing.T) {
 	for _, f := range c.files {
 		names = append(names, f.Name+":"+f.Kind)
 	}
-	if strings.Join(names, ",") != "ok1.txt:file,ok2.txt:file,fake-plot.png:file" {
+	if strings.Join(names, ",") != ".._.._win:file,ok1.txt:file,ok2.txt:file,fake-plot.png:file" {
 		t.Fatalf("kept %v; skipped %+v", names, c.skipped)
 	}
-	if len(c.skipped) != 14 {
+	if len(c.skipped) != 12 {
 		t.Fatalf("skipped %d: %+v", len(c.skipped), c.skipped)
 	}
 	entries, _ := os.ReadDir(outside)
@@ -204,13 +204,17 @@ func TestDecoderBrokenStreams(t *testing.T) {
 }
 
 func TestSafeName(t *testing.T) {
-	for _, ok := range []string{"a.txt", "sub/b.png", "résumé.csv", "with space.txt", "-dash", "a b/c d"} {
-		if _, err := safeName(ok); err != nil {
-			t.Errorf("%q refused: %v", ok, err)
+	for in, want := range map[string]string{
+		"a.txt": "a.txt", "sub/b.png": "sub/b.png", "résumé.csv": "résumé.csv", "with space.txt": "with space.txt",
+		"a\nb": "a_b", "bad\xff": "bad_", "c:\\x": "c:_x", "tab\t.csv": "tab_.csv", "a\x00b": "a_b",
+	} {
+		got, renamed, err := safeName(in)
+		if err != nil || got != want || renamed != (in != want) {
+			t.Errorf("safeName(%q) = %q, %t, %v; want %q", in, got, renamed, err, want)
 		}
 	}
-	for _, bad := range []string{"", "/abs", "../x", "a/..", "a//b", "./a", "a\nb", "a\x00b", "bad\xff", "c:\\x", strings.Repeat("a", 256)} {
-		if _, err := safeName(bad); err == nil {
+	for _, bad := range []string{"", "/abs", "../x", "a/..", "a//b", "./a", strings.Repeat("a", 256), strings.Repeat("a/", 10) + "b"} {
+		if _, _, err := safeName(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

@@ -171,8 +171,8 @@ func limitsReport(lim Limits, j job, obs *Observed) LimitsReport {
 	case !j.cgroups.Memory:
 		data, ok := rl("data")
 		r.Memory.Strength = Weaker
-		r.Memory.How = fmt.Sprintf("no cgroup ceiling (rootless Podman on cgroup %s cannot hold one); instead each process has RLIMIT_DATA=%s%s, and rehome's watchdog (PID 1 of the sandbox) samples the resident memory of all its processes every 50 ms and kills them above %s — a fast allocation can overshoot between samples",
-			cgroupName(cg), FormatBytes(lim.Memory), seenSuffix(ok && data == lim.Memory, obs != nil), FormatBytes(lim.Memory))
+		r.Memory.How = fmt.Sprintf("no cgroup ceiling (rootless Podman on cgroup %s cannot hold one); instead each process has RLIMIT_DATA=%s (%s), and rehome's watchdog (PID 1 of the sandbox) samples the resident memory of all its processes every 50 ms and kills them above %s — a fast allocation can overshoot between samples",
+			cgroupName(cg), FormatBytes(lim.Memory), strings.TrimPrefix(seenSuffix(ok && data == lim.Memory, obs != nil), ", "), FormatBytes(lim.Memory))
 	case cg == nil:
 		r.Memory.Strength = Held
 		r.Memory.How = "cgroup memory ceiling for the whole container" + unseen
@@ -195,7 +195,7 @@ func limitsReport(lim Limits, j job, obs *Observed) LimitsReport {
 		if obs != nil && !(ok && v == cpuSecs) {
 			r.CPU.Strength = NotHeld
 		}
-		r.CPU.How = fmt.Sprintf("no cgroup quota on this host; each process may burn at most %d s of CPU time (RLIMIT_CPU%s), and the wall-clock timeout holds", cpuSecs, seenSuffix(ok && v == cpuSecs, obs != nil))
+		r.CPU.How = fmt.Sprintf("no cgroup quota on this host; instead each process may burn at most %d s of CPU time (RLIMIT_CPU, %s), and the wall-clock timeout holds", cpuSecs, strings.TrimPrefix(seenSuffix(ok && v == cpuSecs, obs != nil), ", "))
 	case cg == nil:
 		r.CPU.Strength = Held
 		r.CPU.How = "cgroup CPU quota" + unseen
@@ -216,7 +216,7 @@ func limitsReport(lim Limits, j job, obs *Observed) LimitsReport {
 		if obs != nil && !(ok && v == lim.Pids) {
 			r.Pids.Strength = NotHeld
 		}
-		r.Pids.How = fmt.Sprintf("no cgroup pids ceiling on this host; RLIMIT_NPROC=%d for the sandbox user%s counts its processes and threads in all sandboxes of this user at once", lim.Pids, seenSuffix(ok && v == lim.Pids, obs != nil))
+		r.Pids.How = fmt.Sprintf("no cgroup pids ceiling on this host; instead RLIMIT_NPROC=%d for the sandbox user (%s), which counts its processes and threads across all of this user's sandboxes at once", lim.Pids, strings.TrimPrefix(seenSuffix(ok && v == lim.Pids, obs != nil), ", "))
 	case cg == nil:
 		r.Pids.Strength = Held
 		r.Pids.How = "cgroup pids ceiling" + unseen
@@ -251,7 +251,7 @@ func seenSuffix(seen, reported bool) string {
 	case reported:
 		return ", NOT seen from inside"
 	}
-	return ""
+	return ", not confirmed from inside"
 }
 
 func showLimit(v *int64) string {

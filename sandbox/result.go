@@ -74,16 +74,16 @@ type Result struct {
 	// OOMKilled is true when the code was killed for using more memory than
 	// its ceiling — by the kernel (seen in the cgroup's OOM-kill counter) or
 	// by rehome's watchdog where the kernel cannot hold the ceiling.
-	OOMKilled  bool  `json:"oom_killed"`
-	DurationMS int64 `json:"duration_ms"`
+	OOMKilled  bool   `json:"oom_killed"`
+	DurationMS int64  `json:"duration_ms"`
 	Stdout     string `json:"stdout"`
 	Stderr     string `json:"stderr"`
 	// StdoutTruncated and StderrTruncated say the stream went past its cap;
 	// only its first bytes are kept.
-	StdoutTruncated bool      `json:"stdout_truncated"`
-	StderrTruncated bool      `json:"stderr_truncated"`
-	Files           []File    `json:"files"`
-	Skipped         []Skipped `json:"skipped,omitempty"`
+	StdoutTruncated bool         `json:"stdout_truncated"`
+	StderrTruncated bool         `json:"stderr_truncated"`
+	Files           []File       `json:"files"`
+	Skipped         []Skipped    `json:"skipped,omitempty"`
 	Limits          LimitsReport `json:"limits"`
 	// Summary says in a sentence what happened, for the user.
 	Summary string `json:"summary"`
@@ -99,9 +99,9 @@ type Result struct {
 	OutputDir string    `json:"output_dir,omitempty"`
 	Started   time.Time `json:"started"`
 	// Image and Runtime name what ran it.
-	Image   string `json:"image"`
-	Runtime string `json:"runtime"`
-	Rootless bool  `json:"rootless"`
+	Image    string `json:"image"`
+	Runtime  string `json:"runtime"`
+	Rootless bool   `json:"rootless"`
 }
 
 // InputInfo names the dropped file.

@@ -7,99 +7,222 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/containers/podman/v4/libpod/define"
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 )
 
-// RuntimeProbe is the outcome of trying one OCI runtime.
+// RuntimeProbe is the outcome of trying one service and OCI runtime.
 type RuntimeProbe struct {
+	// Service is the service's URI, or "private" for one rehome started.
+	Service string `json:"service"`
 	Runtime string `json:"runtime"`
 	OK      bool   `json:"ok"`
 	Error   string `json:"error,omitempty"`
 }
 
-// runtimeCandidates are tried in order: crun starts containers fastest, runc
-// works where crun 1.8 refuses hybrid cgroup hierarchies; "" is whatever
-// the service defaults to.
-var runtimeCandidates = []string{"crun", "runc", ""}
+// privateRuntimes are the runtimes a private service is tried with: crun
+// starts containers fastest; runc works where crun 1.8 refuses hybrid
+// cgroup hierarchies.
+var privateRuntimes = []string{"crun", "runc"}
 
-// Runtime returns the OCI runtime runs use: forced by Options.Runtime, else
-// found by starting a trivial container, hardened like a real run, with
-// each candidate. The answer is kept for the process and in the cache
-// folder, keyed by what could change it.
-func (e *Engine) Runtime(ctx context.Context) (string, error) {
-	e.mu.Lock()
-	if e.runtime != "" {
-		r := e.runtime
-		e.mu.Unlock()
-		return r, nil
-	}
-	e.mu.Unlock()
-	if r, ok := e.readRuntimeCache(); ok {
-		e.mu.Lock()
-		e.runtime = r
-		e.mu.Unlock()
-		return r, nil
-	}
-	probes := e.ProbeRuntimes(ctx)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.probed = probes
-	var msgs []string
-	for _, p := range probes {
-		if p.OK {
-			e.runtime = p.Runtime
-			if e.runtime == "" {
-				e.runtime = e.host.DefaultRuntime
-			}
-			e.writeRuntimeCache(e.runtime)
-			return e.runtime, nil
-		}
-		name := p.Runtime
-		if name == "" {
-			name = "default (" + e.host.DefaultRuntime + ")"
-		}
-		msgs = append(msgs, name+": "+p.Error)
-	}
-	return "", fmt.Errorf("no OCI runtime can start a sandbox here: %s (install runc with `sudo apt-get install runc`)", strings.Join(msgs, "; "))
+// runtimeState is what earlier probes on this machine learnt; it lives in
+// the cache folder, keyed by what could change the answers.
+type runtimeState struct {
+	Key string `json:"key"`
+	// PrivateRuntime is the runtime a private service starts with.
+	PrivateRuntime string `json:"private_runtime,omitempty"`
+	// Verified lists services (by identity) that started a sandbox.
+	Verified []string `json:"verified,omitempty"`
+	// Bad lists services that could not, so they are skipped.
+	Bad []string `json:"bad,omitempty"`
+	// Hosts describes services by URI (see Engine.describe).
+	Hosts map[string]Host `json:"hosts,omitempty"`
 }
 
-// ProbeRuntimes tries each candidate runtime once, now.
-func (e *Engine) ProbeRuntimes(ctx context.Context) []RuntimeProbe {
-	var out []RuntimeProbe
-	seen := map[string]bool{}
-	for _, rt := range runtimeCandidates {
-		name := rt
-		if name == "" {
-			name = e.host.DefaultRuntime
+// localCgroupVersion is "v2" on a unified hierarchy, else "v1".
+func localCgroupVersion() string {
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		return "v2"
+	}
+	return "v1"
+}
+
+// localControllers lists the cgroup controllers a rootless service may use
+// (those systemd delegated to the user's manager, on cgroup v2), or all the
+// root hierarchy has for root.
+func localControllers() []string {
+	path := "/sys/fs/cgroup/cgroup.controllers"
+	if uid := os.Geteuid(); uid != 0 {
+		path = fmt.Sprintf("/sys/fs/cgroup/user.slice/user-%d.slice/user@%d.service/cgroup.controllers", uid, uid)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(data))
+}
+
+func kernelRelease() string {
+	var uts syscall.Utsname
+	if syscall.Uname(&uts) != nil {
+		return ""
+	}
+	rel := make([]byte, 0, 65)
+	for _, c := range uts.Release {
+		if c == 0 {
+			break
 		}
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		err := e.tryRuntime(ctx, rt)
-		p := RuntimeProbe{Runtime: rt, OK: err == nil}
+		rel = append(rel, byte(c))
+	}
+	return string(rel)
+}
+
+// Runtime returns the OCI runtime that runs sandboxes, making sure one works.
+// The runtime is a property of the Podman service (its REST API ignores a
+// per-container choice), so when the service's runtime cannot start a
+// hardened container here — crun 1.8 refuses hybrid cgroups — rehome
+// starts a private service with the next runtime and keeps using that.
+// The probe starts a trivial container hardened like a real run; what it
+// learns is kept for the process and in the cache folder.
+func (e *Engine) Runtime(ctx context.Context) (string, error) {
+	e.probeMu.Lock()
+	defer e.probeMu.Unlock()
+	if r := e.verifiedRuntime(); r != "" {
+		return r, nil
+	}
+	st := e.loadState()
+	if slices.Contains(st.Verified, e.serviceIdentity()) {
+		return e.markVerified(), nil
+	}
+	var probes []RuntimeProbe
+	record := func(err error) {
+		p := RuntimeProbe{Service: e.serviceLabel(), Runtime: e.Host().DefaultRuntime, OK: err == nil}
 		if err != nil {
 			p.Error = printable(err.Error(), 300)
 		}
-		out = append(out, p)
+		probes = append(probes, p)
+		e.mu.Lock()
+		e.probed = probes
+		e.mu.Unlock()
+	}
+	err := e.tryRuntime(ctx)
+	record(err)
+	if err == nil {
+		st.Verified = appendNew(st.Verified, e.serviceIdentity())
+		e.saveState(st)
+		return e.markVerified(), nil
+	}
+	if e.opts.Connect.URI != "" {
+		return "", fmt.Errorf("the Podman service at %s cannot start a sandbox: %v", e.opts.Connect.URI, err)
+	}
+	e.mu.Lock()
+	cur := e.conn
+	e.mu.Unlock()
+	if !cur.Started {
+		st.Bad = appendNew(st.Bad, cur.URI)
+	}
+	for _, rt := range privateRuntimes {
+		if e.opts.Runtime != "" && rt != e.opts.Runtime {
+			continue
+		}
+		if cur.Started && rt == cur.Runtime {
+			continue
+		}
+		if _, err := exec.LookPath(rt); err != nil {
+			probes = append(probes, RuntimeProbe{Service: "private", Runtime: rt, Error: rt + " is not installed"})
+			continue
+		}
+		conn, err := Open(ctx, ConnectOptions{ForceStart: true, Runtime: rt, PodmanPath: e.opts.Connect.PodmanPath})
+		if err != nil {
+			probes = append(probes, RuntimeProbe{Service: "private", Runtime: rt, Error: printable(err.Error(), 300)})
+			continue
+		}
+		if err := e.useConn(ctx, conn); err != nil {
+			conn.Close()
+			probes = append(probes, RuntimeProbe{Service: "private", Runtime: rt, Error: printable(err.Error(), 300)})
+			continue
+		}
+		err = e.tryRuntime(ctx)
+		record(err)
 		if err == nil {
-			break
+			st.PrivateRuntime = rt
+			st.Verified = appendNew(st.Verified, e.serviceIdentity())
+			e.saveState(st)
+			return e.markVerified(), nil
 		}
 	}
-	return out
+	e.saveState(st)
+	var msgs []string
+	for _, p := range probes {
+		msgs = append(msgs, fmt.Sprintf("%s with %s: %s", p.Service, p.Runtime, p.Error))
+	}
+	return "", fmt.Errorf("no OCI runtime can start a sandbox here (%s): install runc with `sudo apt-get install runc`", strings.Join(msgs, "; "))
 }
 
-func (e *Engine) tryRuntime(ctx context.Context, rt string) error {
-	api := e.conn.ctx
+func (e *Engine) verifiedRuntime() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.runtimeOK {
+		return e.host.DefaultRuntime
+	}
+	return ""
+}
+
+func (e *Engine) markVerified() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.runtimeOK = true
+	return e.host.DefaultRuntime
+}
+
+// forgetRuntime drops a verdict that a start failure contradicted.
+func (e *Engine) forgetRuntime() {
+	e.mu.Lock()
+	e.runtimeOK = false
+	id := e.serviceIdentityLocked()
+	e.mu.Unlock()
+	st := e.loadState()
+	st.Verified = slices.DeleteFunc(st.Verified, func(s string) bool { return s == id })
+	e.saveState(st)
+}
+
+// serviceIdentity names the service for the state file: a private
+// service's socket changes every time, its runtime does not.
+func (e *Engine) serviceIdentity() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.serviceIdentityLocked()
+}
+
+func (e *Engine) serviceIdentityLocked() string {
+	if e.conn.Started {
+		return "private:" + e.conn.Runtime
+	}
+	return "uri:" + e.conn.URI + "|" + e.host.PodmanVersion + "|" + e.host.DefaultRuntime
+}
+
+func (e *Engine) serviceLabel() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.conn.Started {
+		return "private"
+	}
+	return e.conn.URI
+}
+
+// tryRuntime starts a trivial container, hardened like a real run.
+func (e *Engine) tryRuntime(ctx context.Context) error {
+	api := e.api()
 	j := job{
 		image:     e.image,
-		runtime:   rt,
-		name:      fmt.Sprintf("rehome-probe-%s-%d", NewRunID(), os.Getpid()),
+		name:      fmt.Sprintf("rehome-probe-%s", NewRunID()),
 		labels:    map[string]string{LabelSandbox: "1", LabelOwner: e.owner, LabelRun: "probe"},
 		cgroups:   e.Enforcement(),
 		nprocHard: nprocHard(),
@@ -127,16 +250,6 @@ func (e *Engine) tryRuntime(ctx context.Context, rt string) error {
 	return nil
 }
 
-func (e *Engine) forgetRuntime() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.opts.Runtime != "" {
-		return
-	}
-	e.runtime = ""
-	os.Remove(e.runtimeCachePath())
-}
-
 func (e *Engine) cacheDir() string {
 	if e.opts.CacheDir != "" {
 		return e.opts.CacheDir
@@ -144,46 +257,59 @@ func (e *Engine) cacheDir() string {
 	return CacheDir()
 }
 
-// runtimeCachePath names the cached probe result by everything that could
-// change its answer: the service, its version, rootless or not, cgroups,
-// kernel, image.
-func (e *Engine) runtimeCachePath() string {
+// stateKey changes with whatever could change a probe's answer: the user,
+// the kernel, the cgroup layout, the podman and runtime binaries, the image.
+func (e *Engine) stateKey() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s|%s|%t|%s|%s|%s|%s", e.host.ServiceURI, e.host.PodmanVersion, e.host.Rootless,
-		e.host.CgroupVersion, e.host.Kernel, e.host.DefaultRuntime, e.image)
-	if e.host.ServiceStarted {
-		// A private service's socket path changes every time.
-		h.Reset()
-		fmt.Fprintf(h, "private|%s|%t|%s|%s|%s|%s", e.host.PodmanVersion, e.host.Rootless,
-			e.host.CgroupVersion, e.host.Kernel, e.host.DefaultRuntime, e.image)
+	fmt.Fprintf(h, "%d|%s|%s|%s|", os.Geteuid(), kernelRelease(), localCgroupVersion(), e.image)
+	for _, bin := range []string{"podman", "crun", "runc", "conmon"} {
+		if p, err := exec.LookPath(bin); err == nil {
+			if fi, err := os.Stat(p); err == nil {
+				fmt.Fprintf(h, "%s:%d:%d|", p, fi.Size(), fi.ModTime().UnixNano())
+			}
+		}
 	}
-	return filepath.Join(e.cacheDir(), "runtime-"+hex.EncodeToString(h.Sum(nil))[:16]+".json")
+	return hex.EncodeToString(h.Sum(nil))[:24]
 }
 
-func (e *Engine) readRuntimeCache() (string, bool) {
-	data, err := os.ReadFile(e.runtimeCachePath())
-	if err != nil {
-		return "", false
-	}
-	var v struct {
-		Runtime string `json:"runtime"`
-	}
-	if json.Unmarshal(data, &v) != nil || v.Runtime == "" {
-		return "", false
-	}
-	return v.Runtime, true
+func (e *Engine) statePath() string {
+	return filepath.Join(e.cacheDir(), fmt.Sprintf("runtime-%d.json", os.Geteuid()))
 }
 
-func (e *Engine) writeRuntimeCache(rt string) {
-	p := e.runtimeCachePath()
+func (e *Engine) loadState() runtimeState {
+	key := e.stateKey()
+	var st runtimeState
+	if data, err := os.ReadFile(e.statePath()); err == nil && json.Unmarshal(data, &st) == nil && st.Key == key {
+		return st
+	}
+	return runtimeState{Key: key}
+}
+
+func (e *Engine) saveState(st runtimeState) {
+	p := e.statePath()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return
 	}
-	data, _ := json.Marshal(map[string]string{"runtime": rt, "probed": time.Now().UTC().Format(time.RFC3339)})
-	tmp := p + ".tmp"
-	if os.WriteFile(tmp, data, 0o644) == nil {
-		if err := os.Rename(tmp, p); err != nil {
-			os.Remove(tmp)
-		}
+	data, _ := json.MarshalIndent(st, "", "  ")
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".runtime-*.json")
+	if err != nil {
+		return
 	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }

@@ -53,7 +53,6 @@ type Enforcement struct {
 // job is one run's parameters that are not limits.
 type job struct {
 	image   string
-	runtime string
 	name    string
 	labels  map[string]string
 	// inputSource is the host path Podman bind-mounts (a link in a private
@@ -119,7 +118,6 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 	s.Entrypoint = []string{}
 	s.Command = command(lim, j)
 	s.WorkDir = DataDir
-	s.OCIRuntime = j.runtime
 
 	// A clean environment: nothing of the host's (nor of the service's
 	// proxy settings) reaches the code; the runner gives the code its own.
@@ -207,7 +205,8 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 	return s
 }
 
-// rlimits are the per-process limits of the container. Where cgroups hold
+// rlimits are the per-process limits of the container. Podman names them
+// like `--ulimit` does ("nofile"; it adds the RLIMIT_ prefix itself). Where cgroups hold
 // memory, pids and CPU they are a second line; where they cannot, they are
 // the line (RLIMIT_DATA per process, RLIMIT_NPROC for the sandbox user,
 // RLIMIT_CPU), with the runner's memory watchdog over the whole container.
@@ -221,21 +220,21 @@ func rlimits(lim Limits, j job) []spec.POSIXRlimit {
 		nproc = j.nprocHard
 	}
 	r := []spec.POSIXRlimit{
-		{Type: "RLIMIT_NOFILE", Hard: 1024, Soft: 1024},
-		{Type: "RLIMIT_NPROC", Hard: nproc, Soft: nproc},
-		{Type: "RLIMIT_FSIZE", Hard: fsize, Soft: fsize},
-		{Type: "RLIMIT_CORE", Hard: 0, Soft: 0},
-		{Type: "RLIMIT_MEMLOCK", Hard: 64 * uint64(KiB), Soft: 64 * uint64(KiB)},
-		{Type: "RLIMIT_MSGQUEUE", Hard: 0, Soft: 0},
+		{Type: "nofile", Hard: 1024, Soft: 1024},
+		{Type: "nproc", Hard: nproc, Soft: nproc},
+		{Type: "fsize", Hard: fsize, Soft: fsize},
+		{Type: "core", Hard: 0, Soft: 0},
+		{Type: "memlock", Hard: 64 * uint64(KiB), Soft: 64 * uint64(KiB)},
+		{Type: "msgqueue", Hard: 0, Soft: 0},
 	}
 	if !j.cgroups.Memory {
 		data := uint64(lim.Memory)
-		r = append(r, spec.POSIXRlimit{Type: "RLIMIT_DATA", Hard: data, Soft: data})
+		r = append(r, spec.POSIXRlimit{Type: "data", Hard: data, Soft: data})
 	}
 	if !j.cgroups.CPU {
 		// CPU seconds one process may burn: the whole timeout at the quota.
 		cpu := uint64(math.Ceil(lim.Timeout.Seconds()*lim.CPUs)) + 1
-		r = append(r, spec.POSIXRlimit{Type: "RLIMIT_CPU", Hard: cpu, Soft: cpu})
+		r = append(r, spec.POSIXRlimit{Type: "cpu", Hard: cpu, Soft: cpu})
 	}
 	return r
 }

@@ -15,7 +15,6 @@ import (
 func testJob(cg Enforcement) job {
 	return job{
 		image:       "localhost/rehome-sandbox:test",
-		runtime:     "runc",
 		name:        "rehome-run-x",
 		labels:      map[string]string{LabelSandbox: "1"},
 		inputSource: "/tmp/rehome-run-1/input",
@@ -46,8 +45,13 @@ func TestBuildSpecHardening(t *testing.T) {
 	lim := DefaultLimits
 	s := buildSpec(lim, testJob(Enforcement{Memory: true, Pids: true, CPU: true}))
 
-	if s.Image != "localhost/rehome-sandbox:test" || s.OCIRuntime != "runc" || s.Name != "rehome-run-x" {
-		t.Errorf("image/runtime/name = %q %q %q", s.Image, s.OCIRuntime, s.Name)
+	if s.Image != "localhost/rehome-sandbox:test" || s.Name != "rehome-run-x" {
+		t.Errorf("image/name = %q %q", s.Image, s.Name)
+	}
+	for _, r := range s.Rlimits {
+		if strings.HasPrefix(r.Type, "RLIMIT_") {
+			t.Errorf("rlimit %s: Podman adds the RLIMIT_ prefix itself", r.Type)
+		}
 	}
 	// Privileges.
 	if s.Privileged {
@@ -151,12 +155,12 @@ func TestBuildSpecHardening(t *testing.T) {
 		t.Error("cpu")
 	}
 	// Rlimits: explicit nofile and nproc (no CAP_SYS_RESOURCE needed), no core.
-	for name, want := range map[string]uint64{"RLIMIT_NOFILE": 1024, "RLIMIT_NPROC": 4096, "RLIMIT_CORE": 0, "RLIMIT_FSIZE": uint64(128 * MiB)} {
+	for name, want := range map[string]uint64{"nofile": 1024, "nproc": 4096, "core": 0, "fsize": uint64(128 * MiB)} {
 		if v, ok := rlimit(s, name); !ok || v != want {
 			t.Errorf("%s = %d, %t; want %d", name, v, ok, want)
 		}
 	}
-	if _, ok := rlimit(s, "RLIMIT_DATA"); ok {
+	if _, ok := rlimit(s, "data"); ok {
 		t.Error("RLIMIT_DATA set although cgroups hold memory")
 	}
 	// Kill and cleanup.
@@ -199,7 +203,7 @@ func TestBuildSpecRootlessCgroupV1(t *testing.T) {
 	if s.ResourceLimits != nil {
 		t.Errorf("cgroup resources asked where they cannot hold: %+v", s.ResourceLimits)
 	}
-	for name, want := range map[string]uint64{"RLIMIT_DATA": uint64(512 * MiB), "RLIMIT_NPROC": 128, "RLIMIT_CPU": 16} {
+	for name, want := range map[string]uint64{"data": uint64(512 * MiB), "nproc": 128, "cpu": 16} {
 		if v, ok := rlimit(s, name); !ok || v != want {
 			t.Errorf("%s = %d, %t; want %d", name, v, ok, want)
 		}
@@ -222,7 +226,7 @@ func TestBuildSpecNoInputAndNprocCeiling(t *testing.T) {
 			t.Errorf("bind mount without input: %+v", m)
 		}
 	}
-	if v, _ := rlimit(s, "RLIMIT_NPROC"); v != 1000 {
+	if v, _ := rlimit(s, "nproc"); v != 1000 {
 		t.Errorf("nproc %d above the service's hard limit", v)
 	}
 }
