@@ -489,10 +489,10 @@ func TestBadInputs(t *testing.T) {
 	syscall.Mkfifo(fifo, 0o644)
 	os.Mkdir(filepath.Join(dir, "folder.csv"), 0o755)
 	for path, want := range map[string]string{
-		fifo:                            "named pipe",
+		fifo:                             "named pipe",
 		filepath.Join(dir, "folder.csv"): "is a folder",
 		filepath.Join(dir, "nope.csv"):   "does not exist",
-		"/dev/null":                     "not a regular file",
+		"/dev/null":                      "not a regular file",
 	} {
 		start := time.Now()
 		_, err := run(path, "print(1)")
@@ -514,9 +514,9 @@ func TestBadInputs(t *testing.T) {
 	// Names with spaces, quotes, newlines and bytes that are not UTF-8.
 	for name, inside := range map[string]string{
 		`it's "quoted" (1).csv`: `it's "quoted" (1).csv`,
-		"line\nbreak.csv":        "line_break.csv",
-		"caf\xe9.csv":            "caf_.csv",
-		"ünïcødé ☃.csv":          "ünïcødé ☃.csv",
+		"line\nbreak.csv":       "line_break.csv",
+		"caf\xe9.csv":           "caf_.csv",
+		"ünïcødé ☃.csv":         "ünïcødé ☃.csv",
 	} {
 		p := writeFile(t, dir, name, []byte("x\n1\n"))
 		res, err := run(p, "import os\nprint(os.listdir('/mnt/data'))\nprint(open('/mnt/data/'+os.listdir('/mnt/data')[0]).read())")

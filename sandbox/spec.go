@@ -52,9 +52,9 @@ type Enforcement struct {
 
 // job is one run's parameters that are not limits.
 type job struct {
-	image   string
-	name    string
-	labels  map[string]string
+	image  string
+	name   string
+	labels map[string]string
 	// inputSource is the host path Podman bind-mounts (a link in a private
 	// folder to the checked file); inputName its name under /mnt/data.
 	inputSource string
