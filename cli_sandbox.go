@@ -270,7 +270,10 @@ func printDoctor(env *cliEnv, rep sandbox.DoctorReport) {
 			h.PodmanVersion, mode, h.CgroupVersion, h.ServiceURI, rep.Runtime, rep.Image)
 	}
 	for _, c := range rep.Checks {
-		fmt.Fprintf(env.stdout, "%-9s %-22s %s\n", c.Strength, c.Name, c.Detail)
+		fmt.Fprintf(env.stdout, "%-9s %-13s %s\n", c.Strength, c.Name, c.Detail)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(env.stdout, "note      %s\n", n)
 	}
 	fmt.Fprintln(env.stdout, rep.Summary)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/containers/podman/v4/pkg/bindings/containers"
+	"github.com/containers/podman/v4/pkg/bindings/system"
 )
 
 // Check is one probe of the self-test.
@@ -35,7 +36,9 @@ type DoctorReport struct {
 	// RuntimeProbes are the runtimes tried, when they were probed now.
 	RuntimeProbes []RuntimeProbe `json:"runtime_probes,omitempty"`
 	Checks        []Check        `json:"checks"`
-	DurationMS    int64          `json:"duration_ms"`
+	// Notes are findings that are not guarantees (speed, configuration).
+	Notes      []string `json:"notes,omitempty"`
+	DurationMS int64    `json:"duration_ms"`
 }
 
 // NoPodmanReport is the self-test's report when Podman cannot be reached:
@@ -218,6 +221,19 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 		add("privileges", NotHeld, "the probe could not run: %v", err)
 	} else {
 		add("privileges", gradeProbe(res), "%s", probeDetail(res, "no capabilities, no-new-privileges, seccomp filter, user 10001, host name \"sandbox\", only rehome's environment variables"))
+	}
+
+	// Findings that are not guarantees.
+	step("storage")
+	if info, err := system.Info(e.api(), nil); err == nil && info.Store != nil {
+		if info.Store.GraphDriverName == "vfs" {
+			rep.Notes = append(rep.Notes, "Podman stores images with the vfs driver here, which copies the whole image (about 0.5 GB) for every run: put `[storage]` and `driver = \"overlay\"` in ~/.config/containers/storage.conf (then `podman system reset`) for runs that start in a fraction of a second.")
+		}
+	}
+	for _, p := range rep.RuntimeProbes {
+		if !p.OK {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("The %s service with %s could not start a sandbox (%s); rehome uses a service of its own with a runtime that can.", p.Service, p.Runtime, p.Error))
+		}
 	}
 
 	// Nothing left behind.

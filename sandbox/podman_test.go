@@ -664,3 +664,177 @@ func TestDoctor(t *testing.T) {
 		}
 	}
 }
+
+// rootlessUser is the user made for the rootless tests.
+const rootlessUser = "rehome-rootless"
+
+// TestRootless runs TestRootlessChild as an unprivileged user with its own
+// rootless Podman (started by the engine, as rehome would for that user),
+// and checks that on this host the report is honest: on cgroup v1 memory,
+// pids and CPU are "weaker" with their fallbacks, everything else held.
+func TestRootless(t *testing.T) {
+	if os.Getenv("REHOME_ROOTLESS_CHILD") != "" {
+		t.Skip("this is the child")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("making a test user needs root")
+	}
+	testEngine(t) // skips or fails like the other real-Podman tests
+	for _, tool := range []string{"runuser", "useradd", "newuidmap"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("rootless test needs %s (uidmap package for newuidmap): %v", tool, err)
+		}
+	}
+	home := "/home/" + rootlessUser
+	if err := exec.Command("id", rootlessUser).Run(); err != nil {
+		if out, err := exec.Command("useradd", "--create-home", "--shell", "/bin/sh", rootlessUser).CombinedOutput(); err != nil {
+			t.Fatalf("useradd: %v %s", err, out)
+		}
+	}
+	subs, _ := os.ReadFile("/etc/subuid")
+	if !bytes.Contains(subs, []byte(rootlessUser+":")) {
+		if out, err := exec.Command("usermod", "--add-subuids", "300000-365535", "--add-subgids", "300000-365535", rootlessUser).CombinedOutput(); err != nil {
+			t.Fatalf("usermod: %v %s", err, out)
+		}
+	}
+	// Native rootless overlay (kernel 5.13+); Podman 4.3 would pick vfs and
+	// copy the whole image for every container. The doctor reports vfs.
+	conf := filepath.Join(home, ".config", "containers")
+	os.MkdirAll(conf, 0o755)
+	os.WriteFile(filepath.Join(conf, "storage.conf"), []byte("[storage]\ndriver = \"overlay\"\n"), 0o644)
+	exec.Command("chown", "-R", rootlessUser+":", filepath.Join(home, ".config")).Run()
+
+	// The test binary, where the user can run it.
+	dir, err := os.MkdirTemp("", "rehome-rootless-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	self, _ := os.Executable()
+	bin := filepath.Join(dir, "sandbox.test")
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(testEngine(t).cacheDir(), ArchiveName())
+	if _, err := os.Stat(archive); err != nil {
+		archive = filepath.Join(dir, ArchiveName())
+		if err := testEngine(t).SaveImage(context.Background(), archive); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(archive, 0o644)
+	}
+	cmd := exec.Command("runuser", "-u", rootlessUser, "--", "env", "-i",
+		"HOME="+home, "USER="+rootlessUser, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+		"REHOME_ROOTLESS_CHILD=1", "REHOME_TEST_ARCHIVE="+archive, "REHOME_REQUIRE_PODMAN=1",
+		bin, "-test.run", "^TestRootlessChild$", "-test.v", "-test.count=1", "-test.timeout=15m")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	t.Logf("rootless child (%s):\n%s", rootlessUser, out)
+	if err != nil {
+		t.Fatalf("rootless Podman does not hold the sandbox on this host: %v", err)
+	}
+	if !bytes.Contains(out, []byte("--- PASS: TestRootlessChild")) {
+		t.Fatal("the rootless child did not pass")
+	}
+}
+
+// TestRootlessChild is run by TestRootless as the unprivileged user.
+func TestRootlessChild(t *testing.T) {
+	if os.Getenv("REHOME_ROOTLESS_CHILD") == "" {
+		t.Skip("run by TestRootless as an unprivileged user")
+	}
+	ctx := context.Background()
+	e, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatalf("rootless engine: %v", err)
+	}
+	engine = e
+	engineOnce.Do(func() {})
+	if ok, _ := imagesExist(e); !ok {
+		start := time.Now()
+		if _, err := e.LoadImage(ctx, os.Getenv("REHOME_TEST_ARCHIVE")); err != nil {
+			t.Fatalf("load the image as the user: %v", err)
+		}
+		t.Logf("image loaded into the user's storage in %s", time.Since(start).Round(100*time.Millisecond))
+	}
+	rt, err := e.Runtime(ctx)
+	if err != nil {
+		t.Fatalf("no runtime for rootless sandboxes: %v", err)
+	}
+	h := e.Host()
+	t.Logf("rootless=%t cgroup=%s runtime=%s service=%s", h.Rootless, h.CgroupVersion, rt, h.ServiceURI)
+	if !h.Rootless {
+		t.Fatal("the child's service is not rootless")
+	}
+	en := e.Enforcement()
+	if h.CgroupVersion == "v1" && (en.Memory || en.Pids || en.CPU) {
+		t.Fatalf("claims cgroup ceilings rootless on cgroup v1: %+v", en)
+	}
+
+	rep := e.Doctor(ctx, nil)
+	for _, c := range rep.Checks {
+		t.Logf("%-9s %-13s %s", c.Strength, c.Name, c.Detail)
+	}
+	t.Log(rep.Summary)
+	if !rep.OK {
+		t.Fatalf("rootless self-test: %s", rep.Summary)
+	}
+	for _, c := range rep.Checks {
+		switch c.Name {
+		case "memory", "pids", "cpu":
+			if !en.Memory && c.Strength != Weaker {
+				t.Errorf("%s should be reported weaker rootless on cgroup v1: %s %s", c.Name, c.Strength, c.Detail)
+			}
+		default:
+			if c.Strength != Held {
+				t.Errorf("%s: %s %s", c.Name, c.Strength, c.Detail)
+			}
+		}
+	}
+	// The memory fallback: the watchdog or RLIMIT_DATA stops the code and
+	// the result says which, and that it is weaker.
+	res, err := e.Run(ctx, RunRequest{Code: probeMemory, Limits: Limits{Memory: 128 * MiB}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("memory: %s | %s | %v", res.Summary, res.Limits.Memory.How, res.Notes)
+	if strings.Contains(res.Stdout, "ALLOCATED") || !(res.OOMKilled || strings.Contains(res.Stderr, "MemoryError")) {
+		t.Fatalf("rootless memory fallback did not hold: %s", res.Summary)
+	}
+	if !en.Memory && (res.Limits.Memory.Strength != Weaker || !strings.Contains(res.Limits.Memory.How, "watchdog")) {
+		t.Fatalf("memory reported %s: %s", res.Limits.Memory.Strength, res.Limits.Memory.How)
+	}
+	// Several processes, each under RLIMIT_DATA, together above the
+	// ceiling: only the watchdog can see that.
+	res, err = e.Run(ctx, RunRequest{Code: `
+import os, time
+kids = []
+for i in range(4):
+    p = os.fork()
+    if p == 0:
+        b = bytearray(60 << 20)
+        for j in range(0, len(b), 4096): b[j] = 1
+        time.sleep(5)
+        os._exit(0)
+    kids.append(p)
+for p in kids: os.waitpid(p, 0)
+print('ALL SURVIVED')
+`, Limits: Limits{Memory: 128 * MiB}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("forked memory: %s", res.Summary)
+	if strings.Contains(res.Stdout, "ALL SURVIVED") || !res.OOMKilled {
+		t.Fatalf("4 × 60 MiB under a 128 MiB ceiling survived rootless: %s", res.Summary)
+	}
+}
+
+func imagesExist(e *Engine) (bool, error) {
+	st, err := e.ImageStatus(context.Background())
+	return st.Present, err
+}
