@@ -70,11 +70,11 @@ func cmdRun(env *cliEnv, args []string) int {
 	res, err := e.Run(ctx, req, func(p sandbox.Progress) {
 		switch {
 		case *asJSON:
-		case p.Phase == "output" && p.Stream == "stdout":
+		case p.Stage == "output" && p.Stream == "stdout":
 			io.WriteString(env.stdout, p.Text)
-		case p.Phase == "output":
+		case p.Stage == "output":
 			io.WriteString(env.stderr, p.Text)
-		case p.Phase == "image" && p.Message != "":
+		case p.Stage == "image" && p.Message != "":
 			fmt.Fprintf(env.stderr, "rehome: %s\n", p.Message)
 		}
 	})

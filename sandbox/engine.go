@@ -252,10 +252,10 @@ type RunRequest struct {
 // Progress is a step of a run, for the UI.
 type Progress struct {
 	RunID string `json:"run_id"`
-	// Phase is "image" (loading the image), "starting", "running" (sent
+	// Stage is "image" (loading the image), "starting", "running" (sent
 	// every second with ElapsedMS), "output" (Text carries what the code
 	// printed on Stream), "stopping", "collecting" or "done".
-	Phase     string `json:"phase"`
+	Stage     string `json:"stage"`
 	ElapsedMS int64  `json:"elapsed_ms,omitempty"`
 	Message   string `json:"message,omitempty"`
 	Stream    string `json:"stream,omitempty"`
@@ -284,7 +284,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 	if id == "" {
 		id = NewRunID()
 	}
-	emit := func(phase, msg string) { progress(Progress{RunID: id, Phase: phase, Message: msg}) }
+	emit := func(phase, msg string) { progress(Progress{RunID: id, Stage: phase, Message: msg}) }
 
 	var in *input
 	if req.InputPath != "" {
@@ -361,9 +361,9 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		res.OutputDir = sv.dir
 	}
 	col := newCollector(lim, sv, func(stream string, p []byte) {
-		progress(Progress{RunID: id, Phase: "output", Stream: stream, Text: string(p)})
+		progress(Progress{RunID: id, Stage: "output", Stream: stream, Text: string(p)})
 	})
-	tick := func(el time.Duration) { progress(Progress{RunID: id, Phase: "running", ElapsedMS: el.Milliseconds()}) }
+	tick := func(el time.Duration) { progress(Progress{RunID: id, Stage: "running", ElapsedMS: el.Milliseconds()}) }
 	out, err := e.execute(runCtx, ctx, lim, j, col, emit, tick)
 	if err != nil {
 		return nil, err
