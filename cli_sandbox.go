@@ -59,9 +59,10 @@ func interruptible() (context.Context, context.CancelFunc) {
 }
 
 func cmdImageBuild(env *cliEnv, args []string) int {
-	fs := env.flags("sandbox image build", "sandbox image build [--json] [--quiet]")
+	fs := env.flags("sandbox image build", "sandbox image build [--force] [--json] [--quiet]")
 	asJSON := fs.Bool("json", false, "print the build report as JSON")
 	quiet := fs.Bool("quiet", false, "do not print the build's output")
+	force := fs.Bool("force", false, "build even when the image of this recipe is present or its archive is cached")
 	pf := addPodmanFlags(fs)
 	if code, ok := env.parse(fs, args); !ok {
 		return code
@@ -76,6 +77,25 @@ func cmdImageBuild(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	defer e.Close()
+	if !*force {
+		// The image is versioned by its recipe: present, or archived in
+		// the cache, it is the same image, and nothing needs building.
+		st, err := e.ImageStatus(ctx)
+		if err != nil {
+			return env.fail(err)
+		}
+		switch {
+		case st.Present:
+			fmt.Fprintf(env.stdout, "%s is already built (use --force to rebuild)\n", st.Image)
+			return exitOK
+		case st.ArchivePresent:
+			if _, err := e.LoadImage(ctx, st.Archive); err != nil {
+				return env.fail(err)
+			}
+			fmt.Fprintf(env.stdout, "%s loaded from the cached archive %s (use --force to rebuild)\n", st.Image, st.Archive)
+			return exitOK
+		}
+	}
 	fmt.Fprintf(env.stderr, "building %s from Debian packages (about two minutes)…\n", e.Image())
 	rep, err := e.BuildImage(ctx, func(line string) {
 		if !*quiet {

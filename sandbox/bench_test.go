@@ -52,12 +52,16 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 	print1 := filepath.Join(dir, "print1.py")
 	os.WriteFile(print1, []byte("print(1)\n"), 0o644)
 
-	// The rehome binary, built from this checkout.
-	bin := filepath.Join(dir, "rehome")
-	build := exec.Command("go", "build", "-tags", strings.Join(buildTags, " "), "-o", bin, "rehome")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("build rehome: %v\n%s", err, out)
+	// The rehome binary: $REHOME_BIN (make bench), else built from this
+	// checkout.
+	bin := os.Getenv("REHOME_BIN")
+	if bin == "" {
+		bin = filepath.Join(dir, "rehome")
+		build := exec.Command("go", "build", "-tags", strings.Join(buildTags, " "), "-o", bin, "rehome")
+		build.Dir = ".."
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("build rehome: %v\n%s", err, out)
+		}
 	}
 	home := filepath.Join(dir, "home")
 
