@@ -368,7 +368,6 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 	if err != nil {
 		return nil, err
 	}
-	emit("collecting", "reading outputs")
 	finish(res, lim, j, col, out)
 	if req.InlinePlots {
 		for i := range res.Files {
@@ -395,10 +394,19 @@ func (e *Engine) StopRun(id string) error {
 	return nil
 }
 
+// collectLimit bounds the time outputs take to arrive after the code ended.
+const collectLimit = 60 * time.Second
+
 // outcome is what execute observed from outside the container.
 type outcome struct {
-	timedOut      bool
-	stopped       bool
+	timedOut bool
+	stopped  bool
+	// collectTimedOut: the code ended in time but its outputs did not
+	// arrive within collectLimit.
+	collectTimedOut bool
+	// codeElapsed is the code's own run time (until the runner said it
+	// ended); zero when it never said so.
+	codeElapsed   time.Duration
 	exitCode      int // the container's (the runner's) exit status; -1 unknown
 	elapsed       time.Duration
 	runnerStderr  string
@@ -482,18 +490,34 @@ func (e *Engine) execute(runCtx, ctx context.Context, lim Limits, j job, col *co
 	}
 	ticker := time.NewTicker(time.Second)
 	defer ticker.Stop()
+	codeDone := col.codeDone
 wait:
 	for {
 		select {
 		case out.attachErr = <-attachDone:
 			out.elapsed = time.Since(start)
 			break wait
+		case <-codeDone:
+			// The code is over, in time: its outputs get a bounded time of
+			// their own, so that a run ending just before its limit keeps
+			// them.
+			codeDone = nil
+			out.codeElapsed = time.Since(start)
+			timer.Stop()
+			timer.Reset(collectLimit)
+			ticker.Stop()
+			emit("collecting", "reading outputs")
 		case <-ticker.C:
 			tick(time.Since(start))
 		case <-timer.C:
 			out.elapsed = time.Since(start)
-			out.timedOut = true
-			emit("stopping", "time limit reached: killing the sandbox")
+			if out.codeElapsed > 0 {
+				out.collectTimedOut = true
+				emit("stopping", "outputs took too long: killing the sandbox")
+			} else {
+				out.timedOut = true
+				emit("stopping", "time limit reached: killing the sandbox")
+			}
 			kill()
 			break wait
 		case <-runCtx.Done():
@@ -504,7 +528,7 @@ wait:
 			break wait
 		}
 	}
-	if out.timedOut || out.stopped {
+	if out.timedOut || out.stopped || out.collectTimedOut {
 		// The stream ends when the container is gone; if the service
 		// does not close it, close it ourselves.
 		select {

@@ -838,3 +838,19 @@ func imagesExist(e *Engine) (bool, error) {
 	st, err := e.ImageStatus(context.Background())
 	return st.Present, err
 }
+
+// A run that ends just before its limit keeps its outputs: the wall clock
+// stops when the code ends, and collecting gets a time of its own.
+func TestOutputsOfARunEndingNearItsLimit(t *testing.T) {
+	res := runCode(t, `
+import time
+time.sleep(3.5)
+open('/mnt/data/late.bin', 'wb').write(b'x' * (48 << 20))
+`, Limits{Timeout: 5 * time.Second, OutputBytes: 64 * MiB}, "")
+	if res.TimedOut || res.ExitCode != 0 || len(res.Files) != 1 || res.Files[0].Size != 48<<20 {
+		t.Fatalf("timed_out=%t exit=%d files=%v %s", res.TimedOut, res.ExitCode, res.Files, res.Summary)
+	}
+	if res.DurationMS >= 5000 {
+		t.Fatalf("duration %d ms counts the collection", res.DurationMS)
+	}
+}

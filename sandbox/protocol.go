@@ -26,6 +26,7 @@ const (
 	frameFile   = 'F'
 	frameData   = 'D'
 	frameSkip   = 'S'
+	frameDone   = 'C'
 	frameExit   = 'X'
 
 	protocolVersion = 1
@@ -79,6 +80,7 @@ type exitFrame struct {
 	WatchdogKilled bool   `json:"watchdog_killed"`
 	StdoutBytes    int64  `json:"stdout_bytes"`
 	StderrBytes    int64  `json:"stderr_bytes"`
+	CodeMS         int64  `json:"code_ms"`
 	DurationMS     int64  `json:"duration_ms"`
 }
 
@@ -164,7 +166,7 @@ func (d *decoder) begin() error {
 	switch d.typ {
 	case frameStdout, frameStderr, frameData:
 		return nil
-	case frameHello, frameFile, frameSkip, frameExit:
+	case frameHello, frameFile, frameSkip, frameExit, frameDone:
 		if d.left > maxControlFrame {
 			return fmt.Errorf("a %q frame of %d bytes", d.typ, d.left)
 		}
@@ -213,13 +215,17 @@ type collector struct {
 	onLive func(stream string, p []byte)
 	save   *saver
 
-	hello   *helloFrame
-	exit    *exitFrame
-	files   []File
-	skipped []Skipped
-	nfiles  int
-	nbytes  int64
-	cur     *incoming
+	hello *helloFrame
+	exit  *exitFrame
+	// done is set, and codeDone closed, when the runner says the code
+	// has ended and the outputs follow.
+	done     bool
+	codeDone chan struct{}
+	files    []File
+	skipped  []Skipped
+	nfiles   int
+	nbytes   int64
+	cur      *incoming
 }
 
 // incoming is the output file being received.
@@ -237,11 +243,12 @@ type incoming struct {
 
 func newCollector(lim Limits, save *saver, onLive func(string, []byte)) *collector {
 	return &collector{
-		lim:    lim,
-		stdout: capBuffer{max: lim.StdoutMax},
-		stderr: capBuffer{max: lim.StderrMax},
-		onLive: onLive,
-		save:   save,
+		codeDone: make(chan struct{}),
+		lim:      lim,
+		stdout:   capBuffer{max: lim.StdoutMax},
+		stderr:   capBuffer{max: lim.StderrMax},
+		onLive:   onLive,
+		save:     save,
 	}
 }
 
@@ -262,6 +269,13 @@ func (c *collector) control(typ byte, payload []byte) error {
 			return fmt.Errorf("runner protocol %d, this rehome speaks %d: rebuild the image with `rehome sandbox image build`", h.V, protocolVersion)
 		}
 		c.hello = &h
+	case frameDone:
+		if !c.done {
+			c.done = true
+			if c.codeDone != nil {
+				close(c.codeDone)
+			}
+		}
 	case frameExit:
 		var x exitFrame
 		if err := json.Unmarshal(payload, &x); err != nil {

@@ -12,6 +12,9 @@ import (
 // was observed wins, and the report says what it rests on.
 func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 	res.DurationMS = out.elapsed.Milliseconds()
+	if out.codeElapsed > 0 {
+		res.DurationMS = out.codeElapsed.Milliseconds()
+	}
 	res.TimedOut = out.timedOut
 	res.Stdout = string(col.stdout.buf)
 	res.Stderr = string(col.stderr.buf)
@@ -78,6 +81,9 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 		}
 	}
 
+	if out.collectTimedOut {
+		note("The code finished in time, but its outputs did not arrive within %s; the sandbox was killed and the outputs after that point are lost.", collectLimit)
+	}
 	if out.protocolError != nil {
 		note("The output channel broke (%s) after which %s were dropped unread; outputs after that point are lost.", printable(out.protocolError.Error(), 200), FormatBytes(out.dropped))
 	}

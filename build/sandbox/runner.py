@@ -19,6 +19,9 @@ frames:
     F  file       JSON {"name", "kind": "file"|"plot", "size"} opens a file
     D  data       bytes of the file opened by the last F
     S  skipped    JSON {"name", "reason"}: an output the runner refused
+    C  code done  JSON {}: the code has ended, outputs follow (the host
+                  stops the wall clock of the code and gives the
+                  collection a bounded time of its own)
     X  exit       JSON with the exit status and what was observed
 
 The code never holds the container's stdout: its output reaches the runner
@@ -184,11 +187,22 @@ def observe(cg):
 
 
 def total_rss():
-    """Sum of resident memory of every process in the pid namespace."""
+    """Memory of every process in the pid namespace: the sum of their
+    proportional set sizes (shared pages counted once overall), or of
+    their resident sizes where smaps_rollup cannot be read."""
     total = 0
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
+        try:
+            with open("/proc/%s/smaps_rollup" % name, "rb") as f:
+                for line in f:
+                    if line.startswith(b"Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+                continue
+        except (OSError, ValueError, IndexError):
+            pass
         try:
             with open("/proc/%s/statm" % name, "rb") as f:
                 total += int(f.read().split()[1]) * PAGE
@@ -474,6 +488,8 @@ def main():
     }
     argv = ["/usr/bin/python3", "-B", "/opt/rehome/prelude.py", script]
     status, fired, rss_peak, streams = run_child(cfg, argv, env)
+    code_ms = int((time.monotonic() - started) * 1000)
+    frame(b"C", {})
 
     # Outputs are read only after every process of the code is gone.
     collect(cfg)
@@ -487,6 +503,7 @@ def main():
         "watchdog_killed": fired,
         "stdout_bytes": streams_total(streams, b"O"),
         "stderr_bytes": streams_total(streams, b"E"),
+        "code_ms": code_ms,
         "duration_ms": int((time.monotonic() - started) * 1000),
     }
     if status is not None:
