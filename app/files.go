@@ -278,6 +278,12 @@ func newUploadHandler(a *App, limit int64) http.Handler {
 			if err = os.MkdirAll(dir, 0o700); err == nil {
 				err = os.Rename(f.Name(), path)
 			}
+			if err == nil {
+				// Readable like a file the user saved (umask 022): the sandbox's
+				// unprivileged user reads it through its bind mount. The
+				// folders stay private.
+				err = os.Chmod(path, 0o644)
+			}
 		}
 		if err != nil {
 			a.log.Warn("upload failed", "name", name, "err", err)

@@ -137,6 +137,10 @@ func TestUpload(t *testing.T) {
 	if b, _ := os.ReadFile(r.Path); string(b) != "a,b\n1,2\n" {
 		t.Fatalf("stored %q", b)
 	}
+	// The sandbox's unprivileged user must be able to read it.
+	if st, _ := os.Stat(r.Path); st.Mode().Perm() != 0o644 {
+		t.Fatalf("stored with mode %v", st.Mode().Perm())
+	}
 	if _, err := a.PreviewFile(r.Path); err != nil {
 		t.Fatal(err)
 	}

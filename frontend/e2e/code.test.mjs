@@ -114,7 +114,12 @@ test('the quick look runs on a drop and its plot renders at full size', async ()
   const t0 = Date.now();
   await drop(page, salesCSV('first-look.csv'));
   const plot = page.getByTestId('plot').first();
-  await plot.waitFor({ timeout: 180000 });
+  try {
+    await plot.waitFor({ timeout: 180000 });
+  } catch (e) {
+    await page.screenshot({ path: join(artifacts, 'browser-code-quicklook-failed.png') });
+    throw new Error(`no plot: ${await page.getByTestId('notebook').textContent()}`, { cause: e });
+  }
   await page.waitForFunction(() => {
     const img = document.querySelector('[data-testid=plot]');
     return img && img.complete && img.naturalWidth > 0;
@@ -182,10 +187,17 @@ test('Stop (or Esc) ends a long run within a second or two', async () => {
 test('a runaway loop stops at the time limit set in Settings, and says so', async () => {
   const page = await codeScreen();
   await page.evaluate(() => (location.hash = '#/settings'));
+  // The form fills in once the limits and their bounds have loaded.
+  await page.locator('[data-testid=limit-timeout_s][max]').waitFor();
   const field = page.getByTestId('limit-timeout_s');
   await field.fill('3');
   await page.getByTestId('save-limits').click();
-  await page.getByTestId('limits-notice').waitFor();
+  try {
+    await page.getByTestId('limits-notice').waitFor({ timeout: 10000 });
+  } catch (e) {
+    await page.screenshot({ path: join(artifacts, 'browser-settings-save-failed.png'), fullPage: true });
+    throw new Error(`limits not saved: ${await page.getByTestId('limits-form').textContent()}`, { cause: e });
+  }
   assert.equal((await bridge('RunLimits')).timeout_ns, 3e9);
 
   await page.evaluate(() => (location.hash = '#/code'));

@@ -27,21 +27,20 @@ export interface Field {
   key: keyof LimitsForm;
   label: string;
   unit: string;
-  step: number;
   help: string;
 }
 
 /** The form's fields in display order. */
 export const fields: Field[] = [
-  { key: 'timeout_s', label: 'Time limit', unit: 's', step: 1, help: 'Wall-clock time a run may take before the whole sandbox is killed.' },
-  { key: 'memory_mib', label: 'Memory', unit: 'MiB', step: 64, help: 'RAM for the code and its in-memory folders; no swap.' },
-  { key: 'cpus', label: 'CPUs', unit: 'cores', step: 0.25, help: 'CPU time per second the code may use.' },
-  { key: 'pids', label: 'Processes', unit: '', step: 1, help: 'Most processes and threads at once (stops fork bombs).' },
-  { key: 'stdout_kib', label: 'Printed output', unit: 'KiB', step: 64, help: 'What is kept of what the code prints; the rest is cut and marked.' },
-  { key: 'stderr_kib', label: 'Error output', unit: 'KiB', step: 64, help: 'What is kept of the error stream.' },
-  { key: 'output_files', label: 'Output files', unit: 'files', step: 1, help: 'Most files (plots included) taken back from a run.' },
-  { key: 'output_mib', label: 'Output size', unit: 'MiB', step: 8, help: 'Total size of the files taken back; also the size of /mnt/data.' },
-  { key: 'tmp_mib', label: '/tmp size', unit: 'MiB', step: 16, help: 'Scratch space in memory for the code.' },
+  { key: 'timeout_s', label: 'Time limit', unit: 's', help: 'Wall-clock time a run may take before the whole sandbox is killed.' },
+  { key: 'memory_mib', label: 'Memory', unit: 'MiB', help: 'RAM for the code and its in-memory folders; no swap.' },
+  { key: 'cpus', label: 'CPUs', unit: 'cores', help: 'CPU time per second the code may use.' },
+  { key: 'pids', label: 'Processes', unit: '', help: 'Most processes and threads at once (stops fork bombs).' },
+  { key: 'stdout_kib', label: 'Printed output', unit: 'KiB', help: 'What is kept of what the code prints; the rest is cut and marked.' },
+  { key: 'stderr_kib', label: 'Error output', unit: 'KiB', help: 'What is kept of the error stream.' },
+  { key: 'output_files', label: 'Output files', unit: 'files', help: 'Most files (plots included) taken back from a run.' },
+  { key: 'output_mib', label: 'Output size', unit: 'MiB', help: 'Total size of the files taken back; also the size of /mnt/data.' },
+  { key: 'tmp_mib', label: '/tmp size', unit: 'MiB', help: 'Scratch space in memory for the code.' },
 ];
 
 const round = (v: number, d = 2) => Math.round(v * 10 ** d) / 10 ** d;

@@ -49,6 +49,7 @@ export function stopRun(id: string): Promise<void> {
 export interface RunEvent {
   run_id: string;
   stage: string;
+  elapsed_ms?: number;
   message?: string;
   stream?: 'stdout' | 'stderr' | string;
   text?: string;
@@ -116,19 +117,20 @@ export interface DoctorReport {
 
 const checkNames: Record<string, string> = {
   podman: 'Podman reachable',
+  image: 'Sandbox image present',
+  runtime: 'Hardened container runtime',
+  doctor: 'Self-test set-up',
   filesystem: 'Only the dropped file is visible, read-only',
   network: 'No network',
+  timeout: 'Wall-clock kill of the whole sandbox',
   memory: 'Memory ceiling',
-  timeout: 'Wall-clock kill',
-  wallclock: 'Wall-clock kill',
   pids: 'Process cap (fork bombs)',
   cpu: 'CPU quota',
-  outputs: 'Output caps and a safe output channel',
-  output: 'Output caps and a safe output channel',
-  privileges: 'No privileges (no root, no new privileges, no capabilities)',
-  isolation: 'Isolation from the host',
-  cleanup: 'Nothing left behind after a run',
-  stop: 'Stop kills within a second',
+  'stdout flood': 'Printed output capped',
+  outputs: 'Output files capped and checked',
+  privileges: 'No privileges (no capabilities, no new privileges, seccomp)',
+  storage: 'Container storage',
+  leftovers: 'Nothing left behind',
 };
 
 /** A guarantee's name in the user's words. */
