@@ -124,7 +124,8 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 
 	run := func(name, code string, lim Limits, withInput bool) (*Result, error) {
 		step(name)
-		req := RunRequest{Code: code, Limits: lim, OutputDir: filepath.Join(work, "out-"+name)}
+		// The timeout probe attacks the kill from outside itself.
+		req := RunRequest{Code: code, Limits: lim, OutputDir: filepath.Join(work, "out-"+name), HardKillOnly: name == "timeout"}
 		if withInput {
 			req.InputPath = input
 		}

@@ -250,7 +250,12 @@ func TestTimeoutKillsEverything(t *testing.T) {
 	e := testEngine(t)
 	marker := fmt.Sprintf("%d.4243", 7000+time.Now().UnixNano()%1000)
 	start := time.Now()
-	res := runCode(t, strings.ReplaceAll(probeTimeout, "MARKER", marker), Limits{Timeout: 2 * time.Second}, "")
+	// The kill from outside alone, without the runner's own kill before it.
+	res, err := e.Run(context.Background(), RunRequest{Code: strings.ReplaceAll(probeTimeout, "MARKER", marker),
+		Limits: Limits{Timeout: 2 * time.Second}, HardKillOnly: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	took := time.Since(start)
 	if !res.TimedOut || res.ExitCode != -1 {
 		t.Fatalf("timed_out=%t exit=%d %s", res.TimedOut, res.ExitCode, res.Summary)
@@ -265,6 +270,27 @@ func TestTimeoutKillsEverything(t *testing.T) {
 		t.Fatalf("%d processes of the killed sandbox survive", n)
 	}
 	assertGone(t, e, res.ID)
+}
+
+// Just before the limit the runner kills the code itself, so what it made
+// before the limit comes back; the run is still reported as timed out and
+// the container is gone.
+func TestTimeoutKeepsWhatCameBefore(t *testing.T) {
+	res := runCode(t, `
+import time, signal, matplotlib.pyplot as plt
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+print('before', flush=True)
+plt.plot([1, 2, 3]); plt.show()
+open('/mnt/data/partial.csv', 'w').write('a\n1\n')
+time.sleep(60)
+`, Limits{Timeout: 4 * time.Second}, "")
+	if !res.TimedOut || res.ExitCode != -1 || !strings.Contains(res.Stdout, "before") {
+		t.Fatalf("timed_out=%t exit=%d %q %s", res.TimedOut, res.ExitCode, res.Stdout, res.Summary)
+	}
+	if len(res.Files) != 2 {
+		t.Fatalf("outputs made before the limit are lost: %v %v", res.Files, res.Notes)
+	}
+	assertGone(t, testEngine(t), res.ID)
 }
 
 // A busy loop in pure Python, and one in C (numpy), are killed too.

@@ -78,6 +78,7 @@ type exitFrame struct {
 	MemoryPeak     *int64 `json:"memory_peak"`
 	RSSPeak        int64  `json:"rss_peak"`
 	WatchdogKilled bool   `json:"watchdog_killed"`
+	DeadlineKilled bool   `json:"deadline_killed"`
 	StdoutBytes    int64  `json:"stdout_bytes"`
 	StderrBytes    int64  `json:"stderr_bytes"`
 	CodeMS         int64  `json:"code_ms"`

@@ -46,6 +46,9 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 		res.Summary = fmt.Sprintf("Stopped after %s: the time limit was reached, and the whole sandbox was killed from outside.", roundDuration(lim.Timeout))
 	case x != nil && x.Refused != "":
 		res.Summary = "Not run: " + x.Refused + ". Try again."
+	case x != nil && x.DeadlineKilled:
+		res.TimedOut = true
+		res.Summary = fmt.Sprintf("Stopped at the %s limit: the code and everything it started were killed; what it printed and saved before the limit is kept.", roundDuration(lim.Timeout))
 	case x != nil:
 		if x.ExitCode != nil {
 			res.ExitCode = *x.ExitCode
@@ -153,7 +156,7 @@ func limitsReport(lim Limits, j job, obs *Observed) LimitsReport {
 	r := LimitsReport{}
 	r.Timeout = LimitStatus{
 		Asked: roundDuration(lim.Timeout), Value: float64(lim.Timeout.Milliseconds()), Strength: Held,
-		How: fmt.Sprintf("rehome kills the whole container from outside through the Podman API at %s (SIGKILL to its pid namespace), then removes it; conmon kills it %ds later on its own should rehome be gone", roundDuration(lim.Timeout), killGrace),
+		How: fmt.Sprintf("rehome kills the whole container from outside through the Podman API at %s (SIGKILL to its pid namespace), then removes it; conmon kills it %ds later on its own should rehome be gone. Just before the limit the sandbox's PID 1 kills all the code's processes itself, so that what it made before the limit comes back", roundDuration(lim.Timeout), killGrace),
 	}
 	rl := func(name string) (int64, bool) {
 		if obs == nil || obs.Rlimits == nil {

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/containers/podman/v4/pkg/specgen"
 	spec "github.com/opencontainers/runtime-spec/specs-go"
@@ -35,8 +36,9 @@ const (
 	// shmSize is the size of /dev/shm.
 	shmSize = 16 * MiB
 	// killGrace is how long after the timeout conmon kills the container
-	// on its own, should rehome itself be gone by then.
-	killGrace = 5
+	// on its own, should rehome itself be gone by then: the time outputs
+	// may take to arrive (collectLimit) and a margin.
+	killGrace = 65
 	// scriptChunk is the size of one base64 argument carrying the script
 	// (under the kernel's 128 KiB limit on one argument).
 	scriptChunk = 96 << 10
@@ -66,6 +68,9 @@ type job struct {
 	// nprocHard is the hard RLIMIT_NPROC of the Podman service, the most a
 	// container may be given without CAP_SYS_RESOURCE.
 	nprocHard uint64
+	// hardKillOnly leaves the timeout to the kill from outside alone (no
+	// runner deadline just before it).
+	hardKillOnly bool
 }
 
 // runnerConfig is the runner's CONFIG argument.
@@ -78,7 +83,15 @@ type runnerConfig struct {
 	FilesMax       int    `json:"files_max"`
 	FilesBytesMax  int64  `json:"files_bytes_max"`
 	MemoryWatchdog int64  `json:"memory_watchdog,omitempty"`
+	DeadlineMS     int64  `json:"deadline_ms,omitempty"`
 	Threads        int    `json:"threads"`
+}
+
+// runnerDeadline is when the runner kills the code itself, counted from
+// its own start: a little before the limit, so that outputs made before it
+// come back. The kill from outside at the limit stays the guarantee.
+func runnerDeadline(timeout time.Duration) time.Duration {
+	return timeout - min(500*time.Millisecond, timeout/10)
 }
 
 // command returns the container's argv: the runner, its config, and the
@@ -96,6 +109,9 @@ func command(lim Limits, j job) []string {
 	}
 	if !j.cgroups.Memory {
 		rc.MemoryWatchdog = lim.Memory
+	}
+	if !j.hardKillOnly {
+		rc.DeadlineMS = runnerDeadline(lim.Timeout).Milliseconds()
 	}
 	cfg, _ := json.Marshal(rc)
 	argv := []string{"/usr/bin/python3", "-I", "-S", "-B", runnerPath, base64.StdEncoding.EncodeToString(cfg)}

@@ -167,7 +167,7 @@ func TestBuildSpecHardening(t *testing.T) {
 	if !s.Remove || s.StopTimeout == nil || *s.StopTimeout != 0 || s.StopSignal == nil || *s.StopSignal != syscall.SIGKILL {
 		t.Error("remove/stop settings")
 	}
-	if s.Timeout != 35 {
+	if s.Timeout != 95 || time.Duration(killGrace)*time.Second <= collectLimit {
 		t.Errorf("conmon timeout %d", s.Timeout)
 	}
 	if s.LogConfiguration == nil || s.LogConfiguration.Driver != "none" {
@@ -185,7 +185,7 @@ func TestBuildSpecHardening(t *testing.T) {
 	if err := json.Unmarshal(raw, &rc); err != nil {
 		t.Fatal(err)
 	}
-	if rc.Input != "sales data.csv" || rc.InputDev != 7 || rc.InputIno != 9 || rc.MemoryWatchdog != 0 || rc.StdoutMax != MiB {
+	if rc.Input != "sales data.csv" || rc.InputDev != 7 || rc.InputIno != 9 || rc.MemoryWatchdog != 0 || rc.StdoutMax != MiB || rc.DeadlineMS != 29500 {
 		t.Errorf("runner config %+v", rc)
 	}
 	if src, _ := base64.StdEncoding.DecodeString(s.Command[6]); string(src) != "print(1)\n" {
@@ -213,6 +213,22 @@ func TestBuildSpecRootlessCgroupV1(t *testing.T) {
 	json.Unmarshal(raw, &rc)
 	if rc.MemoryWatchdog != 512*MiB || rc.Threads != 2 {
 		t.Errorf("runner config %+v", rc)
+	}
+}
+
+func TestRunnerDeadline(t *testing.T) {
+	for in, want := range map[time.Duration]time.Duration{30 * time.Second: 29500 * time.Millisecond, 2 * time.Second: 1800 * time.Millisecond, time.Second: 900 * time.Millisecond} {
+		if got := runnerDeadline(in); got != want {
+			t.Errorf("runnerDeadline(%s) = %s, want %s", in, got, want)
+		}
+	}
+	j := testJob(Enforcement{})
+	j.hardKillOnly = true
+	var rc runnerConfig
+	raw, _ := base64.StdEncoding.DecodeString(command(DefaultLimits, j)[5])
+	json.Unmarshal(raw, &rc)
+	if rc.DeadlineMS != 0 {
+		t.Errorf("hard-kill-only run has a runner deadline of %d ms", rc.DeadlineMS)
 	}
 }
 

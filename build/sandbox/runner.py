@@ -235,8 +235,9 @@ class Stream:
             frame(self.kind, part)
 
 
-def run_child(cfg, argv, env):
-    """Run the code; return (status, watchdog_fired, rss_peak, streams)."""
+def run_child(cfg, argv, env, started):
+    """Run the code; return (status, watchdog_fired, deadline_hit,
+    rss_peak, streams)."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     devnull = os.open("/dev/null", os.O_RDONLY)
@@ -269,6 +270,13 @@ def run_child(cfg, argv, env):
     watch = cfg.get("memory_watchdog", 0)
     watch_every = 0.05
     next_watch = time.monotonic()
+    # The runner's own deadline, a little before the host's: the code is
+    # killed here first so that what it made before the limit (plots
+    # shown, files written) still comes back. The host's kill from outside
+    # at the limit stays the guarantee.
+    deadline_ms = cfg.get("deadline_ms", 0)
+    deadline_at = started + deadline_ms / 1000.0 if deadline_ms else None
+    deadline_hit = False
     status = None
     fired = False
     rss_peak = 0
@@ -288,9 +296,16 @@ def run_child(cfg, argv, env):
 
     while open_fds or status is None:
         timeout = None
-        if watch and status is None:
-            timeout = max(0.0, next_watch - time.monotonic())
-        elif status is not None:
+        now = time.monotonic()
+        if status is None:
+            waits = []
+            if watch:
+                waits.append(next_watch - now)
+            if deadline_at is not None and not deadline_hit:
+                waits.append(deadline_at - now)
+            if waits:
+                timeout = max(0.0, min(waits))
+        else:
             timeout = 0.2
         for key, _ in sel.select(timeout):
             fd = key.fd
@@ -324,12 +339,15 @@ def run_child(cfg, argv, env):
                 fired = True
                 diag("memory watchdog: %d bytes resident > ceiling %d: killing the code" % (rss, watch))
                 kill_all()
+        if deadline_at is not None and status is None and not deadline_hit and time.monotonic() >= deadline_at:
+            deadline_hit = True
+            kill_all()
         if status is not None and open_fds:
             kill_all()
     while reap():
         time.sleep(0.01)
     signal.set_wakeup_fd(-1)
-    return status, fired, rss_peak, streams
+    return status, fired, deadline_hit, rss_peak, streams
 
 
 def send_file(path, rel, kind, st, budget):
@@ -487,7 +505,7 @@ def main():
         "REHOME_PLOTS": PLOTS,
     }
     argv = ["/usr/bin/python3", "-B", "/opt/rehome/prelude.py", script]
-    status, fired, rss_peak, streams = run_child(cfg, argv, env)
+    status, fired, deadline_hit, rss_peak, streams = run_child(cfg, argv, env, started)
     code_ms = int((time.monotonic() - started) * 1000)
     frame(b"C", {})
 
@@ -501,6 +519,7 @@ def main():
         "memory_peak": cg.peak(),
         "rss_peak": rss_peak,
         "watchdog_killed": fired,
+        "deadline_killed": deadline_hit,
         "stdout_bytes": streams_total(streams, b"O"),
         "stderr_bytes": streams_total(streams, b"E"),
         "code_ms": code_ms,
