@@ -18,7 +18,7 @@ func cmdSandbox(env *cliEnv, args []string) int {
 	return dispatch(env, []command{
 		{"doctor", "attack each guarantee of the sandbox and say which hold", cmdSandboxDoctor},
 		{"image", "the sandbox image: build, load FILE, save FILE, status", cmdSandboxImage},
-		{"clean", "remove sandboxes left by a crashed rehome, and images of old recipes", cmdSandboxClean},
+		{"clean", "remove sandboxes left by a crashed rehome, and images and archives of old recipes", cmdSandboxClean},
 	}, "rehome sandbox", args)
 }
 
@@ -236,7 +236,10 @@ func cmdSandboxClean(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	fmt.Fprintf(env.stdout, "removed %d leftover sandbox(es) and %d old image(s)\n", n, len(removed))
+	for _, r := range removed {
+		fmt.Fprintf(env.stdout, "removed %s\n", r)
+	}
+	fmt.Fprintf(env.stdout, "removed %d leftover sandbox(es) and %d old image(s) or archive(s)\n", n, len(removed))
 	return exitOK
 }
 

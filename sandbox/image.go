@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -305,16 +306,34 @@ func (e *Engine) BuildImage(ctx context.Context, progress func(string)) (*BuildR
 	return rep, nil
 }
 
-// RemoveStale removes sandbox images of other recipes.
+// RemoveStale removes sandbox images of other recipes (tagged or left
+// untagged by a rebuild; rehome's images carry the io.rehome.recipe label)
+// and their archives in the cache folder. It returns what it removed.
 func (e *Engine) RemoveStale(ctx context.Context) ([]string, error) {
-	st, err := e.ImageStatus(ctx)
+	api := e.api()
+	list, err := images.List(api, new(images.ListOptions).WithAll(true).
+		WithFilters(map[string][]string{"label": {"io.rehome.recipe"}}))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list images: %w", explain(err))
 	}
 	var removed []string
-	for _, name := range st.Stale {
-		if _, errs := images.Remove(e.api(), []string{name}, nil); len(errs) == 0 {
+	for _, im := range list {
+		if slices.Contains(im.RepoTags, e.image) || im.Labels["io.rehome.recipe"] == recipe.Digest() {
+			continue
+		}
+		name := im.ID
+		if len(im.RepoTags) > 0 {
+			name = im.RepoTags[0]
+		}
+		if _, errs := images.Remove(api, []string{im.ID}, new(images.RemoveOptions).WithForce(true)); len(errs) == 0 {
 			removed = append(removed, name)
+		}
+	}
+	keep := ArchiveName()
+	matches, _ := filepath.Glob(filepath.Join(e.cacheDir(), "rehome-sandbox-*.tar.gz"))
+	for _, m := range matches {
+		if filepath.Base(m) != keep && os.Remove(m) == nil {
+			removed = append(removed, m)
 		}
 	}
 	return removed, nil
