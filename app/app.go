@@ -42,6 +42,7 @@ type App struct {
 	assistants *assistant.Service
 	audit      *audit.Service
 	hw         *hardware.Cache
+	sandbox    sandboxHolder
 }
 
 // New returns an App; call Open before serving it.
@@ -68,8 +69,10 @@ func Open(a *App) error {
 	return nil
 }
 
-// Close releases the store.
+// Close stops the sandbox's Podman service (if rehome started one) and
+// releases the store.
 func Close(a *App) error {
+	CloseSandbox(a)
 	if a.store == nil {
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"sync"
 
 	"rehome/sandbox"
 )
@@ -21,15 +20,7 @@ type sandboxHolder struct {
 	engine *sandbox.Engine
 }
 
-// sandboxes maps each App to its holder. (An App field would be plainer;
-// the holder lives here so that this file is the whole of the sandbox's
-// surface.)
-var sandboxes sync.Map // *App -> *sandboxHolder
-
-func (a *App) sandboxHold() *sandboxHolder {
-	h, _ := sandboxes.LoadOrStore(a, &sandboxHolder{})
-	return h.(*sandboxHolder)
-}
+func (a *App) sandboxHold() *sandboxHolder { return &a.sandbox }
 
 // engine returns the session's engine, starting it if needed. A failure is
 // not kept: the next call tries again (Podman may have been installed or
@@ -60,7 +51,6 @@ func CloseSandbox(a *App) {
 		h.engine.Close()
 		h.engine = nil
 	}
-	sandboxes.Delete(a)
 }
 
 // RunCode runs req.Code against req.InputPath in a fresh sandbox, under
