@@ -326,9 +326,20 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		nprocHard:    nprocHard(),
 		hardKillOnly: req.HardKillOnly,
 	}
+	var notes []string
 	if in != nil {
+		src := in
+		if !in.othersCanRead() {
+			cp, err := in.privateCopy(work)
+			if err != nil {
+				return nil, err
+			}
+			defer cp.close()
+			src = cp
+			notes = append(notes, fmt.Sprintf("%s is readable only by its owner (mode %04o), so the sandbox's unprivileged user got a private read-only copy of it (%s), removed after the run", filepath.Base(in.hostPath), in.mode.Perm(), FormatBytes(in.size)))
+		}
 		link := filepath.Join(work, "input")
-		if err := os.Symlink(in.hostPath, link); err != nil {
+		if err := os.Symlink(src.hostPath, link); err != nil {
 			return nil, fmt.Errorf("prepare the input file: %w", err)
 		}
 		if e.Host().Rootless {
@@ -336,7 +347,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 			// user namespace: make sure it may traverse the folder.
 			os.Chmod(work, 0o711)
 		}
-		j.inputSource, j.inputName, j.inputDev, j.inputIno = link, in.name, in.dev, in.ino
+		j.inputSource, j.inputName, j.inputDev, j.inputIno = link, src.name, src.dev, src.ino
 	}
 
 	var sv *saver
@@ -358,7 +369,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		e.mu.Unlock()
 	}()
 
-	res := &Result{ID: id, ExitCode: -1, Files: []File{}, Image: e.image, Runtime: runtime, Rootless: e.Host().Rootless, Started: time.Now()}
+	res := &Result{ID: id, ExitCode: -1, Files: []File{}, Image: e.image, Runtime: runtime, Rootless: e.Host().Rootless, Started: time.Now(), Notes: notes}
 	if in != nil {
 		res.Input = &InputInfo{HostPath: in.hostPath, Path: path.Join(DataDir, in.name), Size: in.size, Renamed: in.renamed}
 	}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ type input struct {
 	name     string // its name under /mnt/data
 	renamed  bool
 	size     int64
+	mode     os.FileMode
 	dev, ino uint64
 	f        *os.File
 }
@@ -65,10 +67,45 @@ func openInput(path string) (*input, error) {
 		name:     name,
 		renamed:  renamed,
 		size:     st.Size(),
+		mode:     st.Mode(),
 		dev:      uint64(sys.Dev),
 		ino:      sys.Ino,
 		f:        f,
 	}, nil
+}
+
+// othersCanRead reports whether the sandbox's unprivileged user — neither
+// the file's owner nor in its group, inside the container — may read it.
+func (in *input) othersCanRead() bool { return in.mode.Perm()&0o004 != 0 }
+
+// privateCopy copies the file into dir (a folder private to this run) with
+// read permission for the sandbox's user, and returns the copy as the
+// input, under the original's name. A file readable only by its owner
+// (mode 0600) cannot be shown to the sandbox's user any other way without
+// changing the user's own file.
+func (in *input) privateCopy(dir string) (*input, error) {
+	dst := filepath.Join(dir, "private-copy")
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("copy the input for the sandbox: %w", err)
+	}
+	src := io.NewSectionReader(in.f, 0, in.size)
+	if _, err := io.Copy(out, src); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("the input %q is readable only by its owner and copying it for the sandbox failed: %w (allow others to read it with `chmod o+r` instead)", in.hostPath, err)
+	}
+	if err := out.Close(); err != nil {
+		return nil, fmt.Errorf("copy the input for the sandbox: %w", err)
+	}
+	if err := os.Chmod(dst, 0o644); err != nil { // past the umask
+		return nil, fmt.Errorf("copy the input for the sandbox: %w", err)
+	}
+	cp, err := openInput(dst)
+	if err != nil {
+		return nil, err
+	}
+	cp.name, cp.renamed = in.name, in.renamed
+	return cp, nil
 }
 
 func (in *input) close() {

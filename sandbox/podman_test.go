@@ -880,3 +880,35 @@ open('/mnt/data/late.bin', 'wb').write(b'x' * (48 << 20))
 		t.Fatalf("duration %d ms counts the collection", res.DurationMS)
 	}
 }
+
+// A file only its owner may read (mode 0600) still reaches the code: the
+// sandbox's user gets a private copy, the user's file is left as it was,
+// and the result says so.
+func TestOwnerOnlyInput(t *testing.T) {
+	e := testEngine(t)
+	dir := hostDir(t)
+	path := writeFile(t, dir, "private.csv", []byte("a,b\n1,2\n3,4\n"))
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Run(context.Background(), RunRequest{
+		Code:      "import pandas as pd\nprint(int(pd.read_csv('/mnt/data/private.csv')['b'].sum()))",
+		InputPath: path,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || strings.TrimSpace(res.Stdout) != "6" {
+		t.Fatalf("owner-only file: exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	found := false
+	for _, n := range res.Notes {
+		found = found || strings.Contains(n, "private read-only copy")
+	}
+	if !found {
+		t.Fatalf("no note about the copy: %v", res.Notes)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the user's file changed: %v %v", st.Mode(), err)
+	}
+}
