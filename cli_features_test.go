@@ -12,7 +12,7 @@ func decode[T any](t *testing.T, r cliResult) T {
 	t.Helper()
 	var v T
 	if r.code != 0 {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		t.Fatalf("exit %d, stderr %q, stdout %.600q", r.code, r.stderr, r.stdout)
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
 		t.Fatalf("not JSON (%v): %q", err, r.stdout)
@@ -168,5 +168,79 @@ func TestAssistantsImportExportCLI(t *testing.T) {
 	r = rehomeCLI(t, home, "assistants", "import", bad)
 	if r.code == 0 || !strings.Contains(r.stderr, "instructions") {
 		t.Fatalf("import of a wrong type: %+v", r)
+	}
+}
+
+func TestRunAndSandboxCLI(t *testing.T) {
+	home := t.TempDir()
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "sales data.csv")
+	os.WriteFile(csv, []byte("month,revenue\n1,10\n2,14\n3,9\n"), 0o600)
+	script := filepath.Join(dir, "plot.py")
+	os.WriteFile(script, []byte(`import pandas as pd, matplotlib.pyplot as plt
+df = pd.read_csv("/mnt/data/sales data.csv")
+print(df["revenue"].sum())
+df.plot(x="month", y="revenue")
+plt.show()
+open("/mnt/data/summary.txt", "w").write("ok")
+`), 0o600)
+	type result struct {
+		ID       string `json:"id"`
+		ExitCode int    `json:"exit_code"`
+		TimedOut bool   `json:"timed_out"`
+		Stdout   string `json:"stdout"`
+		Files    []struct {
+			Name, Path, SHA256 string
+			Size               int64
+		} `json:"files"`
+		Limits map[string]struct{ Strength string } `json:"limits"`
+	}
+	res := decode[result](t, rehomeCLI(t, home, "run", "--file", csv, "--json", script))
+	if res.ExitCode != 0 || strings.TrimSpace(res.Stdout) != "33" {
+		t.Fatalf("run: %+v", res)
+	}
+	names := map[string]bool{}
+	for _, f := range res.Files {
+		names[filepath.Base(f.Name)] = true
+		if b, err := os.ReadFile(f.Path); err != nil || int64(len(b)) != f.Size {
+			t.Fatalf("output %s not saved where it says: %v", f.Name, err)
+		}
+	}
+	if !names["summary.txt"] || len(res.Files) != 2 {
+		t.Fatalf("outputs: %+v", res.Files)
+	}
+	if res.Limits["timeout"].Strength == "" || res.Limits["memory"].Strength == "" {
+		t.Fatalf("limits not reported: %+v", res.Limits)
+	}
+	// The script from stdin, and the time limit.
+	r := rehomeCLIIn(t, home, strings.NewReader("import time\ntime.sleep(60)\n"), "run", "--file", csv, "--timeout", "2s", "--json", "-")
+	var slow result
+	if err := json.Unmarshal([]byte(r.stdout), &slow); err != nil || !slow.TimedOut {
+		t.Fatalf("timeout: %v %+v", err, r)
+	}
+	// Every run is stored.
+	st := rehomeCLI(t, home, "doctor", "--json")
+	if !strings.Contains(st.stdout, "2 runs") {
+		t.Fatalf("runs not stored: %s", st.stdout)
+	}
+	wantUsageError(t, rehomeCLI(t, home, "run", "--file", csv), "script")
+	wantUsageError(t, rehomeCLI(t, home, "run", "--file", csv, "--timeout", "soon", script), "soon")
+	r = rehomeCLI(t, home, "run", "--file", filepath.Join(dir, "missing.csv"), script)
+	if r.code == 0 || !strings.Contains(r.stderr, "missing.csv") {
+		t.Fatalf("missing input: %+v", r)
+	}
+	r = rehomeCLI(t, home, "run", "--file", dir, script)
+	if r.code == 0 || !strings.Contains(strings.ToLower(r.stderr), "folder") {
+		t.Fatalf("a folder as input: %+v", r)
+	}
+
+	r = rehomeCLI(t, home, "sandbox", "image", "status")
+	if r.code != 0 || !strings.Contains(r.stdout, "ready") {
+		t.Fatalf("image status: %+v", r)
+	}
+	wantUsageError(t, rehomeCLI(t, home, "sandbox", "frob"), "unknown command")
+	r = rehomeCLI(t, home, "sandbox", "image", "load", filepath.Join(dir, "nope.tar.gz"))
+	if r.code == 0 || !strings.Contains(r.stderr, "nope.tar.gz") {
+		t.Fatalf("load of a missing archive: %+v", r)
 	}
 }
