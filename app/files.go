@@ -565,3 +565,30 @@ func checkBounds(l sandbox.Limits, b LimitBounds) error {
 	}
 	return nil
 }
+
+// ChooseSavePath asks, with the native save dialog, where to write a file
+// named name; "" when the user cancels. In a browser there is no dialog.
+func (a *App) ChooseSavePath(title, name string) (string, error) {
+	w := a.window()
+	if w == nil {
+		return "", errNoWindow
+	}
+	return w.SaveFileDialog(title, CleanFileName(name))
+}
+
+// ExportImage writes the sandbox image as an archive into the uploads
+// folder and returns its path, for a browser to download (GET /api/file)
+// and carry to an air-gapped machine. The window saves with ChooseSavePath
+// and SaveImage instead.
+func (a *App) ExportImage() (string, error) {
+	dir := filepath.Join(a.cfg.DataDir, UploadsDir, newUploadID())
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, sandbox.ArchiveName())
+	if err := a.SaveImage(path); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return path, nil
+}

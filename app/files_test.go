@@ -298,3 +298,14 @@ func TestRunLimits(t *testing.T) {
 		t.Fatalf("reset not stored: %+v", l)
 	}
 }
+
+func TestChooseSavePath(t *testing.T) {
+	a := newTestApp(t)
+	if _, err := a.ChooseSavePath("Save", "x.tar.gz"); err == nil {
+		t.Fatal("a browser got a save dialog")
+	}
+	SetEmitter(a, &fakeWindow{save: "/home/me/x.tar.gz"})
+	if p, err := a.ChooseSavePath("Save", "../x.tar.gz"); err != nil || p != "/home/me/x.tar.gz" {
+		t.Fatalf("%q %v", p, err)
+	}
+}
