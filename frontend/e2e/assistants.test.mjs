@@ -50,7 +50,7 @@ test('create, edit and delete an assistant through the UI', async () => {
   await page.screenshot({ path: join(artifacts, 'browser-assistants.png') });
 
   // It is in the store, as the CLI's bridge sees it.
-  const stored = await callBridge('ListAssistants');
+  const stored = await srv.call('ListAssistants');
   assert.equal(stored.length, 1);
   assert.equal(stored[0].name, 'Sales analyst');
   assert.deepEqual(stored[0].capabilities, ['code_interpreter', 'vision']);
@@ -64,7 +64,7 @@ test('create, edit and delete an assistant through the UI', async () => {
   await page.getByTestId('cap-vision').uncheck();
   await page.getByTestId('save-assistant').click();
   await page.getByTestId('assistant-row').filter({ hasText: 'Sales analyst v2' }).waitFor();
-  const edited = await callBridge('GetAssistant', stored[0].id);
+  const edited = await srv.call('GetAssistant', stored[0].id);
   assert.equal(edited.name, 'Sales analyst v2');
   assert.deepEqual(edited.capabilities, ['code_interpreter']);
   assert.equal(edited.created, stored[0].created);
@@ -73,25 +73,15 @@ test('create, edit and delete an assistant through the UI', async () => {
   await page.getByTestId('field-name').fill('   ');
   await page.getByTestId('save-assistant').click();
   await page.getByTestId('assistant-error').filter({ hasText: 'name' }).waitFor();
-  assert.equal((await callBridge('GetAssistant', stored[0].id)).name, 'Sales analyst v2');
+  assert.equal((await srv.call('GetAssistant', stored[0].id)).name, 'Sales analyst v2');
   await page.getByTestId('field-name').fill('Sales analyst v2');
 
   // Delete, with a confirmation.
   await page.getByTestId('delete-assistant').click();
   await page.getByTestId('confirm-delete').click();
   await page.getByTestId('assistants-empty').waitFor();
-  assert.deepEqual(await callBridge('ListAssistants'), []);
+  assert.deepEqual(await srv.call('ListAssistants'), []);
   assert.deepEqual(page.jsErrors, []);
   await page.close();
 });
 
-async function callBridge(method, ...args) {
-  const res = await fetch(`${srv.base}/api/call/${method}`, {
-    method: 'POST',
-    body: JSON.stringify(args),
-    headers: { 'X-Rehome-Token': srv.token },
-  });
-  const body = await res.json();
-  if (body.error) throw new Error(body.error);
-  return body.result;
-}

@@ -37,16 +37,6 @@ function cli(home, ...args) {
   });
 }
 
-async function callBridge(method, ...args) {
-  const res = await fetch(`${srv.base}/api/call/${method}`, {
-    method: 'POST',
-    body: JSON.stringify(args),
-    headers: { 'X-Rehome-Token': srv.token },
-  });
-  const body = await res.json();
-  if (body.error) throw new Error(body.error);
-  return body.result;
-}
 
 const byId = (list, id) => list.find((c) => c.id === id);
 
@@ -162,7 +152,7 @@ test('the Audit screen: import, three columns with reasons, verdict, across view
   await page.getByTestId('import-button').click();
   await page.getByTestId('import-notice').filter({ hasText: 'Imported “Quarterly Numbers” with 1 knowledge file(s)' }).waitFor();
   assert.ok((await page.getByTestId('import-warning').count()) >= 2);
-  const stored = await callBridge('ListAssistants');
+  const stored = await srv.call('ListAssistants');
   assert.equal(stored.length, 1);
   assert.equal(stored[0].knowledge[0].sha256, createHash('sha256').update(readFileSync(kfile)).digest('hex'));
 
@@ -170,7 +160,7 @@ test('the Audit screen: import, three columns with reasons, verdict, across view
   await page.getByTestId('import-json').fill('{"name": "x", "tools": [{"type": 7}]}');
   await page.getByTestId('import-button').click();
   await page.getByTestId('import-error').filter({ hasText: 'tools[0].type: expected a string, got number' }).waitFor();
-  assert.equal((await callBridge('ListAssistants')).length, 1);
+  assert.equal((await srv.call('ListAssistants')).length, 1);
   await page.getByTestId('import-toggle').click();
 
   // VRAM first: with detection off and no VRAM, the audit asks for it.
@@ -206,7 +196,7 @@ test('the Audit screen: import, three columns with reasons, verdict, across view
   await page.setViewportSize({ width: 1280, height: 820 });
 
   // A second assistant, hand-ticked features, and the across view.
-  await callBridge('CreateAssistant', { name: 'Illustrator', instructions: 'Draw.', capabilities: ['image_generation', 'vision'], starters: [], knowledge: [], actions: [] });
+  await srv.call('CreateAssistant', { name: 'Illustrator', instructions: 'Draw.', capabilities: ['image_generation', 'vision'], starters: [], knowledge: [], actions: [] });
   await page.reload();
   await page.getByTestId('audit-all').check();
   await page.getByTestId('audit-detect').uncheck();

@@ -49,16 +49,6 @@ async function serveOn(machine) {
   }
 }
 
-async function bridge(srv, method, ...args) {
-  const res = await fetch(`${srv.base}/api/call/${method}`, {
-    method: 'POST',
-    body: JSON.stringify(args),
-    headers: { 'X-Rehome-Token': srv.token },
-  });
-  const body = await res.json();
-  if (body.error) throw new Error(body.error);
-  return body.result;
-}
 
 /** A screenshot of the whole screen: the app scrolls inside <main>, so
  * grow the viewport to the content first. */
@@ -128,10 +118,10 @@ test('this machine (CPU only on the build VM): its real CPU and RAM, and the fit
     const cpuModel = readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m)?.[1]?.trim();
     const memTotal = Number(readFileSync('/proc/meminfo', 'utf8').match(/^MemTotal:\s+(\d+) kB/m)[1]) * 1024;
 
-    const report = await bridge(srv, 'Hardware', false);
+    const report = await srv.call('Hardware', false);
     assert.equal(report.memory.total_bytes, memTotal);
     assert.equal(report.cpu_only, report.gpus.length === 0);
-    const table = await bridge(srv, 'FitTable', { context: 8192 });
+    const table = await srv.call('FitTable', { context: 8192 });
 
     const page = await openApp(browser, srv.url, { hash: '#/hardware' });
     await page.getByTestId('machine').waitFor();
@@ -213,7 +203,7 @@ test('this machine (CPU only on the build VM): its real CPU and RAM, and the fit
     const before = report.detected_at;
     await page.getByTestId('hw-refresh').click();
     await page.getByTestId('hw-refresh').filter({ hasText: 'Detect again' }).waitFor();
-    const after = await bridge(srv, 'Hardware', false);
+    const after = await srv.call('Hardware', false);
     assert.notEqual(after.detected_at, before, 'refresh did not detect again');
     assert.deepEqual(page.jsErrors, []);
     await page.close();

@@ -10,7 +10,7 @@ import { chromium } from 'playwright-core';
 export const bin = resolve(process.env.REHOME_BIN ?? '../build/bin/rehome');
 export const artifacts = resolve(process.env.ARTIFACTS ?? '../build/test-artifacts');
 
-/** Starts `rehome serve`; resolves to { url, base, token, home, proc, stop }. */
+/** Starts `rehome serve`; resolves to { url, base, token, home, proc, stop, call }. */
 export async function startServe({ home } = {}) {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`make build\` first`);
   const ownHome = !home;
@@ -43,7 +43,18 @@ export async function startServe({ home } = {}) {
     }
     if (ownHome) rmSync(home, { recursive: true, force: true });
   };
-  return { url, base, token, home, proc, stop, stderr: () => stderr };
+  // call reaches the same bridge the page uses, with the token.
+  const call = async (method, ...args) => {
+    const res = await fetch(`${base}/api/call/${method}`, {
+      method: 'POST',
+      body: JSON.stringify(args),
+      headers: { 'X-Rehome-Token': token },
+    });
+    const body = await res.json();
+    if (body.error) throw new Error(body.error);
+    return body.result;
+  };
+  return { url, base, token, home, proc, stop, call, stderr: () => stderr };
 }
 
 /** Launches headless Chromium with the flags this machine needs. */
