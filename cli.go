@@ -73,6 +73,18 @@ func (e *cliEnv) parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	}
 }
 
+// parseNoArgs is parse for a command that takes flags only: a positional
+// argument is a usage error naming the command.
+func (e *cliEnv) parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if code, ok := e.parse(fs, args); !ok {
+		return code, false
+	}
+	if fs.NArg() > 0 {
+		return e.usage("%s takes no arguments, got %q (see `rehome %s --help`)", fs.Name(), fs.Arg(0), fs.Name()), false
+	}
+	return exitOK, true
+}
+
 // json prints v as indented JSON on stdout.
 func (e *cliEnv) json(v any) int {
 	enc := json.NewEncoder(e.stdout)

@@ -148,11 +148,8 @@ func cmdAssistantsEdit(env *cliEnv, args []string) int {
 func cmdAssistantsList(env *cliEnv, args []string) int {
 	fs := env.flags("assistants list", "assistants list [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return env.usage("assistants list takes no arguments")
 	}
 	svc, code := assistantService(env)
 	if svc == nil {

@@ -20,11 +20,8 @@ type finding struct {
 func cmdDoctor(env *cliEnv, args []string) int {
 	fs := env.flags("doctor", "doctor [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return env.usage("doctor takes no arguments")
 	}
 	found := doctor(env)
 	failed := false

@@ -11,11 +11,8 @@ func cmdModels(env *cliEnv, args []string) int {
 	fs := env.flags("models", "models [--tag coder|vision|reasoning|moe|chat] [--json]")
 	asJSON := fs.Bool("json", false, "print JSON (each entry with its id)")
 	tag := fs.String("tag", "", "only models with this tag")
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return env.usage("models takes no arguments (see `rehome models --help`)")
 	}
 	all, err := models.Catalog()
 	if err != nil {
@@ -59,11 +56,8 @@ func cmdFit(env *cliEnv, args []string) int {
 	var h hwFlags
 	fs.StringVar(&h.root, "root", "", "detect under this folder instead of / (as GHW_CHROOT does)")
 	fs.StringVar(&h.nvidiaSMI, "nvidia-smi", "", "the nvidia-smi to run")
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return env.usage("fit takes no arguments: name the model with --model (see `rehome fit --help`)")
 	}
 	if req.Context < 0 {
 		return env.usage("--ctx must be a positive number of tokens, such as 8192")

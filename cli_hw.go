@@ -27,11 +27,8 @@ func cmdHW(env *cliEnv, args []string) int {
 	var h hwFlags
 	fs.StringVar(&h.root, "root", "", "read /sys, /proc and pci.ids under this folder instead of / (as GHW_CHROOT does)")
 	fs.StringVar(&h.nvidiaSMI, "nvidia-smi", "", "the nvidia-smi to run (default: $REHOME_NVIDIA_SMI, else nvidia-smi on PATH)")
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return env.usage("hw takes no arguments (see `rehome hw --help`)")
 	}
 	r, err := h.detect()
 	if err != nil {

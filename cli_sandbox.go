@@ -64,11 +64,8 @@ func cmdImageBuild(env *cliEnv, args []string) int {
 	quiet := fs.Bool("quiet", false, "do not print the build's output")
 	force := fs.Bool("force", false, "build even when the image of this recipe is present or its archive is cached")
 	pf := addPodmanFlags(fs)
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return env.usage("sandbox image build takes no arguments")
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
@@ -175,11 +172,8 @@ func cmdImageStatus(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image status", "sandbox image status [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pf := addPodmanFlags(fs)
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return env.usage("sandbox image status takes no arguments")
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
@@ -247,11 +241,8 @@ func cmdSandboxDoctor(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox doctor", "sandbox doctor [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pf := addPodmanFlags(fs)
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return env.usage("sandbox doctor takes no arguments")
 	}
 	ctx, cancel := interruptible()
 	defer cancel()

@@ -18,11 +18,8 @@ import (
 func cmdServe(env *cliEnv, args []string) int {
 	fs := env.flags("serve", "serve [--addr 127.0.0.1:0]")
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (loopback by default; port 0 picks a free one)")
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return env.usage("serve takes no arguments")
 	}
 	host, _, err := net.SplitHostPort(*addr)
 	if err != nil {

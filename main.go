@@ -96,11 +96,8 @@ func assets() (fs.FS, error) {
 
 func cmdVersion(env *cliEnv, args []string) int {
 	fs := env.flags("version", "version")
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return env.usage("version takes no arguments")
 	}
 	env.stdout.Write([]byte("rehome " + version + "\n"))
 	return exitOK
