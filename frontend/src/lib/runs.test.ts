@@ -44,6 +44,8 @@ describe('exitReason', () => {
   });
   it('says the user stopped it', () => {
     expect(exitReason(result({ exit_code: -1, duration_ms: 4200 }), true)).toEqual({ kind: 'stopped', text: 'Stopped by you after 4.2 s' });
+    // A killed run may report no time of its own: the UI's clock stands in.
+    expect(exitReason(result({ exit_code: -1, duration_ms: 300 }), true, 6100).text).toBe('Stopped by you after 6.1 s');
   });
   it('quotes the error of a failed script', () => {
     expect(errorLine(traceback)).toBe("KeyError: 'pricee'");

@@ -71,8 +71,8 @@ function memoryText(r: RunResult): string {
 }
 
 /** Why a run ended, in words: "Stopped at the 30 s limit", "Ran out of its 512 MiB memory". */
-export function exitReason(r: RunResult, stoppedByUser = false): ExitReason {
-  const took = duration(r.duration_ms);
+export function exitReason(r: RunResult, stoppedByUser = false, seenMs = 0): ExitReason {
+  const took = duration(Math.max(r.duration_ms, seenMs));
   if (r.timed_out) {
     const lim = timeoutText(r);
     return { kind: 'timeout', text: lim ? `Stopped at the ${lim} limit` : `Stopped at the time limit after ${took}` };
@@ -164,6 +164,8 @@ export interface Cell {
   live?: string;
   /** A run from an earlier session, read from the history. */
   past?: boolean;
+  /** How long the UI saw it run (the sandbox reports no time for a run it killed). */
+  ranMs?: number;
 }
 
 /** A stored run (sandbox.Record) as ListRuns returns it. */
