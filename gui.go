@@ -150,6 +150,7 @@ func runWindow(env *cliEnv, openFile string) int {
 			if guard != nil {
 				guard.Close()
 			}
+			app.CloseSandbox(a) // stops the Podman service rehome started, if any
 			app.Close(a)
 		},
 		Bind: []any{a},
