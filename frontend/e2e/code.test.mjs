@@ -27,17 +27,6 @@ after(async () => {
   if (data) rmSync(data, { recursive: true, force: true });
 });
 
-async function bridge(method, ...args) {
-  const res = await fetch(`${srv.base}/api/call/${method}`, {
-    method: 'POST',
-    body: JSON.stringify(args),
-    headers: { 'X-Rehome-Token': srv.token },
-  });
-  const body = await res.json();
-  if (body.error) throw new Error(body.error);
-  return body.result;
-}
-
 function salesCSV(name = 'sales.csv', rows = 3000) {
   let csv = 'order_id,day,region,product,units,price,returned\n';
   for (let i = 0; i < rows; i++) {
@@ -209,7 +198,7 @@ test('a runaway loop stops at the time limit set in Settings, and says so', asyn
     await page.screenshot({ path: join(artifacts, 'browser-settings-save-failed.png'), fullPage: true });
     throw new Error(`limits not saved: ${await page.getByTestId('limits-form').textContent()}`, { cause: e });
   }
-  assert.equal((await bridge('RunLimits')).timeout_ns, 3e9);
+  assert.equal((await srv.call('RunLimits')).timeout_ns, 3e9);
 
   await page.evaluate(() => (location.hash = '#/code'));
   await drop(page, salesCSV('loop.csv', 10));
@@ -218,7 +207,7 @@ test('a runaway loop stops at the time limit set in Settings, and says so', asyn
   const reason = await lastReason(page);
   assert.equal(reason, 'Stopped at the 3 s limit');
   await page.screenshot({ path: join(artifacts, 'browser-code-timeout.png') });
-  await bridge('ResetRunLimits');
+  await srv.call('ResetRunLimits');
   await page.context().close();
 });
 
