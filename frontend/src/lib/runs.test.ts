@@ -53,14 +53,6 @@ describe('exitReason', () => {
     expect(exitReason(result({ exit_code: 3 })).text).toBe('Failed with exit code 3');
     expect(exitReason(result({ exit_code: 139 })).text).toBe('Ended by a crash (segmentation fault) after 1.2 s');
   });
-  it('says how to fix an input the sandbox may not read', () => {
-    const stderr = "Traceback (most recent call last):\n  File \"x\", line 1\nPermissionError: [Errno 13] Permission denied: '/mnt/data/private.csv'\n";
-    const r = result({ exit_code: 1, stderr, input: { host_path: '/home/me/private.csv', path: '/mnt/data/private.csv', size: 1 } });
-    expect(exitReason(r).text).toMatch(/private\.csv — it is private to you\. Make it readable \(chmod a\+r\)/);
-    // Writing elsewhere is the code's own mistake.
-    const other = result({ exit_code: 1, stderr: stderr.replace('/mnt/data/private.csv', '/etc/x'), input: r.input });
-    expect(exitReason(other).text).toBe("Failed: PermissionError: [Errno 13] Permission denied: '/etc/x'");
-  });
   it('passes the sandbox’s own sentence on when it could not run', () => {
     expect(exitReason(result({ exit_code: -1, summary: 'Podman is not installed: install it with apt-get install podman' })).text).toMatch(/Podman/);
   });

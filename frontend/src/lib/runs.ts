@@ -97,10 +97,6 @@ export function exitReason(r: RunResult, stoppedByUser = false, seenMs = 0): Exi
     const lim = memoryText(r);
     return { kind: 'oom', text: lim ? `Ran out of its ${lim} memory (MemoryError)` : 'Ran out of memory (MemoryError)' };
   }
-  if (/^PermissionError: .*'\/mnt\/data\/[^/']+'$/.test(line) && r.input?.path && line.includes(r.input.path)) {
-    // The input is private to its owner (mode 600): the sandbox's user cannot read it.
-    return { kind: 'error', text: `Failed: the sandbox may not read ${r.input.path.split('/').pop()} — it is private to you. Make it readable (chmod a+r) and run again.` };
-  }
   if (line) return { kind: 'error', text: `Failed: ${line}` };
   return { kind: 'error', text: `Failed with exit code ${r.exit_code}` };
 }
