@@ -24,7 +24,7 @@ GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
-.PHONY: all run test build deps deps-test ui sandbox-image gotest vet fmt-check uitest e2e window bench clean
+.PHONY: all run test build install-desktop deps deps-test ui sandbox-image gotest vet fmt-check uitest e2e window bench clean
 
 all: build
 
@@ -41,6 +41,11 @@ frontend/dist/index.html: $(UI_SRC)
 build: deps $(BIN)
 $(BIN): frontend/dist/index.html $(GO_SRC)
 	go build -tags "$(call csv,$(APP_TAGS))" -ldflags "$(LDFLAGS)" -o $@ .
+
+# Menu entry, icon and "Open with rehome" for data files (per user; run
+# build/linux/install.sh --system as root for everyone).
+install-desktop: build
+	bash build/linux/install.sh
 
 # Open the window; with no display, serve the UI to a browser instead.
 run: deps build

@@ -112,6 +112,8 @@ export interface DoctorReport {
   image?: string;
   runtime?: string;
   checks: Check[];
+  /** Further facts: storage driver, runtimes that had to be avoided. */
+  notes?: string[];
   duration_ms: number;
 }
 
