@@ -71,7 +71,7 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 		}
 		add(Step{Title: "Keep it on ChatGPT for now", Detail: strings.Join(why, " ")})
 		add(Step{Title: "Keep a portable copy", Detail: "Export the assistant with its knowledge files, so it is ready when you move.",
-			Commands: []string{fmt.Sprintf("rehome assistants export %s --format bundle -o %s.rehome.tar.gz", a.ID, fileSlug(a.Name))}})
+			Commands: []string{fmt.Sprintf("rehome assistants export %s --format bundle -o %s.rehome.tar.gz", a.ID, assistant.Slug(a.Name))}})
 		add(Step{Title: "Audit again when things change", Detail: "More VRAM, a new model, or data that may no longer leave the machine all change the answer.",
 			Commands: []string{fmt.Sprintf("rehome audit --assistant %s", a.ID)}})
 		return c
@@ -82,7 +82,7 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 	}
 	add(Step{Title: "Check the machine", Detail: fmt.Sprintf("The audit of %s assumed %s; %s runs %s.", rec.Created.Format("2 Jan 2006"), hw, m.Name, where),
 		Commands: []string{"rehome hw", "rehome fit"}})
-	slug := fileSlug(a.Name)
+	slug := assistant.Slug(a.Name)
 	ref := m.Tag // what FROM and --model take
 	switch {
 	case m.Tag == "":
@@ -196,26 +196,4 @@ func humanSize(n int64) string {
 		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
-}
-
-// fileSlug makes a file and model name from an assistant's name: lower
-// case ASCII letters, digits and dashes ("assistant" when nothing is left).
-func fileSlug(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-			dash = false
-		case !dash && b.Len() > 0:
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	s := strings.TrimSuffix(b.String(), "-")
-	if s == "" {
-		return "assistant"
-	}
-	return s
 }
