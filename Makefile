@@ -49,6 +49,7 @@ install-desktop: build
 
 # Open the window; with no display, serve the UI to a browser instead.
 run: deps build
+	@$(BIN) sandbox image build --quiet || echo "The sandbox image could not be built now: the Code Interpreter says how (Settings → Sandbox)."
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then exec $(BIN); \
 	else echo "No display: serving the UI; open the URL below in a browser."; exec $(BIN) serve; fi
 
