@@ -58,13 +58,11 @@ func cmdRun(env *cliEnv, args []string) int {
 		out = sandbox.RunDir(dir, id)
 	}
 
-	ctx, cancel := interruptible()
-	defer cancel()
-	e, err := pf.engine(ctx)
+	ctx, e, done, err := pf.connect()
 	if err != nil {
 		return env.fail(err)
 	}
-	defer e.Close()
+	defer done()
 
 	req := sandbox.RunRequest{ID: id, Code: code, InputPath: *file, Limits: lim, OutputDir: out}
 	res, err := e.Run(ctx, req, func(p sandbox.Progress) {

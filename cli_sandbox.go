@@ -58,6 +58,18 @@ func interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
+// connect opens the engine for one command under a context that Ctrl+C
+// cancels; done closes the engine (stopping a private Podman service) and
+// releases the signal handler.
+func (p podmanFlags) connect() (ctx context.Context, e *sandbox.Engine, done func(), err error) {
+	ctx, cancel := interruptible()
+	if e, err = p.engine(ctx); err != nil {
+		cancel()
+		return ctx, nil, func() {}, err
+	}
+	return ctx, e, func() { e.Close(); cancel() }, nil
+}
+
 func cmdImageBuild(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image build", "sandbox image build [--force] [--json] [--quiet]")
 	asJSON := fs.Bool("json", false, "print the build report as JSON")
@@ -67,13 +79,11 @@ func cmdImageBuild(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
-	e, err := pf.engine(ctx)
+	ctx, e, done, err := pf.connect()
 	if err != nil {
 		return env.fail(err)
 	}
-	defer e.Close()
+	defer done()
 	if !*force {
 		// The image is versioned by its recipe: present, or archived in
 		// the cache, it is the same image, and nothing needs building.
@@ -123,13 +133,11 @@ func cmdImageLoad(env *cliEnv, args []string) int {
 	if fs.NArg() != 1 {
 		return env.usage("sandbox image load takes one archive file (see `rehome sandbox image load --help`)")
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
-	e, err := pf.engine(ctx)
+	ctx, e, done, err := pf.connect()
 	if err != nil {
 		return env.fail(err)
 	}
-	defer e.Close()
+	defer done()
 	start := time.Now()
 	names, err := e.LoadImage(ctx, fs.Arg(0))
 	if err != nil {
@@ -151,13 +159,11 @@ func cmdImageSave(env *cliEnv, args []string) int {
 	if fs.NArg() != 1 {
 		return env.usage("sandbox image save takes one output file")
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
-	e, err := pf.engine(ctx)
+	ctx, e, done, err := pf.connect()
 	if err != nil {
 		return env.fail(err)
 	}
-	defer e.Close()
+	defer done()
 	if err := e.EnsureImage(ctx, nil); err != nil {
 		return env.fail(err)
 	}
@@ -175,13 +181,11 @@ func cmdImageStatus(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
-	e, err := pf.engine(ctx)
+	ctx, e, done, err := pf.connect()
 	if err != nil {
 		return env.fail(err)
 	}
-	defer e.Close()
+	defer done()
 	st, err := e.ImageStatus(ctx)
 	if err != nil {
 		return env.fail(err)
@@ -218,13 +222,11 @@ func cmdSandboxClean(env *cliEnv, args []string) int {
 	if code, ok := env.parse(fs, args); !ok {
 		return code
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
-	e, err := pf.engine(ctx)
+	ctx, e, done, err := pf.connect()
 	if err != nil {
 		return env.fail(err)
 	}
-	defer e.Close()
+	defer done()
 	n := e.Sweep(ctx)
 	removed, err := e.RemoveStale(ctx)
 	if err != nil {
