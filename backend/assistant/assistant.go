@@ -81,7 +81,7 @@ var ErrInvalid = errors.New("invalid assistant")
 func (a *Assistant) Normalize() {
 	a.Name = strings.TrimSpace(a.Name)
 	a.Description = strings.TrimSpace(a.Description)
-	starters := a.Starters[:0:0]
+	starters := []string{}
 	for _, s := range a.Starters {
 		if s = strings.TrimSpace(s); s != "" {
 			starters = append(starters, s)

@@ -85,3 +85,29 @@ test('create, edit and delete an assistant through the UI', async () => {
   await page.close();
 });
 
+
+test('import a GPT from the Assistants screen', async () => {
+  const page = await openApp(browser, srv.url, { hash: '#/assistants' });
+  await page.getByTestId('import-toggle').click();
+  await page.getByTestId('import-json').fill(JSON.stringify({
+    object: 'assistant',
+    name: 'Imported analyst',
+    instructions: 'Answer from the data.',
+    tools: [{ type: 'code_interpreter' }],
+  }));
+  await page.getByTestId('import-button').click();
+  await page.getByTestId('import-notice').filter({ hasText: 'Imported' }).waitFor();
+  await page.getByTestId('assistant-row').filter({ hasText: 'Imported analyst' }).waitFor();
+  // The imported assistant opens in the editor, as stored.
+  assert.equal(await page.getByTestId('field-name').inputValue(), 'Imported analyst');
+  assert.ok(await page.getByTestId('cap-code_interpreter').isChecked());
+  const list = await srv.call('ListAssistants');
+  assert.equal(list.length, 1);
+  // Broken JSON is refused in words and stores nothing.
+  await page.getByTestId('import-json').fill('{"name": "x", "instructions": 42}');
+  await page.getByTestId('import-button').click();
+  await page.getByTestId('import-error').filter({ hasText: 'instructions' }).waitFor();
+  assert.equal((await srv.call('ListAssistants')).length, 1);
+  assert.deepEqual(page.jsErrors, []);
+  await page.close();
+});
