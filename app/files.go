@@ -57,6 +57,7 @@ var DataFilter = FileFilter{
 const (
 	RunsDir    = "runs"
 	UploadsDir = "uploads"
+	BackupsDir = "backups"
 )
 
 // MaxUpload caps one browser upload.
@@ -143,7 +144,7 @@ func (a *App) SaveOutput(path string) (string, error) {
 // uploads folder of the data directory (symbolic links resolved), and
 // returns its resolved path.
 func (a *App) servedFile(path string) (string, error) {
-	refuse := fmt.Errorf("%s is not a run output or an upload of rehome", filepath.Base(path))
+	refuse := fmt.Errorf("%s is not a run output, an upload or a backup of rehome", filepath.Base(path))
 	if path == "" || !filepath.IsAbs(path) {
 		return "", refuse
 	}
@@ -159,7 +160,7 @@ func (a *App) servedFile(path string) (string, error) {
 		return "", err
 	}
 	ok := false
-	for _, dir := range []string{RunsDir, UploadsDir} {
+	for _, dir := range []string{RunsDir, UploadsDir, BackupsDir} {
 		root := filepath.Join(data, dir) + string(filepath.Separator)
 		if strings.HasPrefix(real, root) {
 			ok = true

@@ -111,3 +111,21 @@ test('import a GPT from the Assistants screen', async () => {
   assert.deepEqual(page.jsErrors, []);
   await page.close();
 });
+
+test('Settings backs the database up while rehome runs', async () => {
+  const page = await openApp(browser, srv.url, { hash: '#/settings' });
+  await page.getByTestId('backup-now').click();
+  const notice = page.getByTestId('backup-notice');
+  await notice.waitFor();
+  const text = await notice.textContent();
+  assert.match(text, /backups\/rehome-.*\.db/);
+  // The browser can download the copy, and it is a bbolt file.
+  const href = await notice.locator('a').getAttribute('href');
+  const res = await page.request.get(new URL(href, srv.base).toString());
+  assert.equal(res.status(), 200);
+  const body = await res.body();
+  assert.ok(body.length >= 16384, `backup is ${body.length} bytes`);
+  assert.equal(body.readUInt32LE(16), 0xed0cdaed, 'not a bbolt file (magic)');
+  assert.deepEqual(page.jsErrors, []);
+  await page.close();
+});
