@@ -118,17 +118,9 @@ func peekDelimited(p *Preview, text string, complete bool, ext string, o Options
 		return
 	}
 
-	p.Header = hasHeader(records)
 	var names []string
-	data := records
-	if p.Header {
-		names = pandasNames(records[0])
-		data = records[1:]
-	} else {
-		for i := range records[0] {
-			names = append(names, strconv.Itoa(i)) // pandas names them 0, 1, … with header=None
-		}
-	}
+	var data [][]string
+	p.Header, names, data = splitHeader(records)
 	width := len(names)
 	raggedMore, raggedFewer, firstMore, firstFewer := 0, 0, 0, 0
 	for i, r := range data {
@@ -236,6 +228,18 @@ func parseRecords(text string, delim rune, lazy, complete bool) (recs [][]string
 // hasHeader guesses whether the first record names the columns, the way
 // Python's csv.Sniffer does: a column whose values are typed (numbers,
 // dates, booleans) but whose first cell is not, votes for a header.
+// splitHeader decides whether the first record is a header and returns the
+// column names pandas would give and the data records after it.
+func splitHeader(records [][]string) (header bool, names []string, data [][]string) {
+	if hasHeader(records) {
+		return true, pandasNames(records[0]), records[1:]
+	}
+	for i := range records[0] {
+		names = append(names, strconv.Itoa(i)) // pandas names them 0, 1, … with header=None
+	}
+	return false, names, records
+}
+
 func hasHeader(records [][]string) bool {
 	first := records[0]
 	if len(records) == 1 {

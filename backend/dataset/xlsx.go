@@ -76,17 +76,9 @@ func peekXLSX(p *Preview, f file, o Options) {
 		p.Problems = append(p.Problems, "The first sheet, “"+p.Sheet+"”, is empty.")
 		return
 	}
-	p.Header = hasHeader(records)
 	var names []string
-	data := records
-	if p.Header {
-		names = pandasNames(records[0])
-		data = records[1:]
-	} else {
-		for i := range records[0] {
-			names = append(names, strconv.Itoa(i))
-		}
-	}
+	var data [][]string
+	p.Header, names, data = splitHeader(records)
 	if len(names) > maxColumns {
 		p.Note = joinNote(p.Note, fmt.Sprintf("The sheet has %d columns; the preview shows the first %d.", len(names), maxColumns))
 		names = names[:maxColumns]
