@@ -117,12 +117,9 @@ func cmdAssistantsEdit(env *cliEnv, args []string) int {
 	fs := env.flags("assistants edit", "assistants edit ID [--name NAME] [--description D] [--instructions TEXT] [--starter S]... [--capability C]... [--json]")
 	var f assistantFlags
 	f.register(fs)
-	id, rest := splitID(args)
-	if code, ok := env.parse(fs, rest); !ok {
+	id, code, ok := parseID(env, fs, args, ", then the flags to change")
+	if !ok {
 		return code
-	}
-	if id == "" || fs.NArg() > 0 {
-		return env.usage("assistants edit: give exactly one assistant id, then the flags to change")
 	}
 	if fs.NFlag() == 0 || (fs.NFlag() == 1 && f.json) {
 		return env.usage("assistants edit: nothing to change: give at least one field flag (see --help)")
@@ -178,12 +175,9 @@ func cmdAssistantsList(env *cliEnv, args []string) int {
 func cmdAssistantsShow(env *cliEnv, args []string) int {
 	fs := env.flags("assistants show", "assistants show ID [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	id, rest := splitID(args)
-	if code, ok := env.parse(fs, rest); !ok {
+	id, code, ok := parseID(env, fs, args, "")
+	if !ok {
 		return code
-	}
-	if id == "" || fs.NArg() > 0 {
-		return env.usage("assistants show: give exactly one assistant id")
 	}
 	svc, code := assistantService(env)
 	if svc == nil {
@@ -199,12 +193,9 @@ func cmdAssistantsShow(env *cliEnv, args []string) int {
 func cmdAssistantsRm(env *cliEnv, args []string) int {
 	fs := env.flags("assistants rm", "assistants rm ID [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	id, rest := splitID(args)
-	if code, ok := env.parse(fs, rest); !ok {
+	id, code, ok := parseID(env, fs, args, "")
+	if !ok {
 		return code
-	}
-	if id == "" || fs.NArg() > 0 {
-		return env.usage("assistants rm: give exactly one assistant id")
 	}
 	svc, code := assistantService(env)
 	if svc == nil {
@@ -218,6 +209,20 @@ func cmdAssistantsRm(env *cliEnv, args []string) int {
 	}
 	fmt.Fprintf(env.stdout, "Deleted assistant %s.\n", id)
 	return exitOK
+}
+
+// parseID parses the arguments of a command on one assistant: its id,
+// before or after the flags, and the flags. A missing or extra id is a usage
+// error; hint follows "give exactly one assistant id".
+func parseID(env *cliEnv, fs *flag.FlagSet, args []string, hint string) (id string, code int, ok bool) {
+	id, rest := splitID(args)
+	if code, ok := env.parse(fs, rest); !ok {
+		return "", code, false
+	}
+	if id == "" || fs.NArg() > 0 {
+		return "", env.usage("%s: give exactly one assistant id%s", fs.Name(), hint), false
+	}
+	return id, exitOK, true
 }
 
 // splitID takes a leading positional id off args so flags may follow it.
