@@ -167,6 +167,21 @@ func useMoreBits(i, n int) bool {
 	return i < n/8 || i >= 7*n/8 || (i-n/8)%3 == 2
 }
 
+// is70B reports whether llama.cpp's loader types the model LLM_TYPE_70B,
+// which llama_tensor_get_type keys the attn_v upgrade on: 80-layer llama
+// models with grouped-query attention (with as many KV heads as heads it is
+// LLaMA 1's 65B) and 80-layer qwen2 and qwen2vl models (Qwen2.5-72B),
+// as load_hparams in llama.cpp's src/llama-model.cpp sets it.
+func (m Model) is70B() bool {
+	switch m.Arch {
+	case "llama":
+		return m.Layers == 80 && m.Heads != m.KVHeads
+	case "qwen2", "qwen2vl":
+		return m.Layers == 80
+	}
+	return false
+}
+
 // fallback is what llama.cpp uses when a row length is not a multiple of a
 // k-quant's 256-weight block.
 var fallback = map[string]string{
@@ -244,8 +259,9 @@ func (m Model) typeFor(q string, t tensor) string {
 		case q == "Q4_K_S" && i < 4:
 			typ = "Q5_K"
 		}
-		// llama.cpp gives 70B llama models' small attn_v one more level.
-		if m.Arch == "llama" && m.Layers == 80 && (typ == "Q3_K" || typ == "Q4_K") {
+		// llama.cpp gives the models it sizes as 70B a larger attn_v:
+		// one more level for Q3_K and Q4_K.
+		if m.is70B() && (typ == "Q3_K" || typ == "Q4_K") {
 			typ = "Q5_K"
 		}
 		if m.Experts == 8 {
