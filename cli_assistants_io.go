@@ -60,7 +60,15 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 		if err != nil {
 			return env.fail(fmt.Errorf("read %s: %w", file, err))
 		}
-		imp, err = svc.Import(data, assistant.ImportOptions{Knowledge: knowledge})
+		rep, err := svc.ImportJSON(data, assistant.ImportOptions{Knowledge: knowledge})
+		if err != nil {
+			return env.fail(err)
+		}
+		if rep.List {
+			return printImportReport(env, file, rep, *asJSON)
+		}
+		it := rep.Items[0]
+		imp = assistant.Imported{Assistant: *it.Assistant, Warnings: it.Warnings}
 	}
 	if err != nil {
 		return env.fail(err)
@@ -74,6 +82,45 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 	a := imp.Assistant
 	fmt.Fprintf(env.stdout, "imported %s %q (%d knowledge file(s), %d action(s))\n", a.ID, a.Name, len(a.Knowledge), len(a.Actions))
 	return exitOK
+}
+
+// printImportReport prints what became of each assistant of an imported
+// list; the exit status is 1 when any could not be imported.
+func printImportReport(env *cliEnv, file string, rep assistant.ImportReport, asJSON bool) int {
+	code := exitOK
+	if rep.Failed > 0 {
+		code = 1
+	}
+	if asJSON {
+		if c := env.json(rep); c != exitOK {
+			return c
+		}
+		return code
+	}
+	fmt.Fprintf(env.stdout, "%s: a list of %d assistant(s): %d imported, %d not imported\n", file, len(rep.Items), rep.Imported, rep.Failed)
+	for _, it := range rep.Items {
+		src := ""
+		if it.SourceID != "" {
+			src = " (" + it.SourceID + ")"
+		}
+		if !it.Imported {
+			name := it.Name
+			if name == "" {
+				name = fmt.Sprintf("item %d", it.Index+1)
+			}
+			fmt.Fprintf(env.stdout, "  not imported: %q%s: %s\n", name, src, it.Error)
+			continue
+		}
+		a := it.Assistant
+		fmt.Fprintf(env.stdout, "  imported %s %q%s (%d knowledge file(s), %d action(s), %d file(s) still on OpenAI)\n", a.ID, a.Name, src, len(a.Knowledge), len(a.Actions), len(a.RemoteFiles))
+		for _, w := range it.Warnings {
+			fmt.Fprintf(env.stdout, "    not imported: %s\n", w)
+		}
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(env.stdout, "note: %s\n", n)
+	}
+	return code
 }
 
 // paramList is a repeatable --param name=value flag.

@@ -171,6 +171,46 @@ func TestAssistantsImportExportCLI(t *testing.T) {
 	}
 }
 
+// The Assistants API's list response imports every assistant in it, and
+// says per assistant what came along and what did not.
+func TestAssistantsImportListCLI(t *testing.T) {
+	home := t.TempDir()
+	list := filepath.Join("backend", "assistant", "testdata", "openai_assistants_list.json")
+	r := rehomeCLI(t, home, "assistants", "import", list)
+	if r.code != 1 {
+		t.Fatalf("a list with one broken assistant: exit %d, want 1: %+v", r.code, r)
+	}
+	for _, want := range []string{
+		"a list of 4 assistant(s): 3 imported, 1 not imported",
+		`"Coding Tutor" (asst_abc123)`,
+		`"Untitled assistant (asst_abc789)" (asst_abc789)`,
+		"vs_abc123", "file-abc123",
+		`not imported: "Broken Export" (asst_abc000): instructions: expected a string, got number`,
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("import output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	stored := decode[[]struct{ Name string }](t, rehomeCLI(t, home, "assistants", "list", "--json"))
+	if len(stored) != 3 {
+		t.Fatalf("stored %d assistants, want 3", len(stored))
+	}
+	rep := rehomeCLI(t, t.TempDir(), "assistants", "import", list, "--json")
+	var report struct {
+		List     bool `json:"list"`
+		Imported int  `json:"imported"`
+		Failed   int  `json:"failed"`
+		Items    []struct {
+			SourceID string `json:"source_id"`
+			Imported bool   `json:"imported"`
+			Error    string `json:"error"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(rep.stdout), &report); err != nil || !report.List || report.Imported != 3 || report.Failed != 1 || len(report.Items) != 4 {
+		t.Fatalf("--json: %v %q", err, rep.stdout)
+	}
+}
+
 func TestRunAndSandboxCLI(t *testing.T) {
 	home := t.TempDir()
 	dir := t.TempDir()

@@ -145,6 +145,33 @@ func (a *App) ImportAssistant(in AssistantImport) (assistant.Imported, error) {
 	return imp, err
 }
 
+// ImportAssistants is ImportAssistant for a JSON file that may list several
+// assistants (the Assistants API's `GET /v1/assistants` response): each is
+// imported on its own and the report says, per assistant, what was
+// imported and what was not. A bundle or a single object is one item.
+func (a *App) ImportAssistants(in AssistantImport) (assistant.ImportReport, error) {
+	if err := a.ready(); err != nil {
+		return assistant.ImportReport{}, err
+	}
+	if in.Bundle != "" {
+		imp, err := a.ImportAssistant(in)
+		if err != nil {
+			return assistant.ImportReport{}, err
+		}
+		return assistant.ImportReport{Items: []assistant.ImportItem{{Name: imp.Assistant.Name, Imported: true, Assistant: &imp.Assistant, Warnings: imp.Warnings}}, Imported: 1, Notes: []string{}}, nil
+	}
+	for _, p := range in.Knowledge {
+		if !filepath.IsAbs(p) {
+			return assistant.ImportReport{}, fmt.Errorf("%s is not a full path: drop or pick the file again", p)
+		}
+	}
+	rep, err := a.assistants.ImportJSON([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
+	if err == nil {
+		a.log.Info("assistants imported", "imported", rep.Imported, "failed", rep.Failed, "list", rep.List)
+	}
+	return rep, err
+}
+
 // AssistantExport is one export: the text of a Modelfile or Open WebUI
 // JSON, or the path of a written bundle, and what the user should know.
 type AssistantExport struct {

@@ -29,10 +29,14 @@ const (
 	Voice           Capability = "voice"
 	Vision          Capability = "vision"
 	FileUploads     Capability = "file_uploads"
+	// Knowledge is file search (retrieval) switched on: the assistant
+	// answers from files. It stays on when the files themselves did not
+	// come along (see RemoteFiles).
+	Knowledge Capability = "knowledge"
 )
 
 // Capabilities lists every known capability in display order.
-var Capabilities = []Capability{WebBrowsing, ImageGeneration, CodeInterpreter, Canvas, Memory, Voice, Vision, FileUploads}
+var Capabilities = []Capability{WebBrowsing, ImageGeneration, CodeInterpreter, Canvas, Memory, Voice, Vision, FileUploads, Knowledge}
 
 // KnowledgeFile references a file the GPT answers from. rehome stores the
 // reference and a hash, never a silent copy.
@@ -41,6 +45,18 @@ type KnowledgeFile struct {
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
 	Path   string `json:"path"`
+}
+
+// RemoteFile is a file the assistant uses that lives on OpenAI's servers
+// and did not come with its description: it must be downloaded and
+// attached before the capability that uses it works locally.
+type RemoteFile struct {
+	// Tool is the capability that uses it: code_interpreter or knowledge.
+	Tool Capability `json:"tool"`
+	// Kind is "file" (an OpenAI file id) or "vector_store" (a vector
+	// store id, whose files are listed by OpenAI's API).
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
 }
 
 // Action is a custom GPT action: an HTTP API described by OpenAPI.
@@ -61,9 +77,12 @@ type Assistant struct {
 	Knowledge    []KnowledgeFile `json:"knowledge"`
 	Capabilities []Capability    `json:"capabilities"`
 	Actions      []Action        `json:"actions"`
-	Notes        string          `json:"notes"`
-	Created      time.Time       `json:"created"`
-	Updated      time.Time       `json:"updated"`
+	// RemoteFiles are the files it uses that are still on OpenAI's
+	// servers.
+	RemoteFiles []RemoteFile `json:"remote_files"`
+	Notes       string       `json:"notes"`
+	Created     time.Time    `json:"created"`
+	Updated     time.Time    `json:"updated"`
 }
 
 // Limits on what an assistant may hold, matching ChatGPT's own.
@@ -101,6 +120,9 @@ func (a *Assistant) Normalize() {
 	}
 	if a.Actions == nil {
 		a.Actions = []Action{}
+	}
+	if a.RemoteFiles == nil {
+		a.RemoteFiles = []RemoteFile{}
 	}
 }
 

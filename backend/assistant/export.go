@@ -346,7 +346,7 @@ func OpenWebUI(a Assistant, opts ExportOptions) ([]byte, []string, error) {
 			Capabilities: map[string]bool{
 				"vision": has(Vision), "file_upload": true, "web_search": has(WebBrowsing),
 				"image_generation": has(ImageGeneration), "code_interpreter": has(CodeInterpreter),
-				"citations": len(a.Knowledge) > 0,
+				"citations": len(a.Knowledge) > 0 || has(Knowledge),
 			},
 			Rehome: OpenWebUIRehome{AssistantID: a.ID, Knowledge: a.Knowledge, Actions: a.Actions, Notes: a.Notes},
 		},

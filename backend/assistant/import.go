@@ -94,6 +94,9 @@ func ParseJSON(data []byte) (Imported, error) {
 	if !ok {
 		return Imported{}, fmt.Errorf("%w: expected a JSON object describing one assistant, got %s", ErrInvalid, typeName(raw))
 	}
+	if obj["object"] == "list" {
+		return Imported{}, fmt.Errorf("%w: this is a list of assistants (the Assistants API's list response): import it with `rehome assistants import FILE` or the Import panel, which take every assistant in it", ErrInvalid)
+	}
 	p := &parser{obj: obj}
 	a := p.assistant()
 	if p.err != nil {
@@ -274,7 +277,7 @@ func (p *parser) assistant() Assistant {
 		case capabilityAliases[key] != "":
 			a.Capabilities = append(a.Capabilities, capabilityAliases[key])
 		case key == "knowledge" || key == "file_search" || key == "retrieval":
-			p.warn("%s: %q comes from the knowledge files, not a switch: attach them with --knowledge", path, s)
+			a.Capabilities = append(a.Capabilities, Knowledge)
 		case key == "actions" || key == "instructions" || key == "conversation_starters":
 			// Derived from the record's own fields.
 		default:
@@ -388,6 +391,7 @@ func (p *parser) openAI(o map[string]any, a *Assistant) {
 			a.Capabilities = append(a.Capabilities, CodeInterpreter)
 		case "file_search", "retrieval":
 			fileSearch = true
+			a.Capabilities = append(a.Capabilities, Knowledge)
 		case "function":
 			fn := p.object(t, "function", path+".function")
 			if p.err != nil {
@@ -424,16 +428,31 @@ func (p *parser) openAI(o map[string]any, a *Assistant) {
 	res := p.object(o, "tool_resources", "tool_resources")
 	if ci := p.object(res, "code_interpreter", "tool_resources.code_interpreter"); ci != nil {
 		if ids := p.stringList(ci, "file_ids"); len(ids) > 0 {
-			p.warn("tool_resources.code_interpreter.file_ids: %d file(s) live on OpenAI's servers and are not in this JSON: download them and attach them with --knowledge", len(ids))
+			p.remote(a, CodeInterpreter, "file", ids)
+			p.warn("tool_resources.code_interpreter.file_ids: %d file(s) live on OpenAI's servers and are not in this JSON (%s): code interpreter is kept; download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
 		}
 	}
 	if fs := p.object(res, "file_search", "tool_resources.file_search"); fs != nil {
 		if ids := p.stringList(fs, "vector_store_ids"); len(ids) > 0 {
-			p.warn("tool_resources.file_search.vector_store_ids: %d vector store(s) on OpenAI's servers (%s); their files are not in this JSON: download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
+			p.remote(a, Knowledge, "vector_store", ids)
+			p.warn("tool_resources.file_search.vector_store_ids: %d vector store(s) on OpenAI's servers (%s); their files are not in this JSON: knowledge is kept; download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
 		}
 	}
 	if ids := p.stringList(o, "file_ids"); len(ids) > 0 {
-		p.warn("file_ids: %d file(s) live on OpenAI's servers and are not in this JSON: download them and attach them with --knowledge", len(ids))
+		// Assistants API v1: one list for retrieval and code interpreter.
+		tool := CodeInterpreter
+		if fileSearch {
+			tool = Knowledge
+		}
+		p.remote(a, tool, "file", ids)
+		p.warn("file_ids: %d file(s) live on OpenAI's servers and are not in this JSON (%s): download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
+	}
+	if a.Name == "" {
+		// The Assistants API allows a null name; the record needs one.
+		if id, _ := p.str(o, "id", "id"); id != "" {
+			a.Name = "Untitled assistant (" + id + ")"
+			p.warn("name: null in the JSON: stored as %q; rename it on the Assistants screen or with `rehome assistants edit`", a.Name)
+		}
 	}
 	p.needsKnowledge = fileSearch
 	if md := p.object(o, "metadata", "metadata"); len(md) > 0 {
@@ -451,6 +470,15 @@ func (p *parser) openAI(o map[string]any, a *Assistant) {
 			a.Notes += "\n"
 		}
 		a.Notes += "Imported from the OpenAI Assistants API.\n" + strings.Join(notes, "\n")
+	}
+}
+
+// remote records files that stayed on OpenAI's servers.
+func (p *parser) remote(a *Assistant, tool Capability, kind string, ids []string) {
+	for _, id := range ids {
+		if id = strings.TrimSpace(id); id != "" {
+			a.RemoteFiles = append(a.RemoteFiles, RemoteFile{Tool: tool, Kind: kind, ID: id})
+		}
 	}
 }
 
@@ -561,11 +589,125 @@ func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
 	imp.Assistant.Knowledge = kn
 	imp.Warnings = append(imp.Warnings, warnings...)
 	if imp.needsKnowledge && len(kn) == 0 {
-		imp.Warnings = append(imp.Warnings, "tools: file_search is on, but no knowledge files came with the JSON: attach them with --knowledge so the knowledge moves too")
+		imp.Warnings = append(imp.Warnings, "tools: file_search is on, but no knowledge files came with the JSON: the knowledge capability is kept, and the audit asks for the files; attach them with --knowledge so the knowledge moves too")
 	}
 	a, err := s.Create(imp.Assistant)
 	if err != nil {
 		return Imported{}, err
 	}
 	return Imported{Assistant: a, Warnings: imp.Warnings}, nil
+}
+
+// ImportItem is what became of one assistant of an imported file.
+type ImportItem struct {
+	// Index is its place in the file's list (0 for a single object);
+	// SourceID its id there (an OpenAI asst_ id), "" when it had none.
+	Index    int    `json:"index"`
+	SourceID string `json:"source_id"`
+	// Name is the stored name, or the name in the file when it was not
+	// imported.
+	Name     string `json:"name"`
+	Imported bool   `json:"imported"`
+	// Assistant is the stored record when Imported.
+	Assistant *Assistant `json:"assistant,omitempty"`
+	// Warnings say what did not come along, and why.
+	Warnings []string `json:"warnings"`
+	// Error says why it was not imported at all.
+	Error string `json:"error,omitempty"`
+}
+
+// ImportReport is the outcome of importing a file that holds one
+// assistant or a list of them.
+type ImportReport struct {
+	// List is true when the file was a list (the Assistants API's
+	// `GET /v1/assistants` response: {"object": "list", "data": [...]}).
+	List     bool         `json:"list"`
+	Items    []ImportItem `json:"items"`
+	Imported int          `json:"imported"`
+	Failed   int          `json:"failed"`
+	// Notes are about the file as a whole (a list with more pages).
+	Notes []string `json:"notes"`
+}
+
+// listItems returns the assistant objects of an Assistants API list
+// response, or ok false when data is not a list.
+func listItems(data []byte) (items []json.RawMessage, notes []string, ok bool, err error) {
+	var head struct {
+		Object  string          `json:"object"`
+		Data    json.RawMessage `json:"data"`
+		HasMore bool            `json:"has_more"`
+		LastID  string          `json:"last_id"`
+	}
+	if json.Unmarshal(data, &head) != nil || (head.Object != "list" && head.Data == nil) {
+		return nil, nil, false, nil
+	}
+	if head.Object != "list" {
+		// {"data": ...} without "object": "list" is not the list response.
+		var probe map[string]json.RawMessage
+		_ = json.Unmarshal(data, &probe)
+		if _, named := probe["name"]; named {
+			return nil, nil, false, nil
+		}
+	}
+	if err := json.Unmarshal(head.Data, &items); err != nil || head.Data == nil {
+		return nil, nil, true, fmt.Errorf("%w: data: expected an array of assistant objects (the Assistants API's list response)", ErrInvalid)
+	}
+	if len(items) == 0 {
+		return nil, nil, true, fmt.Errorf("%w: the list holds no assistants (data is empty)", ErrInvalid)
+	}
+	if head.HasMore {
+		next := "the next page"
+		if head.LastID != "" {
+			next = fmt.Sprintf("the next page (GET /v1/assistants?after=%s&limit=100)", head.LastID)
+		}
+		notes = append(notes, fmt.Sprintf("has_more is true: OpenAI holds more assistants than this page; fetch %s and import it too", next))
+	}
+	return items, notes, true, nil
+}
+
+// ImportJSON imports a JSON file that describes one assistant (as Import
+// does) or lists several (the Assistants API's list response). Each
+// assistant of a list is imported on its own: one that cannot be imported
+// is reported with the reason and the others still are. Knowledge files in
+// opts attach to a single assistant only. The error is for a file that
+// cannot be read as either.
+func (s *Service) ImportJSON(data []byte, opts ImportOptions) (ImportReport, error) {
+	items, notes, isList, err := listItems(data)
+	if err != nil {
+		return ImportReport{}, err
+	}
+	if !isList {
+		imp, err := s.Import(data, opts)
+		if err != nil {
+			return ImportReport{}, err
+		}
+		a := imp.Assistant
+		return ImportReport{Items: []ImportItem{{Name: a.Name, Imported: true, Assistant: &a, Warnings: imp.Warnings}}, Imported: 1, Notes: []string{}}, nil
+	}
+	if len(opts.Knowledge) > 0 && len(items) > 1 {
+		return ImportReport{}, fmt.Errorf("%w: the list holds %d assistants and knowledge files cannot say which one they belong to: import the list without them, then import each assistant's own JSON with its files", ErrInvalid, len(items))
+	}
+	rep := ImportReport{List: true, Items: []ImportItem{}, Notes: notes}
+	if rep.Notes == nil {
+		rep.Notes = []string{}
+	}
+	for i, raw := range items {
+		it := ImportItem{Index: i, Warnings: []string{}}
+		var head map[string]any
+		if json.Unmarshal(raw, &head) == nil {
+			it.SourceID, _ = head["id"].(string)
+			it.Name, _ = head["name"].(string)
+		}
+		imp, err := s.Import(raw, opts)
+		if err != nil {
+			it.Error = strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
+			rep.Failed++
+		} else {
+			a := imp.Assistant
+			it.Imported, it.Assistant, it.Name, it.Warnings = true, &a, a.Name, imp.Warnings
+			rep.Imported++
+		}
+		rep.Items = append(rep.Items, it)
+	}
+	return rep, nil
 }

@@ -53,7 +53,8 @@ func TestImportOpenAIAssistantObject(t *testing.T) {
 	if a.ID != "" {
 		t.Errorf("the OpenAI id %q was kept as the record id", a.ID)
 	}
-	if !slices.Equal(a.Capabilities, []Capability{CodeInterpreter}) {
+	// file_search is a capability whether or not its files came along.
+	if !slices.Equal(a.Capabilities, []Capability{CodeInterpreter, Knowledge}) {
 		t.Errorf("capabilities %v", a.Capabilities)
 	}
 	if len(a.Actions) != 1 || a.Actions[0].Auth != "none" {
@@ -150,14 +151,14 @@ func TestImportIgnoresUnknownFieldsAndMapsCapabilityNames(t *testing.T) {
 	if a.Name != "Trip planner" || !slices.Equal(a.Starters, []string{"Plan a weekend in Porto"}) {
 		t.Fatalf("%+v", a)
 	}
-	if !slices.Equal(a.Capabilities, []Capability{WebBrowsing, ImageGeneration, CodeInterpreter, Canvas}) {
+	if !slices.Equal(a.Capabilities, []Capability{WebBrowsing, ImageGeneration, CodeInterpreter, Canvas, Knowledge}) {
 		t.Fatalf("capabilities %v", a.Capabilities)
 	}
 	if len(a.Actions) != 1 || !strings.Contains(a.Actions[0].Schema, `"title": "Weather"`) || a.Actions[0].Auth != "api_key" {
 		t.Fatalf("actions %+v", a.Actions)
 	}
 	w := strings.Join(imp.Warnings, "\n")
-	if !strings.Contains(w, `capabilities[4]: "file uploads" is not a capability rehome stores`) || !strings.Contains(w, `capabilities[5]: "knowledge" comes from the knowledge files`) {
+	if !strings.Contains(w, `capabilities[4]: "file uploads" is not a capability rehome stores`) || strings.Contains(w, `capabilities[5]`) {
 		t.Fatalf("warnings:\n%s", w)
 	}
 }
@@ -258,5 +259,118 @@ func TestImportValidates(t *testing.T) {
 	_, err := newService(t).Import([]byte(`{"description":"no name"}`), ImportOptions{})
 	if err == nil || !strings.Contains(err.Error(), "name is empty") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// The Assistants API's list response (GET /v1/assistants): every assistant
+// in it is imported on its own, and the report says per assistant what came
+// along and what did not. The fixture has the documented list shape and
+// fields; its items cover each tool type, tool_resources with remote
+// files, a null name and a broken item.
+func TestImportOpenAIList(t *testing.T) {
+	data, err := os.ReadFile("testdata/openai_assistants_list.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseJSON(data); err == nil || !strings.Contains(err.Error(), "list of assistants") {
+		t.Errorf("ParseJSON of a list: %v, want an error that names the list", err)
+	}
+	svc := newService(t)
+	rep, err := svc.ImportJSON(data, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.List || len(rep.Items) != 4 || rep.Imported != 3 || rep.Failed != 1 {
+		t.Fatalf("report: list=%v items=%d imported=%d failed=%d", rep.List, len(rep.Items), rep.Imported, rep.Failed)
+	}
+	stored, err := svc.List()
+	if err != nil || len(stored) != 3 {
+		t.Fatalf("stored %d assistants (%v), want 3", len(stored), err)
+	}
+	byID := map[string]ImportItem{}
+	for _, it := range rep.Items {
+		byID[it.SourceID] = it
+	}
+	tutor := byID["asst_abc123"]
+	if !tutor.Imported || tutor.Name != "Coding Tutor" || tutor.Assistant == nil || tutor.Assistant.ID == "" {
+		t.Errorf("Coding Tutor: %+v", tutor)
+	}
+	// Files on OpenAI's servers: the capabilities that use them stay, and
+	// the files are recorded by id so the audit can ask for them.
+	mine := byID["asst_abc456"]
+	if !mine.Imported {
+		t.Fatalf("My Assistant: %+v", mine)
+	}
+	if !slices.Equal(mine.Assistant.Capabilities, []Capability{CodeInterpreter, Knowledge}) {
+		t.Errorf("My Assistant capabilities %v, want code_interpreter and knowledge", mine.Assistant.Capabilities)
+	}
+	wantRemote := []RemoteFile{{Tool: CodeInterpreter, Kind: "file", ID: "file-abc123"}, {Tool: Knowledge, Kind: "vector_store", ID: "vs_abc123"}}
+	if !slices.Equal(mine.Assistant.RemoteFiles, wantRemote) {
+		t.Errorf("remote files %+v, want %+v", mine.Assistant.RemoteFiles, wantRemote)
+	}
+	if w := strings.Join(mine.Warnings, "\n"); !strings.Contains(w, "vs_abc123") || !strings.Contains(w, "file-abc123") {
+		t.Errorf("warnings do not name the remote files:\n%s", w)
+	}
+	// A null name gets a derived one, and says so.
+	unnamed := byID["asst_abc789"]
+	if !unnamed.Imported || unnamed.Name != "Untitled assistant (asst_abc789)" {
+		t.Errorf("null name: %+v", unnamed)
+	}
+	if w := strings.Join(unnamed.Warnings, "\n"); !strings.Contains(w, "name: null") {
+		t.Errorf("null name not reported:\n%s", w)
+	}
+	if len(unnamed.Assistant.Actions) != 1 || !strings.Contains(unnamed.Assistant.Actions[0].Schema, "get_current_weather") {
+		t.Errorf("function tool not kept: %+v", unnamed.Assistant.Actions)
+	}
+	// A broken item is reported with its reason; the others still import.
+	broken := byID["asst_abc000"]
+	if broken.Imported || broken.Name != "Broken Export" || broken.Error != "instructions: expected a string, got number" {
+		t.Errorf("broken item: %+v", broken)
+	}
+	// Knowledge files cannot be matched to one of several assistants.
+	if _, err := svc.ImportJSON(data, ImportOptions{Knowledge: []string{writeFile(t, t.TempDir(), "a.txt", "hello\n")}}); err == nil {
+		t.Error("a list with --knowledge was imported")
+	}
+}
+
+func TestImportListPagesAndShapes(t *testing.T) {
+	svc := newService(t)
+	rep, err := svc.ImportJSON([]byte(`{"object":"list","data":[{"id":"asst_1","object":"assistant","name":"One","model":"gpt-4o","tools":[]}],"first_id":"asst_1","last_id":"asst_1","has_more":true}`), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Imported != 1 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "after=asst_1") {
+		t.Errorf("has_more: %+v", rep)
+	}
+	for _, bad := range []string{`{"object":"list","data":[]}`, `{"object":"list","data":{}}`, `{"object":"list"}`} {
+		if _, err := svc.ImportJSON([]byte(bad), ImportOptions{}); err == nil {
+			t.Errorf("%s: imported", bad)
+		}
+	}
+	// A single object still imports as one item.
+	one, err := svc.ImportJSON([]byte(`{"name":"Solo","instructions":"x"}`), ImportOptions{})
+	if err != nil || one.List || one.Imported != 1 || one.Items[0].Name != "Solo" {
+		t.Errorf("single: %+v %v", one, err)
+	}
+}
+
+// file_search on with no files in the JSON keeps the knowledge capability
+// (it was dropped before, and the audit then left retrieval out).
+func TestFileSearchWithoutFilesKeepsKnowledge(t *testing.T) {
+	svc := newService(t)
+	imp, err := svc.Import([]byte(`{"object":"assistant","id":"asst_x","name":"Searcher","model":"gpt-4o","tools":[{"type":"file_search"}],"tool_resources":{"file_search":{"vector_store_ids":[]}}}`), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(imp.Assistant.Capabilities, Knowledge) || len(imp.Assistant.Knowledge) != 0 {
+		t.Errorf("capabilities %v, knowledge %v", imp.Assistant.Capabilities, imp.Assistant.Knowledge)
+	}
+	if w := strings.Join(imp.Warnings, "\n"); !strings.Contains(w, "knowledge capability is kept") {
+		t.Errorf("warnings:\n%s", w)
+	}
+	// And rehome's own "capabilities": ["knowledge"] is a switch too.
+	p, err := ParseJSON([]byte(`{"name":"K","capabilities":["Knowledge"]}`))
+	if err != nil || !slices.Equal(p.Assistant.Capabilities, []Capability{Knowledge}) {
+		t.Errorf("capabilities [Knowledge]: %v %v", p.Assistant.Capabilities, err)
 	}
 }

@@ -6,13 +6,21 @@ export type Capability =
   | 'memory'
   | 'voice'
   | 'vision'
-  | 'file_uploads';
+  | 'file_uploads'
+  | 'knowledge';
 
 export interface KnowledgeFile {
   name: string;
   size: number;
   sha256: string;
   path: string;
+}
+
+/** A file the assistant uses that is still on OpenAI's servers. */
+export interface RemoteFile {
+  tool: Capability;
+  kind: 'file' | 'vector_store';
+  id: string;
 }
 
 export interface Action {
@@ -31,6 +39,7 @@ export interface Assistant {
   knowledge: KnowledgeFile[];
   capabilities: Capability[];
   actions: Action[];
+  remote_files?: RemoteFile[];
   notes: string;
   created?: string;
   updated?: string;
@@ -45,6 +54,7 @@ export const capabilityLabels: Record<Capability, string> = {
   voice: 'Voice',
   vision: 'Vision (image input)',
   file_uploads: 'File uploads in chat',
+  knowledge: 'Knowledge (file search)',
 };
 
 export function emptyAssistant(): Assistant {

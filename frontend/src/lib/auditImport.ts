@@ -48,3 +48,44 @@ export function addPaths(list: string[], paths: string[]): string[] {
   for (const p of paths) if (p && !out.includes(p)) out.push(p);
   return out;
 }
+
+/** What became of one assistant of an imported file (backend ImportItem). */
+export interface ImportItem {
+  index: number;
+  source_id: string;
+  name: string;
+  imported: boolean;
+  assistant?: { id: string; name: string; knowledge: unknown[]; actions: unknown[]; remote_files?: unknown[] };
+  warnings: string[];
+  error?: string;
+}
+
+/** The outcome of an import (backend ImportReport): one item, or one per assistant of a list. */
+export interface ImportReport {
+  list: boolean;
+  items: ImportItem[];
+  imported: number;
+  failed: number;
+  notes: string[];
+}
+
+/** The one-line summary of an import. */
+export function importSummary(rep: ImportReport): string {
+  if (!rep.list && rep.items.length === 1 && rep.items[0].assistant) {
+    const a = rep.items[0].assistant;
+    return `Imported “${a.name}” with ${a.knowledge.length} knowledge file(s).`;
+  }
+  const n = rep.items.length;
+  const failed = rep.failed ? `; ${rep.failed} could not be imported (see below)` : '';
+  return `Imported ${rep.imported} of the ${n} assistant${n === 1 ? '' : 's'} in the list${failed}.`;
+}
+
+/** One assistant's line in the import report. */
+export function importItemText(it: ImportItem): string {
+  const src = it.source_id ? ` (${it.source_id})` : '';
+  const name = it.name || `Item ${it.index + 1}`;
+  if (!it.imported) return `Not imported: “${name}”${src}: ${it.error ?? 'unknown error'}`;
+  const a = it.assistant!;
+  const remote = a.remote_files?.length ? `, ${a.remote_files.length} file(s) still on OpenAI` : '';
+  return `Imported “${a.name}”${src}: ${a.knowledge.length} knowledge file(s), ${a.actions.length} action(s)${remote}`;
+}
