@@ -253,11 +253,12 @@ func cmdAssistantsExport(env *cliEnv, args []string) int {
 // Ollama name and display name, both "" when there is none.
 func modelFromAudit(st *store.Store, id string) (tag, name string) {
 	svc := audit.NewService(st, assistant.NewService(st), audit.Options{})
-	rec, _, err := svc.Latest(id)
-	if err != nil || rec.TextModel == nil {
+	rec, aa, err := svc.Latest(id)
+	if err != nil || rec.ModelFor(aa) == nil {
 		return "", ""
 	}
-	return rec.TextModel.Tag, rec.TextModel.Name
+	m := rec.ModelFor(aa)
+	return m.Tag, m.Name
 }
 
 type countWriter struct {

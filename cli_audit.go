@@ -164,15 +164,6 @@ func printAudit(w io.Writer, rec audit.Record) {
 		fmt.Fprintf(w, "; %s", strings.Join(m.GPUs, ", "))
 	}
 	fmt.Fprintln(w)
-	if t := rec.TextModel; t != nil {
-		where := "on the GPU, " + audit.FormatBytes(t.VRAMBytes)
-		if t.OnCPU {
-			where = "on the CPU, " + audit.FormatBytes(t.RAMBytes) + " of RAM"
-		}
-		fmt.Fprintf(w, "Text model: %s (%s; from the %s)\n", t.Name, where, t.Source)
-	} else {
-		fmt.Fprintln(w, "Text model: none fits this machine")
-	}
 	yes := map[bool]string{true: "yes", false: "no"}
 	r := rec.Request
 	fmt.Fprintf(w, "Air-gapped: %s. Data must stay on this machine: %s.\n", yes[r.AirGapped], yes[r.DataMustStayLocal])
@@ -181,6 +172,7 @@ func printAudit(w io.Writer, rec audit.Record) {
 	}
 	for _, aa := range rec.Assistants {
 		fmt.Fprintf(w, "\n== %s: %s ==\n%s\n", aa.Subject.Name, aa.Verdict.Label, aa.Verdict.Headline)
+		printModelChoice(w, rec.ModelFor(aa), aa.Choice)
 		for _, cat := range audit.Categories {
 			var rs []audit.Result
 			for _, res := range aa.Capabilities {
@@ -195,6 +187,9 @@ func printAudit(w io.Writer, rec audit.Record) {
 			for _, res := range rs {
 				fmt.Fprintf(w, "  * %s\n    %s\n", res.Name, res.Reason)
 				fmt.Fprintf(w, "    Local: %s\n", res.Replacement)
+				if res.Bring != "" {
+					fmt.Fprintf(w, "    Bring: %s\n", res.Bring)
+				}
 				if cat != audit.DoesNotPort {
 					cost := fmt.Sprintf("about %s h", trimNum(res.Cost.Hours))
 					switch {
@@ -233,6 +228,45 @@ func printAudit(w io.Writer, rec audit.Record) {
 		}
 		tw.Flush()
 	}
+}
+
+// printModelChoice says which text model the assistant runs on, why, and
+// the alternatives with what each costs.
+func printModelChoice(w io.Writer, t *audit.Model, ch *audit.ModelChoice) {
+	if t == nil {
+		fmt.Fprintln(w, "Text model: none fits this machine")
+		return
+	}
+	where := "on the GPU, " + audit.FormatBytes(t.VRAMBytes)
+	if t.OnCPU {
+		where = "on the CPU, " + audit.FormatBytes(t.RAMBytes) + " of RAM"
+	}
+	tag := ""
+	if t.Tag != "" {
+		tag = "; ollama pull " + t.Tag
+	}
+	fmt.Fprintf(w, "Text model: %s (%s%s; from the %s)\n", t.Name, where, tag, t.Source)
+	if ch == nil {
+		return
+	}
+	if len(ch.Needs) > 0 {
+		needs := make([]string, len(ch.Needs))
+		for i, n := range ch.Needs {
+			needs[i] = audit.NeedText(n)
+		}
+		fmt.Fprintf(w, "It needs a model that %s\n", strings.Join(needs, ", "))
+	}
+	if len(ch.Alternatives) > 1 {
+		fmt.Fprintln(w, "Alternatives:")
+		for _, a := range ch.Alternatives {
+			mark := " "
+			if a.Chosen {
+				mark = "*"
+			}
+			fmt.Fprintf(w, "  %s %s (%s)\n", mark, a.Summary, strings.Join(a.Why, ", "))
+		}
+	}
+	fmt.Fprintf(w, "Choice: %s\n", ch.Reason)
 }
 
 func trimNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -198,8 +198,8 @@ func (a *App) ExportAssistant(id, format, model string) (AssistantExport, error)
 	out := AssistantExport{Format: format, Warnings: []string{}}
 	if model == "" && format != "bundle" {
 		if s, err := a.audits(); err == nil {
-			if rec, _, err := s.Latest(id); err == nil && rec.TextModel != nil {
-				model = rec.TextModel.Tag
+			if rec, aa, err := s.Latest(id); err == nil && rec.ModelFor(aa) != nil {
+				model = rec.ModelFor(aa).Tag
 			}
 		}
 	}

@@ -125,10 +125,14 @@ type Economics struct {
 
 // AssistantAudit is the answer for one assistant (or hand-ticked list).
 type AssistantAudit struct {
-	Subject      Subject   `json:"subject"`
-	Capabilities []Result  `json:"capabilities"`
-	Verdict      Verdict   `json:"verdict"`
-	Economics    Economics `json:"economics"`
+	Subject Subject `json:"subject"`
+	// TextModel is the model chosen for this assistant (nil when none
+	// fits), and Choice how: its needs, the alternatives and their costs.
+	TextModel    *Model       `json:"text_model"`
+	Choice       *ModelChoice `json:"model_choice,omitempty"`
+	Capabilities []Result     `json:"capabilities"`
+	Verdict      Verdict      `json:"verdict"`
+	Economics    Economics    `json:"economics"`
 }
 
 // Use is one assistant's use of a capability in the across view.
@@ -158,16 +162,27 @@ type Summary struct {
 // Record is one stored audit: its inputs, the hardware snapshot and the
 // results, so an old audit reads as it did even after the catalog changes.
 type Record struct {
-	Schema         int              `json:"schema"`
-	ID             string           `json:"id"`
-	Created        time.Time        `json:"created"`
-	Request        Request          `json:"request"`
-	Machine        Machine          `json:"machine"`
+	Schema  int       `json:"schema"`
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+	Request Request   `json:"request"`
+	Machine Machine   `json:"machine"`
+	// TextModel is the first assistant's text model; each assistant's own
+	// is in Assistants[i].TextModel.
 	TextModel      *Model           `json:"text_model"`
 	CatalogVersion int              `json:"catalog_version"`
 	Assistants     []AssistantAudit `json:"assistants"`
 	Across         []CapabilityUse  `json:"across"`
 	Summary        Summary          `json:"summary"`
+}
+
+// ModelFor is the text model of one assistant of the record: its own, or
+// the record's for audits stored before each assistant had its own.
+func (r Record) ModelFor(aa AssistantAudit) *Model {
+	if aa.Choice == nil && aa.TextModel == nil {
+		return r.TextModel
+	}
+	return aa.TextModel
 }
 
 // withDefaults fills the economics defaults, so a stored record shows the
@@ -211,6 +226,17 @@ func (r Request) check() error {
 // when none fits) and returns the record without id and time. It is pure:
 // the same inputs give the same record.
 func Build(cat *Catalog, req Request, machine Machine, model *Model, subjects []Subject) (Record, error) {
+	var candidates []Model
+	if model != nil {
+		candidates = []Model{*model}
+	}
+	return BuildChoosing(cat, req, machine, candidates, subjects)
+}
+
+// BuildChoosing is Build with the text models that fit this machine (best
+// first): each subject gets the one that suits its needs (see choose),
+// with the alternatives and what each costs.
+func BuildChoosing(cat *Catalog, req Request, machine Machine, candidates []Model, subjects []Subject) (Record, error) {
 	req = req.withDefaults()
 	if err := req.check(); err != nil {
 		return Record{}, err
@@ -218,24 +244,23 @@ func Build(cat *Catalog, req Request, machine Machine, model *Model, subjects []
 	if len(subjects) == 0 {
 		return Record{}, errors.New("nothing to audit: pick an assistant or tick the features it uses")
 	}
-	rec := Record{
-		Schema: SchemaVersion, Request: req, Machine: machine, TextModel: model,
-		CatalogVersion: cat.Version, Assistants: []AssistantAudit{}, Across: []CapabilityUse{},
-	}
 	for _, s := range subjects {
-		f := Facts{
-			AirGapped: req.AirGapped, DataMustStayLocal: req.DataMustStayLocal,
-			VRAMBytes: machine.VRAMBytes, RAMBytes: machine.RAMBytes, TextModel: model,
-			ActionHosts: s.ActionHosts, ActionUnknownURL: s.ActionUnknownURL, ActionOAuth: s.ActionOAuth,
-		}
-		aa := AssistantAudit{Subject: s, Capabilities: []Result{}}
 		for _, id := range s.Features {
-			cp, ok := cat.Lookup(id)
-			if !ok {
+			if _, ok := cat.Lookup(id); !ok {
 				return Record{}, fmt.Errorf("capability %s has no catalog entry", id)
 			}
-			aa.Capabilities = append(aa.Capabilities, Evaluate(cp, f))
 		}
+	}
+	rec := Record{
+		Schema: SchemaVersion, Request: req, Machine: machine,
+		CatalogVersion: cat.Version, Assistants: []AssistantAudit{}, Across: []CapabilityUse{},
+	}
+	for i, s := range subjects {
+		model, choice := choose(cat, req, machine, s, candidates)
+		if i == 0 {
+			rec.TextModel = model
+		}
+		aa := AssistantAudit{Subject: s, TextModel: model, Choice: &choice, Capabilities: evaluateSubject(cat, req, machine, model, s)}
 		aa.Economics = economics(aa.Capabilities, req)
 		aa.Verdict = verdict(aa, req, model)
 		rec.Assistants = append(rec.Assistants, aa)
@@ -243,6 +268,66 @@ func Build(cat *Catalog, req Request, machine Machine, model *Model, subjects []
 	rec.Across = across(cat, rec.Assistants)
 	rec.Summary = summarize(rec.Assistants)
 	return rec, nil
+}
+
+// evaluateSubject answers for each of s's features with model as the text
+// model, and says what must be brought for it.
+func evaluateSubject(cat *Catalog, req Request, machine Machine, model *Model, s Subject) []Result {
+	f := Facts{
+		AirGapped: req.AirGapped, DataMustStayLocal: req.DataMustStayLocal,
+		VRAMBytes: machine.VRAMBytes, RAMBytes: machine.RAMBytes, TextModel: model,
+		ActionHosts: s.ActionHosts, ActionUnknownURL: s.ActionUnknownURL, ActionOAuth: s.ActionOAuth,
+	}
+	out := []Result{}
+	for _, id := range s.Features {
+		cp, ok := cat.Lookup(id)
+		if !ok {
+			continue
+		}
+		r := Evaluate(cp, f)
+		if r.Category != DoesNotPort {
+			r.Bring = bring(s, id)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// bring says which files a stored assistant's capability still needs
+// brought onto this machine: knowledge that came without its files, and
+// files code interpreter works on that stayed on OpenAI's servers.
+func bring(s Subject, id string) string {
+	if s.AssistantID == "" {
+		return ""
+	}
+	var files, stores []string
+	for _, rf := range s.RemoteFiles {
+		if string(rf.Tool) != id {
+			continue
+		}
+		if rf.Kind == "vector_store" {
+			stores = append(stores, rf.ID)
+		} else {
+			files = append(files, rf.ID)
+		}
+	}
+	var where []string
+	if len(stores) > 0 {
+		where = append(where, "vector store "+strings.Join(stores, ", "))
+	}
+	if len(files) > 0 {
+		where = append(where, "file "+strings.Join(files, ", "))
+	}
+	how := "download them (OpenAI dashboard → Storage, or the Files API) and attach them when you import the assistant (`rehome assistants import FILE --knowledge PATH`, or the Import panel)"
+	switch {
+	case id == Knowledge && s.KnowledgeFiles == 0 && len(where) > 0:
+		return fmt.Sprintf("Bring the files first: they are still on OpenAI's servers (%s); %s.", strings.Join(where, "; "), how)
+	case id == Knowledge && s.KnowledgeFiles == 0:
+		return "Bring the files first: file search is on but no knowledge files came with the assistant; collect the files it searched (from the GPT editor's Knowledge section) and attach them when you import it."
+	case len(where) > 0:
+		return fmt.Sprintf("Bring the files it works on: they are still on OpenAI's servers (%s); %s.", strings.Join(where, "; "), how)
+	}
+	return ""
 }
 
 func economics(results []Result, req Request) Economics {

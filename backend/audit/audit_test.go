@@ -10,7 +10,7 @@ func f64(v float64) *float64 { return &v }
 func i64(v int64) *int64     { return &v }
 
 func model(vramGiB float64) *Model {
-	return &Model{Name: "Test 7B", Tag: "test:7b", VRAMBytes: gib(vramGiB)}
+	return &Model{Name: "Test 7B", Tag: "test:7b", VRAMBytes: gib(vramGiB), Tools: true}
 }
 
 func machine(vram, ram float64) Machine {
@@ -89,10 +89,10 @@ func TestVerdicts(t *testing.T) {
 		{"hours over budget and only instructions left", Request{HoursAvailable: f64(1)}, machine(24, 64), model(11), []string{"knowledge"}, Keep, []string{"knowledge"}, "more than the 1 h you set"},
 		{"work costs more than the subscription", Request{HourlyValue: f64(100), SubscriptionPerMonth: f64(20)}, machine(24, 64), model(11), []string{"knowledge", "web_browsing", "memory"}, Keep, []string{}, "costs more than the subscription"},
 		{"data local overrides the cost", Request{DataMustStayLocal: true, HourlyValue: f64(100), SubscriptionPerMonth: f64(20)}, machine(24, 64), model(11), []string{"knowledge", "web_browsing", "memory"}, Move, []string{}, "may not leave this machine"},
-		{"data local, something does not port", Request{DataMustStayLocal: true}, machine(8, 32), model(6), []string{"vision"}, MoveInPart, []string{"vision"}, "Does not port here, so it is given up"},
+		{"data local, something does not port", Request{DataMustStayLocal: true}, machine(4, 32), model(3), []string{"image_generation"}, MoveInPart, []string{"image_generation"}, "Does not port here, so it is given up"},
 		{"air-gapped", Request{AirGapped: true}, machine(24, 64), model(11), []string{"web_browsing"}, MoveInPart, []string{"web_browsing"}, "air-gapped"},
 		{"nothing fits", Request{DataMustStayLocal: true}, machine(0, 2), nil, []string{"knowledge"}, Keep, []string{"instructions", "knowledge"}, "No text model fits"},
-		{"online, something does not port", Request{}, machine(8, 32), model(6), []string{"vision"}, MoveInPart, []string{"vision"}, "stays on ChatGPT"},
+		{"online, something does not port", Request{}, machine(4, 32), model(3), []string{"image_generation"}, MoveInPart, []string{"image_generation"}, "stays on ChatGPT"},
 		{"no subscription price", Request{SubscriptionPerMonth: f64(0)}, machine(24, 64), model(11), []string{"knowledge"}, Move, []string{}, ""},
 	}
 	for _, c := range cases {
@@ -120,9 +120,10 @@ func TestVerdicts(t *testing.T) {
 
 func TestEconomicsShowsTheSum(t *testing.T) {
 	req := Request{HourlyValue: f64(40), SubscriptionPerMonth: f64(20)}
-	aa := buildOne(t, req, machine(8, 32), model(6), subject(t, "knowledge", "vision"))
+	aa := buildOne(t, req, machine(4, 32), model(3), subject(t, "knowledge", "image_generation"))
 	e := aa.Economics
-	// instructions 0.5 + knowledge 6 (vision does not port and costs nothing);
+	// instructions 0.5 + knowledge 6 (image generation does not port on a
+	// 4 GiB GPU and costs nothing);
 	// upkeep: knowledge 1 h/month.
 	if e.Hours != 6.5 || e.OpsHoursPerMonth != 1 || e.FirstYearHours != 18.5 || e.FirstYearCost != 740 || e.SubscriptionPerYear != 240 {
 		t.Fatalf("economics %+v", e)
@@ -159,10 +160,10 @@ func TestBuildRejectsBadInput(t *testing.T) {
 }
 
 func TestAcrossAssistants(t *testing.T) {
-	a, b := subject(t, "code_interpreter", "vision"), subject(t, "vision")
+	a, b := subject(t, "code_interpreter", "image_generation"), subject(t, "image_generation")
 	a.Name, b.Name = "Analyst", "Reader"
 	b.AssistantID = "b1"
-	rec, err := Build(DefaultCatalog(), Request{}, machine(8, 32), model(6), []Subject{a, b})
+	rec, err := Build(DefaultCatalog(), Request{}, machine(4, 32), model(3), []Subject{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,12 +171,12 @@ func TestAcrossAssistants(t *testing.T) {
 	for _, row := range rec.Across {
 		ids = append(ids, row.ID)
 	}
-	if !slices.Equal(ids, []string{Instructions, CodeInterpreter, Vision}) {
+	if !slices.Equal(ids, []string{Instructions, CodeInterpreter, ImageGeneration}) {
 		t.Fatalf("across rows %v", ids)
 	}
-	vision := rec.Across[2]
-	if len(vision.Users) != 2 || vision.Users[0].Name != "Analyst" || vision.Users[1].AssistantID != "b1" || vision.Users[1].Category != DoesNotPort {
-		t.Fatalf("vision row %+v", vision)
+	images := rec.Across[2]
+	if len(images.Users) != 2 || images.Users[0].Name != "Analyst" || images.Users[1].AssistantID != "b1" || images.Users[1].Category != DoesNotPort {
+		t.Fatalf("image generation row %+v", images)
 	}
 	if rec.Summary.MoveInPart+rec.Summary.Keep != 2 || !strings.Contains(rec.Summary.Headline, "subscription stays") {
 		t.Fatalf("summary %+v", rec.Summary)

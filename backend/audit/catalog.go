@@ -132,6 +132,7 @@ type When struct {
 	TextModelBelow      *Bytes `json:"text_model_below_bytes,omitempty"`
 	TextModelOnCPU      *bool  `json:"text_model_on_cpu,omitempty"`
 	TextModelVision     *bool  `json:"text_model_vision,omitempty"`
+	TextModelTools      *bool  `json:"text_model_tools,omitempty"`
 	NoTextModel         *bool  `json:"no_text_model,omitempty"`
 	ActionCallsExternal *bool  `json:"action_calls_external,omitempty"`
 	ActionAuthOAuth     *bool  `json:"action_auth_oauth,omitempty"`
@@ -262,6 +263,7 @@ func (c *Catalog) check() error {
 			}
 			errs = append(errs, checkText(rw, r.Reason, r.Replacement)...)
 		}
+		errs = append(errs, checkSecondModel(where, cp)...)
 	}
 	for _, id := range CapabilityIDs {
 		if !seen[id] {
@@ -288,3 +290,31 @@ func checkText(where string, texts ...string) []error {
 
 // placeholders may appear in reasons and replacements.
 var placeholders = []string{"{text_model}", "{vram}", "{ram}", "{free_vram}", "{action_hosts}"}
+
+// checkSecondModel holds every capability that needs a second model beside
+// the text model (vision, image generation) to one rule. When the VRAM left
+// beside the text model is too small for the second model, the two take
+// turns in VRAM: slower, but it works, so that rule is "you rebuild", never
+// "does not port". The second model does not port only when the GPU cannot
+// hold it even alone: a rule on the total VRAM, below the same size, that
+// comes first.
+func checkSecondModel(where string, cp Capability) []error {
+	var errs []error
+	for j, r := range cp.Rules {
+		if r.When.VRAMForSecondModel == nil {
+			continue
+		}
+		need := *r.When.VRAMForSecondModel
+		rw := fmt.Sprintf("%s rules[%d] (%s)", where, j, r.ID)
+		if cat := r.Category; cat == DoesNotPort || (cat == "" && cp.Category == DoesNotPort) {
+			errs = append(errs, fmt.Errorf("%s: no room beside the text model means taking turns in VRAM, not does_not_port", rw))
+		}
+		alone := slices.IndexFunc(cp.Rules[:j], func(o Rule) bool {
+			return o.When.VRAMBelow != nil && *o.When.VRAMBelow == need
+		})
+		if alone < 0 {
+			errs = append(errs, fmt.Errorf("%s: needs an earlier rule for a GPU below %s in all, where the second model cannot run even alone", rw, FormatBytes(int64(need))))
+		}
+	}
+	return errs
+}

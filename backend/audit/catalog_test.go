@@ -13,11 +13,11 @@ func gib(f float64) int64 { return int64(f * (1 << 30)) }
 
 // gpu is a machine with vram GiB whose text model takes model GiB of it.
 func gpu(vram, model float64) Facts {
-	return Facts{VRAMBytes: gib(vram), RAMBytes: gib(32), TextModel: &Model{Name: "Test 7B", Tag: "test:7b", VRAMBytes: gib(model)}}
+	return Facts{VRAMBytes: gib(vram), RAMBytes: gib(32), TextModel: &Model{Name: "Test 7B", Tag: "test:7b", VRAMBytes: gib(model), Tools: true}}
 }
 
 func cpuOnly(ram, model float64) Facts {
-	return Facts{VRAMBytes: 0, RAMBytes: gib(ram), TextModel: &Model{Name: "Test 7B", Tag: "test:7b", RAMBytes: gib(model), OnCPU: true}}
+	return Facts{VRAMBytes: 0, RAMBytes: gib(ram), TextModel: &Model{Name: "Test 7B", Tag: "test:7b", RAMBytes: gib(model), OnCPU: true, Tools: true}}
 }
 
 func noModel() Facts { return Facts{VRAMBytes: gib(1), RAMBytes: gib(2)} }
@@ -31,6 +31,7 @@ func externalAPI(f *Facts) { f.ActionHosts = []string{"api.example.com"} }
 func localAPI(f *Facts)    { f.ActionHosts = []string{} }
 func unnamedAPI(f *Facts)  { f.ActionUnknownURL = true }
 func oauth(f *Facts)       { f.ActionOAuth = true }
+func noTools(f *Facts)     { f.TextModel.Tools = false }
 
 // ruleCases covers every rule of the catalog and every capability's
 // defaults, case by case; TestEveryRuleIsCovered keeps it complete.
@@ -76,6 +77,8 @@ var ruleCases = []struct {
 	{Actions, "OAuth", with(with(gpu(8, 6), externalAPI), oauth), Rebuild, "oauth", "signs in with OAuth"},
 	{Actions, "air-gapped wins over OAuth", with(with(with(gpu(8, 6), externalAPI), oauth), airGapped), DoesNotPort, "air-gapped-external-api", "air-gapped"},
 	{Actions, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing would decide when to call the API"},
+	{Actions, "text model without tool calling", with(with(gpu(8, 6), externalAPI), noTools), Rebuild, "no-tool-calling", "Test 7B has no tool calling"},
+	{Actions, "air-gapped wins over no tool calling", with(with(with(gpu(8, 6), externalAPI), noTools), airGapped), DoesNotPort, "air-gapped-external-api", "air-gapped"},
 	{Memory, "defaults", gpu(8, 6), Rebuild, "", "Open WebUI's Memories"},
 	{Memory, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing to remember for"},
 	{Voice, "defaults", with(gpu(8, 6), airGapped), Rebuild, "", "whisper.cpp"},
@@ -85,7 +88,9 @@ var ruleCases = []struct {
 	{Vision, "text model reads images on a small GPU", with(gpu(6, 4.5), seesImages), Ports, "text-model-sees", "reads images itself"},
 	{Vision, "no GPU, beside a model on the CPU", cpuOnly(32, 16), Rebuild, "cpu-only", "in system RAM, on the CPU"},
 	{Vision, "a CPU model that reads images", with(cpuOnly(32, 16), seesImages), Ports, "text-model-sees", "reads images itself"},
-	{Vision, "no room for a vision model", gpu(8, 6), DoesNotPort, "no-room-for-vision-model", "this machine has 2 GiB left (of 8 GiB)"},
+	{Vision, "no room beside, takes turns", gpu(8, 6), Rebuild, "take-turns", "only 2 GiB is left (of 8 GiB)"},
+	{Vision, "exactly 3 GiB left is enough", gpu(8, 5), Rebuild, "", "cannot see images"},
+	{Vision, "GPU too small even alone: on the CPU", gpu(2, 1.5), Rebuild, "gpu-too-small", "this GPU has 2 GiB in all"},
 	{Vision, "nothing fits", noModel(), DoesNotPort, "no-text-model", "let alone one that reads images"},
 	{Canvas, "defaults", gpu(8, 6), Rebuild, "", "no drop-in local equivalent"},
 	{Canvas, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing to edit with"},
@@ -276,5 +281,47 @@ func TestRulesMarkdown(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// Vision and image generation both need a second model beside the text
+// model, and follow one rule for "no room beside it": they take turns in
+// VRAM (you rebuild); only a GPU that cannot hold the second model even
+// alone changes that. The catalog check enforces it, and the cases show it
+// on the same machine.
+func TestSecondModelIsOneRule(t *testing.T) {
+	cat := DefaultCatalog()
+	for _, id := range []string{Vision, ImageGeneration} {
+		cp, _ := cat.Lookup(id)
+		var turns, alone *Rule
+		for i, r := range cp.Rules {
+			switch {
+			case r.When.VRAMForSecondModel != nil:
+				turns = &cp.Rules[i]
+			case r.When.VRAMBelow != nil:
+				alone = &cp.Rules[i]
+			}
+		}
+		if turns == nil || alone == nil || turns.ID != "take-turns" || alone.ID != "gpu-too-small" || *turns.When.VRAMForSecondModel != *alone.When.VRAMBelow {
+			t.Fatalf("%s: rules %+v", id, cp.Rules)
+		}
+		if turns.Category != "" && turns.Category != Rebuild {
+			t.Errorf("%s: no room beside the text model gives %s", id, turns.Category)
+		}
+		// No room beside the text model on an 8 GiB GPU: both take turns.
+		r := Evaluate(cp, gpu(8, 7.5))
+		if r.Category != Rebuild || r.Rule != "take-turns" {
+			t.Errorf("%s with 0.5 GiB beside the text model: %s by %q", id, r.Category, r.Rule)
+		}
+	}
+	// A catalog where no room beside the text model does not port is refused.
+	bad := strings.Replace(string(catalogJSON), `"id": "take-turns",`, `"id": "take-turns", "category": "does_not_port",`, 1)
+	if _, err := ParseCatalog([]byte(bad)); err == nil || !strings.Contains(err.Error(), "taking turns") {
+		t.Errorf("a take-turns rule that does not port: %v", err)
+	}
+	// And one without the rule for a GPU too small even alone.
+	bad = strings.Replace(string(catalogJSON), `"vram_below_bytes": "3GiB"`, `"vram_below_bytes": "2GiB"`, 1)
+	if _, err := ParseCatalog([]byte(bad)); err == nil || !strings.Contains(err.Error(), "even alone") {
+		t.Errorf("no rule for a GPU too small alone: %v", err)
 	}
 }

@@ -60,7 +60,7 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 		}
 		c.Steps = append(c.Steps, st)
 	}
-	m := rec.TextModel
+	m := rec.ModelFor(aa)
 	hw := fmt.Sprintf("%s of VRAM and %s of RAM", FormatBytes(rec.Machine.VRAMBytes), FormatBytes(rec.Machine.RAMBytes))
 	if aa.Verdict.Decision == Keep || m == nil {
 		var why []string
@@ -133,6 +133,11 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 				}
 			case CodeInterpreter:
 				st.Commands = []string{"rehome sandbox doctor"}
+			}
+			if r.Bring != "" {
+				st.Detail = r.Bring + " " + st.Detail
+			}
+			switch r.ID {
 			case Actions:
 				st.Detail += " Import each action's OpenAPI schema as a tool server and enter its credentials again."
 			}

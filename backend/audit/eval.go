@@ -14,14 +14,21 @@ type Model struct {
 	Tag   string `json:"tag"`
 	ID    string `json:"id,omitempty"`
 	Quant string `json:"quant,omitempty"`
-	// VRAMBytes is the VRAM the model takes with its context (0 on CPU).
+	// VRAMBytes is the VRAM the model takes with its context (0 on CPU):
+	// the fit estimate's VRAM figure, without the token-embedding table
+	// llama.cpp keeps in system RAM.
 	VRAMBytes int64 `json:"vram_bytes"`
-	// RAMBytes is the system RAM it takes when it runs on the CPU.
+	// RAMBytes is the system RAM it takes: all of it on the CPU, the
+	// token-embedding table beside a GPU.
 	RAMBytes int64 `json:"ram_bytes"`
 	// OnCPU is true when it does not fit in VRAM and runs from system RAM.
 	OnCPU  bool `json:"on_cpu"`
 	Vision bool `json:"vision"` // reads images itself
 	Tools  bool `json:"tools"`  // supports tool calling
+	Coder  bool `json:"coder"`  // trained for code
+	// Score ranks the models that fit: the fit estimate's effective size
+	// times the quality its quantization keeps (higher is better).
+	Score float64 `json:"score,omitempty"`
 	// Source says where the choice came from ("fit estimate", "fallback table").
 	Source string `json:"source"`
 }
@@ -102,6 +109,10 @@ type Result struct {
 	Replacement string   `json:"replacement"`
 	Link        string   `json:"link,omitempty"`
 	Cost        Cost     `json:"cost"`
+	// Bring says what must be brought onto this machine before the
+	// capability works: files that stayed on OpenAI's servers ("" when
+	// nothing).
+	Bring string `json:"bring,omitempty"`
 	// Rule is the id of the rule that decided, "" for the defaults.
 	Rule string `json:"rule,omitempty"`
 	// Because lists, in words, the conditions that made the rule hold.
@@ -161,11 +172,13 @@ func (w When) holds(f Facts) (bool, []string) {
 	model := f.modelName()
 	onCPU := f.TextModel != nil && f.TextModel.OnCPU
 	vision := f.TextModel != nil && f.TextModel.Vision
+	tools := f.TextModel != nil && f.TextModel.Tools
 	ok := check(w.AirGapped, f.AirGapped, "the machine is air-gapped", "the machine is online") &&
 		check(w.DataMustStayLocal, f.DataMustStayLocal, "the data must stay on this machine", "the data may leave the machine") &&
 		check(w.NoTextModel, f.TextModel == nil, "no text model fits", "a text model fits") &&
 		check(w.TextModelOnCPU, onCPU, model+" runs on the CPU", model+" runs on the GPU") &&
 		check(w.TextModelVision, vision, model+" reads images", model+" does not read images") &&
+		check(w.TextModelTools, tools, model+" calls tools", model+" has no tool calling") &&
 		check(w.ActionCallsExternal, f.ActionsExternal(), "an action calls "+f.hosts(), "every action stays on this machine or network") &&
 		check(w.ActionAuthOAuth, f.ActionOAuth, "an action signs in with OAuth", "no action uses OAuth")
 	if !ok {

@@ -22,6 +22,7 @@ func DescribeWhen(w When) string {
 	flag(w.DataMustStayLocal, "data must stay local", "data may leave")
 	flag(w.TextModelOnCPU, "the text model runs on the CPU", "the text model runs on the GPU")
 	flag(w.TextModelVision, "the text model reads images", "the text model does not read images")
+	flag(w.TextModelTools, "the text model calls tools", "the text model has no tool calling")
 	flag(w.ActionCallsExternal, "an action calls an outside API", "every action stays local")
 	flag(w.ActionAuthOAuth, "an action signs in with OAuth", "no action uses OAuth")
 	if w.VRAMBelow != nil {

@@ -13,12 +13,13 @@ import (
 	"rehome/backend/store"
 )
 
-// FitAdvisor picks the text model an assistant would run on: the best one
-// for vramBytes of VRAM and ramBytes of system RAM, ok false when none
-// fits. The hardware/models fit estimate is adapted to it where the app is
-// wired; FallbackAdvisor stands in until then.
+// FitAdvisor lists the text models an assistant could run on: every one
+// that fits vramBytes of VRAM (or, when none does, ramBytes of system RAM
+// on the CPU), best first; none when nothing fits. The audit then chooses
+// per assistant, for its needs. ModelsAdvisor adapts the hardware/models
+// fit estimate; FallbackAdvisor stands in where that is not wired.
 type FitAdvisor interface {
-	BestFor(vramBytes, ramBytes int64) (m Model, ok bool)
+	Candidates(vramBytes, ramBytes int64) []Model
 }
 
 // Detector reports this machine's memory.
@@ -42,19 +43,24 @@ type Assistants interface {
 // model that fits in VRAM, else the largest that fits in RAM (on the CPU).
 type FallbackAdvisor struct{ Catalog *Catalog }
 
-// BestFor implements FitAdvisor.
-func (f FallbackAdvisor) BestFor(vram, ram int64) (Model, bool) {
-	for _, m := range f.Catalog.FallbackModels {
+// Candidates implements FitAdvisor.
+func (f FallbackAdvisor) Candidates(vram, ram int64) []Model {
+	var out []Model
+	n := float64(len(f.Catalog.FallbackModels))
+	for i, m := range f.Catalog.FallbackModels {
 		if int64(m.VRAMBytes) <= vram {
-			return Model{Name: m.Name, Tag: m.Tag, VRAMBytes: int64(m.VRAMBytes), RAMBytes: int64(m.RAMBytes), Vision: m.Vision, Tools: m.Tools, Source: "rehome's fallback table"}, true
+			out = append(out, Model{Name: m.Name, Tag: m.Tag, VRAMBytes: int64(m.VRAMBytes), Vision: m.Vision, Tools: m.Tools, Score: n - float64(i), Source: "rehome's fallback table"})
 		}
 	}
-	for _, m := range f.Catalog.FallbackModels {
+	if len(out) > 0 {
+		return out
+	}
+	for i, m := range f.Catalog.FallbackModels {
 		if int64(m.RAMBytes) <= ram {
-			return Model{Name: m.Name, Tag: m.Tag, RAMBytes: int64(m.RAMBytes), OnCPU: true, Vision: m.Vision, Tools: m.Tools, Source: "rehome's fallback table"}, true
+			out = append(out, Model{Name: m.Name, Tag: m.Tag, RAMBytes: int64(m.RAMBytes), OnCPU: true, Vision: m.Vision, Tools: m.Tools, Score: n - float64(i), Source: "rehome's fallback table"})
 		}
 	}
-	return Model{}, false
+	return out
 }
 
 // MachineFromReport turns a hardware detection into the audit's snapshot.
@@ -240,11 +246,7 @@ func (s *Service) Evaluate(ctx context.Context, req Request) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	var model *Model
-	if best, ok := s.advisor.BestFor(m.VRAMBytes, m.RAMBytes); ok {
-		model = &best
-	}
-	return Build(s.catalog, req, m, model, subjects)
+	return BuildChoosing(s.catalog, req, m, s.advisor.Candidates(m.VRAMBytes, m.RAMBytes), subjects)
 }
 
 // Run audits req and stores the record.

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"rehome/backend/assistant"
 	"rehome/backend/hardware"
+	"rehome/backend/models"
 	"rehome/backend/store"
 )
 
@@ -286,6 +288,15 @@ func TestMachineFromReport(t *testing.T) {
 	}
 }
 
+// bestFor is the first candidate, as the advisor ranks them.
+func bestFor(adv FitAdvisor, vram, ram int64) (Model, bool) {
+	c := adv.Candidates(vram, ram)
+	if len(c) == 0 {
+		return Model{}, false
+	}
+	return c[0], true
+}
+
 func TestFallbackAdvisor(t *testing.T) {
 	adv := FallbackAdvisor{Catalog: DefaultCatalog()}
 	cases := []struct {
@@ -300,34 +311,189 @@ func TestFallbackAdvisor(t *testing.T) {
 		{0, 2, "", false, false},
 	}
 	for _, c := range cases {
-		m, ok := adv.BestFor(gib(c.vram), gib(c.ram))
+		m, ok := bestFor(adv, gib(c.vram), gib(c.ram))
 		if ok != c.ok || m.Tag != c.tag || m.OnCPU != c.cpu {
-			t.Errorf("BestFor(%v GiB, %v GiB) = %s cpu=%v ok=%v", c.vram, c.ram, m.Tag, m.OnCPU, ok)
+			t.Errorf("best for (%v GiB, %v GiB) = %s cpu=%v ok=%v", c.vram, c.ram, m.Tag, m.OnCPU, ok)
 		}
+	}
+	// Every model that fits is a candidate, best first.
+	all := adv.Candidates(gib(24), gib(64))
+	if len(all) != len(DefaultCatalog().FallbackModels) || all[1].Tag != "gemma3:27b" || !all[1].Vision {
+		t.Errorf("24 GiB candidates: %+v", all)
 	}
 }
 
 // The fit estimate of backend/models, as the app wires it in.
 func TestModelsAdvisor(t *testing.T) {
 	adv := ModelsAdvisor{}
-	m, ok := adv.BestFor(gib(8), gib(32))
+	m, ok := bestFor(adv, gib(8), gib(32))
 	if !ok || m.OnCPU || m.VRAMBytes <= 0 || m.VRAMBytes > gib(8) || m.Name == "" || m.Quant == "" || m.Source != "fit estimate" {
 		t.Fatalf("8 GiB GPU: %+v ok=%v", m, ok)
 	}
-	big, ok := adv.BestFor(gib(24), gib(64))
+	big, ok := bestFor(adv, gib(24), gib(64))
 	if !ok || big.VRAMBytes <= m.VRAMBytes {
 		t.Fatalf("24 GiB picks %+v, not bigger than %+v", big, m)
 	}
-	cpu, ok := adv.BestFor(0, gib(16))
+	cpu, ok := bestFor(adv, 0, gib(16))
 	if !ok || !cpu.OnCPU || cpu.RAMBytes <= 0 || cpu.RAMBytes > gib(16) {
 		t.Fatalf("CPU only: %+v ok=%v", cpu, ok)
 	}
-	if _, ok := adv.BestFor(0, 256<<20); ok {
+	if _, ok := bestFor(adv, 0, 256<<20); ok {
 		t.Fatal("a model fits in 256 MiB of RAM")
 	}
 	// A GPU too small for any model falls back to the CPU.
-	tiny, ok := adv.BestFor(128<<20, gib(16))
+	tiny, ok := bestFor(adv, 128<<20, gib(16))
 	if !ok || !tiny.OnCPU {
 		t.Fatalf("tiny GPU: %+v ok=%v", tiny, ok)
+	}
+}
+
+// The advisor's VRAM is the fit's VRAM figure: the token-embedding table
+// that llama.cpp keeps in RAM is not counted against the GPU, so the room
+// left beside the model is what the fit says.
+func TestModelsAdvisorUsesTheFitsVRAM(t *testing.T) {
+	for _, vram := range []float64{8, 12, 16, 24, 48} {
+		mach := models.ManualMachine(uint64(gib(vram)), uint64(gib(64)), 1, false)
+		cands := ModelsAdvisor{}.Candidates(gib(vram), gib(64))
+		if len(cands) == 0 {
+			t.Fatalf("%v GiB: no candidates", vram)
+		}
+		for _, c := range cands {
+			mod, err := models.Lookup(c.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := models.Fit(mod, c.Quant, models.Options{Context: min(fitContext, mod.MaxContext)}, mach)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.VRAMBytes != int64(r.VRAMNeededBytes) || c.RAMBytes != int64(r.RAMNeededBytes) {
+				t.Errorf("%v GiB, %s: advisor VRAM %d RAM %d, fit VRAM %d RAM %d", vram, c.Name, c.VRAMBytes, c.RAMBytes, r.VRAMNeededBytes, r.RAMNeededBytes)
+			}
+			if r.TotalBytes > r.VRAMNeededBytes && c.VRAMBytes == int64(r.TotalBytes) {
+				t.Errorf("%s: the total with RAM-resident embeddings counted as VRAM", c.Name)
+			}
+			f := Facts{VRAMBytes: gib(vram), TextModel: &c}
+			if f.FreeVRAM() != gib(vram)-int64(r.VRAMNeededBytes) {
+				t.Errorf("%s: room left %d, want %d", c.Name, f.FreeVRAM(), gib(vram)-int64(r.VRAMNeededBytes))
+			}
+		}
+	}
+}
+
+// On a 24 GiB GPU an assistant that needs vision runs on a model that reads
+// images (Gemma 3 27B fits there): vision ports, it is not left behind, and
+// the larger text-only model is shown as the alternative with its cost.
+func TestVisionAssistantOn24GiB(t *testing.T) {
+	s, err := ManualSubject("Screenshot helper", []string{Vision}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Machine{VRAMBytes: gib(24), RAMBytes: gib(64)}
+	rec, err := BuildChoosing(DefaultCatalog(), Request{}, m, ModelsAdvisor{}.Candidates(gib(24), gib(64)), []Subject{s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aa := rec.Assistants[0]
+	if aa.TextModel == nil || !aa.TextModel.Vision {
+		t.Fatalf("chose %+v for an assistant that needs vision", aa.TextModel)
+	}
+	if c := category(aa, Vision); c != Ports {
+		t.Errorf("vision: %s, want ports", c)
+	}
+	if aa.Choice == nil || len(aa.Choice.Alternatives) < 2 || !slices.Equal(aa.Choice.Needs, []string{NeedVision}) {
+		t.Fatalf("choice: %+v", aa.Choice)
+	}
+	first := aa.Choice.Alternatives[0]
+	if first.Chosen || first.Model.Vision || first.Summary == "" || !strings.Contains(aa.Choice.Reason, first.Model.Name) {
+		t.Errorf("the best model that fits should be shown as the costlier alternative: %+v; reason %q", first, aa.Choice.Reason)
+	}
+	if aa.TextModel.Tag == "" {
+		t.Errorf("no Ollama tag for %s", aa.TextModel.Name)
+	}
+	// An assistant with actions and code interpreter gets a model that
+	// calls tools; one with no needs keeps the best model that fits.
+	tools, _ := ManualSubject("Ops bot", []string{Actions, CodeInterpreter}, true)
+	plain, _ := ManualSubject("Writer", nil, false)
+	rec, err = BuildChoosing(DefaultCatalog(), Request{}, m, ModelsAdvisor{}.Candidates(gib(24), gib(64)), []Subject{tools, plain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tm := rec.Assistants[0].TextModel; tm == nil || !tm.Tools || category(rec.Assistants[0], Actions) != Ports {
+		t.Errorf("actions: chose %+v, actions %s", tm, category(rec.Assistants[0], Actions))
+	}
+	if tm := rec.Assistants[0].TextModel; !tm.Coder {
+		t.Errorf("code interpreter and actions: chose %s, want a coder model that calls tools", tm.Name)
+	}
+	best := ModelsAdvisor{}.Candidates(gib(24), gib(64))[0]
+	if tm := rec.Assistants[1].TextModel; tm == nil || tm.Name != best.Name {
+		t.Errorf("no needs: chose %+v, want the best model %s", tm, best.Name)
+	}
+}
+
+// An assistant imported from the Assistants API list with its files left on
+// OpenAI's servers keeps knowledge and code interpreter in its audit, and
+// the audit and checklist say which files to bring.
+func TestFilesLeftOnOpenAIMustBeBrought(t *testing.T) {
+	f := newFixture(t, nil)
+	data, err := os.ReadFile("../assistant/testdata/openai_assistants_list.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.as.ImportJSON(data, assistant.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	for _, it := range rep.Items {
+		if it.SourceID == "asst_abc456" {
+			id = it.Assistant.ID
+		}
+	}
+	rec, err := f.svc.Run(context.Background(), Request{AssistantIDs: []string{id}, VRAMBytes: i64(gib(24)), RAMBytes: i64(gib(64)), DataMustStayLocal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aa := rec.Assistants[0]
+	got := map[string]Result{}
+	for _, r := range aa.Capabilities {
+		got[r.ID] = r
+	}
+	kn, ok := got[Knowledge]
+	if !ok {
+		t.Fatalf("knowledge left out of the audit: %v", aa.Subject.Features)
+	}
+	if !strings.Contains(kn.Bring, "vs_abc123") || !strings.Contains(kn.Bring, "Bring the files first") {
+		t.Errorf("knowledge does not ask for the vector store: %q", kn.Bring)
+	}
+	if ci := got[CodeInterpreter]; !strings.Contains(ci.Bring, "file-abc123") {
+		t.Errorf("code interpreter does not ask for its file: %q", ci.Bring)
+	}
+	c, err := f.svc.Checklist(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, s := range c.Steps {
+		all = append(all, s.Title+": "+s.Detail)
+	}
+	text := strings.Join(all, "\n")
+	if !strings.Contains(text, "vs_abc123") || !strings.Contains(text, "file-abc123") {
+		t.Errorf("checklist does not ask for the files:\n%s", text)
+	}
+	// file_search on and nothing at all came along: still knowledge, and
+	// the audit asks for the files.
+	bare := f.assistant(t, assistant.Assistant{Name: "Searcher", Capabilities: []assistant.Capability{assistant.Knowledge}})
+	rec, err = f.svc.Evaluate(context.Background(), Request{AssistantIDs: []string{bare.ID}, VRAMBytes: i64(gib(8)), RAMBytes: i64(gib(32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rec.Assistants[0].Capabilities; len(r) != 2 || r[1].ID != Knowledge || !strings.Contains(r[1].Bring, "no knowledge files came") {
+		t.Errorf("file search without files: %+v", r)
+	}
+	// Hand-ticked features say nothing about files.
+	rec, _ = f.svc.Evaluate(context.Background(), Request{Features: []string{"knowledge"}, VRAMBytes: i64(gib(8)), RAMBytes: i64(gib(32))})
+	if r := rec.Assistants[0].Capabilities[1]; r.Bring != "" {
+		t.Errorf("hand-ticked knowledge: bring %q", r.Bring)
 	}
 }

@@ -26,6 +26,10 @@ type Subject struct {
 	ActionHosts      []string `json:"action_hosts"`
 	ActionUnknownURL bool     `json:"action_unknown_url"`
 	ActionOAuth      bool     `json:"action_oauth"`
+	// KnowledgeFiles counts the knowledge files that came with the
+	// assistant; RemoteFiles are those still on OpenAI's servers.
+	KnowledgeFiles int                    `json:"knowledge_files"`
+	RemoteFiles    []assistant.RemoteFile `json:"remote_files,omitempty"`
 }
 
 // featureAliases maps names people use for a capability to its id.
@@ -89,8 +93,10 @@ func ManualSubject(name string, features []string, actionsLocal bool) (Subject, 
 }
 
 // SubjectFor derives the features of a stored assistant: instructions
-// always, starters, knowledge and actions when it has them, and its
-// switched-on capabilities.
+// always, starters, knowledge and actions when it has them, its
+// switched-on capabilities (knowledge among them: file search stays on
+// whether or not its files came along), and the capabilities of files it
+// left on OpenAI's servers.
 func SubjectFor(a assistant.Assistant) Subject {
 	set := map[string]bool{Instructions: true}
 	if len(a.Starters) > 0 {
@@ -107,7 +113,14 @@ func SubjectFor(a assistant.Assistant) Subject {
 			set[string(c)] = true
 		}
 	}
-	s := Subject{AssistantID: a.ID, Name: a.Name, Features: []string{}, ActionHosts: []string{}}
+	for _, rf := range a.RemoteFiles {
+		// A file left on OpenAI still means the capability that uses it.
+		if slices.Contains(CapabilityIDs, string(rf.Tool)) {
+			set[string(rf.Tool)] = true
+		}
+	}
+	s := Subject{AssistantID: a.ID, Name: a.Name, Features: []string{}, ActionHosts: []string{},
+		KnowledgeFiles: len(a.Knowledge), RemoteFiles: slices.Clone(a.RemoteFiles)}
 	for _, id := range CapabilityIDs {
 		if set[id] {
 			s.Features = append(s.Features, id)

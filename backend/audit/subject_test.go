@@ -55,6 +55,14 @@ func TestSubjectFor(t *testing.T) {
 	if s.AssistantID != "a1" || s.Name != "Data helper" || !slices.Equal(s.ActionHosts, []string{"api.example.com"}) || s.ActionUnknownURL || !s.ActionOAuth {
 		t.Fatalf("%+v", s)
 	}
+	// file_search without files, and files left on OpenAI: the capability
+	// stays, and the subject knows which files to ask for.
+	remote := SubjectFor(assistant.Assistant{ID: "r", Name: "Remote",
+		Capabilities: []assistant.Capability{assistant.Knowledge},
+		RemoteFiles:  []assistant.RemoteFile{{Tool: assistant.CodeInterpreter, Kind: "file", ID: "file-1"}}})
+	if !slices.Equal(remote.Features, []string{Instructions, Knowledge, CodeInterpreter}) || remote.KnowledgeFiles != 0 || len(remote.RemoteFiles) != 1 {
+		t.Fatalf("remote: %+v", remote)
+	}
 	bare := SubjectFor(assistant.Assistant{ID: "b", Name: "Bare"})
 	if !slices.Equal(bare.Features, []string{Instructions}) || bare.ActionHosts == nil {
 		t.Fatalf("%+v", bare)

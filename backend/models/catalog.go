@@ -15,6 +15,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -64,9 +65,19 @@ type Model struct {
 	ParamsVision uint64   `json:"params_vision"`
 	Quants       []string `json:"quants"`
 	Tags         []string `json:"tags"`
-	License      string   `json:"license"`
-	Source       string   `json:"source"`
-	Notes        string   `json:"notes,omitempty"`
+	// Tools: the model does tool (function) calling, so it can call an
+	// assistant's actions itself. Vision: it reads images itself (through
+	// its vision encoder, the mmproj file).
+	Tools  bool `json:"tools"`
+	Vision bool `json:"vision"`
+	// Ollama is the Ollama library tag people pull the model by (what
+	// `ollama pull` and a Modelfile's FROM take), "" when there is none.
+	// Library tags hold a 4-bit build (Q4_K_M, or Q4_0 for older models;
+	// gpt-oss ships MXFP4).
+	Ollama  string `json:"ollama"`
+	License string `json:"license"`
+	Source  string `json:"source"`
+	Notes   string `json:"notes,omitempty"`
 	// FromFile is the .gguf path when the model was read from a file.
 	FromFile string `json:"from_file,omitempty"`
 
@@ -78,6 +89,8 @@ type Model struct {
 
 // MoE reports whether the model is a mixture of experts.
 func (m Model) MoE() bool { return m.Experts > 0 }
+
+var ollamaTagRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*:[a-zA-Z0-9._-]+$`)
 
 // DefaultQuants are the quantizations people download for most models,
 // from largest to smallest.
@@ -186,6 +199,12 @@ func (m *Model) complete() error {
 	}
 	if m.Tags == nil {
 		m.Tags = []string{}
+	}
+	if m.Vision != m.HasTag("vision") {
+		return fmt.Errorf("vision is %v but the tags say %v: they must agree", m.Vision, m.Tags)
+	}
+	if m.Ollama != "" && !ollamaTagRE.MatchString(m.Ollama) {
+		return fmt.Errorf("ollama tag %q is not NAME:TAG", m.Ollama)
 	}
 	var text, experts, embd uint64
 	m.eachTensor(func(t tensor) {

@@ -142,3 +142,54 @@ func TestQuantRulesFallBackOnOddRows(t *testing.T) {
 		t.Errorf("gpt-oss Q4_K_M should say which quants exist: %v", err)
 	}
 }
+
+// Every model says whether it calls tools and reads images, and the tag
+// people pull it by in Ollama. The spot checks are the facts the audit's
+// choice of a text model turns on.
+func TestCatalogCapabilitiesAndOllamaTags(t *testing.T) {
+	all, err := Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagged := 0
+	seen := map[string]string{}
+	for _, m := range all {
+		if m.Ollama != "" {
+			tagged++
+			if other, dup := seen[m.Ollama]; dup {
+				t.Errorf("%s and %s share the Ollama tag %s", m.ID, other, m.Ollama)
+			}
+			seen[m.Ollama] = m.ID
+		}
+		if m.Vision != m.HasTag("vision") {
+			t.Errorf("%s: vision %v, tags %v", m.ID, m.Vision, m.Tags)
+		}
+	}
+	if tagged < len(all)*3/4 {
+		t.Errorf("only %d of %d models have an Ollama tag", tagged, len(all))
+	}
+	for _, c := range []struct {
+		id            string
+		tools, vision bool
+		ollama        string
+	}{
+		{"qwen2.5-32b-instruct", true, false, "qwen2.5:32b"},
+		{"qwen2.5-coder-32b-instruct", true, false, "qwen2.5-coder:32b"},
+		{"gemma-3-27b-it", false, true, "gemma3:27b"},
+		{"qwen2.5-vl-7b-instruct", false, true, "qwen2.5vl:7b"},
+		{"llama-3.1-8b-instruct", true, false, "llama3.1:8b"},
+		{"gpt-oss-20b", true, false, "gpt-oss:20b"},
+	} {
+		m, err := Lookup(c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Tools != c.tools || m.Vision != c.vision || m.Ollama != c.ollama {
+			t.Errorf("%s: tools %v vision %v ollama %q, want %v %v %q", c.id, m.Tools, m.Vision, m.Ollama, c.tools, c.vision, c.ollama)
+		}
+	}
+	// A catalog entry whose vision flag and tags disagree is refused.
+	if _, err := parseCatalog([]byte(`{"models":[{"id":"x","name":"X","arch":"llama","layers":2,"hidden_size":64,"intermediate_size":128,"heads":2,"kv_heads":1,"head_dim":32,"vocab_size":100,"max_context":1024,"source":"s","tags":["chat"],"vision":true}]}`)); err == nil || !strings.Contains(err.Error(), "vision") {
+		t.Errorf("vision without the tag: %v", err)
+	}
+}
