@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServe, launchBrowser, openApp, artifacts } from './harness.mjs';
 
@@ -108,6 +108,31 @@ test('import a GPT from the Assistants screen', async () => {
   await page.getByTestId('import-button').click();
   await page.getByTestId('import-error').filter({ hasText: 'instructions' }).waitFor();
   assert.equal((await srv.call('ListAssistants')).length, 1);
+  assert.deepEqual(page.jsErrors, []);
+  await page.close();
+});
+
+test('import the Assistants API list: every assistant, reported one by one', async () => {
+  const page = await openApp(browser, srv.url, { hash: '#/assistants' });
+  const before = (await srv.call('ListAssistants')).length;
+  await page.getByTestId('import-toggle').click();
+  const list = readFileSync(new URL('../../backend/assistant/testdata/openai_assistants_list.json', import.meta.url), 'utf8');
+  await page.getByTestId('import-json').fill(list);
+  await page.getByTestId('import-button').click();
+  await page.getByTestId('import-notice').filter({ hasText: 'Imported 3 of the 4 assistants in the list' }).waitFor();
+  const items = page.getByTestId('import-item');
+  assert.equal(await items.count(), 4);
+  const texts = await items.allInnerTexts();
+  assert.ok(texts.some((t) => /Imported “My Assistant” \(asst_abc456\).*2 file\(s\) still on OpenAI/s.test(t) && /vs_abc123/.test(t)), texts.join(' | '));
+  assert.ok(texts.some((t) => /Imported “Untitled assistant \(asst_abc789\)”/.test(t) && /name: null/.test(t)), texts.join(' | '));
+  assert.ok(texts.some((t) => /Not imported: “Broken Export” \(asst_abc000\): instructions: expected a string, got number/.test(t)), texts.join(' | '));
+  assert.equal(await page.locator('[data-testid="import-item"][data-imported="false"]').count(), 1);
+  const stored = await srv.call('ListAssistants');
+  assert.equal(stored.length, before + 3);
+  const mine = stored.find((a) => a.name === 'My Assistant');
+  assert.deepEqual(mine.capabilities, ['code_interpreter', 'knowledge']);
+  assert.deepEqual(mine.remote_files.map((f) => f.id), ['file-abc123', 'vs_abc123']);
+  await page.getByTestId('assistant-row').filter({ hasText: 'Coding Tutor' }).waitFor();
   assert.deepEqual(page.jsErrors, []);
   await page.close();
 });

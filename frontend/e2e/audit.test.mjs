@@ -208,6 +208,14 @@ test('the Audit screen: import, three columns with reasons, verdict, across view
   assert.equal(await page.getByTestId('audit-assistant-result').count(), 2);
   const visionRow = page.getByTestId('across-row').filter({ has: page.locator('td', { hasText: 'Vision' }) });
   assert.equal(await visionRow.count(), 1);
+  // The Illustrator needs vision: on 24 GiB it runs on a model that reads
+  // images, vision ports, and the alternatives are shown with their cost.
+  const ill = page.locator('[data-testid="audit-assistant-result"][data-name="Illustrator"]');
+  assert.match(await ill.getByTestId('chosen-model').innerText(), /Gemma 3 27B|Qwen2\.5 VL/);
+  assert.ok((await ill.getByTestId('model-alternative').count()) >= 2);
+  assert.equal(await ill.locator('[data-testid="model-alternative"][data-chosen="true"]').count(), 1);
+  assert.equal(await ill.getByTestId('column-ports').locator('[data-cap="vision"]').count(), 1);
+  assert.match(await ill.getByTestId('choice-reason').innerText(), /^Chose /);
   const second = await page.getByTestId('audit-result').getAttribute('data-audit-id');
   assert.notEqual(second, first);
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type Alternative,
   type AssistantAudit,
+  type AuditRecord,
   type AuditForm,
   acrossCell,
   columns,
@@ -12,6 +14,9 @@ import {
   headlineRest,
   linkHash,
   modelText,
+  assistantModel,
+  needsText,
+  alternativeText,
   toRequest,
 } from './audit';
 
@@ -83,6 +88,7 @@ describe('columns and words', () => {
     expect(costText({ hours: 0, ops: '', ops_hours_per_month: 0 }, 'does_not_port')).toBe('');
     expect(modelText(null)).toMatch(/No text model fits/);
     expect(modelText({ name: 'Qwen', tag: '', vram_bytes: 0, ram_bytes: 8 * 1024 ** 3, on_cpu: true, vision: false, source: '' })).toBe('Qwen (on the CPU, 8 GiB of RAM)');
+    expect(modelText({ name: 'Gemma 3 27B IT at Q4_K_M', tag: 'gemma3:27b', vram_bytes: 18 * 1024 ** 3, ram_bytes: 0, on_cpu: false, vision: true, source: '' })).toBe('Gemma 3 27B IT at Q4_K_M (on the GPU, 18 GiB; ollama pull gemma3:27b)');
     expect(linkHash('sandbox')).toBe('#/code');
     expect(linkHash(undefined)).toBe('');
   });
@@ -124,5 +130,26 @@ describe('import helpers', () => {
     expect(importItemText(bad)).toBe('Not imported: “Broken Export” (asst_abc000): instructions: expected a string, got number');
     expect(importSummary({ list: false, items: [ok], imported: 1, failed: 0, notes: [] })).toBe('Imported “My Assistant” with 0 knowledge file(s).');
     expect(importItemText({ ...bad, name: '', source_id: '' })).toBe('Not imported: “Item 4”: instructions: expected a string, got number');
+  });
+});
+
+describe('the choice of a text model', () => {
+  const gemma = { name: 'Gemma 3 27B IT at Q6_K', tag: 'gemma3:27b', vram_bytes: 22 * 1024 ** 3, ram_bytes: 0, on_cpu: false, vision: true, source: 'fit estimate' };
+  const qwen = { ...gemma, name: 'Qwen2.5 32B Instruct at Q4_K_M', tag: 'qwen2.5:32b', vision: false };
+  it('takes each assistant\'s own model, the record\'s for older audits', () => {
+    const rec = { text_model: qwen } as unknown as AuditRecord;
+    const chosen = { text_model: gemma, model_choice: { needs: ['vision'], alternatives: [], reason: '' } } as unknown as AssistantAudit;
+    const old = {} as unknown as AssistantAudit;
+    const none = { text_model: null, model_choice: { needs: [], alternatives: [], reason: 'No text model fits this machine.' } } as unknown as AssistantAudit;
+    expect(assistantModel(rec, chosen)?.name).toBe(gemma.name);
+    expect(assistantModel(rec, old)?.name).toBe(qwen.name);
+    expect(assistantModel(rec, none)).toBeNull();
+  });
+  it('says the needs and the alternatives', () => {
+    expect(needsText([])).toBe('');
+    expect(needsText(['vision', 'tools'])).toBe('It needs a model that reads images (for vision), calls tools (for the actions).');
+    const alt = { model: gemma, why: ['the best that reads images'], meets: ['vision'], misses: [], does_not_port: [], hours: 0.75, ops_hours_per_month: 0, first_year_hours: 0.75, chosen: true, summary: 'Gemma 3 27B IT at Q6_K: 22.6 GiB of VRAM; reads images — 0.75 h of work + 0 h/month; everything ports or is rebuilt' };
+    expect(alternativeText(alt as Alternative)).toBe('Gemma 3 27B IT at Q6_K: 22.6 GiB of VRAM; reads images — 0.75 h of work + 0 h/month; everything ports or is rebuilt — the best that reads images (chosen)');
+    expect(alternativeText({ ...(alt as Alternative), chosen: false, why: ['the best model that fits'] })).not.toMatch(/chosen/);
   });
 });

@@ -36,6 +36,8 @@ export interface Result {
   cost: Cost;
   rule?: string;
   because: string[];
+  /** What must be brought onto this machine first (files left on OpenAI's servers). */
+  bring?: string;
 }
 
 export interface Reason {
@@ -74,8 +76,34 @@ export interface Subject {
   action_oauth: boolean;
 }
 
+export type Need = 'vision' | 'tools' | 'code';
+
+/** One text model the assistant could run on, and what it costs the assistant. */
+export interface Alternative {
+  model: TextModel;
+  why: string[];
+  meets: Need[];
+  misses: Need[];
+  does_not_port: string[];
+  hours: number;
+  ops_hours_per_month: number;
+  first_year_hours: number;
+  chosen: boolean;
+  summary: string;
+}
+
+/** How an assistant's text model was chosen: its needs, the alternatives, the ruling. */
+export interface ModelChoice {
+  needs: Need[];
+  alternatives: Alternative[];
+  reason: string;
+}
+
 export interface AssistantAudit {
   subject: Subject;
+  /** The text model chosen for this assistant (absent in audits stored before the choice). */
+  text_model?: TextModel | null;
+  model_choice?: ModelChoice;
   capabilities: Result[];
   verdict: Verdict;
   economics: Economics;
@@ -107,10 +135,15 @@ export interface Machine {
 export interface TextModel {
   name: string;
   tag: string;
+  id?: string;
+  quant?: string;
   vram_bytes: number;
   ram_bytes: number;
   on_cpu: boolean;
   vision: boolean;
+  tools?: boolean;
+  coder?: boolean;
+  score?: number;
   source: string;
 }
 
@@ -350,7 +383,31 @@ export function machineText(m: Machine): string {
 export function modelText(t: TextModel | null): string {
   if (!t) return 'No text model fits this machine.';
   const where = t.on_cpu ? `on the CPU, ${gib(t.ram_bytes)} of RAM` : `on the GPU, ${gib(t.vram_bytes)}`;
-  return `${t.name} (${where})`;
+  const tag = t.tag ? `; ollama pull ${t.tag}` : '';
+  return `${t.name} (${where}${tag})`;
+}
+
+/** The text model of one assistant of a record: its own, or the record's for older audits. */
+export function assistantModel(r: AuditRecord, aa: AssistantAudit): TextModel | null {
+  if (aa.model_choice === undefined && !aa.text_model) return r.text_model;
+  return aa.text_model ?? null;
+}
+
+const needWords: Record<Need, string> = {
+  vision: 'reads images (for vision)',
+  tools: 'calls tools (for the actions)',
+  code: 'is trained for code (for code interpreter)',
+};
+
+/** What the assistant needs of its text model, in words; '' when nothing particular. */
+export function needsText(needs: Need[]): string {
+  if (!needs.length) return '';
+  return 'It needs a model that ' + needs.map((n) => needWords[n]).join(', ') + '.';
+}
+
+/** One alternative's line: the model, what it meets, its cost; "(chosen)" for the winner. */
+export function alternativeText(a: Alternative): string {
+  return `${a.summary} — ${a.why.join(', ')}${a.chosen ? ' (chosen)' : ''}`;
 }
 
 /** One history row: when, memory, what was audited, the verdicts. */
