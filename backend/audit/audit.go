@@ -324,6 +324,8 @@ func bring(s Subject, id string) string {
 		return fmt.Sprintf("Bring the files first: they are still on OpenAI's servers (%s); %s.", strings.Join(where, "; "), how)
 	case id == Knowledge && s.KnowledgeFiles == 0:
 		return "Bring the files first: file search is on but no knowledge files came with the assistant; collect the files it searched (from the GPT editor's Knowledge section) and attach them when you import it."
+	case id == Knowledge && len(where) > 0:
+		return fmt.Sprintf("Bring the rest of its files: some are still on OpenAI's servers (%s); %s.", strings.Join(where, "; "), how)
 	case len(where) > 0:
 		return fmt.Sprintf("Bring the files it works on: they are still on OpenAI's servers (%s); %s.", strings.Join(where, "; "), how)
 	}

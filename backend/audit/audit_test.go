@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"rehome/backend/assistant"
 )
 
 func f64(v float64) *float64 { return &v }
@@ -207,5 +209,31 @@ func TestManualSubject(t *testing.T) {
 	s, _ = ManualSubject("Mine", []string{"actions"}, true)
 	if s.ActionUnknownURL {
 		t.Fatal("actions said to be local still count as outside")
+	}
+}
+
+func TestBringSaysWhichFiles(t *testing.T) {
+	remote := []assistant.RemoteFile{
+		{Tool: assistant.Knowledge, Kind: "vector_store", ID: "vs_1"},
+		{Tool: assistant.CodeInterpreter, Kind: "file", ID: "file-2"},
+	}
+	s := Subject{AssistantID: "a", RemoteFiles: remote}
+	for _, c := range []struct {
+		s    Subject
+		id   string
+		want string
+	}{
+		{s, Knowledge, "Bring the files first: they are still on OpenAI's servers (vector store vs_1)"},
+		{s, CodeInterpreter, "Bring the files it works on: they are still on OpenAI's servers (file file-2)"},
+		{Subject{AssistantID: "a", KnowledgeFiles: 1, RemoteFiles: remote}, Knowledge, "Bring the rest of its files: some are still on OpenAI's servers (vector store vs_1)"},
+		{Subject{AssistantID: "a"}, Knowledge, "no knowledge files came with the assistant"},
+		{Subject{AssistantID: "a", KnowledgeFiles: 2}, Knowledge, ""},
+		{Subject{AssistantID: "a"}, CodeInterpreter, ""},
+		{Subject{RemoteFiles: remote}, Knowledge, ""}, // ticked by hand: nothing known of files
+	} {
+		got := bring(c.s, c.id)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("bring(%+v, %s) = %q, want %q", c.s, c.id, got, c.want)
+		}
 	}
 }

@@ -138,7 +138,9 @@ func choose(cat *Catalog, req Request, machine Machine, s Subject, candidates []
 	for _, n := range ch.Needs {
 		add("the best that "+needWords[n], func(m Model) bool { return meets(m, n) })
 	}
-	if slices.Contains(ch.Needs, NeedCode) && slices.Contains(ch.Needs, NeedTools) {
+	if len(ch.Needs) > 2 {
+		// Vision, tools and code: a coder model that calls tools is worth
+		// weighing against one that reads images.
 		add("the best trained for code that calls tools", func(m Model) bool { return m.Coder && m.Tools })
 	}
 	for i := range ch.Alternatives {
