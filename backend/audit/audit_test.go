@@ -237,3 +237,16 @@ func TestBringSaysWhichFiles(t *testing.T) {
 		}
 	}
 }
+
+// The checklist pulls a model by its Ollama tag; when the audit sized a
+// larger quantization than the tag's 4-bit build, it says so.
+func TestTagNote(t *testing.T) {
+	if n := tagNote(&Model{Tag: "gemma3:27b", Quant: "Q6_K"}); !strings.Contains(n, "gemma3:27b is Ollama's default 4-bit build, smaller than the Q6_K") {
+		t.Errorf("Q6_K: %q", n)
+	}
+	for _, q := range []string{"Q4_K_M", "MXFP4", ""} {
+		if n := tagNote(&Model{Tag: "x:1b", Quant: q}); n != "" {
+			t.Errorf("%s: %q", q, n)
+		}
+	}
+}

@@ -93,10 +93,10 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 		}
 		add(Step{Title: "Get the model's weights", Detail: detail + ". The Modelfile's FROM line points at the file."})
 	case rec.Request.AirGapped:
-		add(Step{Title: "Bring the model's weights in", Detail: fmt.Sprintf("This machine is air-gapped: on a connected machine pull %s, then carry the Ollama model store (~/.ollama/models) or the GGUF file across on removable media. Nothing is fetched on this machine.", m.Tag),
+		add(Step{Title: "Bring the model's weights in", Detail: fmt.Sprintf("This machine is air-gapped: on a connected machine pull %s, then carry the Ollama model store (~/.ollama/models) or the GGUF file across on removable media. Nothing is fetched on this machine.%s", m.Tag, tagNote(m)),
 			Commands: []string{"ollama pull " + m.Tag + "   # on the connected machine"}})
 	default:
-		add(Step{Title: "Get the model's weights", Detail: fmt.Sprintf("Download %s once; after that it runs offline.", m.Name),
+		add(Step{Title: "Get the model's weights", Detail: fmt.Sprintf("Download %s once; after that it runs offline.%s", m.Name, tagNote(m)),
 			Commands: []string{"ollama pull " + m.Tag}})
 	}
 	add(Step{Title: "Create the local assistant", Detail: "The Modelfile carries the instructions as the system prompt and the conversation starters; Ollama builds the assistant from it.",
@@ -165,6 +165,16 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 		Commands: []string{fmt.Sprintf("rehome assistants export %s --format bundle -o %s.rehome.tar.gz", a.ID, slug)}})
 	add(Step{Title: "Cancel the subscription last", Detail: "Only once no assistant, and no part of one, stays on ChatGPT: see the across-assistants view of your latest audit."})
 	return c
+}
+
+// tagNote says when the Ollama tag holds a smaller build than the
+// quantization the audit sized: the tag's 4-bit build fits too.
+func tagNote(m *Model) string {
+	switch m.Quant {
+	case "", "Q4_K_M", "MXFP4":
+		return ""
+	}
+	return fmt.Sprintf(" %s is Ollama's default 4-bit build, smaller than the %s sized here (which fits too): take it, or the %s build's own tag on the model's Ollama page.", m.Tag, m.Quant, m.Quant)
 }
 
 func contains(ss []string, s string) bool {
