@@ -16,7 +16,9 @@ import (
 
 // cmdAssistantsImport is `rehome assistants import FILE`: a JSON description
 // of a GPT (rehome's record or an OpenAI Assistants object; "-" reads
-// stdin) or a rehome bundle (.tar.gz or .zip, told apart by content).
+// stdin), the Assistants API's list of them (each imported on its own and
+// reported per assistant), or a rehome bundle (.tar.gz or .zip, told apart
+// by content).
 func cmdAssistantsImport(env *cliEnv, args []string) int {
 	fs := env.flags("assistants import", "assistants import FILE|- [--knowledge PATH]... [--knowledge-dir DIR] [--json]")
 	var knowledge stringList
