@@ -44,13 +44,20 @@ func (r FitResult) WriteText(w io.Writer) error {
 // WriteCatalog prints the models as a table.
 func WriteCatalog(w io.Writer, all []Model) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tPARAMETERS\tKIND\tCONTEXT\tQUANTIZATIONS\tTAGS")
+	fmt.Fprintln(tw, "ID\tPARAMETERS\tKIND\tCONTEXT\tTOOLS\tOLLAMA\tQUANTIZATIONS\tTAGS")
 	for _, m := range all {
 		kind := "dense"
 		if m.MoE() {
 			kind = fmt.Sprintf("MoE %d/%d, %s active", m.ExpertsUsed, m.Experts, fmtParams(m.ParamsActive))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, fmtParams(m.ParamsTotal), kind, m.MaxContext, strings.Join(m.Quants, " "), strings.Join(m.Tags, ","))
+		tools, tag := "no", m.Ollama
+		if m.Tools {
+			tools = "yes"
+		}
+		if tag == "" {
+			tag = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", m.ID, fmtParams(m.ParamsTotal), kind, m.MaxContext, tools, tag, strings.Join(m.Quants, " "), strings.Join(m.Tags, ","))
 	}
 	return tw.Flush()
 }

@@ -24,7 +24,7 @@ func TestWriteText(t *testing.T) {
 	all, _ := Catalog()
 	b.Reset()
 	WriteCatalog(&b, all)
-	if !strings.Contains(b.String(), "qwen3-30b-a3b") || !strings.Contains(b.String(), "MoE 8/128") {
+	if !strings.Contains(b.String(), "qwen3-30b-a3b") || !strings.Contains(b.String(), "MoE 8/128") || !strings.Contains(b.String(), "gemma3:27b") || !strings.Contains(b.String(), "TOOLS") {
 		t.Errorf("catalog table:\n%s", b.String())
 	}
 	b.Reset()
