@@ -479,10 +479,10 @@ def collect(cfg):
             continue
         walk(root, "", kind, 0, dev)
     if state["over"] or state["unscanned"]:
-        more = "%d more" % state["over"]
+        reason = "%d more not kept: over the output count cap (%d files)" % (state["over"], files_max)
         if state["unscanned"]:
-            more = "at least " + more + " (the rest were not looked at)"
-        frame(b"S", {"name": "…", "reason": "%s not kept: over the output count cap (%d files)" % (more, files_max)})
+            reason += "; counting stopped after %d entries, so there are more" % SCAN_MAX
+        frame(b"S", {"name": "…", "reason": reason})
 
 
 def _chain(first, rest):
