@@ -299,3 +299,29 @@ func TestUserNSRunCost(t *testing.T) {
 	med := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
 	t.Logf("print(1), median of %d: without a user namespace %s, with one of its own %s", rounds, med(times[true]), med(times[false]))
 }
+
+// An older rehome's run folder in /tmp that a crash left behind (with a
+// world-readable copy in it) is removed at the next start; a recent one,
+// which may still be in use, is not.
+func TestOldRunFoldersRemoved(t *testing.T) {
+	old, err := os.MkdirTemp("", "rehome-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(old, "private-copy"), []byte("secret"), 0o644)
+	past := time.Now().Add(-3 * time.Hour)
+	os.Chtimes(old, past, past)
+	recent, err := os.MkdirTemp("", "rehome-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(recent)
+	sweepOldRunFolders()
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		os.RemoveAll(old)
+		t.Fatal("the crashed run's folder is still there")
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Fatal("a recent run folder was removed")
+	}
+}

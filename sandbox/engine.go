@@ -109,6 +109,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if !opts.NoSweep {
 		e.Sweep(ctx)
 		sweepStages(stageRoots(e.cacheDir()))
+		sweepOldRunFolders()
 		e.trace("swept")
 	}
 	return e, nil

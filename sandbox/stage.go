@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -128,6 +129,28 @@ func sweepStages(roots []string) int {
 				}
 			}
 			f.Close()
+		}
+	}
+	return n
+}
+
+// sweepOldRunFolders removes the run folders of older rehome versions
+// (os.TempDir()/rehome-run-*, where a crash could leave a world-readable
+// copy of an owner-only input) that are this user's and older than any run
+// may last.
+func sweepOldRunFolders() int {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "rehome-run-*"))
+	n := 0
+	for _, d := range dirs {
+		var st unix.Stat_t
+		if unix.Lstat(d, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Geteuid() {
+			continue
+		}
+		if time.Since(time.Unix(st.Mtim.Unix())) < 2*time.Hour {
+			continue
+		}
+		if os.RemoveAll(d) == nil {
+			n++
 		}
 	}
 	return n
