@@ -325,3 +325,37 @@ func TestOldRunFoldersRemoved(t *testing.T) {
 		t.Fatal("a recent run folder was removed")
 	}
 }
+
+// A large input (past the copy size) others may read is hard-linked into
+// the run's folder when that is on the file's file system: the mount
+// table names no folder of the user's there either, and nothing is copied.
+func TestAttackHostFactsLargeInput(t *testing.T) {
+	e := testEngine(t)
+	dir := filepath.Join(hostDir(t), "user-folder-"+randomToken())
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.csv")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(stageCopyMax + 1<<20)
+	f.WriteAt([]byte("tail\n"), stageCopyMax+1<<20-5)
+	f.Close()
+	var st syscall.Stat_t
+	syscall.Stat(big, &st)
+	roots := sameDeviceFirst(stageRoots(e.cacheDir()), st.Dev)
+	var rst syscall.Stat_t
+	if syscall.Stat(roots[0], &rst) != nil || rst.Dev != st.Dev {
+		t.Skipf("no stage folder on the file system of %s here: the mount table shows its path (documented)", dir)
+	}
+	res := runCode(t, "import os\nmi = open('/proc/self/mountinfo').read()\nprint([l for l in mi.splitlines() if 'big.csv' in l])\nf = open('/mnt/data/big.csv', 'rb'); f.seek(-5, 2); print(f.read())\n", Limits{}, big)
+	t.Logf("%s", res.Stdout)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "b'tail\\n'") || strings.Contains(res.Stdout, "user-folder-") || !strings.Contains(res.Stdout, stageDirName) {
+		t.Fatalf("exit %d %q %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if fi, _ := os.Stat(big); fi.Sys().(*syscall.Stat_t).Nlink != 1 {
+		t.Fatal("the hard link outlived the run")
+	}
+}

@@ -371,14 +371,20 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		// The run's private folder holds what Podman mounts: a private
 		// copy of the input under a neutral name (the code's mount table
 		// then names no folder of the host's) or, for a large file others
-		// may read, a link to it (so that any host name — spaces, quotes,
-		// newlines, bytes that are not UTF-8 — travels as a plain path).
+		// may read, a hard link to it where the folder is on the file's
+		// own file system (the same effect without a copy), else a
+		// symbolic link (so that any host name — spaces, quotes, newlines,
+		// bytes that are not UTF-8 — travels as a plain path; the mount
+		// table then shows the file's path).
 		copyIt := !in.othersCanRead() || in.size <= stageCopyMax
 		need := int64(0)
+		roots := stageRoots(e.cacheDir())
 		if copyIt {
 			need = in.size
+		} else {
+			roots = sameDeviceFirst(roots, in.dev)
 		}
-		st, err := newStage(stageRoots(e.cacheDir()), need)
+		st, err := newStage(roots, need)
 		if err != nil {
 			return nil, err
 		}
@@ -394,8 +400,10 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 			if !in.othersCanRead() {
 				notes = append(notes, fmt.Sprintf("%s is readable only by its owner (mode %04o), so the sandbox's unprivileged user got a private read-only copy of it (%s), removed after the run", filepath.Base(in.hostPath), in.mode.Perm(), FormatBytes(in.size)))
 			}
-		} else if err := os.Symlink(in.hostPath, source); err != nil {
-			return nil, fmt.Errorf("prepare the input file: %w", err)
+		} else if !hardLink(in.f, source, in.dev, in.ino) {
+			if err := os.Symlink(in.hostPath, source); err != nil {
+				return nil, fmt.Errorf("prepare the input file: %w", err)
+			}
 		}
 		j.inputSource, j.inputName, j.inputDev, j.inputIno = source, src.name, src.dev, src.ino
 	}

@@ -89,7 +89,8 @@ func (in *input) othersCanRead() bool { return in.mode.Perm()&0o004 != 0 }
 // stageCopyMax is the size up to which every input is copied into the
 // run's private folder (a fresh inode under a neutral path, so the code's
 // /proc/self/mountinfo names no host folder); a larger file readable by
-// others is bind-mounted where it is (its path then shows there).
+// others is hard-linked there when it can be, else bind-mounted where it
+// is (its path then shows there).
 const stageCopyMax = 64 * MiB
 
 // privateCopy copies the file into dir (the run's private folder, mode

@@ -156,6 +156,36 @@ func sweepOldRunFolders() int {
 	return n
 }
 
+// sameDeviceFirst puts the stage roots on file system dev first (made if
+// missing), so a hard link to a file there can be made in a run's folder.
+func sameDeviceFirst(roots []string, dev uint64) []string {
+	var same, other []string
+	for _, r := range roots {
+		var st unix.Stat_t
+		if os.MkdirAll(r, 0o700) == nil && unix.Stat(r, &st) == nil && uint64(st.Dev) == dev {
+			same = append(same, r)
+		} else {
+			other = append(other, r)
+		}
+	}
+	return append(same, other...)
+}
+
+// hardLink links the open file f (device dev, inode ino) at dst, through
+// /proc/self/fd so that it is this very file whatever its path names now;
+// false when it cannot (another file system, protected_hardlinks).
+func hardLink(f *os.File, dst string, dev, ino uint64) bool {
+	if unix.Linkat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", f.Fd()), unix.AT_FDCWD, dst, unix.AT_SYMLINK_FOLLOW) != nil {
+		return false
+	}
+	var st unix.Stat_t
+	if unix.Lstat(dst, &st) != nil || uint64(st.Dev) != dev || st.Ino != ino {
+		os.Remove(dst)
+		return false
+	}
+	return true
+}
+
 // idRange is the size of a run's user namespace: container ids 0…65535
 // (root of the image's files and the sandbox user 10001 among them).
 const idRange = 65536
