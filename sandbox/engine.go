@@ -71,7 +71,6 @@ type Engine struct {
 	probed    []RuntimeProbe
 	runs      map[string]context.CancelFunc
 	idsInUse  map[uint32]bool
-	seccomp   string
 	// noUserNS leaves rootful runs in the host's user namespace (only the
 	// measurement of what the per-run namespace costs sets it).
 	noUserNS bool
@@ -115,20 +114,13 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// seccompProfile writes the sandbox's seccomp profile into the cache
-// folder once and returns its path.
+// seccompProfile makes sure the sandbox's seccomp profile is in the cache
+// folder (checked on every run: the folder may have been cleaned since)
+// and returns its path.
 func (e *Engine) seccompProfile() (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.seccomp != "" {
-		return e.seccomp, nil
-	}
-	p, err := writeSeccompProfile(e.cacheDir())
-	if err != nil {
-		return "", err
-	}
-	e.seccomp = p
-	return p, nil
+	return writeSeccompProfile(e.cacheDir())
 }
 
 // takeIDBase picks the host ids of a rootful run's user namespace.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/containers/common/pkg/seccomp"
 	"golang.org/x/sys/unix"
@@ -37,7 +38,9 @@ var (
 
 // seccompProfile returns the sandbox's profile as JSON (a pure function of
 // this rehome's code and containers/common's default).
-func seccompProfile() []byte {
+var seccompProfile = sync.OnceValue(makeSeccompProfile)
+
+func makeSeccompProfile() []byte {
 	p := seccomp.DefaultProfile()
 	// Native system calls only: a call from another architecture (int 0x80)
 	// matches no architecture of the filter and is refused.
