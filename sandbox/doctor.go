@@ -224,6 +224,10 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 		add("privileges", gradeProbe(res), "%s", probeDetail(res, "no capabilities, no-new-privileges, seccomp filter, user 10001, host name \"sandbox\", only rehome's environment variables"))
 	}
 
+	// Kernel surfaces and host facts (keyring, user namespaces, sockets,
+	// PID 1, mount table, hosts, resolver).
+	e.attackKernel(ctx, run, add, work, token)
+
 	// Findings that are not guarantees.
 	step("storage")
 	if info, err := system.Info(e.api(), nil); err == nil && info.Store != nil {

@@ -70,13 +70,17 @@ type Engine struct {
 	runtimeOK bool
 	probed    []RuntimeProbe
 	runs      map[string]context.CancelFunc
+	idsInUse  map[uint32]bool
+	// noUserNS leaves rootful runs in the host's user namespace (only the
+	// measurement of what the per-run namespace costs sets it).
+	noUserNS bool
 }
 
 // New connects to Podman, reads what the host can enforce, and removes
 // containers left over by a rehome process that died mid-run. Which
 // service it uses follows what earlier runs learnt (see Runtime).
 func New(ctx context.Context, opts Options) (*Engine, error) {
-	e := &Engine{opts: opts, runs: map[string]context.CancelFunc{}, owner: ownerLabel()}
+	e := &Engine{opts: opts, runs: map[string]context.CancelFunc{}, idsInUse: map[uint32]bool{}, owner: ownerLabel()}
 	e.image = opts.Image
 	if e.image == "" {
 		e.image = ImageRef()
@@ -103,9 +107,35 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	e.trace("service info")
 	if !opts.NoSweep {
 		e.Sweep(ctx)
+		sweepStages(stageRoots(e.cacheDir()))
+		sweepOldRunFolders()
 		e.trace("swept")
 	}
 	return e, nil
+}
+
+// seccompProfile makes sure the sandbox's seccomp profile is in the cache
+// folder (checked on every run: the folder may have been cleaned since)
+// and returns its path.
+func (e *Engine) seccompProfile() (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return writeSeccompProfile(e.cacheDir())
+}
+
+// takeIDBase picks the host ids of a rootful run's user namespace.
+func (e *Engine) takeIDBase() uint32 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b := pickIDBase(e.idsInUse)
+	e.idsInUse[b] = true
+	return b
+}
+
+func (e *Engine) releaseIDBase(b uint32) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.idsInUse, b)
 }
 
 // useConn switches the engine to conn (closing a private service it
@@ -309,14 +339,10 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 	}
 	e.trace("runtime known")
 
-	// A private folder holds the link Podman mounts (so that any host name
-	// — spaces, quotes, newlines, bytes that are not UTF-8 — travels as a
-	// plain path) and nothing else.
-	work, err := os.MkdirTemp("", "rehome-run-")
+	seccompPath, err := e.seccompProfile()
 	if err != nil {
-		return nil, fmt.Errorf("create a folder for the run: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(work)
 	j := job{
 		image:        e.image,
 		name:         "rehome-run-" + strings.ToLower(id),
@@ -325,29 +351,53 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		cgroups:      e.Enforcement(),
 		nprocHard:    nprocHard(),
 		hardKillOnly: req.HardKillOnly,
+		seccomp:      seccompPath,
+	}
+	if !e.Host().Rootless && !e.noUserNS {
+		j.idBase = e.takeIDBase()
+		defer e.releaseIDBase(j.idBase)
+		j.labels[LabelIDBase] = formatID(j.idBase)
 	}
 	var notes []string
 	if in != nil {
-		src := in
-		if !in.othersCanRead() {
-			cp, err := in.privateCopy(work)
+		// The run's private folder holds what Podman mounts: a private
+		// copy of the input under a neutral name (the code's mount table
+		// then names no folder of the host's) or, for a large file others
+		// may read, a hard link to it where the folder is on the file's
+		// own file system (the same effect without a copy), else a
+		// symbolic link (so that any host name — spaces, quotes, newlines,
+		// bytes that are not UTF-8 — travels as a plain path; the mount
+		// table then shows the file's path).
+		copyIt := !in.othersCanRead() || in.size <= stageCopyMax
+		need := int64(0)
+		roots := stageRoots(e.cacheDir())
+		if copyIt {
+			need = in.size
+		} else {
+			roots = sameDeviceFirst(roots, in.dev)
+		}
+		st, err := newStage(roots, need)
+		if err != nil {
+			return nil, err
+		}
+		defer st.remove()
+		src, source := in, filepath.Join(st.dir, "input")
+		if copyIt {
+			cp, err := in.privateCopy(st.dir)
 			if err != nil {
 				return nil, err
 			}
 			defer cp.close()
-			src = cp
-			notes = append(notes, fmt.Sprintf("%s is readable only by its owner (mode %04o), so the sandbox's unprivileged user got a private read-only copy of it (%s), removed after the run", filepath.Base(in.hostPath), in.mode.Perm(), FormatBytes(in.size)))
+			src, j.inputOwned = cp, true
+			if !in.othersCanRead() {
+				notes = append(notes, fmt.Sprintf("%s is readable only by its owner (mode %04o), so the sandbox's unprivileged user got a private read-only copy of it (%s), removed after the run", filepath.Base(in.hostPath), in.mode.Perm(), FormatBytes(in.size)))
+			}
+		} else if !hardLink(in.f, source, in.dev, in.ino) {
+			if err := os.Symlink(in.hostPath, source); err != nil {
+				return nil, fmt.Errorf("prepare the input file: %w", err)
+			}
 		}
-		link := filepath.Join(work, "input")
-		if err := os.Symlink(src.hostPath, link); err != nil {
-			return nil, fmt.Errorf("prepare the input file: %w", err)
-		}
-		if e.Host().Rootless {
-			// The rootless service runs as the user, but inside its own
-			// user namespace: make sure it may traverse the folder.
-			os.Chmod(work, 0o711)
-		}
-		j.inputSource, j.inputName, j.inputDev, j.inputIno = link, src.name, src.dev, src.ino
+		j.inputSource, j.inputName, j.inputDev, j.inputIno = source, src.name, src.dev, src.ino
 	}
 
 	var sv *saver

@@ -37,10 +37,18 @@ func openInput(path string) (*input, error) {
 		}
 		return nil, fmt.Errorf("input file %q: %w", path, err)
 	}
+	// A socket cannot be opened at all (ENXIO, "no such device or
+	// address"): say what it is before trying.
+	if st, err := os.Lstat(real); err == nil && st.Mode()&os.ModeSocket != 0 {
+		return nil, fmt.Errorf("input %q is a Unix socket (a program's connection point), not a file: save the data it serves to a regular file and give that file", path)
+	}
 	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrPermission) {
 			return nil, fmt.Errorf("input file %q cannot be read: %w (check its permissions)", path, err)
+		}
+		if errors.Is(err, syscall.ENXIO) {
+			return nil, fmt.Errorf("input %q is a socket or a device without a driver, not a file: save the data to a regular file and give that file", path)
 		}
 		return nil, fmt.Errorf("input file %q: %w", path, err)
 	}
@@ -78,26 +86,32 @@ func openInput(path string) (*input, error) {
 // the file's owner nor in its group, inside the container — may read it.
 func (in *input) othersCanRead() bool { return in.mode.Perm()&0o004 != 0 }
 
-// privateCopy copies the file into dir (a folder private to this run) with
-// read permission for the sandbox's user, and returns the copy as the
-// input, under the original's name. A file readable only by its owner
-// (mode 0600) cannot be shown to the sandbox's user any other way without
-// changing the user's own file.
+// stageCopyMax is the size up to which every input is copied into the
+// run's private folder (a fresh inode under a neutral path, so the code's
+// /proc/self/mountinfo names no host folder); a larger file readable by
+// others is hard-linked there when it can be, else bind-mounted where it
+// is (its path then shows there).
+const stageCopyMax = 64 * MiB
+
+// privateCopy copies the file into dir (the run's private folder, mode
+// 0700) as a file of mode 0600 with a neutral name, and returns the copy as
+// the input, under the original's name. The Podman service hands the copy
+// to the sandbox's user (the mount's "U" option chowns it to the host uid
+// that user maps to), so nobody else on the host reads it: a file readable
+// only by its owner (mode 0600) is never shown to anyone else, and the
+// user's own file is never changed.
 func (in *input) privateCopy(dir string) (*input, error) {
-	dst := filepath.Join(dir, "private-copy")
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	dst := filepath.Join(dir, "input")
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("copy the input for the sandbox: %w", err)
 	}
 	src := io.NewSectionReader(in.f, 0, in.size)
 	if _, err := io.Copy(out, src); err != nil {
 		out.Close()
-		return nil, fmt.Errorf("the input %q is readable only by its owner and copying it for the sandbox failed: %w (allow others to read it with `chmod o+r` instead)", in.hostPath, err)
+		return nil, fmt.Errorf("copying the input %q for the sandbox failed: %w", in.hostPath, err)
 	}
 	if err := out.Close(); err != nil {
-		return nil, fmt.Errorf("copy the input for the sandbox: %w", err)
-	}
-	if err := os.Chmod(dst, 0o644); err != nil { // past the umask
 		return nil, fmt.Errorf("copy the input for the sandbox: %w", err)
 	}
 	cp, err := openInput(dst)

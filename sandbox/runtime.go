@@ -227,6 +227,17 @@ func (e *Engine) tryRuntime(ctx context.Context) error {
 		cgroups:   e.Enforcement(),
 		nprocHard: nprocHard(),
 	}
+	// With the run's seccomp profile and user namespace too: a runtime
+	// that cannot hold them is no runtime for the sandbox.
+	seccompPath, err := e.seccompProfile()
+	if err != nil {
+		return err
+	}
+	j.seccomp = seccompPath
+	if !e.Host().Rootless && !e.noUserNS {
+		j.idBase = e.takeIDBase()
+		defer e.releaseIDBase(j.idBase)
+	}
 	s := buildSpec(DefaultLimits, j)
 	s.Command = []string{"/bin/true"}
 	s.Timeout = 60

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/containers/podman/v4/pkg/specgen"
+	"github.com/containers/storage/pkg/idtools"
+	storagetypes "github.com/containers/storage/types"
 	spec "github.com/opencontainers/runtime-spec/specs-go"
 )
 
@@ -33,6 +35,9 @@ const (
 	LabelOwner = "io.rehome.owner"
 	// LabelRun carries the run's id.
 	LabelRun = "io.rehome.run"
+	// LabelIDBase carries the first host id of a rootful run's user
+	// namespace.
+	LabelIDBase = "io.rehome.idbase"
 	// shmSize is the size of /dev/shm.
 	shmSize = 16 * MiB
 	// killGrace is how long after the timeout conmon kills the container
@@ -63,8 +68,19 @@ type job struct {
 	inputName   string
 	inputDev    uint64
 	inputIno    uint64
-	script      []byte
-	cgroups     Enforcement
+	// inputOwned: the input is rehome's private copy, handed to the
+	// sandbox's user by the mount ("U": the service chowns it to the host
+	// uid that user maps to). Never set for the user's own file.
+	inputOwned bool
+	// seccomp is the path of the seccomp profile (seccomp.go) on the
+	// service's host.
+	seccomp string
+	// idBase, when not 0, gives the run a user namespace of its own: the
+	// container's ids 0…idRange-1 are host ids idBase… (rootful Podman;
+	// a rootless service's containers are in the user's namespace already).
+	idBase  uint32
+	script  []byte
+	cgroups Enforcement
 	// nprocHard is the hard RLIMIT_NPROC of the Podman service, the most a
 	// container may be given without CAP_SYS_RESOURCE.
 	nprocHard uint64
@@ -161,11 +177,22 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 	s.IpcNS = specgen.Namespace{NSMode: specgen.Private}
 	s.NetNS = specgen.Namespace{NSMode: specgen.NoNetwork}
 	s.User = SandboxUser
+	if j.idBase != 0 {
+		s.UserNS = specgen.Namespace{NSMode: specgen.Private}
+		m := []idtools.IDMap{{ContainerID: 0, HostID: int(j.idBase), Size: idRange}}
+		s.IDMappings = &storagetypes.IDMappingOptions{UIDMap: m, GIDMap: m}
+	}
+	// No host facts: /etc/hosts and /etc/resolv.conf are the image's
+	// (localhost and the sandbox's own name; no resolver), not generated
+	// from the host's.
+	s.UseImageHosts = true
+	s.UseImageResolvConf = true
 
 	// Privileges: none.
 	s.Privileged = false
 	s.CapDrop = []string{"all"}
 	s.NoNewPrivileges = true
+	s.SeccompProfilePath = j.seccomp
 	s.Umask = "0022"
 
 	// File system: a read-only root, sized in-memory /tmp and /mnt/data,
@@ -190,11 +217,15 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 		},
 	}
 	if j.inputName != "" {
+		opts := []string{"ro", "nosuid", "nodev", "noexec", "rprivate"}
+		if j.inputOwned {
+			opts = append(opts, "U")
+		}
 		s.Mounts = append(s.Mounts, spec.Mount{
 			Type:        "bind",
 			Source:      j.inputSource,
 			Destination: path.Join(DataDir, j.inputName),
-			Options:     []string{"ro", "nosuid", "nodev", "noexec", "rprivate"},
+			Options:     opts,
 		})
 	}
 

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/containers/podman/v4/pkg/specgen"
+	"github.com/containers/storage/pkg/idtools"
 )
 
 func testJob(cg Enforcement) job {
@@ -24,6 +26,8 @@ func testJob(cg Enforcement) job {
 		script:      []byte("print(1)\n"),
 		cgroups:     cg,
 		nprocHard:   96364,
+		seccomp:     "/var/cache/rehome/seccomp-0123456789ab.json",
+		idBase:      1 << 30,
 	}
 }
 
@@ -66,8 +70,26 @@ func TestBuildSpecHardening(t *testing.T) {
 	if s.User != "10001:10001" || strings.HasPrefix(s.User, "0") || s.User == "root" {
 		t.Errorf("user %q", s.User)
 	}
-	if s.SeccompProfilePath != "" || s.SeccompPolicy != "" {
-		t.Errorf("seccomp changed from the default profile: %q %q", s.SeccompProfilePath, s.SeccompPolicy)
+	if s.SeccompProfilePath != "/var/cache/rehome/seccomp-0123456789ab.json" || s.SeccompPolicy != "" {
+		t.Errorf("seccomp: not rehome's profile: %q %q", s.SeccompProfilePath, s.SeccompPolicy)
+	}
+	// A user namespace of the run's own: container ids 0…65535 are host ids
+	// from the run's base on, the same for groups.
+	if s.UserNS.NSMode != specgen.Private || s.IDMappings == nil {
+		t.Fatalf("userns %v %+v", s.UserNS, s.IDMappings)
+	}
+	for name, m := range map[string][]idtools.IDMap{"uid": s.IDMappings.UIDMap, "gid": s.IDMappings.GIDMap} {
+		if len(m) != 1 || m[0].ContainerID != 0 || m[0].HostID != 1<<30 || m[0].Size != 65536 {
+			t.Errorf("%s map %+v", name, m)
+		}
+	}
+	if s.IDMappings.HostUIDMapping || s.IDMappings.HostGIDMapping || s.IDMappings.AutoUserNs {
+		t.Errorf("id mappings %+v", s.IDMappings)
+	}
+	// No host facts: the image's /etc/hosts (localhost only) and no
+	// resolver configuration; no added hosts, no DNS.
+	if !s.UseImageHosts || !s.UseImageResolvConf || len(s.HostAdd) != 0 || len(s.DNSServers) != 0 || len(s.DNSSearch) != 0 || len(s.DNSOptions) != 0 {
+		t.Errorf("hosts/resolv.conf: image hosts %t, image resolv.conf %t, add %v, dns %v", s.UseImageHosts, s.UseImageResolvConf, s.HostAdd, s.DNSServers)
 	}
 	// Network: none at all.
 	if s.NetNS.NSMode != specgen.NoNetwork {
@@ -121,6 +143,10 @@ func TestBuildSpecHardening(t *testing.T) {
 			}
 			if !slices.Contains(m.Options, "ro") || slices.Contains(m.Options, "rw") {
 				t.Errorf("input mount options %v", m.Options)
+			}
+			// The user's own file is never chowned ("U").
+			if slices.Contains(m.Options, "U") {
+				t.Errorf("input mount options %v chown the user's file", m.Options)
 			}
 		default:
 			t.Errorf("mount type %s at %s", m.Type, m.Destination)
@@ -315,5 +341,127 @@ func TestContainerName(t *testing.T) {
 	long := strings.Repeat("é", 200) + ".csv"
 	if got, _ := containerName(long); len(got) > 255 || !strings.HasSuffix(got, ".csv") {
 		t.Errorf("long name %d bytes", len(got))
+	}
+}
+
+// TestBuildSpecPrivateCopy: rehome's private copy of an owner-only input is
+// handed to the sandbox's user by the mount ("U"), read-only.
+func TestBuildSpecPrivateCopy(t *testing.T) {
+	j := testJob(Enforcement{Memory: true, Pids: true, CPU: true})
+	j.inputOwned = true
+	s := buildSpec(DefaultLimits, j)
+	n := 0
+	for _, m := range s.Mounts {
+		if m.Type == "bind" {
+			n++
+			if !slices.Contains(m.Options, "U") || !slices.Contains(m.Options, "ro") {
+				t.Errorf("private copy mount options %v", m.Options)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d bind mounts", n)
+	}
+}
+
+// TestBuildSpecRootlessUserNS: a rootless service's containers are in the
+// user's namespace already; no id mapping of rehome's own.
+func TestBuildSpecRootlessUserNS(t *testing.T) {
+	j := testJob(Enforcement{})
+	j.idBase = 0
+	s := buildSpec(DefaultLimits, j)
+	if s.UserNS.NSMode != "" || s.IDMappings != nil {
+		t.Errorf("userns %v %+v", s.UserNS, s.IDMappings)
+	}
+	if s.SeccompProfilePath == "" {
+		t.Error("no seccomp profile rootless")
+	}
+}
+
+// TestSeccompProfile checks the profile rehome writes: Podman's default
+// allow-list without the keyring, new user namespaces, socket families
+// past AF_NETLINK, socketcall, io_uring and 32-bit calls.
+func TestSeccompProfile(t *testing.T) {
+	var p struct {
+		DefaultAction string `json:"defaultAction"`
+		DefaultErrno  *uint  `json:"defaultErrnoRet"`
+		ArchMap       []struct {
+			Arch string   `json:"architecture"`
+			Sub  []string `json:"subArchitectures"`
+		} `json:"archMap"`
+		Syscalls []struct {
+			Names    []string `json:"names"`
+			Action   string   `json:"action"`
+			ErrnoRet *uint    `json:"errnoRet"`
+			Args     []struct {
+				Index    uint   `json:"index"`
+				Value    uint64 `json:"value"`
+				ValueTwo uint64 `json:"valueTwo"`
+				Op       string `json:"op"`
+			} `json:"args"`
+			Includes struct {
+				Caps []string `json:"caps"`
+			} `json:"includes"`
+		} `json:"syscalls"`
+	}
+	if err := json.Unmarshal(seccompProfile(), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.DefaultAction != "SCMP_ACT_ERRNO" {
+		t.Errorf("default action %s", p.DefaultAction)
+	}
+	for _, a := range p.ArchMap {
+		if len(a.Sub) != 0 {
+			t.Errorf("%s keeps sub-architectures %v", a.Arch, a.Sub)
+		}
+	}
+	type rule struct {
+		action string
+		errno  uint
+		args   string
+	}
+	rules := map[string][]rule{}
+	for _, sc := range p.Syscalls {
+		var args []string
+		for _, a := range sc.Args {
+			args = append(args, fmt.Sprintf("%d %s %d %d", a.Index, a.Op, a.Value, a.ValueTwo))
+		}
+		r := rule{action: sc.Action, args: strings.Join(args, ";")}
+		if sc.ErrnoRet != nil {
+			r.errno = *sc.ErrnoRet
+		}
+		for _, n := range sc.Names {
+			rules[n] = append(rules[n], r)
+		}
+	}
+	// Still allowed as in the default: the usual calls.
+	for _, n := range []string{"read", "write", "openat", "mmap", "execve", "wait4", "futex", "getrandom"} {
+		if len(rules[n]) != 1 || rules[n][0].action != "SCMP_ACT_ALLOW" {
+			t.Errorf("%s: %+v", n, rules[n])
+		}
+	}
+	// Refused outright, whatever the capabilities.
+	for _, n := range []string{"keyctl", "add_key", "request_key", "unshare", "setns", "socketcall", "io_uring_setup", "io_uring_enter", "io_uring_register"} {
+		if len(rules[n]) != 1 || rules[n][0].action != "SCMP_ACT_ERRNO" || rules[n][0].errno != uint(syscall.EPERM) || rules[n][0].args != "" {
+			t.Errorf("%s: %+v", n, rules[n])
+		}
+	}
+	want := map[string][]rule{
+		"clone": {
+			{"SCMP_ACT_ALLOW", 0, "0 SCMP_CMP_MASKED_EQ 268435456 0"},
+			{"SCMP_ACT_ERRNO", uint(syscall.EPERM), "0 SCMP_CMP_MASKED_EQ 268435456 268435456"},
+		},
+		"clone3": {{"SCMP_ACT_ERRNO", uint(syscall.ENOSYS), ""}},
+		"socket": {
+			{"SCMP_ACT_ALLOW", 0, "0 SCMP_CMP_LT 16 0"},
+			{"SCMP_ACT_ALLOW", 0, "0 SCMP_CMP_EQ 16 0;2 SCMP_CMP_NE 9 0"},
+			{"SCMP_ACT_ERRNO", uint(syscall.EINVAL), "0 SCMP_CMP_EQ 16 0;2 SCMP_CMP_EQ 9 0"},
+			{"SCMP_ACT_ERRNO", uint(syscall.EAFNOSUPPORT), "0 SCMP_CMP_GT 16 0"},
+		},
+	}
+	for n, w := range want {
+		if !slices.Equal(rules[n], w) {
+			t.Errorf("%s: %+v, want %+v", n, rules[n], w)
+		}
 	}
 }

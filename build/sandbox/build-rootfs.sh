@@ -109,6 +109,8 @@ mmdebstrap \
 	--customize-hook='echo "sandbox:x:10001:" >>"$1/etc/group"' \
 	--customize-hook='echo "sandbox:!:19000::::::" >>"$1/etc/shadow"' \
 	--customize-hook='echo sandbox >"$1/etc/hostname"' \
+	--customize-hook='printf "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tsandbox\n" >"$1/etc/hosts"' \
+	--customize-hook='rm -f "$1/etc/resolv.conf"' \
 	--customize-hook='find "$1/usr/lib/python3/dist-packages" -type d -name tests -prune -exec rm -rf {} +' \
 	--customize-hook='chroot "$1" env MPLCONFIGDIR=/opt/rehome/mpl MPLBACKEND=Agg python3 -c "import matplotlib.pyplot"' \
 	--customize-hook='chroot "$1" python3 -c "import numpy, pandas, scipy.optimize, scipy.stats, seaborn, sklearn.linear_model, statsmodels.api, openpyxl, xlrd, tabulate"' \

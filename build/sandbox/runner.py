@@ -257,6 +257,7 @@ def run_child(cfg, argv, env, started):
             (os.POSIX_SPAWN_DUP2, err_w, 2),
         ],
         setsid=True,
+        setsigdef=[getattr(signal, n) for n in UNDISTURBED],
     )
     for fd in (out_w, err_w, devnull):
         os.close(fd)
@@ -381,49 +382,95 @@ def send_file(path, rel, kind, st, budget):
         os.close(fd)
 
 
+# How many directory entries the collection looks at in all, and in one
+# folder, before it only counts: code that leaves 400,000 files in
+# /mnt/data gets its first files back and a count of the rest, instead of a
+# runner that lists everything and runs out of memory.
+SCAN_MAX = 20000
+SORT_MAX = 4096
+
+
 def collect(cfg):
-    """Send the outputs: plots first, then files under /mnt/data."""
+    """Send the outputs: plots first, then files under /mnt/data. The caps
+    apply while walking: past the file count cap the walk only counts what
+    it does not keep (up to SCAN_MAX entries looked at, then it stops)."""
     files_max = cfg["files_max"]
-    bytes_left = cfg["files_bytes_max"]
-    count = 0
+    state = {"count": 0, "bytes_left": cfg["files_bytes_max"], "scanned": 0, "over": 0, "unscanned": False}
     seen = {}
-    items = []
+
+    def consider(path, rel, kind, st):
+        if state["count"] >= files_max:
+            state["over"] += 1
+            return
+        n = send_file(path, rel, kind, st, state["bytes_left"])
+        if n or st.st_size == 0:
+            state["count"] += 1
+            state["bytes_left"] -= n
 
     def walk(root, prefix, kind, depth, dev):
         try:
-            entries = sorted(os.scandir(root), key=lambda e: e.name)
+            it = os.scandir(root)
         except OSError as e:
             frame(b"S", {"name": prefix or ".", "reason": "cannot list: %s" % e.strerror})
             return
-        for e in entries:
-            rel = prefix + e.name
-            if kind == "file" and prefix == "" and e.name == cfg.get("input"):
-                continue
+        with it:
+            # A bounded batch is read and sorted (stable names for the
+            # usual few files); a huge folder is read on in its own order.
+            batch = []
+            for e in it:
+                batch.append(e)
+                if len(batch) >= SORT_MAX:
+                    break
+            batch.sort(key=lambda e: e.name)
+            entries = batch
+            rest = it
+            for e in _chain(entries, rest):
+                if state["scanned"] >= SCAN_MAX:
+                    state["unscanned"] = True
+                    return
+                state["scanned"] += 1
+                visit(e, prefix, kind, depth, dev)
+
+    def visit(e, prefix, kind, depth, dev):
+        rel = prefix + e.name
+        if kind == "file" and prefix == "" and e.name == cfg.get("input"):
+            return
+        if state["count"] >= files_max:
+            # Past the cap nothing more is sent: count files, walk folders.
             try:
-                st = e.stat(follow_symlinks=False)
+                if e.is_dir(follow_symlinks=False):
+                    if depth < 8:
+                        walk(e.path, rel + "/", kind, depth + 1, dev)
+                    return
             except OSError:
-                continue
-            if stat.S_ISLNK(st.st_mode):
-                frame(b"S", {"name": rel, "reason": "symbolic link (links are never followed)"})
-            elif stat.S_ISDIR(st.st_mode):
-                if st.st_dev != dev:
-                    frame(b"S", {"name": rel, "reason": "another file system"})
-                elif depth >= 8:
-                    frame(b"S", {"name": rel, "reason": "folders nested too deep"})
-                else:
-                    walk(e.path, rel + "/", kind, depth + 1, dev)
-            elif stat.S_ISREG(st.st_mode):
-                if st.st_dev != dev:
-                    frame(b"S", {"name": rel, "reason": "another file system"})
-                    continue
-                key = (st.st_dev, st.st_ino)
-                if key in seen:
-                    frame(b"S", {"name": rel, "reason": "hard link to %s" % seen[key]})
-                    continue
-                seen[key] = rel
-                items.append((e.path, rel, kind, st))
+                return
+            state["over"] += 1
+            return
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:
+            return
+        if stat.S_ISLNK(st.st_mode):
+            frame(b"S", {"name": rel, "reason": "symbolic link (links are never followed)"})
+        elif stat.S_ISDIR(st.st_mode):
+            if st.st_dev != dev:
+                frame(b"S", {"name": rel, "reason": "another file system"})
+            elif depth >= 8:
+                frame(b"S", {"name": rel, "reason": "folders nested too deep"})
             else:
-                frame(b"S", {"name": rel, "reason": "not a regular file (%s)" % filetype(st.st_mode)})
+                walk(e.path, rel + "/", kind, depth + 1, dev)
+        elif stat.S_ISREG(st.st_mode):
+            if st.st_dev != dev:
+                frame(b"S", {"name": rel, "reason": "another file system"})
+                return
+            key = (st.st_dev, st.st_ino)
+            if key in seen:
+                frame(b"S", {"name": rel, "reason": "hard link to %s" % seen[key]})
+                return
+            seen[key] = rel
+            consider(e.path, rel, kind, st)
+        else:
+            frame(b"S", {"name": rel, "reason": "not a regular file (%s)" % filetype(st.st_mode)})
 
     for root, kind in ((PLOTS, "plot"), (DATA, "file")):
         try:
@@ -431,14 +478,18 @@ def collect(cfg):
         except OSError:
             continue
         walk(root, "", kind, 0, dev)
-    for path, rel, kind, st in items:
-        if count >= files_max:
-            frame(b"S", {"name": rel, "reason": "over the output count cap (%d files)" % files_max})
-            continue
-        n = send_file(path, rel, kind, st, bytes_left)
-        if n or st.st_size == 0:
-            count += 1
-            bytes_left -= n
+    if state["over"] or state["unscanned"]:
+        reason = "%d more not kept: over the output count cap (%d files)" % (state["over"], files_max)
+        if state["unscanned"]:
+            reason += "; counting stopped after %d entries, so there are more" % SCAN_MAX
+        frame(b"S", {"name": "…", "reason": reason})
+
+
+def _chain(first, rest):
+    for e in first:
+        yield e
+    for e in rest:
+        yield e
 
 
 def filetype(mode):
@@ -453,8 +504,50 @@ def filetype(mode):
     return "unknown type"
 
 
+# Signals the code could send to PID 1. The kernel already drops those
+# left at their default action; the runner ignores the rest it would
+# otherwise act on (Python turns SIGINT into KeyboardInterrupt), so nothing
+# the code sends ends the runner and loses the report. The code gets them
+# back at their defaults.
+UNDISTURBED = [
+    s
+    for s in (
+        "SIGINT",
+        "SIGTERM",
+        "SIGHUP",
+        "SIGQUIT",
+        "SIGUSR1",
+        "SIGUSR2",
+        "SIGALRM",
+        "SIGVTALRM",
+        "SIGPROF",
+        "SIGTRAP",
+        "SIGPIPE",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGIO",
+        "SIGPWR",
+        "SIGTSTP",
+        "SIGTTIN",
+        "SIGTTOU",
+        "SIGURG",
+        "SIGWINCH",
+    )
+    if hasattr(signal, s)
+]
+
+
+def undisturbable():
+    for name in UNDISTURBED:
+        try:
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+        except (OSError, ValueError):
+            pass
+
+
 def main():
     started = time.monotonic()
+    undisturbable()
     no_dump()
     cfg = json.loads(base64.b64decode(sys.argv[1]))
     source = b"".join(base64.b64decode(a) for a in sys.argv[2:])

@@ -131,6 +131,11 @@ const checkNames: Record<string, string> = {
   'stdout flood': 'Printed output capped',
   outputs: 'Output files capped and checked',
   privileges: 'No privileges (no capabilities, no new privileges, seccomp)',
+  keyring: 'No kernel keyring shared between runs',
+  'user namespaces': 'No new user namespaces; one of its own per run',
+  sockets: 'No vsock, packet or raw sockets, no io_uring',
+  'pid 1': 'Signals from the code cannot stop the report',
+  'host facts': 'Nothing about the host inside',
   storage: 'Container storage',
   leftovers: 'Nothing left behind',
 };

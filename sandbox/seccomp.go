@@ -1,0 +1,133 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/containers/common/pkg/seccomp"
+	"golang.org/x/sys/unix"
+)
+
+// The sandbox's seccomp profile is Podman's default (containers/common,
+// itself Docker's) with the kernel surfaces that code in the sandbox has no
+// use for taken away:
+//
+//   - the kernel keyring (keyctl, add_key, request_key): keyrings belong to
+//     a uid, not a container, so runs could pass data to each other there;
+//   - new user namespaces (unshare, clone with CLONE_NEWUSER, clone3), the
+//     usual first step of a kernel exploit: inside one the code gets a full
+//     capability set over mounts, nf_tables and raw sockets;
+//   - socket families past AF_NETLINK: AF_VSOCK crosses network namespaces
+//     (on a VM it reaches the hypervisor), AF_PACKET and the rest have no use
+//     here; socketcall and io_uring, which would create sockets past the
+//     socket() rule;
+//   - 32-bit system calls (int 0x80 from a 64-bit process), which would
+//     reach the same calls under other numbers.
+var (
+	seccompDenied = []string{"keyctl", "add_key", "request_key", "unshare", "setns", "socketcall",
+		"io_uring_setup", "io_uring_enter", "io_uring_register"}
+	// seccompReplaced are allowed again below with their own rules.
+	seccompReplaced = []string{"clone", "clone3", "socket"}
+)
+
+// seccompProfile returns the sandbox's profile as JSON (a pure function of
+// this rehome's code and containers/common's default).
+var seccompProfile = sync.OnceValue(makeSeccompProfile)
+
+func makeSeccompProfile() []byte {
+	p := seccomp.DefaultProfile()
+	// Native system calls only: a call from another architecture (int 0x80)
+	// matches no architecture of the filter and is refused.
+	for i := range p.ArchMap {
+		p.ArchMap[i].SubArches = nil
+	}
+	var kept []*seccomp.Syscall
+	for _, sc := range p.Syscalls {
+		names := slices.DeleteFunc(slices.Clone(sc.Names), func(n string) bool {
+			return slices.Contains(seccompDenied, n) || slices.Contains(seccompReplaced, n)
+		})
+		if sc.Name != "" {
+			names = append(names, sc.Name)
+			sc.Name = ""
+		}
+		if len(names) == 0 {
+			continue
+		}
+		sc.Names = names
+		kept = append(kept, sc)
+	}
+	errno := func(names []string, e unix.Errno, args ...*seccomp.Arg) *seccomp.Syscall {
+		ret := uint(e)
+		return &seccomp.Syscall{Names: names, Action: seccomp.ActErrno, Errno: unix.ErrnoName(e), ErrnoRet: &ret, Args: append([]*seccomp.Arg{}, args...)}
+	}
+	allow := func(names []string, args ...*seccomp.Arg) *seccomp.Syscall {
+		return &seccomp.Syscall{Names: names, Action: seccomp.ActAllow, Args: append([]*seccomp.Arg{}, args...)}
+	}
+	newUser := uint64(unix.CLONE_NEWUSER)
+	kept = append(kept,
+		errno(seccompDenied, unix.EPERM),
+		// fork and threads: clone without CLONE_NEWUSER (other namespace
+		// flags need CAP_SYS_ADMIN, which the code never has).
+		allow([]string{"clone"}, &seccomp.Arg{Index: 0, Value: newUser, ValueTwo: 0, Op: seccomp.OpMaskedEqual}),
+		errno([]string{"clone"}, unix.EPERM, &seccomp.Arg{Index: 0, Value: newUser, ValueTwo: newUser, Op: seccomp.OpMaskedEqual}),
+		// clone3 passes its flags in memory, out of a filter's reach:
+		// ENOSYS makes the C library fall back to clone.
+		errno([]string{"clone3"}, unix.ENOSYS),
+		// socket: AF_UNIX … AF_NETLINK (but the audit socket, as in the
+		// default profile); every later family is refused.
+		allow([]string{"socket"}, &seccomp.Arg{Index: 0, Value: unix.AF_NETLINK, Op: seccomp.OpLessThan}),
+		allow([]string{"socket"}, &seccomp.Arg{Index: 0, Value: unix.AF_NETLINK, Op: seccomp.OpEqualTo},
+			&seccomp.Arg{Index: 2, Value: unix.NETLINK_AUDIT, Op: seccomp.OpNotEqual}),
+		errno([]string{"socket"}, unix.EINVAL, &seccomp.Arg{Index: 0, Value: unix.AF_NETLINK, Op: seccomp.OpEqualTo},
+			&seccomp.Arg{Index: 2, Value: unix.NETLINK_AUDIT, Op: seccomp.OpEqualTo}),
+		errno([]string{"socket"}, unix.EAFNOSUPPORT, &seccomp.Arg{Index: 0, Value: unix.AF_NETLINK, Op: seccomp.OpGreaterThan}),
+	)
+	p.Syscalls = kept
+	data, err := json.MarshalIndent(p, "", " ")
+	if err != nil {
+		panic(err) // a fixed structure of strings and numbers
+	}
+	return data
+}
+
+// writeSeccompProfile writes the profile into dir under a name that carries
+// its digest (so a changed profile is a new file, and a file already there
+// is this very profile) and returns its path, which the Podman service
+// reads when it creates a container.
+func writeSeccompProfile(dir string) (string, error) {
+	data := seccompProfile()
+	sum := sha256.Sum256(data)
+	p := filepath.Join(dir, "seccomp-"+hex.EncodeToString(sum[:6])+".json")
+	if old, err := os.ReadFile(p); err == nil && string(old) == string(data) {
+		return p, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("write the sandbox's seccomp profile: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".seccomp-*")
+	if err != nil {
+		return "", fmt.Errorf("write the sandbox's seccomp profile: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("write the sandbox's seccomp profile: %w", err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		return "", fmt.Errorf("write the sandbox's seccomp profile: %w", err)
+	}
+	return p, nil
+}
