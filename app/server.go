@@ -196,6 +196,7 @@ type callReply struct {
 
 func (s *server) call(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("method")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(callReadTimeout))
 	m, ok := s.methods[name]
 	if !ok {
 		writeReply(w, http.StatusNotFound, callReply{Error: fmt.Sprintf("no method %q", name)})
@@ -351,14 +352,56 @@ func (s *server) events(w http.ResponseWriter, r *http.Request) {
 // LoopbackHosts returns the Host values a browser sends for a server
 // listening on addr (127.0.0.1:port → 127.0.0.1:port and localhost:port).
 func LoopbackHosts(addr net.Addr) ([]string, error) {
+	hosts, _, err := ServeHosts(addr, nil, "")
+	return hosts, err
+}
+
+// ServeHosts returns the Host values a browser may send to a server
+// listening on addr, and the base URLs that reach it, loopback first. A
+// loopback address answers to itself, localhost, 127.0.0.1 and [::1]; an
+// unspecified one (0.0.0.0, [::]) to every address of this machine (ips:
+// its interfaces' addresses, link-local ones left out, as browsers cannot
+// use them) and its hostname. Any other Host is refused, which stops
+// DNS-rebinding pages.
+func ServeHosts(addr net.Addr, ips []net.IP, hostname string) (hosts, urls []string, err error) {
 	tcp, ok := addr.(*net.TCPAddr)
 	if !ok {
-		return nil, errors.New("not a TCP address")
+		return nil, nil, errors.New("not a TCP address")
 	}
 	port := fmt.Sprint(tcp.Port)
-	hosts := []string{net.JoinHostPort(tcp.IP.String(), port)}
-	if tcp.IP.IsLoopback() {
-		hosts = append(hosts, "localhost:"+port, net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("::1", port))
+	seen := map[string]bool{}
+	add := func(host string, url bool) {
+		h := net.JoinHostPort(host, port)
+		if seen[strings.ToLower(h)] {
+			return
+		}
+		seen[strings.ToLower(h)] = true
+		hosts = append(hosts, h)
+		if url {
+			urls = append(urls, "http://"+h)
+		}
 	}
-	return hosts, nil
+	switch {
+	case tcp.IP.IsUnspecified():
+		add("127.0.0.1", true)
+		add("localhost", false)
+		add("::1", false)
+		for _, ip := range ips {
+			if ip.IsLinkLocalUnicast() || ip.IsMulticast() || ip.IsUnspecified() {
+				continue
+			}
+			add(ip.String(), !ip.IsLoopback())
+		}
+		if hostname != "" && hostname != "localhost" {
+			add(hostname, true)
+		}
+	case tcp.IP.IsLoopback():
+		add(tcp.IP.String(), true)
+		add("localhost", false)
+		add("127.0.0.1", false)
+		add("::1", false)
+	default:
+		add(tcp.IP.String(), true)
+	}
+	return hosts, urls, nil
 }

@@ -2,11 +2,13 @@ package app
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -154,5 +156,31 @@ func TestBridgeReadKeyAndPage(t *testing.T) {
 	}
 	if res.Header.Get("Cache-Control") != "no-store" || res.Header.Get("X-Frame-Options") != "DENY" || !strings.Contains(res.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
 		t.Fatalf("page headers: %v", res.Header)
+	}
+}
+
+func TestServeHosts(t *testing.T) {
+	ips := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1"), net.ParseIP("192.168.1.20"), net.ParseIP("fe80::1"), net.ParseIP("fd00::2")}
+	hosts, urls, err := ServeHosts(&net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}, ips, "box")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantURLs := []string{"http://127.0.0.1:8080", "http://192.168.1.20:8080", "http://[fd00::2]:8080", "http://box:8080"}
+	if strings.Join(urls, " ") != strings.Join(wantURLs, " ") {
+		t.Fatalf("urls %q, want %q", urls, wantURLs)
+	}
+	for _, h := range []string{"127.0.0.1:8080", "localhost:8080", "[::1]:8080", "192.168.1.20:8080", "[fd00::2]:8080", "box:8080"} {
+		if !slices.Contains(hosts, h) {
+			t.Errorf("%s not accepted: %q", h, hosts)
+		}
+	}
+	for _, h := range []string{"[::]:8080", "0.0.0.0:8080", "[fe80::1]:8080", "evil.example:8080"} {
+		if slices.Contains(hosts, h) {
+			t.Errorf("%s accepted", h)
+		}
+	}
+	hosts, urls, _ = ServeHosts(&net.TCPAddr{IP: net.ParseIP("127.0.0.1"), Port: 9}, ips, "box")
+	if len(urls) != 1 || urls[0] != "http://127.0.0.1:9" || slices.Contains(hosts, "192.168.1.20:9") || slices.Contains(hosts, "box:9") {
+		t.Fatalf("loopback: %q %q", hosts, urls)
 	}
 }
