@@ -77,11 +77,9 @@ var errNoWindow = errors.New("file dialogs exist only in the rehome window: in a
 // PreviewFile shows a data file's name, size, format, first rows and
 // column types, reading only its head.
 func (a *App) PreviewFile(path string) (dataset.Preview, error) {
-	if path == "" {
-		return dataset.Preview{}, errors.New("no file given: drop a data file or pick one")
-	}
-	if !filepath.IsAbs(path) {
-		return dataset.Preview{}, fmt.Errorf("%s is not a full path: pick the file again", path)
+	path, err := a.readable(path)
+	if err != nil {
+		return dataset.Preview{}, err
 	}
 	start := time.Now()
 	p, err := dataset.Peek(path, dataset.Options{})
@@ -99,7 +97,11 @@ func (a *App) PickFile() (string, error) {
 	if w == nil {
 		return "", errNoWindow
 	}
-	return w.OpenFileDialog("Choose a data file to analyse", []FileFilter{DataFilter, {Name: "All files", Patterns: "*"}})
+	p, err := w.OpenFileDialog("Choose a data file to analyse", []FileFilter{DataFilter, {Name: "All files", Patterns: "*"}})
+	if err == nil && p != "" {
+		GrantRead(a, p)
+	}
+	return p, err
 }
 
 // OpenedFiles returns, once, the files the user opened with rehome (from
@@ -114,6 +116,7 @@ func (a *App) OpenedFiles() []string {
 	if files == nil {
 		files = []string{}
 	}
+	GrantRead(a, files...)
 	return files
 }
 
@@ -574,7 +577,11 @@ func (a *App) ChooseSavePath(title, name string) (string, error) {
 	if w == nil {
 		return "", errNoWindow
 	}
-	return w.SaveFileDialog(title, CleanFileName(name))
+	p, err := w.SaveFileDialog(title, CleanFileName(name))
+	if err == nil && p != "" {
+		grantWrite(a, p)
+	}
+	return p, err
 }
 
 // ExportImage writes the sandbox image as an archive into the uploads
@@ -587,7 +594,7 @@ func (a *App) ExportImage() (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, sandbox.ArchiveName())
-	if err := a.SaveImage(path); err != nil {
+	if err := a.saveImage(path); err != nil {
 		os.RemoveAll(dir)
 		return "", err
 	}
