@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"rehome/backend/store"
 	"rehome/sandbox"
 )
 
@@ -44,17 +46,20 @@ func cmdRun(env *cliEnv, args []string) int {
 		return env.usage("%v", err)
 	}
 
-	st, err := env.openStore()
+	// The database is opened only for the moments a record is read or
+	// written, so that many runs can share one data folder. A window or
+	// `rehome serve` holds it for as long as it is open: say so now,
+	// before the run, rather than lose its record after.
+	dir, err := env.dir()
 	if err != nil {
+		return env.fail(err)
+	}
+	if err := probeStore(dir); err != nil {
 		return env.fail(err)
 	}
 	id := sandbox.NewRunID()
 	out := *outDir
 	if out == "" {
-		dir, err := env.dir()
-		if err != nil {
-			return env.fail(err)
-		}
 		out = sandbox.RunDir(dir, id)
 	}
 
@@ -82,7 +87,7 @@ func cmdRun(env *cliEnv, args []string) int {
 		}
 		return env.fail(fmt.Errorf("the run could not start: %w", err))
 	}
-	if err := sandbox.SaveRecord(st, sandbox.NewRecord(req, res, "cli")); err != nil {
+	if err := saveRunRecord(dir, sandbox.NewRecord(req, res, "cli")); err != nil {
 		fmt.Fprintf(env.stderr, "rehome: %v (the result is printed but not kept)\n", err)
 	}
 	if *asJSON {
@@ -94,6 +99,37 @@ func cmdRun(env *cliEnv, args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// Waits on the database's lock by `rehome run`: other runs hold it for a
+// few milliseconds each; a window or `rehome serve` for as long as it is
+// open, which these waits are not meant to outlast.
+const (
+	runProbeWait = 3 * time.Second
+	runSaveWait  = 20 * time.Second
+)
+
+// probeStore checks that the database can be opened (creating it on first
+// use) and releases it at once.
+func probeStore(dir string) error {
+	st, err := store.Open(filepath.Join(dir, store.FileName), store.Options{Timeout: runProbeWait})
+	if err != nil {
+		return err
+	}
+	return st.Close()
+}
+
+// saveRunRecord opens the database, stores rec and closes it again.
+func saveRunRecord(dir string, rec sandbox.Record) error {
+	st, err := store.Open(filepath.Join(dir, store.FileName), store.Options{Timeout: runSaveWait})
+	if err != nil {
+		return err
+	}
+	if err := sandbox.SaveRecord(st, rec); err != nil {
+		st.Close()
+		return err
+	}
+	return st.Close()
 }
 
 // readScript reads the script from a file or, for "-", stdin.
