@@ -42,6 +42,10 @@ func cmdRun(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	lim := sandbox.Limits{Timeout: *timeout, Memory: mem, CPUs: *cpus, Pids: *pids}.WithDefaults()
+	// The same safe range, and the same words, as Settings.
+	if err := sandbox.CheckBounds(lim, sandbox.MachineBounds()); err != nil {
+		return env.usage("%v", err)
+	}
 	if err := lim.Validate(); err != nil {
 		return env.usage("%v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"rehome/app"
 	"rehome/backend/store"
 	"rehome/sandbox"
 )
@@ -86,5 +87,41 @@ func TestParallelRuns(t *testing.T) {
 	}
 	if d := time.Since(t0); d > 10*time.Second {
 		t.Fatalf("took %v to say the database is held", d)
+	}
+}
+
+// TestRunLimitsBounds: `rehome run` holds its flags to the same safe range
+// as Settings, in the same words, before anything starts.
+func TestRunLimitsBounds(t *testing.T) {
+	home := t.TempDir()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.py")
+	os.WriteFile(script, []byte("print(1)\n"), 0o600)
+	a := app.New(app.Config{DataDir: t.TempDir()})
+	if err := app.Open(a); err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close(a)
+	for _, c := range []struct {
+		flag, value string
+		set         func(*sandbox.Limits)
+	}{
+		{"--cpus", "0.001", func(l *sandbox.Limits) { l.CPUs = 0.001 }},
+		{"--cpus", "1024", func(l *sandbox.Limits) { l.CPUs = 1024 }},
+		{"--memory", "100TiB", func(l *sandbox.Limits) { l.Memory = 100 << 40 }},
+		{"--timeout", "5h", func(l *sandbox.Limits) { l.Timeout = 5 * time.Hour }},
+		{"--pids", "2", func(l *sandbox.Limits) { l.Pids = 2 }},
+	} {
+		r := rehomeCLI(t, home, "run", c.flag, c.value, script)
+		wantUsageError(t, r, "outside the safe range")
+		l := sandbox.DefaultLimits
+		c.set(&l)
+		_, err := a.SetRunLimits(l)
+		if err == nil || strings.TrimSpace(r.stderr) != "rehome: "+err.Error() {
+			t.Errorf("%s %s: the CLI says %q, Settings %v", c.flag, c.value, r.stderr, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "runs")); !os.IsNotExist(err) {
+		t.Errorf("a refused run made its folder: %v", err)
 	}
 }
