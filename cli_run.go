@@ -74,13 +74,15 @@ func cmdRun(env *cliEnv, args []string) int {
 	defer done()
 
 	req := sandbox.RunRequest{ID: id, Code: code, InputPath: *file, Limits: lim, OutputDir: out}
+	// On a terminal the code's output is shown, never obeyed (cli_term.go).
+	show := newShower(env)
 	res, err := e.Run(ctx, req, func(p sandbox.Progress) {
 		switch {
 		case *asJSON:
 		case p.Stage == "output" && p.Stream == "stdout":
-			io.WriteString(env.stdout, p.Text)
+			show.stdout(p.Text)
 		case p.Stage == "output":
-			io.WriteString(env.stderr, p.Text)
+			show.stderr(p.Text)
 		case p.Stage == "image" && p.Message != "":
 			fmt.Fprintf(env.stderr, "rehome: %s\n", p.Message)
 		}
@@ -97,7 +99,8 @@ func cmdRun(env *cliEnv, args []string) int {
 	if *asJSON {
 		env.json(res)
 	} else {
-		printRunSummary(env, res)
+		show.flush()
+		printRunSummary(env, res, show.safe)
 	}
 	if res.ExitCode != 0 || res.TimedOut || res.OOMKilled {
 		return exitFail
@@ -158,7 +161,50 @@ func readScript(env *cliEnv, name string) (string, error) {
 	return string(data), nil
 }
 
-func printRunSummary(env *cliEnv, res *sandbox.Result) {
+// shower writes the code's output to the terminal, neutralised where it
+// is one.
+type shower struct {
+	env            *cliEnv
+	outTTY, errTTY bool
+	out, err       termFilter
+}
+
+func newShower(env *cliEnv) *shower {
+	return &shower{env: env, outTTY: isTerminal(env.stdout), errTTY: isTerminal(env.stderr)}
+}
+
+func (s *shower) stdout(text string) {
+	if s.outTTY {
+		text = s.out.filter(text)
+	}
+	io.WriteString(s.env.stdout, text)
+}
+
+func (s *shower) stderr(text string) {
+	if s.errTTY {
+		text = s.err.filter(text)
+	}
+	io.WriteString(s.env.stderr, text)
+}
+
+func (s *shower) flush() {
+	if s.outTTY {
+		io.WriteString(s.env.stdout, s.out.flush())
+	}
+	if s.errTTY {
+		io.WriteString(s.env.stderr, s.err.flush())
+	}
+}
+
+// safe neutralises a name the code chose (an output file's) for stderr.
+func (s *shower) safe(name string) string {
+	if s.errTTY {
+		return termSafe(name)
+	}
+	return name
+}
+
+func printRunSummary(env *cliEnv, res *sandbox.Result, safe func(string) string) {
 	w := env.stderr
 	if len(res.Stdout) > 0 && !strings.HasSuffix(res.Stdout, "\n") {
 		fmt.Fprintln(env.stdout)
@@ -168,10 +214,10 @@ func printRunSummary(env *cliEnv, res *sandbox.Result) {
 		fmt.Fprintf(w, "rehome: %s\n", n)
 	}
 	for _, f := range res.Files {
-		fmt.Fprintf(w, "rehome: %-5s %s (%s) → %s\n", f.Kind, f.Name, sandbox.FormatBytes(f.Size), f.Path)
+		fmt.Fprintf(w, "rehome: %-5s %s (%s) → %s\n", f.Kind, safe(f.Name), sandbox.FormatBytes(f.Size), safe(f.Path))
 	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(w, "rehome: refused %s: %s\n", s.Name, s.Reason)
+		fmt.Fprintf(w, "rehome: refused %s: %s\n", safe(s.Name), safe(s.Reason))
 	}
 	var weak []string
 	for name, l := range map[string]sandbox.LimitStatus{"memory": res.Limits.Memory, "pids": res.Limits.Pids, "cpu": res.Limits.CPU} {
