@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"rehome/backend/store"
 	"rehome/sandbox"
 )
 
@@ -40,21 +42,28 @@ func cmdRun(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	lim := sandbox.Limits{Timeout: *timeout, Memory: mem, CPUs: *cpus, Pids: *pids}.WithDefaults()
+	// The same safe range, and the same words, as Settings.
+	if err := sandbox.CheckBounds(lim, sandbox.MachineBounds()); err != nil {
+		return env.usage("%v", err)
+	}
 	if err := lim.Validate(); err != nil {
 		return env.usage("%v", err)
 	}
 
-	st, err := env.openStore()
+	// The database is opened only for the moments a record is read or
+	// written, so that many runs can share one data folder. A window or
+	// `rehome serve` holds it for as long as it is open: say so now,
+	// before the run, rather than lose its record after.
+	dir, err := env.dir()
 	if err != nil {
+		return env.fail(err)
+	}
+	if err := probeStore(dir); err != nil {
 		return env.fail(err)
 	}
 	id := sandbox.NewRunID()
 	out := *outDir
 	if out == "" {
-		dir, err := env.dir()
-		if err != nil {
-			return env.fail(err)
-		}
 		out = sandbox.RunDir(dir, id)
 	}
 
@@ -65,13 +74,15 @@ func cmdRun(env *cliEnv, args []string) int {
 	defer done()
 
 	req := sandbox.RunRequest{ID: id, Code: code, InputPath: *file, Limits: lim, OutputDir: out}
+	// On a terminal the code's output is shown, never obeyed (cli_term.go).
+	show := newShower(env)
 	res, err := e.Run(ctx, req, func(p sandbox.Progress) {
 		switch {
 		case *asJSON:
 		case p.Stage == "output" && p.Stream == "stdout":
-			io.WriteString(env.stdout, p.Text)
+			show.stdout(p.Text)
 		case p.Stage == "output":
-			io.WriteString(env.stderr, p.Text)
+			show.stderr(p.Text)
 		case p.Stage == "image" && p.Message != "":
 			fmt.Fprintf(env.stderr, "rehome: %s\n", p.Message)
 		}
@@ -82,18 +93,50 @@ func cmdRun(env *cliEnv, args []string) int {
 		}
 		return env.fail(fmt.Errorf("the run could not start: %w", err))
 	}
-	if err := sandbox.SaveRecord(st, sandbox.NewRecord(req, res, "cli")); err != nil {
+	if err := saveRunRecord(dir, sandbox.NewRecord(req, res, "cli")); err != nil {
 		fmt.Fprintf(env.stderr, "rehome: %v (the result is printed but not kept)\n", err)
 	}
 	if *asJSON {
 		env.json(res)
 	} else {
-		printRunSummary(env, res)
+		show.flush()
+		printRunSummary(env, res, show.safe)
 	}
 	if res.ExitCode != 0 || res.TimedOut || res.OOMKilled {
 		return exitFail
 	}
 	return exitOK
+}
+
+// Waits on the database's lock by `rehome run`: other runs hold it for a
+// few milliseconds each; a window or `rehome serve` for as long as it is
+// open, which these waits are not meant to outlast.
+const (
+	runProbeWait = 3 * time.Second
+	runSaveWait  = 20 * time.Second
+)
+
+// probeStore checks that the database can be opened (creating it on first
+// use) and releases it at once.
+func probeStore(dir string) error {
+	st, err := store.Open(filepath.Join(dir, store.FileName), store.Options{Timeout: runProbeWait})
+	if err != nil {
+		return err
+	}
+	return st.Close()
+}
+
+// saveRunRecord opens the database, stores rec and closes it again.
+func saveRunRecord(dir string, rec sandbox.Record) error {
+	st, err := store.Open(filepath.Join(dir, store.FileName), store.Options{Timeout: runSaveWait})
+	if err != nil {
+		return err
+	}
+	if err := sandbox.SaveRecord(st, rec); err != nil {
+		st.Close()
+		return err
+	}
+	return st.Close()
 }
 
 // readScript reads the script from a file or, for "-", stdin.
@@ -118,7 +161,50 @@ func readScript(env *cliEnv, name string) (string, error) {
 	return string(data), nil
 }
 
-func printRunSummary(env *cliEnv, res *sandbox.Result) {
+// shower writes the code's output to the terminal, neutralised where it
+// is one.
+type shower struct {
+	env            *cliEnv
+	outTTY, errTTY bool
+	out, err       termFilter
+}
+
+func newShower(env *cliEnv) *shower {
+	return &shower{env: env, outTTY: isTerminal(env.stdout), errTTY: isTerminal(env.stderr)}
+}
+
+func (s *shower) stdout(text string) {
+	if s.outTTY {
+		text = s.out.filter(text)
+	}
+	io.WriteString(s.env.stdout, text)
+}
+
+func (s *shower) stderr(text string) {
+	if s.errTTY {
+		text = s.err.filter(text)
+	}
+	io.WriteString(s.env.stderr, text)
+}
+
+func (s *shower) flush() {
+	if s.outTTY {
+		io.WriteString(s.env.stdout, s.out.flush())
+	}
+	if s.errTTY {
+		io.WriteString(s.env.stderr, s.err.flush())
+	}
+}
+
+// safe neutralises a name the code chose (an output file's) for stderr.
+func (s *shower) safe(name string) string {
+	if s.errTTY {
+		return termSafe(name)
+	}
+	return name
+}
+
+func printRunSummary(env *cliEnv, res *sandbox.Result, safe func(string) string) {
 	w := env.stderr
 	if len(res.Stdout) > 0 && !strings.HasSuffix(res.Stdout, "\n") {
 		fmt.Fprintln(env.stdout)
@@ -128,10 +214,10 @@ func printRunSummary(env *cliEnv, res *sandbox.Result) {
 		fmt.Fprintf(w, "rehome: %s\n", n)
 	}
 	for _, f := range res.Files {
-		fmt.Fprintf(w, "rehome: %-5s %s (%s) → %s\n", f.Kind, f.Name, sandbox.FormatBytes(f.Size), f.Path)
+		fmt.Fprintf(w, "rehome: %-5s %s (%s) → %s\n", f.Kind, safe(f.Name), sandbox.FormatBytes(f.Size), safe(f.Path))
 	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(w, "rehome: refused %s: %s\n", s.Name, s.Reason)
+		fmt.Fprintf(w, "rehome: refused %s: %s\n", safe(s.Name), safe(s.Reason))
 	}
 	var weak []string
 	for name, l := range map[string]sandbox.LimitStatus{"memory": res.Limits.Memory, "pids": res.Limits.Pids, "cpu": res.Limits.CPU} {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -56,22 +57,27 @@ func serve(ctx context.Context, env *cliEnv, addr string, ready func(url string)
 	defer app.Close(a)
 
 	token := newToken()
-	hosts, err := app.LoopbackHosts(ln.Addr())
+	hostname, _ := os.Hostname()
+	hosts, urls, err := app.ServeHosts(ln.Addr(), machineIPs(), hostname)
 	if err != nil {
 		return env.fail(err)
 	}
-	srv := &http.Server{
-		Handler:           app.NewServer(a, app.ServerOptions{Assets: files, Token: token, Hosts: hosts}),
-		ReadHeaderTimeout: 10 * time.Second,
+	srv, limited := app.NewHTTPServer(app.NewServer(a, app.ServerOptions{Assets: files, Token: token, Hosts: hosts}), ln)
+	// One URL a line, loopback first: each works in a browser (any other
+	// Host is refused).
+	for _, u := range urls {
+		fmt.Fprintf(env.stdout, "%s/?token=%s\n", u, token)
 	}
-	url := fmt.Sprintf("http://%s/?token=%s", hosts[0], token)
-	fmt.Fprintln(env.stdout, url)
-	env.log.Info("serving", "addr", ln.Addr().String())
+	if len(urls) > 1 {
+		fmt.Fprintf(env.stderr, "rehome serve: listening on every address of this machine; open one of the %d URLs above (other machines use one that is not 127.0.0.1)\n", len(urls))
+	}
+	url := fmt.Sprintf("%s/?token=%s", urls[0], token)
+	env.log.Info("serving", "addr", ln.Addr().String(), "hosts", hosts)
 	if ready != nil {
 		ready(url)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(limited) }()
 	select {
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
@@ -83,6 +89,22 @@ func serve(ctx context.Context, env *cliEnv, addr string, ready func(url string)
 		srv.Shutdown(shut)
 	}
 	return exitOK
+}
+
+// machineIPs lists this machine's interface addresses, for a server
+// listening on all of them.
+func machineIPs() []net.IP {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var ips []net.IP
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			ips = append(ips, n.IP)
+		}
+	}
+	return ips
 }
 
 func newToken() string {

@@ -123,8 +123,10 @@ func runWindow(env *cliEnv, openFile string) int {
 			_ = app.Open(a)
 			app.SetEmitter(a, w)
 			// Real file drops land in the UI through runtime.OnFileDrop
-			// (JS); this records them for support and tests.
+			// (JS); this records them for support and tests, and lets the
+			// UI read them (the user gave them: see app/access.go).
 			runtime.OnFileDrop(ctx, func(x, y int, paths []string) {
+				app.GrantRead(a, paths...)
 				env.log.Info("file dropped", "x", x, "y", y, "paths", paths)
 			})
 			if guard != nil {

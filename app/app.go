@@ -43,6 +43,9 @@ type App struct {
 	audit      *audit.Service
 	hw         *hardware.Cache
 	sandbox    sandboxHolder
+
+	accessOnce sync.Once
+	access     *access // the files the user chose (access.go)
 }
 
 // New returns an App; call Open before serving it.

@@ -118,9 +118,13 @@ func (a *App) ImportAssistant(in AssistantImport) (assistant.Imported, error) {
 	if err := a.ready(); err != nil {
 		return assistant.Imported{}, err
 	}
-	for _, p := range in.Knowledge {
+	for i, p := range in.Knowledge {
 		if !filepath.IsAbs(p) {
 			return assistant.Imported{}, fmt.Errorf("%s is not a full path: drop or pick the file again", p)
+		}
+		var err error
+		if in.Knowledge[i], err = a.readable(p); err != nil {
+			return assistant.Imported{}, err
 		}
 	}
 	var imp assistant.Imported
@@ -131,6 +135,9 @@ func (a *App) ImportAssistant(in AssistantImport) (assistant.Imported, error) {
 	case in.Bundle != "":
 		if !filepath.IsAbs(in.Bundle) {
 			return assistant.Imported{}, fmt.Errorf("%s is not a full path: drop or pick the bundle again", in.Bundle)
+		}
+		if in.Bundle, err = a.readable(in.Bundle); err != nil {
+			return assistant.Imported{}, err
 		}
 		if len(in.Knowledge) > 0 {
 			return assistant.Imported{}, errors.New("a bundle brings its own knowledge files: attach files only to a JSON import")

@@ -13,10 +13,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -77,11 +75,9 @@ var errNoWindow = errors.New("file dialogs exist only in the rehome window: in a
 // PreviewFile shows a data file's name, size, format, first rows and
 // column types, reading only its head.
 func (a *App) PreviewFile(path string) (dataset.Preview, error) {
-	if path == "" {
-		return dataset.Preview{}, errors.New("no file given: drop a data file or pick one")
-	}
-	if !filepath.IsAbs(path) {
-		return dataset.Preview{}, fmt.Errorf("%s is not a full path: pick the file again", path)
+	path, err := a.readable(path)
+	if err != nil {
+		return dataset.Preview{}, err
 	}
 	start := time.Now()
 	p, err := dataset.Peek(path, dataset.Options{})
@@ -99,7 +95,11 @@ func (a *App) PickFile() (string, error) {
 	if w == nil {
 		return "", errNoWindow
 	}
-	return w.OpenFileDialog("Choose a data file to analyse", []FileFilter{DataFilter, {Name: "All files", Patterns: "*"}})
+	p, err := w.OpenFileDialog("Choose a data file to analyse", []FileFilter{DataFilter, {Name: "All files", Patterns: "*"}})
+	if err == nil && p != "" {
+		GrantRead(a, p)
+	}
+	return p, err
 }
 
 // OpenedFiles returns, once, the files the user opened with rehome (from
@@ -114,6 +114,7 @@ func (a *App) OpenedFiles() []string {
 	if files == nil {
 		files = []string{}
 	}
+	GrantRead(a, files...)
 	return files
 }
 
@@ -457,36 +458,13 @@ type limitsRecord struct {
 	Updated time.Time      `json:"updated"`
 }
 
-// LimitBounds are the safe range of each limit the Settings screen offers:
-// wide enough for real work, never so wide that one run can take the
-// machine down.
-type LimitBounds struct {
-	Min sandbox.Limits `json:"min"`
-	Max sandbox.Limits `json:"max"`
-}
+// LimitBounds are the safe range of each limit (sandbox.MachineBounds).
+type LimitBounds = sandbox.LimitBounds
 
 // RunLimitBounds returns the range each run limit may be set within on
-// this machine (memory up to three quarters of its RAM, CPUs up to its cores).
+// this machine: the same bounds `rehome run` applies to its flags.
 func (a *App) RunLimitBounds() LimitBounds {
-	ram := int64(8) << 30
-	var si syscall.Sysinfo_t
-	if syscall.Sysinfo(&si) == nil && si.Totalram > 0 {
-		ram = int64(si.Totalram) * int64(si.Unit)
-	}
-	// Three quarters of the RAM, in whole GiB so the form shows a round number.
-	maxMem := max(sandbox.DefaultLimits.Memory, min(ram/4*3/sandbox.GiB*sandbox.GiB, 256*sandbox.GiB))
-	return LimitBounds{
-		Min: sandbox.Limits{
-			Timeout: time.Second, Memory: 64 * sandbox.MiB, CPUs: 0.25, Pids: 16,
-			StdoutMax: 16 * sandbox.KiB, StderrMax: 16 * sandbox.KiB, OutputFiles: 1,
-			OutputBytes: sandbox.MiB, TmpSize: 16 * sandbox.MiB,
-		},
-		Max: sandbox.Limits{
-			Timeout: time.Hour, Memory: maxMem, CPUs: float64(goruntime.NumCPU()), Pids: 4096,
-			StdoutMax: 64 * sandbox.MiB, StderrMax: 64 * sandbox.MiB, OutputFiles: 1000,
-			OutputBytes: 4 * sandbox.GiB, TmpSize: 4 * sandbox.GiB,
-		},
-	}
+	return sandbox.MachineBounds()
 }
 
 // RunLimits returns the limits each Code Interpreter run gets: the user's
@@ -512,7 +490,7 @@ func (a *App) SetRunLimits(l sandbox.Limits) (sandbox.Limits, error) {
 		return sandbox.Limits{}, err
 	}
 	l = l.WithDefaults()
-	if err := checkBounds(l, a.RunLimitBounds()); err != nil {
+	if err := sandbox.CheckBounds(l, a.RunLimitBounds()); err != nil {
 		return sandbox.Limits{}, err
 	}
 	if err := l.Validate(); err != nil {
@@ -536,37 +514,6 @@ func (a *App) ResetRunLimits() (sandbox.Limits, error) {
 	return sandbox.DefaultLimits, nil
 }
 
-// checkBounds names the first limit outside b, in the user's words.
-func checkBounds(l sandbox.Limits, b LimitBounds) error {
-	out := func(what, v, lo, hi string) error {
-		return fmt.Errorf("%s %s is outside the safe range: choose between %s and %s", what, v, lo, hi)
-	}
-	sz := sandbox.FormatBytes
-	switch {
-	case l.Timeout < b.Min.Timeout || l.Timeout > b.Max.Timeout:
-		return out("the time limit", l.Timeout.String(), b.Min.Timeout.String(), b.Max.Timeout.String())
-	case l.Memory < b.Min.Memory || l.Memory > b.Max.Memory:
-		return out("the memory limit", sz(l.Memory), sz(b.Min.Memory), sz(b.Max.Memory)+" (three quarters of this machine's memory)")
-	case l.CPUs < b.Min.CPUs || l.CPUs > b.Max.CPUs:
-		return out("the CPU limit", strconv.FormatFloat(l.CPUs, 'g', -1, 64)+" cores", strconv.FormatFloat(b.Min.CPUs, 'g', -1, 64), strconv.FormatFloat(b.Max.CPUs, 'g', -1, 64)+" (this machine's cores)")
-	case l.Pids < b.Min.Pids || l.Pids > b.Max.Pids:
-		return out("the process limit", strconv.FormatInt(l.Pids, 10), strconv.FormatInt(b.Min.Pids, 10), strconv.FormatInt(b.Max.Pids, 10))
-	case l.StdoutMax < b.Min.StdoutMax || l.StdoutMax > b.Max.StdoutMax:
-		return out("the printed-output cap", sz(l.StdoutMax), sz(b.Min.StdoutMax), sz(b.Max.StdoutMax))
-	case l.StderrMax < b.Min.StderrMax || l.StderrMax > b.Max.StderrMax:
-		return out("the error-output cap", sz(l.StderrMax), sz(b.Min.StderrMax), sz(b.Max.StderrMax))
-	case l.OutputFiles < b.Min.OutputFiles || l.OutputFiles > b.Max.OutputFiles:
-		return out("the output file count", strconv.Itoa(l.OutputFiles), strconv.Itoa(b.Min.OutputFiles), strconv.Itoa(b.Max.OutputFiles))
-	case l.OutputBytes < b.Min.OutputBytes || l.OutputBytes > b.Max.OutputBytes:
-		return out("the output size cap", sz(l.OutputBytes), sz(b.Min.OutputBytes), sz(b.Max.OutputBytes))
-	case l.TmpSize < b.Min.TmpSize || l.TmpSize > b.Max.TmpSize:
-		return out("the /tmp size", sz(l.TmpSize), sz(b.Min.TmpSize), sz(b.Max.TmpSize))
-	case l.OutputBytes+l.TmpSize > l.Memory*4:
-		return fmt.Errorf("the output size cap and /tmp (%s together) live in memory: keep them within four times the memory limit (%s), or raise it", sz(l.OutputBytes+l.TmpSize), sz(l.Memory))
-	}
-	return nil
-}
-
 // ChooseSavePath asks, with the native save dialog, where to write a file
 // named name; "" when the user cancels. In a browser there is no dialog.
 func (a *App) ChooseSavePath(title, name string) (string, error) {
@@ -574,7 +521,11 @@ func (a *App) ChooseSavePath(title, name string) (string, error) {
 	if w == nil {
 		return "", errNoWindow
 	}
-	return w.SaveFileDialog(title, CleanFileName(name))
+	p, err := w.SaveFileDialog(title, CleanFileName(name))
+	if err == nil && p != "" {
+		grantWrite(a, p)
+	}
+	return p, err
 }
 
 // ExportImage writes the sandbox image as an archive into the uploads
@@ -587,7 +538,7 @@ func (a *App) ExportImage() (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, sandbox.ArchiveName())
-	if err := a.SaveImage(path); err != nil {
+	if err := a.saveImage(path); err != nil {
 		os.RemoveAll(dir)
 		return "", err
 	}

@@ -41,7 +41,8 @@ func (f *fakeWindow) TakeOpened() []string {
 
 func TestPreviewFile(t *testing.T) {
 	a := newTestApp(t)
-	p := filepath.Join(t.TempDir(), "s.csv")
+	p := filepath.Join(a.cfg.DataDir, UploadsDir, "abc", "s.csv")
+	os.MkdirAll(filepath.Dir(p), 0o700)
 	os.WriteFile(p, []byte("a,b\n1,2\n"), 0o600)
 	pv, err := a.PreviewFile(p)
 	if err != nil || pv.RowCount != 1 || len(pv.Columns) != 2 {

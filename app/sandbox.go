@@ -61,6 +61,19 @@ func (a *App) RunCode(req sandbox.RunRequest) (sandbox.Result, error) {
 	if err := a.ready(); err != nil {
 		return sandbox.Result{}, err
 	}
+	if req.ID != "" {
+		// Only ids rehome made: the id names the run's folder.
+		if err := sandbox.CheckRunID(req.ID); err != nil {
+			return sandbox.Result{}, err
+		}
+	}
+	if req.InputPath != "" {
+		p, err := a.readable(req.InputPath)
+		if err != nil {
+			return sandbox.Result{}, err
+		}
+		req.InputPath = p
+	}
 	e, err := a.engine()
 	if err != nil {
 		return sandbox.Result{}, err
@@ -132,6 +145,10 @@ func (a *App) VerifyIsolation() (sandbox.DoctorReport, error) {
 // LoadImage loads a sandbox image archive (for air-gapped machines) and
 // returns the names it held.
 func (a *App) LoadImage(path string) ([]string, error) {
+	path, err := a.readable(path)
+	if err != nil {
+		return nil, err
+	}
 	e, err := a.engine()
 	if err != nil {
 		return nil, err
@@ -161,6 +178,15 @@ func (a *App) SaveImage(path string) error {
 	if path == "" {
 		return errors.New("choose where to save the image archive")
 	}
+	path, err := a.writable(path)
+	if err != nil {
+		return err
+	}
+	return a.saveImage(path)
+}
+
+// saveImage writes the archive to path, which the caller checked.
+func (a *App) saveImage(path string) error {
 	e, err := a.engine()
 	if err != nil {
 		return err

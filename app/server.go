@@ -1,10 +1,14 @@
 package app
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
 	"net"
@@ -63,9 +67,23 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "refused: unexpected Host header (open the URL that `rehome serve` printed)", http.StatusForbidden)
 		return
 	}
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'")
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		if code, why := s.apiRefusal(r); why != "" {
+			s.app.log.Warn("bridge call refused", "path", r.URL.Path, "why", why, "origin", r.Header.Get("Origin"), "site", r.Header.Get("Sec-Fetch-Site"))
+			http.Error(w, "refused: "+why, code)
+			return
+		}
+		s.mux.ServeHTTP(w, r)
+		return
+	}
 	// The printed URL carries ?token=…; trade it for a cookie and drop it
 	// from the address bar.
-	if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
+	if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet {
 		if !s.tokenOK(t) {
 			http.Error(w, "refused: wrong token (open the URL that `rehome serve` printed)", http.StatusUnauthorized)
 			return
@@ -78,14 +96,84 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 		return
 	}
-	if !s.authorized(r) {
+	// The page's own files need the cookie; the API needs more (apiRefusal).
+	if c, err := r.Cookie(TokenCookie); err != nil || !s.tokenOK(c.Value) {
 		http.Error(w, "refused: missing or wrong token (open the URL that `rehome serve` printed)", http.StatusUnauthorized)
 		return
 	}
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'")
+	if (r.URL.Path == "/" || r.URL.Path == "/index.html") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		s.index(w, r)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// apiRefusal says why an /api/ request is refused (403 for a request
+// from another origin, 401 without the right token), or "" to serve it.
+//
+// A cookie is not enough: cookies are not bound to ports, so any page on
+// another port of this machine (a dev server, a notebook) could post
+// "simple" cross-origin requests that carry it. Every API request must
+// come from rehome's own page: no Origin but this server's, no
+// Sec-Fetch-Site of another site or port, and the token in the
+// X-Rehome-Token header, which no cross-origin page can set without a
+// CORS preflight this server never grants. The two GET endpoints a page
+// cannot add headers to (an <img>'s /api/file, an EventSource's
+// /api/events) take instead the read key (?k=), a capability derived
+// from the token that reads files rehome serves and events, nothing else.
+func (s *server) apiRefusal(r *http.Request) (int, string) {
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+	default:
+		return http.StatusForbidden, fmt.Sprintf("a request from another site or port (Sec-Fetch-Site: %s); rehome's API answers only the page `rehome serve` printed", site)
+	}
+	if o := r.Header.Get("Origin"); o != "" && !strings.EqualFold(o, "http://"+r.Host) {
+		return http.StatusForbidden, fmt.Sprintf("a request from %s; rehome's API answers only its own page (http://%s)", o, r.Host)
+	}
+	if t := r.Header.Get(TokenHeader); t != "" {
+		if s.tokenOK(t) {
+			return 0, ""
+		}
+		return http.StatusUnauthorized, "wrong " + TokenHeader + " (open the URL that `rehome serve` printed)"
+	}
+	if k := r.URL.Query().Get("k"); k != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+		(r.URL.Path == "/api/file" || r.URL.Path == "/api/events") {
+		if subtle.ConstantTimeCompare([]byte(k), []byte(s.readKey())) == 1 {
+			return 0, ""
+		}
+		return http.StatusUnauthorized, "wrong read key (reload the page)"
+	}
+	return http.StatusUnauthorized, "API calls need the " + TokenHeader + " header (a cookie alone is not enough); open the URL that `rehome serve` printed"
+}
+
+// ReadKey is the capability for GET /api/file and /api/events derived
+// from a bridge token: it cannot call methods or upload.
+func ReadKey(token string) string {
+	m := hmac.New(sha256.New, []byte(token))
+	m.Write([]byte("rehome read-only: /api/file and /api/events"))
+	return hex.EncodeToString(m.Sum(nil))[:40]
+}
+
+func (s *server) readKey() string { return ReadKey(s.opts.Token) }
+
+// index serves index.html with the token and read key in meta tags, for
+// the page's own scripts (frontend/src/lib/api.ts). Only a page holding
+// the cookie gets it, never cached, never framed; a cross-origin page can
+// load it but never read it.
+func (s *server) index(w http.ResponseWriter, r *http.Request) {
+	page, err := fs.ReadFile(s.opts.Assets, "index.html")
+	if err != nil {
+		http.Error(w, "the UI is missing from this build: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	meta := fmt.Sprintf(`<head><meta name="rehome-token" content="%s"><meta name="rehome-read-key" content="%s">`, html.EscapeString(s.opts.Token), s.readKey())
+	out := strings.Replace(string(page), "<head>", meta, 1)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if r.Method == http.MethodHead {
+		return
+	}
+	io.WriteString(w, out)
 }
 
 func (s *server) hostAllowed(host string) bool {
@@ -101,16 +189,6 @@ func (s *server) tokenOK(t string) bool {
 	return subtle.ConstantTimeCompare([]byte(t), []byte(s.opts.Token)) == 1
 }
 
-func (s *server) authorized(r *http.Request) bool {
-	if t := r.Header.Get(TokenHeader); t != "" {
-		return s.tokenOK(t)
-	}
-	if c, err := r.Cookie(TokenCookie); err == nil {
-		return s.tokenOK(c.Value)
-	}
-	return false
-}
-
 type callReply struct {
 	Result any    `json:"result"`
 	Error  string `json:"error,omitempty"`
@@ -118,6 +196,7 @@ type callReply struct {
 
 func (s *server) call(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("method")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(callReadTimeout))
 	m, ok := s.methods[name]
 	if !ok {
 		writeReply(w, http.StatusNotFound, callReply{Error: fmt.Sprintf("no method %q", name)})
@@ -273,14 +352,56 @@ func (s *server) events(w http.ResponseWriter, r *http.Request) {
 // LoopbackHosts returns the Host values a browser sends for a server
 // listening on addr (127.0.0.1:port → 127.0.0.1:port and localhost:port).
 func LoopbackHosts(addr net.Addr) ([]string, error) {
+	hosts, _, err := ServeHosts(addr, nil, "")
+	return hosts, err
+}
+
+// ServeHosts returns the Host values a browser may send to a server
+// listening on addr, and the base URLs that reach it, loopback first. A
+// loopback address answers to itself, localhost, 127.0.0.1 and [::1]; an
+// unspecified one (0.0.0.0, [::]) to every address of this machine (ips:
+// its interfaces' addresses, link-local ones left out, as browsers cannot
+// use them) and its hostname. Any other Host is refused, which stops
+// DNS-rebinding pages.
+func ServeHosts(addr net.Addr, ips []net.IP, hostname string) (hosts, urls []string, err error) {
 	tcp, ok := addr.(*net.TCPAddr)
 	if !ok {
-		return nil, errors.New("not a TCP address")
+		return nil, nil, errors.New("not a TCP address")
 	}
 	port := fmt.Sprint(tcp.Port)
-	hosts := []string{net.JoinHostPort(tcp.IP.String(), port)}
-	if tcp.IP.IsLoopback() {
-		hosts = append(hosts, "localhost:"+port, net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("::1", port))
+	seen := map[string]bool{}
+	add := func(host string, url bool) {
+		h := net.JoinHostPort(host, port)
+		if seen[strings.ToLower(h)] {
+			return
+		}
+		seen[strings.ToLower(h)] = true
+		hosts = append(hosts, h)
+		if url {
+			urls = append(urls, "http://"+h)
+		}
 	}
-	return hosts, nil
+	switch {
+	case tcp.IP.IsUnspecified():
+		add("127.0.0.1", true)
+		add("localhost", false)
+		add("::1", false)
+		for _, ip := range ips {
+			if ip.IsLinkLocalUnicast() || ip.IsMulticast() || ip.IsUnspecified() {
+				continue
+			}
+			add(ip.String(), !ip.IsLoopback())
+		}
+		if hostname != "" && hostname != "localhost" {
+			add(hostname, true)
+		}
+	case tcp.IP.IsLoopback():
+		add(tcp.IP.String(), true)
+		add("localhost", false)
+		add("127.0.0.1", false)
+		add("::1", false)
+	default:
+		add(tcp.IP.String(), true)
+	}
+	return hosts, urls, nil
 }

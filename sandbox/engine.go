@@ -317,6 +317,8 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 	id := req.ID
 	if id == "" {
 		id = NewRunID()
+	} else if err := CheckRunID(id); err != nil {
+		return nil, err
 	}
 	emit := func(phase, msg string) { progress(Progress{RunID: id, Stage: phase, Message: msg}) }
 

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 
 	"rehome/backend/store"
 )
@@ -29,6 +30,19 @@ type Record struct {
 // NewRunID returns a new run id: a store id, time-sortable like every
 // record key.
 func NewRunID() string { return store.NewID() }
+
+// runIDPattern is the shape of every id NewRunID makes: 26 characters of
+// Crockford's base32, lower case. Nothing else names a run, so an id can
+// never be a path ("..", "../../x", "/etc").
+var runIDPattern = regexp.MustCompile(`^[0-9a-hjkmnp-tv-z]{26}$`)
+
+// CheckRunID refuses an id that NewRunID did not make.
+func CheckRunID(id string) error {
+	if !runIDPattern.MatchString(id) {
+		return fmt.Errorf("%q is not a run id of rehome (26 letters and digits, as rehome makes them): leave the id empty and rehome picks one", id)
+	}
+	return nil
+}
 
 // RunDir is the folder under the data directory where a run's outputs go
 // by default.

@@ -17,6 +17,32 @@ export function inWindow(): boolean {
   return !!window.go?.app?.App;
 }
 
+function meta(name: string): string {
+  if (typeof document === 'undefined') return '';
+  return document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content ?? '';
+}
+
+/**
+ * The headers every bridge request carries in a browser: `rehome serve`
+ * puts its token into the page it serves, and refuses API requests
+ * without it (a cookie alone would let other local pages call in).
+ */
+export function authHeaders(): Record<string, string> {
+  const t = meta('rehome-token');
+  return t ? { 'X-Rehome-Token': t } : {};
+}
+
+/**
+ * Adds the read key to a GET /api/file or /api/events URL: an <img>, a
+ * download link or an EventSource cannot send headers, so these two take
+ * a key that reads files and events and nothing else.
+ */
+export function withReadKey(url: string): string {
+  const k = meta('rehome-read-key');
+  if (!k) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}k=${encodeURIComponent(k)}`;
+}
+
 /** Calls method on the Go App with args and returns its result. */
 export async function call<T = unknown>(method: string, ...args: unknown[]): Promise<T> {
   if (inWindow()) {
@@ -32,7 +58,7 @@ export async function call<T = unknown>(method: string, ...args: unknown[]): Pro
   try {
     res = await fetch(`/api/call/${encodeURIComponent(method)}`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', ...authHeaders() },
       body: JSON.stringify(args),
       credentials: 'same-origin',
     });
@@ -64,7 +90,7 @@ export function on(event: string, handler: Handler): () => void {
   if (!handlers.has(event)) handlers.set(event, new Set());
   handlers.get(event)!.add(handler);
   if (!source && typeof EventSource !== 'undefined') {
-    source = new EventSource('/api/events');
+    source = new EventSource(withReadKey('/api/events'));
     source.onmessage = (m) => {
       let msg: { event: string; data: unknown };
       try {

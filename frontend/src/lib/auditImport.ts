@@ -3,6 +3,8 @@
 // browser cannot hand over paths, so there the file is uploaded (POST
 // /api/upload) and a copy kept in rehome's data folder.
 
+import { authHeaders } from './api';
+
 export interface Uploaded {
   path: string;
   name: string;
@@ -15,7 +17,7 @@ export async function uploadFile(file: File): Promise<Uploaded> {
   try {
     res = await fetch('/api/upload', {
       method: 'POST',
-      headers: { 'X-File-Name': encodeURIComponent(file.name) },
+      headers: { 'X-File-Name': encodeURIComponent(file.name), ...authHeaders() },
       body: file,
       credentials: 'same-origin',
     });

@@ -1,5 +1,6 @@
 // A run of code in the sandbox as the UI shows it: the result's shape
 // (sandbox.Result), the exit reason in words, and the live status line.
+import { withReadKey } from './api';
 import { bytes, duration, seconds } from './format';
 
 export interface OutputFile {
@@ -114,7 +115,7 @@ export function splitOutputs(r: RunResult): { plots: OutputFile[]; files: Output
 /** The URL an <img> shows a plot from. */
 export function fileURL(f: OutputFile, download = false): string {
   if (f.data_url && !download) return f.data_url;
-  return `/api/file?path=${encodeURIComponent(f.path)}${download ? '&download=1' : ''}`;
+  return withReadKey(`/api/file?path=${encodeURIComponent(f.path)}${download ? '&download=1' : ''}`);
 }
 
 /**

@@ -2,6 +2,8 @@
 // receives the file (POST /api/upload, streamed to the data folder) and
 // answers the path it stored it at.
 
+import { authHeaders } from './api';
+
 export interface Uploaded {
   path: string;
   name: string;
@@ -15,6 +17,7 @@ export function upload(file: File, onProgress?: (fraction: number) => void, sign
     xhr.open('POST', '/api/upload');
     xhr.setRequestHeader('X-File-Name', encodeURIComponent(file.name));
     xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
     xhr.withCredentials = true;
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress?.(e.loaded / e.total);
