@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -110,7 +108,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 
 	ctx, cancel := interruptible()
 	defer cancel()
-	srv, mdl, err := pickModel(ctx, st, *server, *model)
+	srv, mdl, err := llm.Pick(ctx, *server, *model, llm.CatalogToolsHint, suggestedModel(st))
 	if err != nil {
 		return env.fail(err)
 	}
@@ -129,7 +127,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	ex := &sandboxexec.OneShot{Engine: e, Limits: sandbox.Limits{Timeout: *timeout}.WithDefaults(),
-		OutputDir: filepath.Join(dir, "conversations", conv.ID),
+		OutputDir: filepath.Join(dir, "runs"),
 		Done: func(req sandbox.RunRequest, res *sandbox.Result) {
 			if err := sandbox.SaveRecord(st, sandbox.NewRecord(req, res, "ask")); err != nil {
 				fmt.Fprintf(env.stderr, "rehome: %v\n", err)
@@ -264,83 +262,13 @@ func parseInterspersed(env *cliEnv, fs *flag.FlagSet, args []string) (words []st
 	}
 }
 
-// toolsHint answers from the audit's catalog whether an Ollama tag calls
-// tools, for servers that cannot say.
-func toolsHint(model string) (tools, vision, ok bool) {
-	for _, m := range audit.DefaultCatalog().FallbackModels {
-		if m.Tag == model || strings.TrimSuffix(model, ":latest") == m.Tag {
-			return m.Tools, m.Vision, true
-		}
-	}
-	return false, false, false
-}
-
-// pickModel finds the server (the one named, or the first on this
-// machine with a model) and the model (the one named, or the server's
-// first that calls tools, or its first).
-func pickModel(ctx context.Context, st *store.Store, server, model string) (llm.Server, string, error) {
-	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	servers, err := llm.Discover(dctx, llm.DiscoverOptions{URL: server, ToolsHint: toolsHint})
-	if err != nil {
-		return llm.Server{}, "", err
-	}
-	if len(servers) == 0 {
-		return llm.Server{}, "", errors.New(noServerHint(st))
-	}
-	for _, s := range servers {
-		if model != "" {
-			if len(s.Models) == 0 && server != "" {
-				return s, model, nil // a server that lists nothing may still serve it
-			}
-			for _, m := range s.Models {
-				if m.ID == model {
-					return s, model, nil
-				}
-			}
-			continue
-		}
-		for _, m := range s.Models {
-			if m.Tools == llm.ToolsYes {
-				return s, m.ID, nil
-			}
-		}
-		if len(s.Models) > 0 {
-			return s, s.Models[0].ID, nil
-		}
-	}
-	if model != "" {
-		var have []string
-		for _, s := range servers {
-			for _, m := range s.Models {
-				have = append(have, m.ID)
-			}
-		}
-		return llm.Server{}, "", fmt.Errorf("no server here offers model %q (they offer: %s; Ollama: `ollama pull %s`)", model, strings.Join(have, ", "), model)
-	}
-	return llm.Server{}, "", fmt.Errorf("the model server at %s has no model loaded: %s", servers[0].BaseURL, pullHint(st))
-}
-
-// suggestedModel is the text model the latest audit chose, or a small
-// default that calls tools.
+// suggestedModel is the text model the latest audit chose, or "" when
+// there is no audit.
 func suggestedModel(st *store.Store) string {
 	if st != nil {
-		if recs, err := store.List[audit.Record](st, store.Audits, 1); err == nil && len(recs) > 0 && recs[0].TextModel != nil && recs[0].TextModel.Tag != "" {
+		if recs, err := store.List[audit.Record](st, store.Audits, 1); err == nil && len(recs) > 0 && recs[0].TextModel != nil {
 			return recs[0].TextModel.Tag
 		}
 	}
-	return "qwen2.5:7b"
-}
-
-func pullHint(st *store.Store) string {
-	return fmt.Sprintf("`ollama pull %s` (the model the audit chose), or start llama-server with a GGUF: `llama-server -m MODEL.gguf --jinja`", suggestedModel(st))
-}
-
-func noServerHint(st *store.Store) string {
-	var ports []string
-	for _, k := range llm.KnownServers {
-		ports = append(ports, fmt.Sprintf("%s %d", k.Name, k.Port))
-	}
-	return fmt.Sprintf("no model server found on this machine (looked at 127.0.0.1: %s). Start one — Ollama: `ollama serve`, then %s — or name one with --server URL",
-		strings.Join(ports, ", "), pullHint(st))
+	return ""
 }

@@ -27,7 +27,7 @@ func cmdLLMStatus(env *cliEnv, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	servers, err := llm.Discover(ctx, llm.DiscoverOptions{URL: *server, ToolsHint: toolsHint})
+	servers, err := llm.Discover(ctx, llm.DiscoverOptions{URL: *server, ToolsHint: llm.CatalogToolsHint})
 	if err != nil {
 		return env.fail(err)
 	}
@@ -42,7 +42,7 @@ func cmdLLMStatus(env *cliEnv, args []string) int {
 	if len(servers) == 0 {
 		if !*asJSON {
 			st, _ := env.openStore()
-			fmt.Fprintf(env.stderr, "rehome: %s\n", noServerHint(st))
+			fmt.Fprintf(env.stderr, "rehome: %s\n", llm.NoServerHint(suggestedModel(st)))
 		}
 		return exitFail
 	}
