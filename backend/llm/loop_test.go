@@ -19,7 +19,7 @@ const salesCode = "import pandas as pd\n" +
 
 const salesAnswer = "South had the most revenue: 230.0."
 
-var salesResult = CellResult{ExitCode: 0, Stdout: "region\nEast     201.0\nNorth    250.5\nSouth    230.0\n",
+var salesResult = CellResult{ExitCode: 0, Stdout: "region\nEast     201.0\nNorth    219.5\nSouth    230.0\n",
 	Files: []OutFile{{Name: "plot-001.png", Kind: "plot", Size: 1234, Path: "/tmp/x/plot-001.png"}}}
 
 func newLoop(t *testing.T, r *replay, ex Executor, model string) (*Loop, *[]Event) {
