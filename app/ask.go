@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -104,7 +105,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		instructions = as.Instructions
 		conv.AssistantID, conv.AssistantName = as.ID, as.Name
 		for _, k := range as.Knowledge {
-			if k.Path != "" {
+			if k.Path != "" && fileExists(k.Path) {
 				files = append(files, k.Path)
 			}
 		}
@@ -170,6 +171,11 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	}
 	a.log.Info("ask", "conversation", conv.ID, "model", model, "stopped", t.Stopped, "cells", len(t.Cells()), "ms", t.DurationMS)
 	return *conv, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // StopAsk stops the question a conversation is answering.
