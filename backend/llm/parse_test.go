@@ -2,6 +2,10 @@ package llm
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +175,48 @@ func TestDiscover(t *testing.T) {
 	}
 	if _, err := Discover(ctx, DiscoverOptions{URL: "http://127.0.0.1:1/v1"}); err == nil || !strings.Contains(err.Error(), "no OpenAI-compatible model server answered") {
 		t.Errorf("dead URL: %v", err)
+	}
+}
+
+// Framing variants servers and proxies send: CRLF lines, an event split
+// over two data lines, a keep-alive comment, bare JSON lines, and a JSON
+// document when the server ignores stream:true.
+func TestStreamFramings(t *testing.T) {
+	chunk := `{"choices":[{"index":0,"delta":{"content":"%s"},"finish_reason":%s}]}`
+	for name, body := range map[string]string{
+		"crlf":      "data: " + fmt.Sprintf(chunk, "Sou", "null") + "\r\n\r\n: keep-alive\r\n\r\ndata: " + fmt.Sprintf(chunk, "th", `"stop"`) + "\r\n\r\ndata: [DONE]\r\n\r\n",
+		"multiline": "data: {\"choices\":[{\"index\":0,\ndata: \"delta\":{\"content\":\"South\"},\"finish_reason\":\"stop\"}]}\n\n",
+		"bare-json": fmt.Sprintf(chunk, "Sou", "null") + "\n" + fmt.Sprintf(chunk, "th", `"stop"`) + "\n",
+	} {
+		acc := newAccumulator(nil)
+		if err := readSSE(strings.NewReader(body), acc); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if r := acc.reply(); r.Message.Content != "South" || r.FinishReason != "stop" {
+			t.Errorf("%s: %+v", name, r)
+		}
+	}
+	// A server that answers with one JSON document.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"python","arguments":"{\"code\":\"print(1)\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":12,"completion_tokens":5}}`)
+	}))
+	defer srv.Close()
+	r, err := (&Client{BaseURL: srv.URL + "/v1"}).ChatStream(context.Background(), ChatRequest{Model: "m"}, nil)
+	if err != nil || len(r.Message.ToolCalls) != 1 || r.Message.ToolCalls[0].Function.Arguments != `{"code":"print(1)"}` || r.PromptTokens != 12 {
+		t.Fatalf("whole document: %+v %v", r, err)
+	}
+	// A stream that stops sending: the idle limit ends it, saying so.
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: "+fmt.Sprintf(chunk, "Sou", "null")+"\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer slow.Close()
+	_, err = (&Client{BaseURL: slow.URL + "/v1", IdleTimeout: 300 * time.Millisecond}).ChatStream(context.Background(), ChatRequest{Model: "m"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "sent nothing for 300ms") {
+		t.Fatalf("idle: %v", err)
 	}
 }
