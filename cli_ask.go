@@ -50,6 +50,10 @@ func cmdAsk(env *cliEnv, args []string) int {
 	default:
 		return env.usage("--mode is auto, tools or fenced")
 	}
+	lim := sandbox.Limits{Timeout: *timeout}.WithDefaults()
+	if err := lim.Validate(); err != nil {
+		return env.usage("--timeout: %v", err)
+	}
 	st, err := env.openStore()
 	if err != nil {
 		return env.fail(err)
@@ -126,7 +130,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	ex := &sandboxexec.OneShot{Engine: e, Limits: sandbox.Limits{Timeout: *timeout}.WithDefaults(),
+	ex := &sandboxexec.OneShot{Engine: e, Limits: lim,
 		OutputDir: filepath.Join(dir, "runs"),
 		Done: func(req sandbox.RunRequest, res *sandbox.Result) {
 			if err := sandbox.SaveRecord(st, sandbox.NewRecord(req, res, "ask")); err != nil {

@@ -120,7 +120,8 @@ func TestAskCLI(t *testing.T) {
 
 	needPodman(t)
 	// The question, flags after it, the answer as JSON.
-	r = rehomeCLI(t, home, "ask", "--server", srv.URL+"/v1", "--file", csv, "Which region had the most revenue?", "--json")
+	// (--timeout: a loaded machine takes long to import pandas.)
+	r = rehomeCLI(t, home, "ask", "--server", srv.URL+"/v1", "--timeout", "2m", "--file", csv, "Which region had the most revenue?", "--json")
 	if r.code != 0 {
 		t.Fatalf("ask: %+v", r)
 	}
@@ -172,7 +173,7 @@ func TestAskCLI(t *testing.T) {
 
 	// The streamed text form, with --verbose cells on stderr.
 	srv2 := recordedOllama(t, "ollama-no-tools")
-	r = rehomeCLI(t, home, "ask", "--verbose", "--server", srv2.URL, "--file", csv, "--model", "gemma2:2b", "Which region had the most revenue?")
+	r = rehomeCLI(t, home, "ask", "--verbose", "--timeout", "2m", "--server", srv2.URL, "--file", csv, "--model", "gemma2:2b", "Which region had the most revenue?")
 	if r.code != 0 || !strings.Contains(r.stdout, "South had the most revenue: 230.0.") ||
 		!strings.Contains(r.stderr, "── cell 1 ──\nimport pandas") || !strings.Contains(r.stderr, "South    230.0") ||
 		!strings.Contains(r.stderr, "going on with ```python blocks") || !strings.Contains(r.stderr, "plot  plot-001.png → ") {

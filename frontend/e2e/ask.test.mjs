@@ -57,6 +57,9 @@ after(async () => {
 });
 
 test('a question about a CSV comes back answered, with its plot, from a recorded Ollama and the real sandbox', async () => {
+  // A generous time limit: a loaded machine takes long to import pandas.
+  const lim = await srv.call('RunLimits');
+  await srv.call('SetRunLimits', { ...lim, timeout_ns: 120e9 });
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
@@ -81,7 +84,7 @@ test('a question about a CSV comes back answered, with its plot, from a recorded
   await page.getByTestId('ask-input').fill('Which region had the most revenue?');
   await page.getByTestId('ask-send').click();
   await page.getByTestId('ask-stop-button').waitFor(); // Stop while it answers
-  await page.getByTestId('ask-answer').waitFor({ timeout: 120000 });
+  await page.getByTestId('ask-answer').waitFor({ timeout: 240000 });
   assert.match(await page.getByTestId('ask-answer').innerText(), /^South had the most revenue: 230\.0\./);
   const plot = page.getByTestId('ask-plot');
   await plot.waitFor();

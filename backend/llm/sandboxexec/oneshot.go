@@ -43,6 +43,13 @@ func (o *OneShot) Exec(ctx context.Context, code string) (llm.CellResult, error)
 	if o.Engine == nil {
 		return llm.CellResult{}, errors.New("no sandbox: install Podman and run `rehome sandbox doctor`")
 	}
+	// Probe the runtime under a context that outlives this cell: the probe
+	// may start a private Podman service whose connection lives as long as
+	// the context it was opened with, and the engine keeps it for every
+	// later cell (and every later question of the window).
+	if _, err := o.Engine.Runtime(context.WithoutCancel(ctx)); err != nil {
+		return llm.CellResult{}, fmt.Errorf("the sandbox could not run the code: %w", err)
+	}
 	id := sandbox.NewRunID()
 	req := sandbox.RunRequest{ID: id, Code: code, InputPath: o.InputPath, Limits: o.Limits.WithDefaults(),
 		OutputDir: filepath.Join(o.OutputDir, id), InlinePlots: o.InlinePlots}

@@ -28,9 +28,13 @@ func engine(t *testing.T) *sandbox.Engine {
 		ctx := context.Background()
 		var e *sandbox.Engine
 		if e, err = sandbox.New(ctx, sandbox.Options{}); err == nil {
+			// As the sandbox tests do: the image, then the runtime probe
+			// (which may move the engine to another service) before use.
 			if err = e.EnsureImage(ctx, nil); err == nil {
-				t.Cleanup(func() { e.Close() })
-				return e
+				if _, err = e.Runtime(ctx); err == nil {
+					t.Cleanup(func() { e.Close() })
+					return e
+				}
 			}
 			e.Close()
 		}
@@ -98,10 +102,11 @@ func TestLoopRealSandbox(t *testing.T) {
 				t.Fatal(err)
 			}
 			var runs []*sandbox.Result
-			ex := &OneShot{Engine: e, InputPath: csv, OutputDir: t.TempDir(), InlinePlots: true,
+			// A generous time limit: a loaded machine takes long to import pandas.
+			ex := &OneShot{Engine: e, InputPath: csv, OutputDir: t.TempDir(), InlinePlots: true, Limits: sandbox.Limits{Timeout: 2 * time.Minute},
 				Done: func(_ sandbox.RunRequest, res *sandbox.Result) { runs = append(runs, res) }}
 			l := &llm.Loop{Client: &llm.Client{BaseURL: base}, Model: "m", Files: []llm.FileInfo{fi}, Exec: ex, Stateless: true}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			tr := l.Ask(ctx, "Which region had the most revenue?")
 			if tr.Stopped != llm.StopAnswered || !strings.HasPrefix(tr.Answer, "South had the most revenue: 230.0.") {
@@ -109,7 +114,7 @@ func TestLoopRealSandbox(t *testing.T) {
 			}
 			cells := tr.Cells()
 			if len(cells) != 1 || len(runs) != 1 {
-				t.Fatalf("%d cells, %d runs", len(cells), len(runs))
+				t.Fatalf("%d cells, %d runs; cell error %q", len(cells), len(runs), cells[0].Error)
 			}
 			c := cells[0]
 			if c.Result.ExitCode != 0 || !strings.Contains(c.Result.Stdout, "South    230.0") {

@@ -72,7 +72,7 @@ func TestRealModelQuestions(t *testing.T) {
 		dir := t.TempDir()
 		ref := fmt.Sprintf("import pandas as pd, shutil\nsrc = '/usr/lib/python3/dist-packages/%s'\nshutil.copy(src, '/mnt/data/%s')\ndf = pd.read_csv(src%s)\n%s\n",
 			q.file, name, map[bool]string{true: ", skiprows=1", false: ""}[strings.HasPrefix(q.file, "sklearn")], q.truth)
-		res, err := e.Run(ctx, sandbox.RunRequest{Code: ref, OutputDir: dir}, func(sandbox.Progress) {})
+		res, err := e.Run(ctx, sandbox.RunRequest{Code: ref, OutputDir: dir, Limits: sandbox.Limits{Timeout: 2 * time.Minute}.WithDefaults()}, func(sandbox.Progress) {})
 		if err != nil || res.ExitCode != 0 {
 			t.Fatalf("reference for %s: %v %+v", name, err, res)
 		}
@@ -83,7 +83,7 @@ func TestRealModelQuestions(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := &llm.Loop{Client: &llm.Client{BaseURL: base}, Model: models[0].ID, Files: []llm.FileInfo{fi},
-			Exec: &OneShot{Engine: e, InputPath: csv, OutputDir: t.TempDir()}, Stateless: true}
+			Exec: &OneShot{Engine: e, InputPath: csv, OutputDir: t.TempDir(), Limits: sandbox.Limits{Timeout: 2 * time.Minute}}, Stateless: true}
 		qctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		start := time.Now()
 		tr := l.Ask(qctx, q.question)
