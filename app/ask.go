@@ -56,7 +56,7 @@ func (a *App) LLMStatus(server string) ([]llm.Server, error) {
 
 // LLMHint says how to start a model server, naming the model the latest
 // audit chose.
-func (a *App) LLMHint() string { return llm.NoServerHint(a.suggestedModel()) }
+func (a *App) LLMHint() string { return llm.StartHint(a.suggestedModel()) }
 
 func (a *App) suggestedModel() string {
 	if a.store == nil {

@@ -58,12 +58,19 @@ func Pick(ctx context.Context, url, model string, hint func(string) (bool, bool,
 	return Server{}, "", fmt.Errorf("the model server at %s has no model: %s", servers[0].BaseURL, PullHint(suggested))
 }
 
-// PullHint says how to get a model.
+// PullHint says how to get a model; suggested is the model the audit
+// chose ("" when there is no audit).
 func PullHint(suggested string) string {
+	why := "the model the audit chose"
 	if suggested == "" {
-		suggested = "qwen2.5:7b"
+		suggested, why = "qwen2.5:7b", "a 7B model that calls tools"
 	}
-	return fmt.Sprintf("`ollama pull %s` (the model the audit chose), or start llama-server with a GGUF: `llama-server -m MODEL.gguf --jinja`", suggested)
+	return fmt.Sprintf("`ollama pull %s` (%s), or start llama-server with a GGUF: `llama-server -m MODEL.gguf --jinja`", suggested, why)
+}
+
+// StartHint says how to start a model server.
+func StartHint(suggested string) string {
+	return "Start one — Ollama: `ollama serve`, then " + PullHint(suggested) + "."
 }
 
 // NoServerHint says where rehome looked and how to start a server.
@@ -72,8 +79,8 @@ func NoServerHint(suggested string) string {
 	for _, k := range KnownServers {
 		ports = append(ports, fmt.Sprintf("%s %d", k.Name, k.Port))
 	}
-	return fmt.Sprintf("no model server found on this machine (looked at 127.0.0.1: %s). Start one — Ollama: `ollama serve`, then %s — or name one with --server URL",
-		strings.Join(ports, ", "), PullHint(suggested))
+	return fmt.Sprintf("no model server found on this machine (looked at 127.0.0.1: %s). %s Or name one with --server URL",
+		strings.Join(ports, ", "), StartHint(suggested))
 }
 
 // CatalogToolsHint answers from the audit's catalog whether an Ollama tag
