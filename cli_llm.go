@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"rehome/backend/hardware"
 	"rehome/backend/llm"
+	"rehome/backend/models"
 	"rehome/backend/store"
 )
 
@@ -33,6 +35,9 @@ func cmdLLMStatus(env *cliEnv, args []string) int {
 	}
 	if servers == nil {
 		servers = []llm.Server{}
+	}
+	if rep, err := hardware.NewDetector(hardware.Options{}).Detect(ctx); err == nil {
+		llm.AddFit(servers, models.MachineFrom(rep))
 	}
 	if *asJSON {
 		env.json(servers)
@@ -74,6 +79,9 @@ func printServers(env *cliEnv, servers []llm.Server) {
 			extra := ""
 			if m.Vision {
 				extra = ", reads images"
+			}
+			if m.Fit != "" {
+				extra += "; " + m.Fit
 			}
 			fmt.Fprintf(w, "  %-40s %s%s\n", m.ID, tools, extra)
 		}

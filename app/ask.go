@@ -12,6 +12,7 @@ import (
 	"rehome/backend/audit"
 	"rehome/backend/llm"
 	"rehome/backend/llm/sandboxexec"
+	"rehome/backend/models"
 	"rehome/backend/store"
 	"rehome/sandbox"
 )
@@ -47,9 +48,13 @@ type askHolder struct {
 // LLMStatus lists the model servers (on this machine, or the one at
 // server), their models and which call tools.
 func (a *App) LLMStatus(server string) ([]llm.Server, error) {
-	servers, err := llm.Discover(context.Background(), llm.DiscoverOptions{URL: server, ToolsHint: llm.CatalogToolsHint})
+	ctx := context.Background()
+	servers, err := llm.Discover(ctx, llm.DiscoverOptions{URL: server, ToolsHint: llm.CatalogToolsHint})
 	if servers == nil {
 		servers = []llm.Server{}
+	}
+	if rep, herr := a.hw.Report(ctx); herr == nil {
+		llm.AddFit(servers, models.MachineFrom(rep))
 	}
 	return servers, err
 }

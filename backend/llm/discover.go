@@ -49,6 +49,9 @@ type ModelInfo struct {
 	// "rehome's catalog", …).
 	ToolsSource string `json:"tools_source,omitempty"`
 	Vision      bool   `json:"vision,omitempty"`
+	// Fit says how it fits this machine's memory (see FitNote); "" when
+	// rehome's catalog does not know the model.
+	Fit string `json:"fit,omitempty"`
 }
 
 // Server is a model server found (or named by the user).

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rehome/backend/models"
 )
 
 func TestActionBlockRule(t *testing.T) {
@@ -218,5 +220,23 @@ func TestStreamFramings(t *testing.T) {
 	_, err = (&Client{BaseURL: slow.URL + "/v1", IdleTimeout: 300 * time.Millisecond}).ChatStream(context.Background(), ChatRequest{Model: "m"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "sent nothing for 300ms") {
 		t.Fatalf("idle: %v", err)
+	}
+}
+
+func TestFitNote(t *testing.T) {
+	cpu := models.Machine{RAMBytes: 24 << 30}
+	gpu := models.Machine{VRAMBytes: 24 << 30, GPUs: 1, RAMBytes: 64 << 30}
+	tiny := models.Machine{RAMBytes: 4 << 30}
+	if n := FitNote("qwen2.5:7b", gpu); !strings.HasPrefix(n, "fits in your VRAM") {
+		t.Errorf("gpu: %q", n)
+	}
+	if n := FitNote("qwen2.5:7b", cpu); !strings.Contains(n, "will not fit in your VRAM") || !strings.Contains(n, "CPU") {
+		t.Errorf("cpu: %q", n)
+	}
+	if n := FitNote("qwen2.5:7b", tiny); !strings.HasPrefix(n, "needs") {
+		t.Errorf("tiny: %q", n)
+	}
+	if n := FitNote("my-own-model", gpu); n != "" {
+		t.Errorf("unknown: %q", n)
 	}
 }

@@ -52,10 +52,11 @@ describe('helpers', () => {
   });
   it('lists tool-calling models first and marks another machine', () => {
     const ch = modelChoices([
-      { kind: 'ollama', name: 'Ollama', base_url: 'http://127.0.0.1:11434/v1', loopback: true, models: [{ id: 'gemma2:2b', tools: 'no' }, { id: 'qwen2.5:7b', tools: 'yes' }] },
+      { kind: 'ollama', name: 'Ollama', base_url: 'http://127.0.0.1:11434/v1', loopback: true, models: [{ id: 'gemma2:2b', tools: 'no' }, { id: 'qwen2.5:7b', tools: 'yes', fit: 'will not fit in your VRAM (needs 6 GiB, 0 GiB here): it runs on the CPU, several times slower' }] },
       { kind: 'openai', name: 'OpenAI-compatible server', base_url: 'http://10.0.0.2:8000/v1', loopback: false, models: [{ id: 'big', tools: 'unknown' }] },
     ]);
     expect(ch[0].model).toBe('qwen2.5:7b');
     expect(ch.find((c) => c.model === 'big')!.label).toContain('another machine');
+    expect(ch[0].label).toContain('will not fit in your VRAM');
   });
 });

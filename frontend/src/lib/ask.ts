@@ -77,6 +77,7 @@ export interface ModelInfo {
   tools: 'yes' | 'no' | 'unknown';
   tools_source?: string;
   vision?: boolean;
+  fit?: string;
 }
 
 export interface Server {
@@ -184,7 +185,8 @@ export function modelChoices(servers: Server[]): { server: string; model: string
     for (const m of s.models) {
       const tools = m.tools === 'yes' ? '' : m.tools === 'no' ? ' — code in ```python blocks' : ' — tool calling unknown';
       const where = s.loopback ? '' : ' (another machine)';
-      out.push({ server: s.base_url, model: m.id, label: `${m.id} · ${s.name}${where}${tools}`, rank: m.tools === 'yes' ? 0 : 1 });
+      const fit = m.fit && !m.fit.startsWith('fits') ? ` — ${m.fit}` : '';
+      out.push({ server: s.base_url, model: m.id, label: `${m.id} · ${s.name}${where}${tools}${fit}`, rank: m.tools === 'yes' ? 0 : 1 });
     }
   }
   return out.sort((a, b) => a.rank - b.rank).map(({ server, model, label }) => ({ server, model, label }));
