@@ -55,6 +55,9 @@ func TestBrowserReadsOnlyWhatWasGiven(t *testing.T) {
 		if _, err := a.ImportAssistant(AssistantImport{JSON: `{"name":"x"}`, Knowledge: []string{p}}); err == nil {
 			t.Errorf("ImportAssistant knowledge %q allowed", p)
 		}
+		if _, err := a.Ask(AskRequest{Question: "what is in it?", Files: []string{p}}); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("Ask with file %q: %v", p, err)
+		}
 	}
 	if _, err := a.PreviewFile(outside); err == nil || !strings.Contains(err.Error(), "Choose file") {
 		t.Errorf("the refusal does not say what to do: %v", err)

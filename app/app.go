@@ -46,6 +46,7 @@ type App struct {
 
 	accessOnce sync.Once
 	access     *access // the files the user chose (access.go)
+	asks       askHolder
 }
 
 // New returns an App; call Open before serving it.

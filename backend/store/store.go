@@ -28,15 +28,18 @@ const (
 	Audits     Bucket = "audits"
 	Runs       Bucket = "runs"
 	Settings   Bucket = "settings"
-	meta       Bucket = "meta"
+	// Conversations are questions asked in words (rehome ask, the
+	// conversation screen) with their cells and answers.
+	Conversations Bucket = "conversations"
+	meta          Bucket = "meta"
 )
 
 // Buckets lists the record buckets in a fixed order.
-var Buckets = []Bucket{Assistants, Audits, Runs, Settings}
+var Buckets = []Bucket{Assistants, Audits, Runs, Settings, Conversations}
 
 // SchemaVersion is the layout version this build writes. Open migrates an
 // older file up to it and refuses a newer one.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // FileName is the database's name inside the data directory.
 const FileName = "rehome.db"
@@ -127,6 +130,11 @@ var migrations = []func(tx *bolt.Tx) error{
 			}
 		}
 		return nil
+	},
+	// 1 -> 2: the conversations bucket.
+	func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists([]byte(Conversations))
+		return err
 	},
 }
 
@@ -361,6 +369,8 @@ func singular(b Bucket) string {
 		return "run"
 	case Settings:
 		return "setting"
+	case Conversations:
+		return "conversation"
 	}
 	return string(b)
 }

@@ -24,7 +24,7 @@ const H = 1000;
 // Where the window is put (window.json) so clicks land where they should.
 const win = { width: 1240, height: 820, x: 300, y: 120 };
 // Sidebar buttons, in window coordinates (App.svelte's nav).
-const nav = { hardware: 80, assistants: 120, audit: 160, code: 200, settings: 240 };
+const nav = { hardware: 80, assistants: 120, audit: 160, code: 200, ask: 240, settings: 280 };
 const skipSandbox = process.env.REHOME_SKIP_SANDBOX === '1';
 
 let X; // { display, env, stop }

@@ -1,10 +1,11 @@
-export type ScreenId = 'hardware' | 'assistants' | 'audit' | 'code' | 'settings';
+export type ScreenId = 'hardware' | 'assistants' | 'audit' | 'code' | 'ask' | 'settings';
 
 export const screens: { id: ScreenId; label: string }[] = [
   { id: 'hardware', label: 'Hardware' },
   { id: 'assistants', label: 'Assistants' },
   { id: 'audit', label: 'Audit' },
   { id: 'code', label: 'Code Interpreter' },
+  { id: 'ask', label: 'Ask' },
   { id: 'settings', label: 'Settings' },
 ];
 

@@ -1,0 +1,364 @@
+// Package llm talks to local model servers through the OpenAI-compatible
+// API that Ollama, llama.cpp's llama-server, LM Studio, Jan and vLLM all
+// serve (/v1/models and streaming /v1/chat/completions), finds them on
+// this machine, and runs the ask-in-words loop: the model writes Python,
+// an Executor runs it, the output goes back, until the model answers.
+//
+// Real servers differ from OpenAI's reference in many small ways; the
+// client accepts each of them (see stream.go) rather than failing.
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Message is one chat message in the OpenAI wire shape.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// Reasoning is what a thinking model thought (reasoning_content on the
+	// wire, or a <think> block of the content). It is kept for the user,
+	// never sent back and never executed.
+	Reasoning  string     `json:"-"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Name       string     `json:"name,omitempty"`
+}
+
+// ToolCall is one call of a function by the model.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the function and carries its arguments as JSON text.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Tool describes a function the model may call.
+type Tool struct {
+	Type     string       `json:"type"`
+	Function ToolFunction `json:"function"`
+}
+
+// ToolFunction is a tool's name, description and JSON-schema parameters.
+type ToolFunction struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  map[string]any `json:"parameters"`
+}
+
+// ChatRequest is what ChatStream sends.
+type ChatRequest struct {
+	Model       string    `json:"model"`
+	Messages    []Message `json:"messages"`
+	Tools       []Tool    `json:"tools,omitempty"`
+	Temperature *float64  `json:"temperature,omitempty"`
+	MaxTokens   int       `json:"max_tokens,omitempty"`
+	Stream      bool      `json:"stream"`
+}
+
+// Delta is one piece of a streamed answer, for showing it as it comes.
+type Delta struct {
+	// Content is visible text; Reasoning is thinking (shown folded).
+	Content   string `json:"content,omitempty"`
+	Reasoning string `json:"reasoning,omitempty"`
+	// ToolCall is set while a tool call's arguments arrive: its index and
+	// the fragment of arguments just received.
+	ToolCall *ToolCallDelta `json:"tool_call,omitempty"`
+}
+
+// ToolCallDelta is a fragment of a streamed tool call.
+type ToolCallDelta struct {
+	Index     int    `json:"index"`
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// Reply is a whole streamed answer.
+type Reply struct {
+	Message      Message `json:"message"`
+	FinishReason string  `json:"finish_reason"`
+	// Usage, when the server reported it.
+	PromptTokens     int `json:"prompt_tokens,omitempty"`
+	CompletionTokens int `json:"completion_tokens,omitempty"`
+}
+
+// Client calls one OpenAI-compatible server.
+type Client struct {
+	// BaseURL is what an OpenAI client takes: http://127.0.0.1:11434/v1.
+	BaseURL string
+	// APIKey is sent as a bearer token when set (local servers ignore it).
+	APIKey string
+	// HTTP is the client used (default: one without an overall timeout,
+	// since a CPU model may stream for minutes; the context bounds it).
+	HTTP *http.Client
+	// IdleTimeout ends a stream that sends nothing for this long
+	// (default 5 minutes: a large prompt on a CPU takes a while).
+	IdleTimeout time.Duration
+}
+
+// ServerError is an error the server reported, in a status or in the stream.
+type ServerError struct {
+	Status  int    // HTTP status, 0 when the error came inside the stream
+	Message string // the server's words
+	Body    string // the raw body or event
+}
+
+func (e *ServerError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("the model server answered %d: %s", e.Status, e.Message)
+	}
+	return "the model server reported an error mid-answer: " + e.Message
+}
+
+// ErrDropped is wrapped when the connection ended before the answer did.
+var ErrDropped = errors.New("the model server closed the connection before the answer was complete")
+
+// NormalizeBaseURL turns what a user types (host:port, a URL with or
+// without /v1, a trailing slash) into the base URL an OpenAI client takes.
+func NormalizeBaseURL(raw string) (string, error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return "", errors.New("empty server URL: give one like http://127.0.0.1:11434/v1")
+	}
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("%q is not a server URL: give one like http://127.0.0.1:11434/v1", raw)
+	}
+	p := strings.TrimRight(u.Path, "/")
+	for _, suffix := range []string{"/chat/completions", "/models"} {
+		p = strings.TrimSuffix(p, suffix)
+	}
+	if !strings.HasSuffix(p, "/v1") {
+		p += "/v1"
+	}
+	u.Path = p
+	u.RawQuery, u.Fragment = "", ""
+	return u.String(), nil
+}
+
+// IsLoopback reports whether the base URL names this machine.
+func IsLoopback(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (c *Client) http() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return &http.Client{}
+}
+
+func (c *Client) newRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.BaseURL, "/")+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	return req, nil
+}
+
+// Model is one model a server offers.
+type Model struct {
+	ID      string `json:"id"`
+	OwnedBy string `json:"owned_by,omitempty"`
+}
+
+// Models lists the models the server offers (GET /v1/models).
+func (c *Client) Models(ctx context.Context) ([]Model, error) {
+	req, err := c.newRequest(ctx, http.MethodGet, "/models", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.http().Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reach the model server at %s: %w", c.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if resp.StatusCode != http.StatusOK {
+		return nil, statusError(resp.StatusCode, body)
+	}
+	var out struct {
+		Data   []Model `json:"data"`
+		Models []Model `json:"models"` // some servers answer with this key
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("the server at %s did not answer /models with JSON (is it an OpenAI-compatible server?): %v", c.BaseURL, err)
+	}
+	ms := out.Data
+	if len(ms) == 0 {
+		ms = out.Models
+	}
+	if ms == nil {
+		ms = []Model{}
+	}
+	return ms, nil
+}
+
+// statusError turns an error status and body into a ServerError with the
+// server's own message when it sent one.
+func statusError(status int, body []byte) error {
+	msg := errorMessage(body)
+	if msg == "" {
+		msg = strings.TrimSpace(string(body))
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	return &ServerError{Status: status, Message: msg, Body: string(body)}
+}
+
+// errorMessage finds the message in the error shapes servers send:
+// {"error":{"message":…}}, {"error":"…"}, {"message":…}, {"detail":…}.
+func errorMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	if len(v.Error) > 0 && string(v.Error) != "null" {
+		var s string
+		if json.Unmarshal(v.Error, &s) == nil {
+			return s
+		}
+		var o struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(v.Error, &o) == nil && o.Message != "" {
+			return o.Message
+		}
+		return string(v.Error)
+	}
+	if v.Message != "" {
+		return v.Message
+	}
+	if v.Detail != nil {
+		return fmt.Sprint(v.Detail)
+	}
+	return ""
+}
+
+// ChatStream sends req with stream on, calls onDelta with each piece as
+// it arrives (it may be nil), and returns the whole answer. It fails with
+// a *ServerError when the server refuses or reports an error mid-stream,
+// and with an error wrapping ErrDropped when the connection ends early;
+// in both cases the partial answer is returned too.
+func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(Delta)) (Reply, error) {
+	req.Stream = true
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hreq, err := c.newRequest(ctx, http.MethodPost, "/chat/completions", req)
+	if err != nil {
+		return Reply{}, err
+	}
+	hreq.Header.Set("Accept", "text/event-stream")
+	resp, err := c.http().Do(hreq)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Reply{}, ctx.Err()
+		}
+		return Reply{}, fmt.Errorf("reach the model server at %s: %w", c.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		return Reply{}, statusError(resp.StatusCode, body)
+	}
+	idle := c.IdleTimeout
+	if idle <= 0 {
+		idle = 5 * time.Minute
+	}
+	var idled atomic.Bool
+	timer := time.AfterFunc(idle, func() { idled.Store(true); cancel() })
+	defer timer.Stop()
+	body := &idleReader{r: resp.Body, reset: func() { timer.Reset(idle) }}
+
+	acc := newAccumulator(onDelta)
+	// A server that ignores stream:true answers with one JSON document.
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
+		data, err := io.ReadAll(io.LimitReader(body, 16<<20))
+		if err == nil {
+			err = acc.whole(data)
+		} else {
+			err = fmt.Errorf("%w: %v", ErrDropped, err)
+		}
+		return acc.reply(), c.explainEnd(ctx, err, idled.Load(), idle)
+	}
+	err = readSSE(body, acc)
+	return acc.reply(), c.explainEnd(ctx, err, idled.Load(), idle)
+}
+
+// explainEnd says why a stream ended badly: the caller's cancel, the idle
+// limit, or the server.
+func (c *Client) explainEnd(ctx context.Context, err error, idled bool, idle time.Duration) error {
+	switch {
+	case err == nil:
+		return nil
+	case idled:
+		return fmt.Errorf("%w: it sent nothing for %s", ErrDropped, idle)
+	case ctx.Err() != nil:
+		return context.Canceled
+	}
+	return err
+}
+
+// idleReader resets the idle timer on each read that returns data.
+type idleReader struct {
+	r     io.Reader
+	reset func()
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.reset()
+	}
+	return n, err
+}

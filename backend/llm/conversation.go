@@ -1,0 +1,238 @@
+package llm
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"rehome/backend/store"
+)
+
+// ConversationSchema is the version of the Conversation record this build
+// writes.
+const ConversationSchema = 1
+
+// Conversation is a kept conversation: its assistant, model, files and
+// every question with its cells and answer.
+type Conversation struct {
+	Schema        int          `json:"schema"`
+	ID            string       `json:"id"`
+	Title         string       `json:"title"`
+	AssistantID   string       `json:"assistant_id,omitempty"`
+	AssistantName string       `json:"assistant_name,omitempty"`
+	Server        string       `json:"server"`
+	Model         string       `json:"model"`
+	Files         []FileInfo   `json:"files"`
+	Exchanges     []Transcript `json:"exchanges"`
+	Created       time.Time    `json:"created"`
+	Updated       time.Time    `json:"updated"`
+}
+
+// NewConversation starts one.
+func NewConversation() *Conversation {
+	now := time.Now().UTC()
+	return &Conversation{Schema: ConversationSchema, ID: store.NewID(), Files: []FileInfo{}, Exchanges: []Transcript{}, Created: now, Updated: now}
+}
+
+// Add appends a finished question and names the conversation after its
+// first question.
+func (c *Conversation) Add(t *Transcript) {
+	c.Exchanges = append(c.Exchanges, *t)
+	if c.Title == "" {
+		c.Title = title(t.Question)
+	}
+	c.Updated = time.Now().UTC()
+}
+
+func title(q string) string {
+	q = strings.Join(strings.Fields(q), " ")
+	if r := []rune(q); len(r) > 80 {
+		q = string(r[:79]) + "…"
+	}
+	return q
+}
+
+// History is the conversation so far as messages for the next question:
+// each question and its answer (the cells' outputs are not repeated).
+func (c *Conversation) History() []Message {
+	var out []Message
+	for _, t := range c.Exchanges {
+		if t.Answer == "" {
+			continue
+		}
+		out = append(out, Message{Role: "user", Content: t.Question}, Message{Role: "assistant", Content: t.Answer})
+	}
+	return out
+}
+
+// SaveConversation stores c.
+func SaveConversation(st *store.Store, c *Conversation) error {
+	if err := st.Put(store.Conversations, c.ID, c); err != nil {
+		return fmt.Errorf("keep the conversation: %w", err)
+	}
+	return nil
+}
+
+// GetConversation loads one.
+func GetConversation(st *store.Store, id string) (*Conversation, error) {
+	var c Conversation
+	if err := st.Get(store.Conversations, id, &c); err != nil {
+		return nil, err
+	}
+	if c.Schema > ConversationSchema {
+		return nil, fmt.Errorf("conversation %s was written by a newer rehome (schema %d): upgrade rehome", id, c.Schema)
+	}
+	return &c, nil
+}
+
+// ListConversations returns up to limit conversations, newest first.
+func ListConversations(st *store.Store, limit int) ([]Conversation, error) {
+	return store.List[Conversation](st, store.Conversations, limit)
+}
+
+// Markdown writes the conversation as a Markdown document: each question,
+// the model's words, its code and outputs, the plots (linked to where
+// rehome saved them) and the answer; thinking folded in <details>.
+func (c *Conversation) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", orDefault(c.Title, "Conversation"))
+	if c.AssistantName != "" {
+		fmt.Fprintf(&b, "Assistant: %s  \n", c.AssistantName)
+	}
+	fmt.Fprintf(&b, "Model: %s at %s  \nStarted: %s\n\n", c.Model, c.Server, c.Created.Format(time.RFC3339))
+	if len(c.Files) > 0 {
+		b.WriteString("Files:\n\n")
+		for _, f := range c.Files {
+			fmt.Fprintf(&b, "- %s\n", f.Describe())
+		}
+		b.WriteString("\n")
+	}
+	for _, t := range c.Exchanges {
+		fmt.Fprintf(&b, "## %s\n\n", oneLine(t.Question))
+		for i, tu := range t.Turns {
+			if tu.Reasoning != "" {
+				fmt.Fprintf(&b, "<details><summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(tu.Reasoning))
+			}
+			final := i == len(t.Turns)-1 && len(tu.Cells) == 0
+			if s := strings.TrimSpace(tu.Text); s != "" && !final {
+				b.WriteString(s + "\n\n")
+			}
+			for _, cell := range tu.Cells {
+				fmt.Fprintf(&b, "```python\n%s\n```\n\n", strings.TrimRight(cell.Code, "\n"))
+				out := strings.TrimRight(cell.Result.Stdout+cell.Result.Stderr, "\n")
+				if cell.Error != "" {
+					out = "rehome: " + cell.Error
+				}
+				if out != "" {
+					fmt.Fprintf(&b, "```text\n%s\n```\n\n", out)
+				}
+				for _, f := range cell.Result.Files {
+					if f.Kind == "plot" {
+						fmt.Fprintf(&b, "![%s](%s)\n\n", f.Name, f.Path)
+					} else {
+						fmt.Fprintf(&b, "File: [%s](%s)\n\n", f.Name, f.Path)
+					}
+				}
+			}
+		}
+		if s := strings.TrimSpace(t.Answer); s != "" {
+			b.WriteString(s + "\n\n")
+		}
+		if t.Note != "" {
+			fmt.Fprintf(&b, "> rehome: %s\n\n", t.Note)
+		}
+		if t.Error != "" {
+			fmt.Fprintf(&b, "> rehome: %s\n\n", t.Error)
+		}
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// Notebook writes the conversation as a Jupyter notebook (nbformat 4.5):
+// questions and answers as Markdown cells, code cells with their outputs,
+// plots embedded as PNG.
+func (c *Conversation) Notebook() ([]byte, error) {
+	type output map[string]any
+	type cell map[string]any
+	lines := func(s string) []string {
+		if s == "" {
+			return []string{}
+		}
+		parts := strings.SplitAfter(s, "\n")
+		if parts[len(parts)-1] == "" {
+			parts = parts[:len(parts)-1]
+		}
+		return parts
+	}
+	md := func(s string) cell {
+		return cell{"cell_type": "markdown", "metadata": map[string]any{}, "source": lines(s)}
+	}
+	var cells []cell
+	n := 0
+	cells = append(cells, md(fmt.Sprintf("# %s\n\nModel: %s at %s", orDefault(c.Title, "Conversation"), c.Model, c.Server)))
+	for _, t := range c.Exchanges {
+		cells = append(cells, md("**Question:** "+t.Question))
+		for i, tu := range t.Turns {
+			final := i == len(t.Turns)-1 && len(tu.Cells) == 0
+			if s := strings.TrimSpace(tu.Text); s != "" && !final {
+				cells = append(cells, md(s))
+			}
+			for _, ce := range tu.Cells {
+				n++
+				outs := []output{}
+				if ce.Result.Stdout != "" {
+					outs = append(outs, output{"output_type": "stream", "name": "stdout", "text": lines(ce.Result.Stdout)})
+				}
+				if ce.Result.Stderr != "" {
+					outs = append(outs, output{"output_type": "stream", "name": "stderr", "text": lines(ce.Result.Stderr)})
+				}
+				if ce.Error != "" {
+					outs = append(outs, output{"output_type": "stream", "name": "stderr", "text": []string{"rehome: " + ce.Error + "\n"}})
+				}
+				for _, f := range ce.Result.Files {
+					if f.Kind != "plot" {
+						continue
+					}
+					data, err := os.ReadFile(f.Path)
+					if err != nil {
+						if rest, ok := strings.CutPrefix(f.DataURL, "data:image/png;base64,"); ok {
+							outs = append(outs, output{"output_type": "display_data", "metadata": map[string]any{}, "data": map[string]any{"image/png": rest}})
+						}
+						continue
+					}
+					outs = append(outs, output{"output_type": "display_data", "metadata": map[string]any{},
+						"data": map[string]any{"image/png": base64.StdEncoding.EncodeToString(data)}})
+				}
+				cells = append(cells, cell{"cell_type": "code", "execution_count": n, "metadata": map[string]any{},
+					"source": lines(strings.TrimRight(ce.Code, "\n")), "outputs": outs})
+			}
+		}
+		if s := strings.TrimSpace(t.Answer); s != "" {
+			cells = append(cells, md(s))
+		}
+	}
+	nb := map[string]any{
+		"nbformat": 4, "nbformat_minor": 5,
+		"metadata": map[string]any{
+			"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
+			"language_info": map[string]any{"name": "python"},
+		},
+		"cells": cells,
+	}
+	for i, ce := range cells {
+		ce["id"] = fmt.Sprintf("cell-%d", i)
+	}
+	return json.MarshalIndent(nb, "", " ")
+}

@@ -1,0 +1,91 @@
+package llm
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"rehome/backend/dataset"
+)
+
+// FileInfo describes a file the code can read, for the model.
+type FileInfo struct {
+	Name string `json:"name"`
+	// HostPath is where it is on this machine; Path where the code sees it.
+	HostPath string `json:"host_path"`
+	Path     string `json:"path"`
+	Size     int64  `json:"size"`
+	Format   string `json:"format,omitempty"`
+	Rows     int64  `json:"rows,omitempty"`
+	RowsKind string `json:"rows_kind,omitempty"`
+	Sheet    string `json:"sheet,omitempty"`
+	// Columns are "name (type)" from the preview.
+	Columns []string `json:"columns,omitempty"`
+	Note    string   `json:"note,omitempty"`
+}
+
+// DescribeFile previews the file at hostPath (the same preview the Code
+// Interpreter screen shows) for the model.
+func DescribeFile(hostPath string) (FileInfo, error) {
+	p, err := dataset.Peek(hostPath, dataset.Options{MaxRows: 5})
+	if err != nil {
+		return FileInfo{}, err
+	}
+	fi := FileInfo{Name: p.Name, HostPath: hostPath, Path: "/mnt/data/" + filepath.Base(hostPath),
+		Size: p.Size, Format: string(p.Format), Rows: p.RowCount, RowsKind: p.RowCountKind, Sheet: p.Sheet}
+	for i, c := range p.Columns {
+		if i == 60 {
+			fi.Columns = append(fi.Columns, fmt.Sprintf("… %d more", len(p.Columns)-60))
+			break
+		}
+		fi.Columns = append(fi.Columns, fmt.Sprintf("%s (%s)", c.Name, c.Type))
+	}
+	if len(p.Problems) > 0 {
+		fi.Note = p.Problems[0]
+	}
+	return fi, nil
+}
+
+// Describe is the file in one line of the system prompt.
+func (f FileInfo) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s", f.Path, humanBytes(f.Size))
+	if f.Format != "" {
+		fmt.Fprintf(&b, ", %s", strings.ToUpper(f.Format))
+	}
+	if f.Rows > 0 {
+		switch f.RowsKind {
+		case dataset.CountEstimate:
+			fmt.Fprintf(&b, ", about %d rows", f.Rows)
+		case dataset.CountAtLeast:
+			fmt.Fprintf(&b, ", at least %d rows", f.Rows)
+		default:
+			fmt.Fprintf(&b, ", %d rows", f.Rows)
+		}
+	}
+	if f.Sheet != "" {
+		fmt.Fprintf(&b, ", sheet %q", f.Sheet)
+	}
+	b.WriteString(")")
+	if len(f.Columns) > 0 {
+		b.WriteString("; columns: ")
+		b.WriteString(strings.Join(f.Columns, ", "))
+	}
+	if f.Note != "" {
+		b.WriteString(". Note: ")
+		b.WriteString(f.Note)
+	}
+	return b.String()
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,561 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Executor runs one cell of Python for the loop. The loop defines it (the
+// consumer); rehome implements it with one-shot sandbox runs today and
+// with a live session per conversation once sessions land.
+type Executor interface {
+	Exec(ctx context.Context, code string) (CellResult, error)
+}
+
+// CellResult is what one cell did.
+type CellResult struct {
+	RunID      string    `json:"run_id,omitempty"`
+	ExitCode   int       `json:"exit_code"`
+	TimedOut   bool      `json:"timed_out,omitempty"`
+	OOMKilled  bool      `json:"oom_killed,omitempty"`
+	Stdout     string    `json:"stdout"`
+	Stderr     string    `json:"stderr"`
+	Files      []OutFile `json:"files"`
+	Summary    string    `json:"summary,omitempty"`
+	Notes      []string  `json:"notes,omitempty"`
+	DurationMS int64     `json:"duration_ms"`
+}
+
+// OutFile is a plot or file a cell made, saved by rehome.
+type OutFile struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"` // "plot" or "file"
+	Size    int64  `json:"size"`
+	Path    string `json:"path"`
+	DataURL string `json:"data_url,omitempty"`
+}
+
+// Cell is one piece of code the model asked to run, and its result.
+type Cell struct {
+	Code string `json:"code"`
+	// Via is "tool_call" (the python tool) or "fenced" (a ```python
+	// block ending the message, for models without tool calling).
+	Via        string     `json:"via"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Result     CellResult `json:"result"`
+	// Error is set when the cell could not run at all (no sandbox).
+	Error string `json:"error,omitempty"`
+	// Fed is what the model was given back (cut to a few KB).
+	Fed string `json:"fed"`
+}
+
+// Turn is one answer of the model: its text, its folded thinking, and
+// the cells it ran.
+type Turn struct {
+	Text      string `json:"text"`
+	Reasoning string `json:"reasoning,omitempty"`
+	Cells     []Cell `json:"cells,omitempty"`
+}
+
+// Why the loop stopped.
+const (
+	StopAnswered = "answered"  // the model answered without code
+	StopMaxSteps = "max_steps" // the bound on code runs was reached
+	StopLoop     = "loop"      // the model asked for the same code again
+	StopCanceled = "canceled"  // the user pressed Stop / Ctrl-C
+	StopError    = "error"     // the server or the sandbox failed
+)
+
+// Transcript is one question through the loop.
+type Transcript struct {
+	Question string    `json:"question"`
+	Model    string    `json:"model"`
+	Server   string    `json:"server"`
+	Mode     string    `json:"mode"` // "tools" or "fenced"
+	Turns    []Turn    `json:"turns"`
+	Answer   string    `json:"answer"`
+	Files    []OutFile `json:"files"` // every plot and file made, in order
+	Stopped  string    `json:"stopped"`
+	// Note explains a stop other than an answer, in the user's words.
+	Note       string    `json:"note,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	Started    time.Time `json:"started"`
+	DurationMS int64     `json:"duration_ms"`
+}
+
+// Cells returns every cell of the transcript, in order.
+func (t *Transcript) Cells() []Cell {
+	var out []Cell
+	for _, tu := range t.Turns {
+		out = append(out, tu.Cells...)
+	}
+	return out
+}
+
+// Event is a step of the loop, for showing it as it happens.
+type Event struct {
+	// Type: "token" (Text is visible text), "reasoning" (Text is
+	// thinking), "code" (Text is a fragment of code being written),
+	// "cell_start" (Cell.Code is about to run), "cell_done" (Cell is
+	// complete), "turn_done", "note" (Text says something the user should
+	// know, e.g. a switch to fenced code), "done".
+	Type string `json:"type"`
+	Turn int    `json:"turn"`
+	Text string `json:"text,omitempty"`
+	Cell *Cell  `json:"cell,omitempty"`
+}
+
+// Mode chooses how the model runs code.
+const (
+	ModeAuto   = "auto"   // offer the python tool; fall back to fenced blocks when refused
+	ModeTools  = "tools"  // offer the python tool only (fenced blocks still accepted)
+	ModeFenced = "fenced" // no tools: code in a ```python block that ends the message
+)
+
+// DefaultMaxSteps bounds the code runs of one question.
+const DefaultMaxSteps = 6
+
+// Loop is one conversation's settings.
+type Loop struct {
+	Client *Client
+	Model  string
+	// Instructions are the assistant's (the system prompt's first part).
+	Instructions string
+	// Files are described to the model (names, paths, sizes, columns).
+	Files []FileInfo
+	Exec  Executor
+	// Stateless says each cell runs in a fresh process (one-shot runs):
+	// the tool's description says so, so the model reloads its data.
+	Stateless bool
+	// MaxSteps bounds the code runs per question (default 6).
+	MaxSteps int
+	Mode     string
+	// Temperature, when set, is sent; else the server's default.
+	Temperature *float64
+	// OnEvent sees each step (may be nil).
+	OnEvent func(Event)
+	// History is earlier exchanges of the conversation, oldest first.
+	History []Message
+}
+
+// ToolName is the code tool's name: the one ChatGPT's own Code
+// Interpreter tool has, which models are trained on.
+const ToolName = "python"
+
+// PythonTool describes the tool.
+func (l *Loop) PythonTool() Tool {
+	return Tool{Type: "function", Function: ToolFunction{
+		Name:        ToolName,
+		Description: l.toolDescription(),
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"code": map[string]any{"type": "string", "description": "The Python code to run."},
+			},
+			"required": []string{"code"},
+		},
+	}}
+}
+
+func (l *Loop) toolDescription() string {
+	var b strings.Builder
+	b.WriteString("Runs Python 3 code in a sandbox with no internet access and returns what it prints (stdout, stderr, the traceback). ")
+	if len(l.Files) > 0 {
+		b.WriteString("The user's files are readable under /mnt/data (")
+		for i, f := range l.Files {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(f.Path)
+		}
+		b.WriteString("). ")
+	}
+	b.WriteString("pandas, numpy, scipy, statsmodels, scikit-learn, matplotlib and seaborn are installed. ")
+	b.WriteString("Figures drawn with matplotlib are shown to the user automatically; files written to /mnt/data are given to the user. ")
+	if l.Stateless {
+		b.WriteString("Each call runs in a fresh Python process: variables and imports do NOT persist between calls, so load the data again in each call.")
+	} else {
+		b.WriteString("State persists between calls: variables and imports stay defined.")
+	}
+	return b.String()
+}
+
+// SystemPrompt is the assistant's instructions plus what the model needs
+// to know about the files and the code tool, for mode.
+func (l *Loop) SystemPrompt(mode string) string {
+	var b strings.Builder
+	if s := strings.TrimSpace(l.Instructions); s != "" {
+		b.WriteString(s)
+		b.WriteString("\n\n")
+	}
+	b.WriteString("# Running code\n")
+	if mode == ModeFenced {
+		b.WriteString("You can run Python 3. To run code, end your message with one fenced block:\n\n```python\n# your code\n```\n\n")
+		b.WriteString("Write nothing after that block. rehome runs it and replies with its output; then continue. ")
+		b.WriteString("When you have the answer, reply in words without a ```python block at the end (a block followed by your explanation is shown, not run).\n")
+	} else {
+		b.WriteString("You have a tool, `python`, that runs Python 3 code and returns its output. Use it to read the files and compute answers; do not guess numbers you can compute. ")
+		b.WriteString("When you have the answer, reply in words without calling the tool.\n")
+	}
+	b.WriteString(l.toolDescription())
+	b.WriteString("\nDo not print or link the figures yourself: rehome shows each one under the answer where it was made.\n")
+	if len(l.Files) > 0 {
+		b.WriteString("\n# Files\n")
+		for _, f := range l.Files {
+			b.WriteString("- ")
+			b.WriteString(f.Describe())
+			b.WriteString("\n")
+		}
+	} else {
+		b.WriteString("\nNo files were given.\n")
+	}
+	return b.String()
+}
+
+// Ask runs question through the loop and returns its transcript. It ends
+// when the model answers without code, after MaxSteps code runs, when the
+// model asks for the same code again, or when ctx is cancelled (the
+// transcript so far is returned, with Stopped saying why).
+func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
+	t := &Transcript{Question: question, Model: l.Model, Started: time.Now().UTC()}
+	if l.Client != nil {
+		t.Server = l.Client.BaseURL
+	}
+	defer func() {
+		t.DurationMS = time.Since(t.Started).Milliseconds()
+		if t.Files == nil {
+			t.Files = []OutFile{}
+		}
+		l.event(Event{Type: "done", Turn: len(t.Turns) - 1})
+	}()
+	maxSteps := l.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	mode := l.Mode
+	if mode == "" {
+		mode = ModeAuto
+	}
+	wireMode := ModeTools
+	if mode == ModeFenced {
+		wireMode = ModeFenced
+	}
+	t.Mode = wireMode
+
+	msgs := []Message{{Role: "system", Content: l.SystemPrompt(wireMode)}}
+	msgs = append(msgs, l.History...)
+	msgs = append(msgs, Message{Role: "user", Content: question})
+	ran := map[string]bool{}
+	cells := 0
+	retried := false
+
+	for {
+		if err := ctx.Err(); err != nil {
+			t.Stopped, t.Note = StopCanceled, "Stopped by the user."
+			return t
+		}
+		last := cells >= maxSteps
+		req := ChatRequest{Model: l.Model, Messages: msgs, Temperature: l.Temperature}
+		if wireMode == ModeTools && !last {
+			req.Tools = []Tool{l.PythonTool()}
+		}
+		if last {
+			req.Messages = append(append([]Message{}, msgs...), Message{Role: "user",
+				Content: fmt.Sprintf("(rehome: that was the last of the %d code runs allowed for this question. Answer now from what you have, without code.)", maxSteps)})
+		}
+		turn := len(t.Turns)
+		t.Turns = append(t.Turns, Turn{})
+		reply, err := l.Client.ChatStream(ctx, req, func(d Delta) {
+			switch {
+			case d.Content != "":
+				l.event(Event{Type: "token", Turn: turn, Text: d.Content})
+			case d.Reasoning != "":
+				l.event(Event{Type: "reasoning", Turn: turn, Text: d.Reasoning})
+			case d.ToolCall != nil && d.ToolCall.Arguments != "":
+				l.event(Event{Type: "code", Turn: turn, Text: d.ToolCall.Arguments})
+			}
+		})
+		tu := &t.Turns[turn]
+		tu.Text, tu.Reasoning = reply.Message.Content, reply.Message.Reasoning
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+				t.Stopped, t.Note = StopCanceled, "Stopped by the user."
+				return t
+			}
+			// A model the server will not give tools (Ollama: "… does
+			// not support tools"), or a stream that broke off because the
+			// output did not parse as a tool call (llama-server): go on
+			// with fenced code blocks, once.
+			var se *ServerError
+			if errors.As(err, &se) && mode == ModeAuto && wireMode == ModeTools && !retried && (se.Status == 400 || se.Status == 0) {
+				retried = true
+				wireMode, t.Mode = ModeFenced, ModeFenced
+				msgs[0].Content = l.SystemPrompt(ModeFenced)
+				t.Turns = t.Turns[:turn]
+				l.event(Event{Type: "note", Turn: turn, Text: "The server refused the python tool (" + se.Message + "); going on with ```python blocks instead."})
+				continue
+			}
+			t.Stopped, t.Error = StopError, err.Error()
+			t.Answer = tu.Text
+			return t
+		}
+
+		calls := reply.Message.ToolCalls
+		var fenced string
+		if len(calls) == 0 {
+			fenced, _ = ActionBlock(tu.Text)
+		}
+		if len(calls) == 0 && fenced == "" {
+			t.Stopped, t.Answer = StopAnswered, tu.Text
+			l.event(Event{Type: "turn_done", Turn: turn})
+			return t
+		}
+		if last {
+			t.Stopped, t.Answer = StopMaxSteps, tu.Text
+			t.Note = fmt.Sprintf("The model still wanted to run code after %d runs; rehome stopped it. Ask again with more steps (--max-steps) or a narrower question.", maxSteps)
+			return t
+		}
+
+		if len(calls) > 0 {
+			msgs = append(msgs, Message{Role: "assistant", Content: tu.Text, ToolCalls: calls})
+			for _, tc := range calls {
+				code, perr := CodeFromArguments(tc.Function.Name, tc.Function.Arguments)
+				cell := Cell{Code: code, Via: "tool_call", ToolCallID: tc.ID}
+				if perr != nil {
+					cell.Fed = perr.Error()
+				} else if ran[normalizeCode(code)] {
+					t.Stopped = StopLoop
+					t.Answer = tu.Text
+					t.Note = "The model asked to run the same code again; rehome stopped the loop rather than run it twice. Ask again more precisely, or try another model."
+					return t
+				} else if cells >= maxSteps {
+					cell.Fed = "(not run: the limit of code runs was reached)"
+				} else {
+					cells++
+					ran[normalizeCode(code)] = true
+					l.run(ctx, t, turn, &cell)
+				}
+				tu.Cells = append(tu.Cells, cell)
+				msgs = append(msgs, Message{Role: "tool", ToolCallID: tc.ID, Name: ToolName, Content: cell.Fed})
+				if ctx.Err() != nil {
+					t.Stopped, t.Note = StopCanceled, "Stopped by the user."
+					return t
+				}
+			}
+		} else {
+			if ran[normalizeCode(fenced)] {
+				// A block that already ran, at the end of a message: with
+				// words before it the model is quoting its code in the
+				// answer; alone, it is asking again — a loop.
+				if prose := strings.TrimSpace(strings.Replace(tu.Text, fenced, "", 1)); len(stripFences(prose)) >= 20 {
+					t.Stopped, t.Answer = StopAnswered, tu.Text
+					return t
+				}
+				t.Stopped, t.Answer = StopLoop, tu.Text
+				t.Note = "The model asked to run the same code again; rehome stopped the loop rather than run it twice. Ask again more precisely, or try another model."
+				return t
+			}
+			cell := Cell{Code: fenced, Via: "fenced"}
+			cells++
+			ran[normalizeCode(fenced)] = true
+			l.run(ctx, t, turn, &cell)
+			tu.Cells = append(tu.Cells, cell)
+			msgs = append(msgs, Message{Role: "assistant", Content: tu.Text},
+				Message{Role: "user", Content: "Output of the code you ran:\n\n" + cell.Fed + "\n\nContinue: run more code the same way if you need to, or answer the question in words."})
+			if ctx.Err() != nil {
+				t.Stopped, t.Note = StopCanceled, "Stopped by the user."
+				return t
+			}
+		}
+		l.event(Event{Type: "turn_done", Turn: turn})
+	}
+}
+
+func (l *Loop) event(e Event) {
+	if l.OnEvent != nil {
+		l.OnEvent(e)
+	}
+}
+
+// run executes one cell and fills its result and what the model is fed.
+func (l *Loop) run(ctx context.Context, t *Transcript, turn int, c *Cell) {
+	l.event(Event{Type: "cell_start", Turn: turn, Cell: c})
+	if l.Exec == nil {
+		c.Error = "no sandbox to run code in"
+		c.Fed = "(the code could not run: " + c.Error + ")"
+	} else if res, err := l.Exec.Exec(ctx, c.Code); err != nil {
+		c.Error = err.Error()
+		c.Fed = "(the code could not run: " + c.Error + ")"
+	} else {
+		if res.Files == nil {
+			res.Files = []OutFile{}
+		}
+		c.Result = res
+		c.Fed = FormatOutput(res, MaxFed)
+		t.Files = append(t.Files, res.Files...)
+	}
+	done := *c
+	l.event(Event{Type: "cell_done", Turn: turn, Cell: &done})
+}
+
+// CodeFromArguments reads the code out of a python tool call's arguments:
+// {"code": "..."} (the schema), the arguments JSON-encoded twice, another
+// single string field, or bare code that is not JSON at all (small models
+// do each).
+func CodeFromArguments(name, args string) (string, error) {
+	if name != "" && name != ToolName && !strings.Contains(strings.ToLower(name), "python") && !strings.Contains(strings.ToLower(name), "code") {
+		return "", fmt.Errorf("there is no tool %q: the only tool is `python`, with one argument `code`", name)
+	}
+	s := strings.TrimSpace(args)
+	if s == "" {
+		return "", errors.New("the call had no code: call `python` with {\"code\": \"...\"}")
+	}
+	for range 2 {
+		var str string
+		if json.Unmarshal([]byte(s), &str) == nil {
+			s = strings.TrimSpace(str) // encoded twice
+			continue
+		}
+		var obj map[string]any
+		if json.Unmarshal([]byte(s), &obj) == nil {
+			if c, ok := obj["code"].(string); ok && strings.TrimSpace(c) != "" {
+				return c, nil
+			}
+			var only string
+			n := 0
+			for _, v := range obj {
+				if vs, ok := v.(string); ok {
+					only = vs
+					n++
+				}
+			}
+			if n == 1 && strings.TrimSpace(only) != "" {
+				return only, nil
+			}
+			return "", errors.New("the call had no `code` argument: call `python` with {\"code\": \"...\"}")
+		}
+		break
+	}
+	if strings.HasPrefix(s, "{") {
+		return "", errors.New("the call's arguments were not valid JSON: call `python` with {\"code\": \"...\"}")
+	}
+	return s, nil // bare code
+}
+
+// normalizeCode is the code compared for "the same code again": lines
+// without trailing blanks, blank lines dropped.
+func normalizeCode(code string) string {
+	var out []string
+	for _, ln := range strings.Split(code, "\n") {
+		if ln = strings.TrimRight(ln, " \t\r"); strings.TrimSpace(ln) != "" {
+			out = append(out, ln)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// MaxFed is how much of a cell's output the model gets back.
+const MaxFed = 4 << 10
+
+// FormatOutput is what the model reads of a cell: stdout, stderr (with the
+// traceback), the exit code when not 0, a timeout or memory kill, the
+// plots and files given to the user; "no output" said when there was
+// none. Each stream is cut to fit max bytes, keeping its head and tail.
+func FormatOutput(r CellResult, max int) string {
+	var b strings.Builder
+	out, errs := r.Stdout, r.Stderr
+	budget := max - 300
+	if budget < 200 {
+		budget = 200
+	}
+	oBudget, eBudget := budget/2, budget/2
+	if len(out) < oBudget {
+		eBudget += oBudget - len(out)
+	}
+	if len(errs) < eBudget {
+		oBudget += eBudget - len(errs)
+	}
+	if strings.TrimSpace(out) != "" {
+		b.WriteString("stdout:\n")
+		b.WriteString(cut(out, oBudget))
+		b.WriteString("\n")
+	}
+	if strings.TrimSpace(errs) != "" {
+		b.WriteString("stderr:\n")
+		b.WriteString(cut(errs, eBudget))
+		b.WriteString("\n")
+	}
+	switch {
+	case r.TimedOut:
+		b.WriteString("The code was killed at the time limit.\n")
+	case r.OOMKilled:
+		b.WriteString("The code was killed for using more memory than allowed.\n")
+	case r.ExitCode != 0:
+		fmt.Fprintf(&b, "exit code %d\n", r.ExitCode)
+	}
+	var plots, files []string
+	for _, f := range r.Files {
+		if f.Kind == "plot" {
+			plots = append(plots, f.Name)
+		} else {
+			files = append(files, f.Name)
+		}
+	}
+	if len(plots) > 0 {
+		fmt.Fprintf(&b, "%d figure(s) drawn and shown to the user (%s); do not repeat them.\n", len(plots), strings.Join(plots, ", "))
+	}
+	if len(files) > 0 {
+		fmt.Fprintf(&b, "File(s) saved and given to the user: %s.\n", strings.Join(files, ", "))
+	}
+	if strings.TrimSpace(out) == "" && strings.TrimSpace(errs) == "" {
+		if r.ExitCode == 0 && !r.TimedOut && !r.OOMKilled {
+			b.WriteString("(no output: the code ran without printing anything; print() what you want to see)\n")
+		} else {
+			b.WriteString("(no output)\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// cut keeps the head and the tail of s within n bytes, saying how much
+// was left out, on UTF-8 boundaries.
+func cut(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	if len(s) <= n {
+		return s
+	}
+	head, tail := n*2/3, n/3
+	h := s[:head]
+	for len(h) > 0 && !validEnd(h) {
+		h = h[:len(h)-1]
+	}
+	tl := s[len(s)-tail:]
+	for len(tl) > 0 && (tl[0]&0xC0) == 0x80 {
+		tl = tl[1:]
+	}
+	return fmt.Sprintf("%s\n… (%d bytes left out) …\n%s", h, len(s)-len(h)-len(tl), tl)
+}
+
+func validEnd(s string) bool {
+	// the last rune is complete when it is ASCII or its lead byte's length fits
+	for i := len(s) - 1; i >= 0 && i >= len(s)-4; i-- {
+		c := s[i]
+		if c < 0x80 {
+			return i == len(s)-1
+		}
+		if c >= 0xC0 {
+			need := 2
+			if c >= 0xF0 {
+				need = 4
+			} else if c >= 0xE0 {
+				need = 3
+			}
+			return len(s)-i == need
+		}
+	}
+	return false
+}

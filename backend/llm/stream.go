@@ -1,0 +1,405 @@
+package llm
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// readSSE reads a Server-Sent Events body of chat.completion.chunk events
+// into acc. It accepts "data:" with or without the space, events split
+// over several data lines, comments, an "error:" line or an "event: error"
+// (llama-server), a {"error":…} chunk (LM Studio, vLLM, OpenAI), and a
+// stream that ends without [DONE] once a finish reason came.
+func readSSE(r io.Reader, acc *accumulator) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var data []string
+	event := ""
+	dispatch := func() (done bool, err error) {
+		defer func() { data, event = nil, "" }()
+		if len(data) == 0 {
+			return false, nil
+		}
+		payload := strings.Join(data, "\n")
+		if strings.TrimSpace(payload) == "[DONE]" {
+			return true, nil
+		}
+		if event == "error" {
+			return false, streamError([]byte(payload))
+		}
+		return false, acc.chunk([]byte(payload))
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			done, perr := sseLine(strings.TrimRight(line, "\r\n"), &data, &event, dispatch)
+			if perr != nil {
+				return perr
+			}
+			if done {
+				acc.done = true
+				return nil
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return fmt.Errorf("%w: %v", ErrDropped, err)
+			}
+			if done, derr := dispatch(); derr != nil || done {
+				return derr
+			}
+			if acc.finished() {
+				return nil
+			}
+			return fmt.Errorf("%w (no finish reason and no [DONE] came)", ErrDropped)
+		}
+	}
+}
+
+// sseLine handles one line of an event stream.
+func sseLine(line string, data *[]string, event *string, dispatch func() (bool, error)) (bool, error) {
+	switch {
+	case line == "":
+		return dispatch()
+	case strings.HasPrefix(line, ":"):
+		// a comment (keep-alive)
+	case strings.HasPrefix(line, "data:"):
+		*data = append(*data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+	case strings.HasPrefix(line, "error:"):
+		// llama-server: `error: {"code":500,"message":…}`.
+		return false, streamError([]byte(strings.TrimSpace(strings.TrimPrefix(line, "error:"))))
+	case strings.HasPrefix(line, "event:"):
+		*event = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
+	default:
+		// A server that sends bare JSON lines, without SSE framing.
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "{") {
+			*data = append(*data, t)
+			return dispatch()
+		}
+	}
+	return false, nil
+}
+
+func streamError(payload []byte) error {
+	msg := errorMessage(payload)
+	if msg == "" {
+		msg = strings.TrimSpace(string(payload))
+	}
+	return &ServerError{Message: msg, Body: string(payload)}
+}
+
+// accumulator builds a Reply from chunks and forwards deltas.
+type accumulator struct {
+	onDelta func(Delta)
+	think   thinkSplitter
+	content strings.Builder
+	reason  strings.Builder
+	calls   []*ToolCall
+	keys    []int // wire index of each call (-1: none given)
+	finish  string
+	done    bool
+	prompt  int
+	compl   int
+}
+
+func newAccumulator(onDelta func(Delta)) *accumulator {
+	if onDelta == nil {
+		onDelta = func(Delta) {}
+	}
+	return &accumulator{onDelta: onDelta}
+}
+
+func (a *accumulator) finished() bool { return a.done || a.finish != "" }
+
+// wireChunk is one chunk as servers send it; loose types where servers
+// disagree.
+type wireChunk struct {
+	Error   json.RawMessage `json:"error"`
+	Choices []struct {
+		Delta        *wireMessage `json:"delta"`
+		Message      *wireMessage `json:"message"`
+		FinishReason *string      `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+type wireMessage struct {
+	Role             string         `json:"role"`
+	Content          *string        `json:"content"`
+	ReasoningContent *string        `json:"reasoning_content"`
+	Reasoning        *string        `json:"reasoning"`
+	ToolCalls        []wireToolCall `json:"tool_calls"`
+}
+
+type wireToolCall struct {
+	Index    *int            `json:"index"`
+	ID       json.RawMessage `json:"id"`
+	Type     *string         `json:"type"`
+	Function struct {
+		Name      *string         `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// chunk takes one event's JSON.
+func (a *accumulator) chunk(data []byte) error {
+	var c wireChunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return fmt.Errorf("the model server sent an event that is not JSON (%v): %.200s", err, data)
+	}
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		return streamError(data)
+	}
+	if c.Usage != nil {
+		a.prompt, a.compl = c.Usage.PromptTokens, c.Usage.CompletionTokens
+	}
+	for i, ch := range c.Choices {
+		if i > 0 {
+			break // n=1 is all rehome asks for
+		}
+		m := ch.Delta
+		if m == nil {
+			m = ch.Message
+		}
+		if m != nil {
+			a.message(m)
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			a.finish = *ch.FinishReason
+		}
+	}
+	return nil
+}
+
+// whole takes a non-streamed chat.completion document.
+func (a *accumulator) whole(data []byte) error {
+	if err := a.chunk(data); err != nil {
+		return err
+	}
+	if a.finish == "" {
+		a.finish = "stop"
+	}
+	a.done = true
+	return nil
+}
+
+func (a *accumulator) message(m *wireMessage) {
+	for _, r := range []*string{m.ReasoningContent, m.Reasoning} {
+		if r != nil && *r != "" {
+			a.reason.WriteString(*r)
+			a.onDelta(Delta{Reasoning: *r})
+		}
+	}
+	if m.Content != nil && *m.Content != "" {
+		vis, th := a.think.feed(*m.Content)
+		a.emit(vis, th)
+	}
+	for _, tc := range m.ToolCalls {
+		a.toolCall(tc)
+	}
+}
+
+func (a *accumulator) emit(vis, th string) {
+	if th != "" {
+		a.reason.WriteString(th)
+		a.onDelta(Delta{Reasoning: th})
+	}
+	if vis != "" {
+		a.content.WriteString(vis)
+		a.onDelta(Delta{Content: vis})
+	}
+}
+
+// toolCall merges one tool-call fragment: keyed by its index when it has
+// one, else by its id, else it continues the last call (or, when it names
+// a function and the last call is named already, starts a new one).
+func (a *accumulator) toolCall(tc wireToolCall) {
+	id := rawID(tc.ID)
+	name := ""
+	if tc.Function.Name != nil {
+		name = *tc.Function.Name
+	}
+	pos := -1
+	switch {
+	case tc.Index != nil:
+		for i, k := range a.keys {
+			if k == *tc.Index {
+				pos = i
+			}
+		}
+		// The same index again with a different id and a name: a new call
+		// (some servers number every whole call 0).
+		if pos >= 0 && id != "" && a.calls[pos].ID != "" && a.calls[pos].ID != id && name != "" {
+			pos = -1
+		}
+	case id != "":
+		for i, c := range a.calls {
+			if c.ID == id {
+				pos = i
+			}
+		}
+	case len(a.calls) > 0 && !(name != "" && a.calls[len(a.calls)-1].Function.Name != ""):
+		pos = len(a.calls) - 1
+	}
+	if pos < 0 {
+		k := -1
+		if tc.Index != nil {
+			k = *tc.Index
+		}
+		a.calls = append(a.calls, &ToolCall{Type: "function"})
+		a.keys = append(a.keys, k)
+		pos = len(a.calls) - 1
+	}
+	c := a.calls[pos]
+	if id != "" && c.ID == "" {
+		c.ID = id
+	}
+	if name != "" {
+		// Names come whole; a server repeating it in each fragment is fine.
+		if c.Function.Name == "" || c.Function.Name == name {
+			c.Function.Name = name
+		} else {
+			c.Function.Name += name
+		}
+	}
+	frag := rawArguments(tc.Function.Arguments)
+	if frag.whole {
+		c.Function.Arguments = frag.text
+	} else {
+		c.Function.Arguments += frag.text
+	}
+	if frag.text != "" || name != "" {
+		a.onDelta(Delta{ToolCall: &ToolCallDelta{Index: pos, Name: name, Arguments: frag.text}})
+	}
+}
+
+// rawID reads an id that may be a string, a number, or absent.
+func rawID(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+type argFragment struct {
+	text  string
+	whole bool // an object: the whole arguments, not a fragment
+}
+
+// rawArguments reads arguments sent as a JSON string (a fragment or the
+// whole text) or as an object (Ollama's native shape, some proxies).
+func rawArguments(raw json.RawMessage) argFragment {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return argFragment{}
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return argFragment{text: s}
+		}
+	}
+	return argFragment{text: string(raw), whole: true}
+}
+
+// reply returns what has been received so far.
+func (a *accumulator) reply() Reply {
+	vis, th := a.think.flush()
+	a.emit(vis, th)
+	content := a.content.String()
+	reasoning := a.reason.String()
+	// A template that opens the thinking itself: the model's text holds
+	// only the closing tag. Everything before it is thinking.
+	if i := strings.Index(content, "</think>"); i >= 0 {
+		reasoning += content[:i]
+		content = content[i+len("</think>"):]
+	}
+	m := Message{Role: "assistant", Content: strings.TrimLeft(content, "\n"), Reasoning: reasoning}
+	for i, c := range a.calls {
+		tc := *c
+		if tc.ID == "" {
+			tc.ID = "call_" + strconv.Itoa(i)
+		}
+		if tc.Type == "" {
+			tc.Type = "function"
+		}
+		m.ToolCalls = append(m.ToolCalls, tc)
+	}
+	return Reply{Message: m, FinishReason: a.finish, PromptTokens: a.prompt, CompletionTokens: a.compl}
+}
+
+// thinkSplitter separates <think>…</think> blocks from visible text as
+// it streams, holding back a possible tag split across chunks.
+type thinkSplitter struct {
+	in  bool
+	buf string
+}
+
+const (
+	openThink  = "<think>"
+	closeThink = "</think>"
+)
+
+// feed returns the visible text and the thinking text that s completes.
+func (t *thinkSplitter) feed(s string) (vis, think string) {
+	t.buf += s
+	var v, th strings.Builder
+	for {
+		tag := openThink
+		if t.in {
+			tag = closeThink
+		}
+		if i := strings.Index(t.buf, tag); i >= 0 {
+			if t.in {
+				th.WriteString(t.buf[:i])
+			} else {
+				v.WriteString(t.buf[:i])
+			}
+			t.buf = t.buf[i+len(tag):]
+			t.in = !t.in
+			continue
+		}
+		keep := partialSuffix(t.buf, tag)
+		out := t.buf[:len(t.buf)-keep]
+		t.buf = t.buf[len(t.buf)-keep:]
+		if t.in {
+			th.WriteString(out)
+		} else {
+			v.WriteString(out)
+		}
+		return v.String(), th.String()
+	}
+}
+
+// flush returns what was held back.
+func (t *thinkSplitter) flush() (vis, think string) {
+	s := t.buf
+	t.buf = ""
+	if t.in {
+		return "", s
+	}
+	return s, ""
+}
+
+// partialSuffix is the length of the longest suffix of s that begins tag.
+func partialSuffix(s, tag string) int {
+	for n := min(len(tag)-1, len(s)); n > 0; n-- {
+		if strings.HasSuffix(s, tag[:n]) {
+			return n
+		}
+	}
+	return 0
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// recordedOllama is a loopback server that looks like Ollama (its root,
+// /v1/models, /api/show) and answers chat completions with a recorded
+// scenario of backend/llm/testdata, in order.
+func recordedOllama(t *testing.T, scenario string) *httptest.Server {
+	t.Helper()
+	dir := filepath.Join("backend", "llm", "testdata")
+	files, _ := filepath.Glob(filepath.Join(dir, scenario, "[0-9][0-9]*"))
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Fatalf("no transcript %s", scenario)
+	}
+	var mu sync.Mutex
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		serveFile := func(name string) {
+			data, err := os.ReadFile(filepath.Join(dir, "discovery", name))
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			w.Write(data)
+		}
+		switch r.URL.Path {
+		case "/":
+			serveFile("ollama-root.txt")
+		case "/v1/models":
+			serveFile("ollama-models.json")
+		case "/api/show":
+			var q struct{ Model string }
+			json.NewDecoder(r.Body).Decode(&q)
+			serveFile("ollama-show-" + strings.SplitN(q.Model, ":", 2)[0] + ".json")
+		case "/v1/chat/completions":
+			io.Copy(io.Discard, r.Body)
+			mu.Lock()
+			i := n
+			n++
+			mu.Unlock()
+			if i >= len(files) {
+				http.Error(w, `{"error":{"message":"no more recorded answers"}}`, 500)
+				return
+			}
+			data, _ := os.ReadFile(files[i])
+			if strings.HasSuffix(files[i], ".json") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(400)
+				w.Write(data)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			for _, ev := range strings.SplitAfter(string(data), "\n\n") {
+				io.WriteString(w, ev)
+				w.(http.Flusher).Flush()
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func needPodman(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("podman"); err != nil {
+		if os.Getenv("REHOME_REQUIRE_PODMAN") == "1" {
+			t.Fatalf("real-Podman test cannot run: %v", err)
+		}
+		t.Skipf("no podman here; set REHOME_REQUIRE_PODMAN=1 to make this a failure")
+	}
+}
+
+func TestAskCLI(t *testing.T) {
+	home := t.TempDir()
+	srv := recordedOllama(t, "ollama-tools")
+	csv, _ := filepath.Abs(filepath.Join("backend", "llm", "testdata", "sales.csv"))
+
+	// llm status against the named server: Ollama, its models, tool calling from /api/show.
+	r := rehomeCLI(t, home, "llm", "status", "--server", srv.URL, "--json")
+	if r.code != 0 {
+		t.Fatalf("llm status: %+v", r)
+	}
+	var servers []struct {
+		Kind     string
+		Loopback bool
+		Models   []struct{ ID, Tools string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &servers); err != nil || len(servers) != 1 || servers[0].Kind != "ollama" ||
+		!servers[0].Loopback || len(servers[0].Models) != 2 || servers[0].Models[0].Tools != "yes" || servers[0].Models[1].Tools != "no" {
+		t.Fatalf("llm status: %v %s", err, r.stdout)
+	}
+	r = rehomeCLI(t, home, "llm", "status", "--server", srv.URL)
+	if !strings.Contains(r.stdout, "qwen2.5:7b") || !strings.Contains(r.stdout, "calls tools") || !strings.Contains(r.stdout, "no tool calling") {
+		t.Fatalf("llm status text: %s", r.stdout)
+	}
+
+	wantUsageError(t, rehomeCLI(t, home, "ask", "--server", srv.URL), "question")
+	wantUsageError(t, rehomeCLI(t, home, "ask", "--mode", "magic", "q"), "--mode")
+	wantUsageError(t, rehomeCLI(t, home, "ask", "--max-steps", "0", "q"), "--max-steps")
+	r = rehomeCLI(t, home, "ask", "--server", "http://127.0.0.1:1/v1", "q")
+	if r.code != 1 || !strings.Contains(r.stderr, "no OpenAI-compatible model server answered") {
+		t.Fatalf("dead server: %+v", r)
+	}
+
+	needPodman(t)
+	// The question, flags after it, the answer as JSON.
+	// (--timeout: a loaded machine takes long to import pandas.)
+	r = rehomeCLI(t, home, "ask", "--server", srv.URL+"/v1", "--timeout", "2m", "--file", csv, "Which region had the most revenue?", "--json")
+	if r.code != 0 {
+		t.Fatalf("ask: %+v", r)
+	}
+	var tr struct {
+		ConversationID string `json:"conversation_id"`
+		Answer         string
+		Model          string
+		Stopped        string
+		Cells          []struct {
+			Code   string
+			Via    string
+			Result struct {
+				ExitCode int `json:"exit_code"`
+				Stdout   string
+				Files    []struct{ Name, Kind, Path string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil {
+		t.Fatalf("ask --json: %v\n%s", err, r.stdout)
+	}
+	if tr.Stopped != "answered" || !strings.HasPrefix(tr.Answer, "South had the most revenue: 230.0.") || tr.Model != "qwen2.5:7b" || len(tr.Cells) != 1 {
+		t.Fatalf("transcript %+v", tr)
+	}
+	c := tr.Cells[0]
+	if c.Via != "tool_call" || c.Result.ExitCode != 0 || !strings.Contains(c.Result.Stdout, "South    230.0") || len(c.Result.Files) != 1 {
+		t.Fatalf("cell %+v", c)
+	}
+	png, err := os.ReadFile(c.Result.Files[0].Path)
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) || !strings.HasPrefix(c.Result.Files[0].Path, home) {
+		t.Fatalf("plot %s: %v", c.Result.Files[0].Path, err)
+	}
+
+	// Kept, listed, exported.
+	r = rehomeCLI(t, home, "conversations", "list")
+	if !strings.Contains(r.stdout, tr.ConversationID) || !strings.Contains(r.stdout, "Which region had the most revenue?") {
+		t.Fatalf("list: %+v", r)
+	}
+	r = rehomeCLI(t, home, "conversations", "export", tr.ConversationID)
+	if !strings.Contains(r.stdout, "```python\nimport pandas") || !strings.Contains(r.stdout, "![plot-001.png](") {
+		t.Fatalf("markdown: %s", r.stdout)
+	}
+	nb := filepath.Join(t.TempDir(), "c.ipynb")
+	r = rehomeCLI(t, home, "conversations", "export", tr.ConversationID, "--format", "ipynb", "--out", nb)
+	data, err := os.ReadFile(nb)
+	if r.code != 0 || err != nil || !bytes.Contains(data, []byte(`"image/png"`)) {
+		t.Fatalf("notebook: %+v %v", r, err)
+	}
+
+	// The streamed text form, with --verbose cells on stderr.
+	srv2 := recordedOllama(t, "ollama-no-tools")
+	r = rehomeCLI(t, home, "ask", "--verbose", "--timeout", "2m", "--server", srv2.URL, "--file", csv, "--model", "gemma2:2b", "Which region had the most revenue?")
+	if r.code != 0 || !strings.Contains(r.stdout, "South had the most revenue: 230.0.") ||
+		!strings.Contains(r.stderr, "── cell 1 ──\nimport pandas") || !strings.Contains(r.stderr, "South    230.0") ||
+		!strings.Contains(r.stderr, "going on with ```python blocks") || !strings.Contains(r.stderr, "plot  plot-001.png → ") {
+		t.Fatalf("ask text: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,107 @@
+// Ask in words in a browser (`rehome serve`, headless Chromium): with no
+// model server the screen says how to start one; against a loopback server
+// that replays a recorded Ollama answer (backend/llm/testdata), a question
+// about a CSV that came in through the file input streams back, the cell
+// runs in the real Podman sandbox, the plot shows inline under the answer,
+// and the conversation is kept and listed.
+//
+// Needs Podman and the sandbox image, as a user's machine does.
+// Screenshots land in $ARTIFACTS as browser-ask-*.png.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startServe, launchBrowser, artifacts } from './harness.mjs';
+
+const testdata = resolve('../backend/llm/testdata');
+let srv, browser, model, asked = 0;
+
+/** A loopback server that looks like Ollama and answers from a scenario. */
+function recordedOllama(scenario) {
+  const answers = readdirSync(join(testdata, scenario)).filter((f) => /^\d\d/.test(f)).sort();
+  const disc = (f) => readFileSync(join(testdata, 'discovery', f));
+  return new Promise((ok) => {
+    const s = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', async () => {
+        if (req.url === '/') return res.end(disc('ollama-root.txt'));
+        if (req.url === '/v1/models') return res.end(disc('ollama-models.json'));
+        if (req.url === '/api/show') return res.end(disc(`ollama-show-${JSON.parse(body).model.split(':')[0]}.json`));
+        if (req.url !== '/v1/chat/completions') return res.writeHead(404).end();
+        const f = answers[asked++];
+        if (!f) return res.writeHead(500).end('{"error":{"message":"no more recorded answers"}}');
+        res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        for (const ev of readFileSync(join(testdata, scenario, f), 'utf8').split(/(?<=\n\n)/)) {
+          res.write(ev);
+          await new Promise((r) => setTimeout(r, 15)); // tokens arrive over time
+        }
+        res.end();
+      });
+    });
+    s.listen(0, '127.0.0.1', () => ok(s));
+  });
+}
+
+before(async () => {
+  srv = await startServe();
+  browser = await launchBrowser();
+  model = await recordedOllama('ollama-tools');
+  mkdirSync(artifacts, { recursive: true });
+});
+after(async () => {
+  await browser?.close();
+  await srv?.stop();
+  model?.close();
+});
+
+test('a question about a CSV comes back answered, with its plot, from a recorded Ollama and the real sandbox', async () => {
+  // A generous time limit: a loaded machine takes long to import pandas.
+  const lim = await srv.call('RunLimits');
+  await srv.call('SetRunLimits', { ...lim, timeout_ns: 120e9 });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(srv.url);
+  await page.evaluate(() => (location.hash = '#/ask'));
+  await page.getByTestId('ask-input').waitFor();
+  // With nothing on this machine's default ports the screen says how to
+  // start a server (another program may hold one of those ports here).
+  if ((await srv.call('LLMStatus', '')).length === 0) {
+    await page.getByTestId('ask-no-model').waitFor({ timeout: 15000 });
+    assert.match(await page.getByTestId('ask-no-model').innerText(), /ollama pull/);
+  }
+
+  const url = `http://127.0.0.1:${model.address().port}/v1`;
+  await page.getByTestId('ask-server-url').fill(url);
+  await page.getByTestId('ask-server-url').press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=ask-model]')?.textContent?.includes('qwen2.5:7b'));
+  assert.equal(await page.getByTestId('ask-model').inputValue(), `${url}|qwen2.5:7b`, 'the tool-calling model is chosen');
+
+  await page.setInputFiles('[data-testid=ask-file-input]', join(testdata, 'sales.csv'));
+  await page.getByText('sales.csv').first().waitFor();
+  await page.getByTestId('ask-input').fill('Which region had the most revenue?');
+  await page.getByTestId('ask-send').click();
+  await page.getByTestId('ask-stop-button').waitFor(); // Stop while it answers
+  await page.getByTestId('ask-answer').waitFor({ timeout: 240000 });
+  assert.match(await page.getByTestId('ask-answer').innerText(), /^South had the most revenue: 230\.0\./);
+  const plot = page.getByTestId('ask-plot');
+  await plot.waitFor();
+  const size = await plot.evaluate((img) => [img.naturalWidth, img.naturalHeight]);
+  assert.ok(size[0] > 100 && size[1] > 100, `the plot renders (${size})`);
+  // The cell is folded, with the code and its real output inside.
+  const cell = page.getByTestId('ask-cell');
+  assert.match(await cell.locator('summary').innerText(), /ran, 1 plot/);
+  await cell.locator('summary').click();
+  assert.match(await cell.innerText(), /South\s+230\.0/);
+  await page.screenshot({ path: join(artifacts, 'browser-ask-answer.png'), fullPage: true });
+
+  const convs = await srv.call('ListConversations', 10);
+  assert.equal(convs.length, 1);
+  assert.equal(convs[0].model, 'qwen2.5:7b');
+  assert.equal(convs[0].exchanges[0].turns[0].cells[0].result.exit_code, 0);
+  const md = await srv.call('ExportConversation', convs[0].id, 'md');
+  assert.match(md, /```python\nimport pandas/);
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,193 @@
+// Ask in words: the conversation screen's model. Events from Go
+// ("ask:event") are folded into turns as they stream: visible text,
+// folded thinking, cells (code, output, plots) where they were made.
+
+export interface OutFile {
+  name: string;
+  kind: 'plot' | 'file';
+  size: number;
+  path: string;
+  data_url?: string;
+}
+
+export interface CellResult {
+  run_id?: string;
+  exit_code: number;
+  timed_out?: boolean;
+  oom_killed?: boolean;
+  stdout: string;
+  stderr: string;
+  files: OutFile[];
+  duration_ms: number;
+}
+
+export interface Cell {
+  code: string;
+  via: 'tool_call' | 'fenced';
+  result: CellResult;
+  error?: string;
+  fed: string;
+  running?: boolean;
+}
+
+export interface Turn {
+  text: string;
+  reasoning?: string;
+  cells?: Cell[];
+  code?: string; // code being written (tool-call fragments), before the cell starts
+}
+
+export interface Transcript {
+  question: string;
+  model: string;
+  server: string;
+  mode: string;
+  turns: Turn[];
+  answer: string;
+  files: OutFile[];
+  stopped: string;
+  note?: string;
+  error?: string;
+  duration_ms?: number;
+}
+
+export interface Conversation {
+  id: string;
+  title: string;
+  assistant_id?: string;
+  assistant_name?: string;
+  server: string;
+  model: string;
+  files: { name: string; host_path: string; path: string; size: number; columns?: string[] }[];
+  exchanges: Transcript[];
+  created: string;
+  updated: string;
+}
+
+export interface AskEvent {
+  conversation_id: string;
+  type: string;
+  turn: number;
+  text?: string;
+  cell?: Cell;
+}
+
+export interface ModelInfo {
+  id: string;
+  tools: 'yes' | 'no' | 'unknown';
+  tools_source?: string;
+  vision?: boolean;
+  fit?: string;
+}
+
+export interface Server {
+  kind: string;
+  name: string;
+  base_url: string;
+  loopback: boolean;
+  models: ModelInfo[];
+  error?: string;
+}
+
+/** A transcript being answered, built from events. */
+export function liveTranscript(question: string): Transcript {
+  return { question, model: '', server: '', mode: '', turns: [], answer: '', files: [], stopped: '' };
+}
+
+/** Folds one event into t (returns t, changed in place, for Svelte's $state). */
+export function applyEvent(t: Transcript, e: AskEvent): Transcript {
+  const turn = (i: number): Turn => {
+    while (t.turns.length <= i) t.turns.push({ text: '' });
+    return t.turns[i];
+  };
+  switch (e.type) {
+    case 'token':
+      turn(e.turn).text += e.text ?? '';
+      break;
+    case 'reasoning': {
+      const tu = turn(e.turn);
+      tu.reasoning = (tu.reasoning ?? '') + (e.text ?? '');
+      break;
+    }
+    case 'code': {
+      const tu = turn(e.turn);
+      tu.code = (tu.code ?? '') + (e.text ?? '');
+      break;
+    }
+    case 'cell_start': {
+      const tu = turn(e.turn);
+      tu.code = undefined;
+      tu.cells = [...(tu.cells ?? []), { ...(e.cell as Cell), running: true }];
+      break;
+    }
+    case 'cell_done': {
+      const tu = turn(e.turn);
+      const cells = tu.cells ?? [];
+      const done = { ...(e.cell as Cell), running: false };
+      if (cells.length && cells[cells.length - 1].running) cells[cells.length - 1] = done;
+      else cells.push(done);
+      tu.cells = cells;
+      for (const f of done.result?.files ?? []) t.files.push(f);
+      break;
+    }
+    case 'note':
+      t.note = e.text;
+      break;
+  }
+  return t;
+}
+
+/** The text of a turn without a trailing ```python block that ran (it is shown as the cell). */
+export function proseOf(turn: Turn): string {
+  let s = turn.text;
+  for (const c of turn.cells ?? []) {
+    if (c.via !== 'fenced') continue;
+    const i = s.lastIndexOf('```');
+    const j = i > 0 ? s.lastIndexOf('```', i - 1) : -1;
+    if (j >= 0 && s.slice(j, i).includes(c.code.trim().split('\n')[0])) s = s.slice(0, j);
+  }
+  return s.trim();
+}
+
+/** What a cell did, in a few words. */
+export function cellSummary(c: Cell): string {
+  if (c.running) return 'running…';
+  if (c.error) return 'could not run: ' + c.error;
+  const r = c.result;
+  if (r.timed_out) return 'killed at the time limit';
+  if (r.oom_killed) return 'killed for using too much memory';
+  const plots = r.files.filter((f) => f.kind === 'plot').length;
+  const files = r.files.length - plots;
+  const parts = [r.exit_code === 0 ? 'ran' : `failed (exit ${r.exit_code})`];
+  if (plots) parts.push(`${plots} plot${plots > 1 ? 's' : ''}`);
+  if (files) parts.push(`${files} file${files > 1 ? 's' : ''}`);
+  parts.push(`${(r.duration_ms / 1000).toFixed(1)} s`);
+  return parts.join(', ');
+}
+
+/** Why the loop stopped, for the user; '' when it answered. */
+export function stopLine(t: Transcript): string {
+  switch (t.stopped) {
+    case 'answered':
+    case '':
+      return '';
+    case 'canceled':
+      return 'Stopped.';
+    default:
+      return t.note || t.error || t.stopped;
+  }
+}
+
+/** The models of the servers found, as choices: server URL + model, tool-calling first. */
+export function modelChoices(servers: Server[]): { server: string; model: string; label: string }[] {
+  const out: { server: string; model: string; label: string; rank: number }[] = [];
+  for (const s of servers) {
+    for (const m of s.models) {
+      const tools = m.tools === 'yes' ? '' : m.tools === 'no' ? ' — code in ```python blocks' : ' — tool calling unknown';
+      const where = s.loopback ? '' : ' (another machine)';
+      const fit = m.fit && !m.fit.startsWith('fits') ? ` — ${m.fit}` : '';
+      out.push({ server: s.base_url, model: m.id, label: `${m.id} · ${s.name}${where}${tools}${fit}`, rank: m.tools === 'yes' ? 0 : 1 });
+    }
+  }
+  return out.sort((a, b) => a.rank - b.rank).map(({ server, model, label }) => ({ server, model, label }));
+}
