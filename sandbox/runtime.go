@@ -139,12 +139,15 @@ func (e *Engine) Runtime(ctx context.Context) (string, error) {
 			probes = append(probes, RuntimeProbe{Service: "private", Runtime: rt, Error: rt + " is not installed"})
 			continue
 		}
-		conn, err := Open(ctx, ConnectOptions{ForceStart: true, Runtime: rt, PodmanPath: e.opts.Connect.PodmanPath})
+		// The private service belongs to the engine and outlives this call:
+		// its connection must not end with the caller's context.
+		keep := context.WithoutCancel(ctx)
+		conn, err := Open(keep, ConnectOptions{ForceStart: true, Runtime: rt, PodmanPath: e.opts.Connect.PodmanPath})
 		if err != nil {
 			probes = append(probes, RuntimeProbe{Service: "private", Runtime: rt, Error: printable(err.Error(), 300)})
 			continue
 		}
-		if err := e.useConn(ctx, conn); err != nil {
+		if err := e.useConn(keep, conn); err != nil {
 			conn.Close()
 			probes = append(probes, RuntimeProbe{Service: "private", Runtime: rt, Error: printable(err.Error(), 300)})
 			continue
