@@ -383,3 +383,45 @@ func TestWriteSeccompProfile(t *testing.T) {
 		t.Fatalf("left %d files", len(entries))
 	}
 }
+
+// Red team: shared memory no process maps holds RAM that no resident set
+// shows. Rootless on cgroup v1 the memory watchdog sums the processes'
+// memory, and a run held 1 GiB in memfds (768 MiB in detached System V
+// segments) against a 256 MiB ceiling. memfd_create and the System V
+// shared memory calls are refused; ctypes callbacks (libffi) and
+// multiprocessing's POSIX shared memory (/dev/shm, a sized tmpfs) still
+// work.
+func TestAttackUnmappedSharedMemory(t *testing.T) {
+	res := runCode(t, `
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def call(*a):
+    r = libc.syscall(*[ctypes.c_long(x) if isinstance(x, int) else x for x in a])
+    return "OK" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), "?")
+try:
+    os.memfd_create("x")
+    print("memfd_create OK")
+except OSError as e:
+    print("memfd_create", errno.errorcode.get(e.errno))
+print("memfd_create(raw)", call(319, b"x", 0))
+print("shmget", call(29, 0, 1 << 20, 0o1600))
+print("shmat", call(30, 0, 0, 0))
+cb = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int)(lambda x: x + 1)
+print("callback", cb(41))
+from multiprocessing import shared_memory
+m = shared_memory.SharedMemory(create=True, size=1 << 20)
+m.buf[0] = 7
+print("posix shm", m.buf[0])
+m.close(); m.unlink()
+`, Limits{}, "")
+	t.Logf("%s", res.Stdout)
+	if res.ExitCode != 0 {
+		t.Fatalf("probe failed: %s %s", res.Summary, res.Stderr)
+	}
+	for _, want := range []string{"memfd_create EPERM", "memfd_create(raw) EPERM", "shmget EPERM", "shmat EPERM", "callback 42", "posix shm 7"} {
+		if !strings.Contains(res.Stdout, want+"\n") {
+			t.Errorf("want %q in:\n%s", want, res.Stdout)
+		}
+	}
+}

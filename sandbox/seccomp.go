@@ -28,10 +28,17 @@ import (
 //     here; socketcall and io_uring, which would create sockets past the
 //     socket() rule;
 //   - 32-bit system calls (int 0x80 from a 64-bit process), which would
-//     reach the same calls under other numbers.
+//     reach the same calls under other numbers;
+//   - anonymous shared memory that no process needs to map: memfd_create
+//     and System V shared memory (shmget…). A memfd or a detached segment
+//     holds RAM that no process's resident set shows, so rootless on
+//     cgroup v1, where the memory watchdog sums the processes' memory, a
+//     run could hold gigabytes past its ceiling (1 GiB against 256 MiB in
+//     the red-team run). POSIX shared memory (/dev/shm) is a sized tmpfs.
 var (
 	seccompDenied = []string{"keyctl", "add_key", "request_key", "unshare", "setns", "socketcall",
-		"io_uring_setup", "io_uring_enter", "io_uring_register"}
+		"io_uring_setup", "io_uring_enter", "io_uring_register",
+		"memfd_create", "shmget", "shmat", "shmdt", "shmctl"}
 	// seccompReplaced are allowed again below with their own rules.
 	seccompReplaced = []string{"clone", "clone3", "socket"}
 )
