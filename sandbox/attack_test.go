@@ -425,3 +425,46 @@ m.close(); m.unlink()
 		}
 	}
 }
+
+// Red team: /proc and /sys name the host. The kernel command line and the
+// boot id (the same in every run, unique to this machine and boot) are
+// masked; where no cgroup holds a ceiling (rootless on cgroup v1) the
+// host's cgroup tree, with other users' containers in it, is hidden too.
+func TestAttackHostFactsProcSys(t *testing.T) {
+	cmdline, err := os.ReadFile("/proc/cmdline")
+	if err != nil || len(strings.TrimSpace(string(cmdline))) < 8 {
+		t.Skipf("this host's /proc/cmdline is too short to look for: %q %v", cmdline, err)
+	}
+	bootID, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runCode(t, `
+import os, glob
+def rd(p):
+    try:
+        return open(p).read().strip()
+    except OSError as e:
+        return "ERR " + type(e).__name__
+print("CMDLINE", rd("/proc/cmdline"))
+print("BOOTID", rd("/proc/sys/kernel/random/boot_id"))
+for d in sorted(glob.glob("/sys/fs/cgroup/*/")):
+    try:
+        print("CGROUP", d, sorted(os.listdir(d)))
+    except OSError as e:
+        print("CGROUP", d, "ERR", e)
+`, Limits{}, "")
+	t.Logf("%s", res.Stdout)
+	if res.ExitCode != 0 {
+		t.Fatalf("probe failed: %s %s", res.Summary, res.Stderr)
+	}
+	if strings.Contains(res.Stdout, strings.TrimSpace(string(cmdline))) {
+		t.Errorf("the host's kernel command line is readable inside")
+	}
+	if strings.Contains(res.Stdout, strings.TrimSpace(string(bootID))) {
+		t.Errorf("the host's boot id is readable inside")
+	}
+	if strings.Contains(res.Stdout, "libpod_parent") || strings.Contains(res.Stdout, "libpod-") || strings.Contains(res.Stdout, "user.slice") {
+		t.Errorf("the host's cgroup tree (other containers) is listed inside")
+	}
+}
