@@ -468,3 +468,76 @@ for d in sorted(glob.glob("/sys/fs/cgroup/*/")):
 		t.Errorf("the host's cgroup tree (other containers) is listed inside")
 	}
 }
+
+// Red team: a run's private folder must not live where another user can
+// reach into it. In a runtime folder others may write (a misconfigured
+// $XDG_RUNTIME_DIR), another user planted rehome-stage and renamed a
+// rootless run's folder away while it ran: the private copy of a 0600
+// input outlived the run. Such a root, a link as the root, or a root of
+// another user's is passed over for the next one, and never swept.
+func TestAttackStageRootOfAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making folders of another user needs root")
+	}
+	base := t.TempDir()
+	fallback := filepath.Join(base, "cache", stageDirName)
+	if err := os.MkdirAll(filepath.Dir(fallback), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string, mode os.FileMode) string {
+		d := filepath.Join(base, name)
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(d, mode)
+		return d
+	}
+	// A runtime folder others may write, the stage root planted there by
+	// another user (nobody).
+	shared := mk("shared", 0o777)
+	planted := filepath.Join(shared, stageDirName)
+	if err := os.Mkdir(planted, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(planted, 0o777)
+	if err := os.Chown(planted, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	// A private runtime folder whose stage root is a link to the other
+	// user's folder.
+	linked := mk("linked", 0o700)
+	if err := os.Symlink(planted, filepath.Join(linked, stageDirName)); err != nil {
+		t.Fatal(err)
+	}
+	// A runtime folder others may write, no stage root yet: rehome would
+	// make it, and another user could rename it away.
+	open := mk("open", 0o777)
+	// A leftover in the planted root must not be swept as ours.
+	bait := filepath.Join(planted, "bait")
+	os.Mkdir(bait, 0o700)
+	for _, root := range []string{planted, filepath.Join(linked, stageDirName), filepath.Join(open, stageDirName)} {
+		st, err := newStage([]string{root, fallback}, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", root, err)
+		}
+		if filepath.Dir(st.dir) != fallback {
+			t.Errorf("a run's private folder was made in %s, where another user can reach it", st.dir)
+		}
+		st.remove()
+	}
+	sweepStages([]string{planted})
+	if _, err := os.Stat(bait); err != nil {
+		t.Errorf("another user's folder was swept: %v", err)
+	}
+	// The usual roots are used: a private folder of root's in a folder
+	// only root may change.
+	own := filepath.Join(mk("own", 0o755), stageDirName)
+	st, err := newStage([]string{own, fallback}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.remove()
+	if filepath.Dir(st.dir) != own {
+		t.Errorf("a private root was passed over: %s", st.dir)
+	}
+}
