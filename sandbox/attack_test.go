@@ -541,3 +541,66 @@ func TestAttackStageRootOfAnotherUser(t *testing.T) {
 		t.Errorf("a private root was passed over: %s", st.dir)
 	}
 }
+
+// Red team: the runner (PID 1) runs as the code's uid, and some calls ask
+// only for the same uid, not for ptrace rights. The code set the runner's
+// RLIMIT_AS (it died: the report and what was printed were lost) or its
+// RLIMIT_NOFILE (no output came back), and made it SCHED_IDLE under 100
+// busy processes (the output printed before the limit was lost). These
+// are refused for PID 1, also as 0x100000001 (the kernel reads a 32-bit
+// pid); the code's own processes keep them.
+func TestAttackRunnerLimitsAndScheduling(t *testing.T) {
+	res := runCode(t, `
+import ctypes, errno, os, resource
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def call(*a):
+    r = libc.syscall(*[ctypes.c_long(x) for x in a])
+    return "OK" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), "?")
+lim = (ctypes.c_ulong * 2)(1 << 20, 1 << 20)
+buf = (ctypes.c_ulong * 2)()
+print("prlimit set pid1", call(302, 1, resource.RLIMIT_AS, ctypes.addressof(lim), 0))
+print("prlimit set pid1 high", call(302, (1 << 32) | 1, resource.RLIMIT_AS, ctypes.addressof(lim), 0))
+print("prlimit read pid1", call(302, 1, resource.RLIMIT_AS, 0, ctypes.addressof(buf)))
+param = ctypes.c_int(0)
+print("sched pid1", call(144, 1, 5, ctypes.addressof(param)))
+print("sched pid1 high", call(144, (1 << 32) | 1, 5, ctypes.addressof(param)))
+print("affinity pid1", call(203, 1, 8, ctypes.addressof(buf)))
+print("prio process 1", call(141, 0, 1, 19))
+print("prio pgrp 1", call(141, 1, 1, 19))
+print("prio user", call(141, 2, 0, 19))
+print("prio pgrp high", call(141, 1, (1 << 32) | 1, 19))
+# the code's own processes keep these calls
+resource.setrlimit(resource.RLIMIT_NOFILE, (512, 1024))
+pid = os.fork()
+if pid == 0:
+    import time; time.sleep(5); os._exit(0)
+resource.prlimit(pid, resource.RLIMIT_NOFILE, (100, 100))
+os.sched_setscheduler(pid, os.SCHED_BATCH, os.sched_param(0))
+os.sched_setaffinity(0, os.sched_getaffinity(0))
+os.setpriority(os.PRIO_PROCESS, pid, 5)
+os.nice(1)
+os.kill(pid, 9)
+print("own OK")
+print("x" * 100000)
+`, Limits{}, "")
+	t.Logf("%.2000s", res.Stdout)
+	if res.ExitCode != 0 || !strings.HasPrefix(res.Summary, "Finished") {
+		t.Fatalf("probe failed: %s %s", res.Summary, res.Stderr)
+	}
+	for _, l := range strings.Split(res.Stdout, "\n") {
+		if strings.HasSuffix(l, " OK") && l != "own OK" && l != "prlimit read pid1 OK" {
+			t.Errorf("allowed on the runner: %s", l)
+		}
+	}
+	for _, want := range []string{"prlimit read pid1 OK\n", "own OK\n", strings.Repeat("x", 100000)} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("missing %.40q", want)
+		}
+	}
+	// The attack itself: the runner's memory cut to 1 MiB, then output.
+	res = runCode(t, "import resource\nprint('BEFORE', flush=True)\ntry:\n    resource.prlimit(1, resource.RLIMIT_AS, (1 << 20, 1 << 20))\nexcept OSError as e:\n    print('refused', e.errno)\nprint('y' * 100000)\n", Limits{}, "")
+	if !strings.HasPrefix(res.Summary, "Finished") || !strings.Contains(res.Stdout, strings.Repeat("y", 100000)) {
+		t.Fatalf("the code disturbed the runner: %s %.200q", res.Summary, res.Stdout)
+	}
+}
