@@ -40,13 +40,14 @@ import (
 //     runner's RLIMIT_AS or RLIMIT_NOFILE and lost the report or every
 //     output), sched_setscheduler and its kin (SCHED_IDLE starved the
 //     runner until the kill from outside, and what was printed was lost),
-//     setpriority of pid or process group 1 or of a whole user.
+//     setpriority and ioprio_set of pid or process group 1 or of a whole
+//     user.
 var (
 	seccompDenied = []string{"keyctl", "add_key", "request_key", "unshare", "setns", "socketcall",
 		"io_uring_setup", "io_uring_enter", "io_uring_register",
 		"memfd_create", "shmget", "shmat", "shmdt", "shmctl"}
 	// seccompReplaced are allowed again below with their own rules.
-	seccompReplaced = append([]string{"clone", "clone3", "socket", "setpriority", "prlimit64"}, seccompNotOnRunner...)
+	seccompReplaced = append([]string{"clone", "clone3", "socket", "setpriority", "ioprio_set", "prlimit64"}, seccompNotOnRunner...)
 	// seccompNotOnRunner act on the process their first argument names;
 	// they are allowed for any process but the runner (PID 1).
 	seccompNotOnRunner = []string{"sched_setscheduler", "sched_setparam", "sched_setattr", "sched_setaffinity"}
@@ -126,6 +127,9 @@ func makeSeccompProfile() []byte {
 	// PRIO_USER, which reaches the runner), who not 1.
 	for _, a := range notOne(1) {
 		kept = append(kept, allow([]string{"setpriority"}, &seccomp.Arg{Index: 0, Value: unix.PRIO_USER, Op: seccomp.OpLessThan}, a))
+		// ioprio_set(which, who): IOPRIO_WHO_PROCESS or _PGRP (1, 2),
+		// never _USER (3), who not 1.
+		kept = append(kept, allow([]string{"ioprio_set"}, &seccomp.Arg{Index: 0, Value: 3, Op: seccomp.OpLessThan}, a))
 	}
 	p.Syscalls = kept
 	data, err := json.MarshalIndent(p, "", " ")
