@@ -383,3 +383,227 @@ func TestWriteSeccompProfile(t *testing.T) {
 		t.Fatalf("left %d files", len(entries))
 	}
 }
+
+// Red team: shared memory no process maps holds RAM that no resident set
+// shows. Rootless on cgroup v1 the memory watchdog sums the processes'
+// memory, and a run held 1 GiB in memfds (768 MiB in detached System V
+// segments) against a 256 MiB ceiling. memfd_create and the System V
+// shared memory calls are refused; ctypes callbacks (libffi) and
+// multiprocessing's POSIX shared memory (/dev/shm, a sized tmpfs) still
+// work.
+func TestAttackUnmappedSharedMemory(t *testing.T) {
+	res := runCode(t, `
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def call(*a):
+    r = libc.syscall(*[ctypes.c_long(x) if isinstance(x, int) else x for x in a])
+    return "OK" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), "?")
+try:
+    os.memfd_create("x")
+    print("memfd_create OK")
+except OSError as e:
+    print("memfd_create", errno.errorcode.get(e.errno))
+print("memfd_create(raw)", call(319, b"x", 0))
+print("shmget", call(29, 0, 1 << 20, 0o1600))
+print("shmat", call(30, 0, 0, 0))
+cb = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int)(lambda x: x + 1)
+print("callback", cb(41))
+from multiprocessing import shared_memory
+m = shared_memory.SharedMemory(create=True, size=1 << 20)
+m.buf[0] = 7
+print("posix shm", m.buf[0])
+m.close(); m.unlink()
+`, Limits{}, "")
+	t.Logf("%s", res.Stdout)
+	if res.ExitCode != 0 {
+		t.Fatalf("probe failed: %s %s", res.Summary, res.Stderr)
+	}
+	for _, want := range []string{"memfd_create EPERM", "memfd_create(raw) EPERM", "shmget EPERM", "shmat EPERM", "callback 42", "posix shm 7"} {
+		if !strings.Contains(res.Stdout, want+"\n") {
+			t.Errorf("want %q in:\n%s", want, res.Stdout)
+		}
+	}
+}
+
+// Red team: /proc and /sys name the host. The kernel command line and the
+// boot id (the same in every run, unique to this machine and boot) are
+// masked; where no cgroup holds a ceiling (rootless on cgroup v1) the
+// host's cgroup tree, with other users' containers in it, is hidden too.
+func TestAttackHostFactsProcSys(t *testing.T) {
+	cmdline, err := os.ReadFile("/proc/cmdline")
+	if err != nil || len(strings.TrimSpace(string(cmdline))) < 8 {
+		t.Skipf("this host's /proc/cmdline is too short to look for: %q %v", cmdline, err)
+	}
+	bootID, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runCode(t, `
+import os, glob
+def rd(p):
+    try:
+        return open(p).read().strip()
+    except OSError as e:
+        return "ERR " + type(e).__name__
+print("CMDLINE", rd("/proc/cmdline"))
+print("BOOTID", rd("/proc/sys/kernel/random/boot_id"))
+for d in sorted(glob.glob("/sys/fs/cgroup/*/")):
+    try:
+        print("CGROUP", d, sorted(os.listdir(d)))
+    except OSError as e:
+        print("CGROUP", d, "ERR", e)
+`, Limits{}, "")
+	t.Logf("%s", res.Stdout)
+	if res.ExitCode != 0 {
+		t.Fatalf("probe failed: %s %s", res.Summary, res.Stderr)
+	}
+	if strings.Contains(res.Stdout, strings.TrimSpace(string(cmdline))) {
+		t.Errorf("the host's kernel command line is readable inside")
+	}
+	if strings.Contains(res.Stdout, strings.TrimSpace(string(bootID))) {
+		t.Errorf("the host's boot id is readable inside")
+	}
+	if strings.Contains(res.Stdout, "libpod_parent") || strings.Contains(res.Stdout, "libpod-") || strings.Contains(res.Stdout, "user.slice") {
+		t.Errorf("the host's cgroup tree (other containers) is listed inside")
+	}
+}
+
+// Red team: a run's private folder must not live where another user can
+// reach into it. In a runtime folder others may write (a misconfigured
+// $XDG_RUNTIME_DIR), another user planted rehome-stage and renamed a
+// rootless run's folder away while it ran: the private copy of a 0600
+// input outlived the run. Such a root, a link as the root, or a root of
+// another user's is passed over for the next one, and never swept.
+func TestAttackStageRootOfAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making folders of another user needs root")
+	}
+	base := t.TempDir()
+	fallback := filepath.Join(base, "cache", stageDirName)
+	if err := os.MkdirAll(filepath.Dir(fallback), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string, mode os.FileMode) string {
+		d := filepath.Join(base, name)
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(d, mode)
+		return d
+	}
+	// A runtime folder others may write, the stage root planted there by
+	// another user (nobody).
+	shared := mk("shared", 0o777)
+	planted := filepath.Join(shared, stageDirName)
+	if err := os.Mkdir(planted, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(planted, 0o777)
+	if err := os.Chown(planted, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	// A private runtime folder whose stage root is a link to the other
+	// user's folder.
+	linked := mk("linked", 0o700)
+	if err := os.Symlink(planted, filepath.Join(linked, stageDirName)); err != nil {
+		t.Fatal(err)
+	}
+	// A runtime folder others may write, no stage root yet: rehome would
+	// make it, and another user could rename it away.
+	open := mk("open", 0o777)
+	// A leftover in the planted root must not be swept as ours.
+	bait := filepath.Join(planted, "bait")
+	os.Mkdir(bait, 0o700)
+	for _, root := range []string{planted, filepath.Join(linked, stageDirName), filepath.Join(open, stageDirName)} {
+		st, err := newStage([]string{root, fallback}, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", root, err)
+		}
+		if filepath.Dir(st.dir) != fallback {
+			t.Errorf("a run's private folder was made in %s, where another user can reach it", st.dir)
+		}
+		st.remove()
+	}
+	sweepStages([]string{planted})
+	if _, err := os.Stat(bait); err != nil {
+		t.Errorf("another user's folder was swept: %v", err)
+	}
+	// The usual roots are used: a private folder of root's in a folder
+	// only root may change.
+	own := filepath.Join(mk("own", 0o755), stageDirName)
+	st, err := newStage([]string{own, fallback}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.remove()
+	if filepath.Dir(st.dir) != own {
+		t.Errorf("a private root was passed over: %s", st.dir)
+	}
+}
+
+// Red team: the runner (PID 1) runs as the code's uid, and some calls ask
+// only for the same uid, not for ptrace rights. The code set the runner's
+// RLIMIT_AS (it died: the report and what was printed were lost) or its
+// RLIMIT_NOFILE (no output came back), and made it SCHED_IDLE under 100
+// busy processes (the output printed before the limit was lost). These
+// are refused for PID 1, also as 0x100000001 (the kernel reads a 32-bit
+// pid); the code's own processes keep them.
+func TestAttackRunnerLimitsAndScheduling(t *testing.T) {
+	res := runCode(t, `
+import ctypes, errno, os, resource
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def call(*a):
+    r = libc.syscall(*[ctypes.c_long(x) for x in a])
+    return "OK" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), "?")
+lim = (ctypes.c_ulong * 2)(1 << 20, 1 << 20)
+buf = (ctypes.c_ulong * 2)()
+print("prlimit set pid1", call(302, 1, resource.RLIMIT_AS, ctypes.addressof(lim), 0))
+print("prlimit set pid1 high", call(302, (1 << 32) | 1, resource.RLIMIT_AS, ctypes.addressof(lim), 0))
+print("prlimit read pid1", call(302, 1, resource.RLIMIT_AS, 0, ctypes.addressof(buf)))
+param = ctypes.c_int(0)
+print("sched pid1", call(144, 1, 5, ctypes.addressof(param)))
+print("sched pid1 high", call(144, (1 << 32) | 1, 5, ctypes.addressof(param)))
+print("affinity pid1", call(203, 1, 8, ctypes.addressof(buf)))
+print("prio process 1", call(141, 0, 1, 19))
+print("prio pgrp 1", call(141, 1, 1, 19))
+print("prio user", call(141, 2, 0, 19))
+print("prio pgrp high", call(141, 1, (1 << 32) | 1, 19))
+print("ioprio pid1", call(251, 1, 1, 3 << 13))
+print("ioprio user", call(251, 3, 0, 3 << 13))
+# the code's own processes keep these calls
+resource.setrlimit(resource.RLIMIT_NOFILE, (512, 1024))
+pid = os.fork()
+if pid == 0:
+    import time; time.sleep(5); os._exit(0)
+resource.prlimit(pid, resource.RLIMIT_NOFILE, (100, 100))
+os.sched_setscheduler(pid, os.SCHED_BATCH, os.sched_param(0))
+os.sched_setaffinity(0, os.sched_getaffinity(0))
+os.setpriority(os.PRIO_PROCESS, pid, 5)
+os.nice(1)
+assert libc.syscall(ctypes.c_long(251), ctypes.c_long(1), ctypes.c_long(pid), ctypes.c_long(2 << 13 | 4)) == 0
+os.kill(pid, 9)
+print("own OK")
+print("x" * 100000)
+`, Limits{}, "")
+	t.Logf("%.2000s", res.Stdout)
+	if res.ExitCode != 0 || !strings.HasPrefix(res.Summary, "Finished") {
+		t.Fatalf("probe failed: %s %s", res.Summary, res.Stderr)
+	}
+	for _, l := range strings.Split(res.Stdout, "\n") {
+		if strings.HasSuffix(l, " OK") && l != "own OK" && l != "prlimit read pid1 OK" {
+			t.Errorf("allowed on the runner: %s", l)
+		}
+	}
+	for _, want := range []string{"prlimit read pid1 OK\n", "own OK\n", strings.Repeat("x", 100000)} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("missing %.40q", want)
+		}
+	}
+	// The attack itself: the runner's memory cut to 1 MiB, then output.
+	res = runCode(t, "import resource\nprint('BEFORE', flush=True)\ntry:\n    resource.prlimit(1, resource.RLIMIT_AS, (1 << 20, 1 << 20))\nexcept OSError as e:\n    print('refused', e.errno)\nprint('y' * 100000)\n", Limits{}, "")
+	if !strings.HasPrefix(res.Summary, "Finished") || !strings.Contains(res.Stdout, strings.Repeat("y", 100000)) {
+		t.Fatalf("the code disturbed the runner: %s %.200q", res.Summary, res.Stdout)
+	}
+}

@@ -28,12 +28,29 @@ import (
 //     here; socketcall and io_uring, which would create sockets past the
 //     socket() rule;
 //   - 32-bit system calls (int 0x80 from a 64-bit process), which would
-//     reach the same calls under other numbers.
+//     reach the same calls under other numbers;
+//   - anonymous shared memory that no process needs to map: memfd_create
+//     and System V shared memory (shmget…). A memfd or a detached segment
+//     holds RAM that no process's resident set shows, so rootless on
+//     cgroup v1, where the memory watchdog sums the processes' memory, a
+//     run could hold gigabytes past its ceiling (1 GiB against 256 MiB in
+//     the red-team run). POSIX shared memory (/dev/shm) is a sized tmpfs;
+//   - acting on the runner (PID 1, the same uid as the code) through the
+//     calls that only ask for the same uid: prlimit64 (the code set the
+//     runner's RLIMIT_AS or RLIMIT_NOFILE and lost the report or every
+//     output), sched_setscheduler and its kin (SCHED_IDLE starved the
+//     runner until the kill from outside, and what was printed was lost),
+//     setpriority and ioprio_set of pid or process group 1 or of a whole
+//     user.
 var (
 	seccompDenied = []string{"keyctl", "add_key", "request_key", "unshare", "setns", "socketcall",
-		"io_uring_setup", "io_uring_enter", "io_uring_register"}
+		"io_uring_setup", "io_uring_enter", "io_uring_register",
+		"memfd_create", "shmget", "shmat", "shmdt", "shmctl"}
 	// seccompReplaced are allowed again below with their own rules.
-	seccompReplaced = []string{"clone", "clone3", "socket"}
+	seccompReplaced = append([]string{"clone", "clone3", "socket", "setpriority", "ioprio_set", "prlimit64"}, seccompNotOnRunner...)
+	// seccompNotOnRunner act on the process their first argument names;
+	// they are allowed for any process but the runner (PID 1).
+	seccompNotOnRunner = []string{"sched_setscheduler", "sched_setparam", "sched_setattr", "sched_setaffinity"}
 )
 
 // seccompProfile returns the sandbox's profile as JSON (a pure function of
@@ -87,7 +104,33 @@ func makeSeccompProfile() []byte {
 		errno([]string{"socket"}, unix.EINVAL, &seccomp.Arg{Index: 0, Value: unix.AF_NETLINK, Op: seccomp.OpEqualTo},
 			&seccomp.Arg{Index: 2, Value: unix.NETLINK_AUDIT, Op: seccomp.OpEqualTo}),
 		errno([]string{"socket"}, unix.EAFNOSUPPORT, &seccomp.Arg{Index: 0, Value: unix.AF_NETLINK, Op: seccomp.OpGreaterThan}),
+		// prlimit64 reads any process's limits, and sets those of any
+		// process but the runner.
+		allow([]string{"prlimit64"}, &seccomp.Arg{Index: 2, Value: 0, Op: seccomp.OpEqualTo}),
 	)
+	// "Not the runner": the kernel reads a pid (and setpriority's who) as a
+	// 32-bit int while the filter sees the whole 64-bit register, so
+	// 0x100000001 is pid 1 too. An argument whose low 32 bits are not 1
+	// has bit 0 clear, or one of bits 1…31 set: one allow rule each, and
+	// anything else falls to the profile's default errno.
+	notOne := func(index uint) []*seccomp.Arg {
+		out := []*seccomp.Arg{{Index: index, Value: 1, ValueTwo: 0, Op: seccomp.OpMaskedEqual}}
+		for bit := 1; bit < 32; bit++ {
+			out = append(out, &seccomp.Arg{Index: index, Value: 1 << bit, ValueTwo: 1 << bit, Op: seccomp.OpMaskedEqual})
+		}
+		return out
+	}
+	for _, a := range notOne(0) {
+		kept = append(kept, allow(append(slices.Clone(seccompNotOnRunner), "prlimit64"), a))
+	}
+	// setpriority(which, who): PRIO_PROCESS or PRIO_PGRP (never
+	// PRIO_USER, which reaches the runner), who not 1.
+	for _, a := range notOne(1) {
+		kept = append(kept, allow([]string{"setpriority"}, &seccomp.Arg{Index: 0, Value: unix.PRIO_USER, Op: seccomp.OpLessThan}, a))
+		// ioprio_set(which, who): IOPRIO_WHO_PROCESS or _PGRP (1, 2),
+		// never _USER (3), who not 1.
+		kept = append(kept, allow([]string{"ioprio_set"}, &seccomp.Arg{Index: 0, Value: 3, Op: seccomp.OpLessThan}, a))
+	}
 	p.Syscalls = kept
 	data, err := json.MarshalIndent(p, "", " ")
 	if err != nil {

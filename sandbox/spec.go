@@ -187,6 +187,15 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 	// from the host's.
 	s.UseImageHosts = true
 	s.UseImageResolvConf = true
+	// Nor the host's kernel command line and boot id (both name this very
+	// machine and boot, the same in every run); and where no cgroup holds a
+	// ceiling (rootless on cgroup v1) the container would see the host's
+	// whole cgroup tree: other users' containers (libpod_parent/libpod-…),
+	// the host's own memory figures (reported as the run's peak).
+	s.Mask = []string{"/proc/cmdline", "/proc/sys/kernel/random/boot_id"}
+	if j.cgroups == (Enforcement{}) {
+		s.Mask = append(s.Mask, "/sys/fs/cgroup")
+	}
 
 	// Privileges: none.
 	s.Privileged = false

@@ -91,6 +91,11 @@ func TestBuildSpecHardening(t *testing.T) {
 	if !s.UseImageHosts || !s.UseImageResolvConf || len(s.HostAdd) != 0 || len(s.DNSServers) != 0 || len(s.DNSSearch) != 0 || len(s.DNSOptions) != 0 {
 		t.Errorf("hosts/resolv.conf: image hosts %t, image resolv.conf %t, add %v, dns %v", s.UseImageHosts, s.UseImageResolvConf, s.HostAdd, s.DNSServers)
 	}
+	// Nor the kernel command line and boot id; the cgroup tree stays where
+	// a cgroup holds the ceilings (rootful).
+	if !slices.Equal(s.Mask, []string{"/proc/cmdline", "/proc/sys/kernel/random/boot_id"}) {
+		t.Errorf("masked paths %v", s.Mask)
+	}
 	// Network: none at all.
 	if s.NetNS.NSMode != specgen.NoNetwork {
 		t.Errorf("netns %v", s.NetNS)
@@ -228,6 +233,10 @@ func TestBuildSpecRootlessCgroupV1(t *testing.T) {
 	s := buildSpec(lim, testJob(Enforcement{}))
 	if s.ResourceLimits != nil {
 		t.Errorf("cgroup resources asked where they cannot hold: %+v", s.ResourceLimits)
+	}
+	// The host's cgroup tree (other users' containers) is hidden.
+	if !slices.Contains(s.Mask, "/sys/fs/cgroup") {
+		t.Errorf("the host's cgroup tree is not masked: %v", s.Mask)
 	}
 	for name, want := range map[string]uint64{"data": uint64(512 * MiB), "nproc": 128, "cpu": 16} {
 		if v, ok := rlimit(s, name); !ok || v != want {
