@@ -19,8 +19,9 @@ export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations -D_FORTIFY_SOURCE=2 -fs
 
 BIN      := build/bin/rehome
 VERSION  := $(shell build/package/version.sh 2>/dev/null || echo dev)
-# A hardened binary (PIE, full RELRO, immediate binding), as Debian asks.
-LDFLAGS  := -s -w -X main.version=$(VERSION) -linkmode=external -extldflags=-Wl,-z,relro,-z,now
+# A hardened binary (PIE, RELRO), as Debian asks. Not -z now: go-nvml binds
+# NVML lazily (dlopen at run time), and immediate binding fails to start.
+LDFLAGS  := -s -w -X main.version=$(VERSION) -linkmode=external -extldflags=-Wl,-z,relro
 GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_test.go') go.mod go.sum
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts

@@ -64,6 +64,9 @@ func cmdRun(env *cliEnv, args []string) int {
 	}
 	defer done()
 
+	if err := loadPackagedImage(ctx, env, e, *asJSON); err != nil {
+		return env.fail(err)
+	}
 	req := sandbox.RunRequest{ID: id, Code: code, InputPath: *file, Limits: lim, OutputDir: out}
 	res, err := e.Run(ctx, req, func(p sandbox.Progress) {
 		switch {
