@@ -26,7 +26,7 @@ GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
-.PHONY: all run test build install-desktop deps deps-test ui sandbox-image gotest vet fmt-check uitest e2e window bench clean
+.PHONY: all run test build install-desktop deps deps-test ui sandbox-image gotest vet fmt-check uitest e2e window bench clean package package-check
 
 all: build
 
@@ -82,6 +82,20 @@ e2e: build sandbox-image
 window: build sandbox-image
 	mkdir -p $(ARTIFACTS)
 	cd frontend && REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 e2e/window.test.mjs
+
+# Debian packages and the offline bundle in build/dist (build/package/):
+# rehome_<version>_amd64.deb, rehome-sandbox-image_<n>+<tag>_amd64.deb (the
+# image archive; built first when missing) and rehome-offline-<version>-amd64.tar
+# (both, plus Podman and every package a minimal Debian 12 lacks; needs the
+# Debian mirror). package-check installs them in fresh Debian 12 roots with
+# no network (root; several minutes; not part of `make test`).
+package: build
+	build/package/deb.sh
+	build/package/image-deb.sh
+	build/package/offline.sh
+
+package-check: package
+	build/package/check.sh
 
 bench: build
 	REHOME_BIN=$(abspath $(BIN)) go test -tags "$(call csv,$(TAGS))" -run '^$$' -bench . -benchmem ./...
