@@ -13,7 +13,7 @@ Comment: rehome is one statically linked Go binary with its web UI
  listed below with the license their LICENSE file names.
 
 Files: *
-Copyright: the rehome developers
+Copyright: 2026 the rehome developers
 License: rehome
  rehome's own license has not been chosen yet; until it is, the rehome
  developers grant the right to install, run and redistribute this

@@ -57,7 +57,8 @@ Comment: The image is a Debian 12 root file system built by rehome's recipe
  under /usr/share/doc inside the image.
 
 Files: *
-Copyright: the rehome developers; the authors of the Debian packages in the image
+Copyright: 2026 the rehome developers
+ 2026 the authors of the Debian packages in the image
 License: various
  The licenses of the Debian packages it holds (DFSG-free: Debian main);
  see /usr/share/doc/*/copyright inside the image.
@@ -65,7 +66,8 @@ EOF
 {
   echo "rehome-sandbox-image ($version) unstable; urgency=medium"
   echo
-  echo "  * The sandbox image of recipe $(cd "$root" && go run ./build/package/recipetag -digest)."
+  echo "  * The sandbox image of recipe"
+  echo "    $(cd "$root" && go run ./build/package/recipetag -digest)."
   echo
   echo " -- rehome developers <rehome@users.noreply.github.com>  $(date -u -R -d "@$SOURCE_DATE_EPOCH")"
 } | gzip -9n > "$pkg/usr/share/doc/rehome-sandbox-image/changelog.gz"
@@ -93,6 +95,6 @@ find "$pkg" -type d -exec chmod 0755 {} +
 mkdir -p "$out"
 rm -f "$out"/rehome-sandbox-image_*.deb
 deb=$out/rehome-sandbox-image_${version}_amd64.deb
-# The archive is gzip already: store it as it is.
-dpkg-deb --root-owner-group -Znone --build "$pkg" "$deb" >/dev/null
+# The archive is gzip already: the fastest gzip level is enough.
+dpkg-deb --root-owner-group -Zgzip -z1 --build "$pkg" "$deb" >/dev/null
 echo "$deb"
