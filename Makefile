@@ -90,12 +90,12 @@ window: build sandbox-image
 # Debian mirror). package-check installs them in fresh Debian 12 roots with
 # no network (root; several minutes; not part of `make test`).
 package: build
-	build/package/deb.sh
-	build/package/image-deb.sh
-	build/package/offline.sh
+	REHOME_VERSION=$(VERSION) build/package/deb.sh
+	REHOME_VERSION=$(VERSION) build/package/image-deb.sh
+	REHOME_VERSION=$(VERSION) build/package/offline.sh
 
 package-check: package
-	build/package/check.sh
+	REHOME_VERSION=$(VERSION) build/package/check.sh
 
 bench: build
 	REHOME_BIN=$(abspath $(BIN)) go test -tags "$(call csv,$(TAGS))" -run '^$$' -bench . -benchmem ./...

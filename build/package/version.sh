@@ -6,6 +6,9 @@
 # Every part is valid in a Debian version, and later commits sort higher
 # (dpkg compares the commit count as a number), so upgrades go forward.
 set -euo pipefail
+# make package computes it once and passes it down, so that every step of one
+# build agrees even if the tree changes meanwhile.
+if [ -n "${REHOME_VERSION:-}" ]; then echo "$REHOME_VERSION"; exit 0; fi
 cd "$(dirname "$0")/../.."
 base=0.1.0
 if desc=$(git describe --tags --long --match 'v[0-9]*' 2>/dev/null); then
