@@ -42,7 +42,8 @@ type FirstRun struct {
 	Items []FirstRunItem `json:"items"`
 	// Complete: nothing is "fail", "todo" or "working".
 	Complete bool `json:"complete"`
-	// Show: open it at start (not complete and not dismissed).
+	// Show: open it at start — something needs the user (an item failed)
+	// or is under way (the first image load), and it was not put off.
 	Show bool `json:"show"`
 }
 
@@ -157,10 +158,11 @@ func (a *App) saveFirstRun(st firstRunState) error {
 // by the rehome-sandbox-image package, or cached), it loads it in the
 // background, checking its SHA-256, with progress — no command needed.
 func StartFirstRun(a *App) {
+	// Only the packaged archive: a developer's cached one is loaded by the
+	// first run that needs it (EnsureImage), without a Podman connection at
+	// every start.
 	if sandbox.PackagedImageArchive() == "" {
-		if _, err := os.Stat(filepath.Join(sandbox.CacheDir(), sandbox.ArchiveName())); err != nil {
-			return // nothing to load: the checklist says how to get the image
-		}
+		return // nothing to load: the checklist says how to get the image
 	}
 	go func() {
 		e, err := a.engine()
@@ -317,12 +319,14 @@ var firstRunTitles = map[string]string{
 
 func finishFirstRun(a *App, fr FirstRun) FirstRun {
 	fr.Complete = true
+	attention := false
 	for _, it := range fr.Items {
 		if it.State == "fail" || it.State == "todo" || it.State == "working" {
 			fr.Complete = false
 		}
+		attention = attention || it.State == "fail" || it.State == "working"
 	}
-	fr.Show = !fr.Complete && !a.loadFirstRun().Dismissed
+	fr.Show = attention && !a.loadFirstRun().Dismissed
 	return fr
 }
 
