@@ -90,6 +90,8 @@ window: build sandbox-image
 # Debian mirror). package-check installs them in fresh Debian 12 roots with
 # no network (root; several minutes; not part of `make test`).
 package: build
+	@# The binary must carry the package's version (it is baked in at link time).
+	@[ "$$($(BIN) version)" = "rehome $(VERSION)" ] || { rm -f $(BIN); $(MAKE) --no-print-directory $(BIN); }
 	REHOME_VERSION=$(VERSION) build/package/deb.sh
 	REHOME_VERSION=$(VERSION) build/package/image-deb.sh
 	REHOME_VERSION=$(VERSION) build/package/offline.sh

@@ -20,6 +20,7 @@ for t in dpkg-deb dpkg-shlibdeps fakeroot; do
   command -v $t >/dev/null || { echo "deb.sh: $t is missing: sudo apt-get install dpkg-dev fakeroot" >&2; exit 1; }
 done
 version=$("$here/version.sh")
+[ "$("$bin" version)" = "rehome $version" ] || { echo "deb.sh: $bin says \"$("$bin" version)\", the package is $version: rebuild it (make package does)" >&2; exit 1; }
 image_version=$("$here/image-version.sh")
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct 2>/dev/null || date +%s)}
 
