@@ -35,6 +35,6 @@ apt-get -q "$@" update >"$tmp/update.log" 2>&1 || { cat "$tmp/update.log" >&2; d
 t0=$(date +%s)
 say "installing rehome, its sandbox image and what this machine lacks (offline)"
 DEBIAN_FRONTEND=${DEBIAN_FRONTEND:-noninteractive} apt-get -q -y "$@" install \
-  rehome rehome-sandbox-image fuse-overlayfs dbus-user-session pci.ids catatonit
+  rehome rehome-sandbox-image runc fuse-overlayfs dbus-user-session pci.ids catatonit
 say "done in $(( $(date +%s) - t0 )) s. Start rehome from the menu, or run \`rehome\`."
 say "On first start rehome loads its sandbox image into your Podman (a minute or so) and shows a short checklist."

@@ -51,6 +51,10 @@ printf 'Source: rehome\n\nPackage: rehome\nArchitecture: amd64\n' > "$work/src/d
 shlibs=$(cd "$work/src" && dpkg-shlibdeps -O -e"$pkg/usr/bin/rehome" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "deb.sh: dpkg-shlibdeps found no libraries for $bin" >&2; exit 1; }
 
+# runc, not "runc | crun": Podman's own "crun | runc" then satisfies the
+# alternative with crun alone, and Debian 12's crun 1.8 refuses hosts with
+# hybrid cgroups (the package check's root found exactly that); rehome
+# probes the runtimes and uses whichever starts a sandbox.
 size=$(du -sk --exclude=DEBIAN "$pkg" | cut -f1)
 cat > "$pkg/DEBIAN/control" <<EOF
 Package: rehome
@@ -58,7 +62,7 @@ Version: $version
 Architecture: amd64
 Maintainer: rehome developers <rehome@users.noreply.github.com>
 Installed-Size: $size
-Depends: $shlibs, podman (>= 4.3), runc | crun, conmon, uidmap, slirp4netns | passt, catatonit | tini | dumb-init
+Depends: $shlibs, podman (>= 4.3), runc, conmon, uidmap, slirp4netns | passt, catatonit | tini | dumb-init
 Recommends: rehome-sandbox-image (= $image_version), fuse-overlayfs, dbus-user-session, pci.ids
 Section: science
 Priority: optional
