@@ -191,8 +191,11 @@ func (a *App) startImageLoad() bool {
 		t0 := time.Now()
 		ctx := sandbox.WithLoadProgress(context.Background(), func(stage string, done, total int64) {
 			msg := "loading the sandbox image into Podman"
-			if stage == "verify" {
+			switch {
+			case stage == "verify":
 				msg = "checking the image archive's SHA-256"
+			case done >= total:
+				msg = "Podman is unpacking the sandbox image"
 			}
 			a.emit("firstrun:progress", FirstRunProgress{ID: "image", Message: msg, Done: done, Total: total})
 		})
