@@ -39,20 +39,24 @@ fail() { log "FAIL: $*"; exit 1; }
 roots=()
 cleanup() {
   for d in "${roots[@]}"; do
-    umount -R "$d/dev" "$d/sys" "$d/proc" "$d/run" 2>/dev/null || true
-    # A rootful Podman service may have mounted storage inside.
-    grep " $d/" /proc/mounts | cut -d' ' -f2 | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
-    umount -l "$d" 2>/dev/null || true
+    # Every mount under the root, deepest first (Podman's storage too), then
+    # the root's own bind mount.
+    awk -v d="$d" 'index($2, d) == 1 {print length($2), $2}' /proc/mounts | sort -rn | cut -d' ' -f2- |
+      while read -r m; do umount -l "$m" 2>/dev/null || true; done
+    if grep -q " $d" /proc/mounts; then echo "check.sh: mounts left under $d" >&2; continue; fi
     rm -rf --one-file-system "$d"
   done
 }
 trap cleanup EXIT
 
-# new_root DIR_VAR: a fresh minimal Debian 12 root with /proc, /sys, /dev.
+# new_root: a fresh minimal Debian 12 root with /proc, /sys, /dev, in
+# $ROOT (not printed: a $(…) subshell would lose it from roots, and the
+# cleanup would leave its mounts behind).
 new_root() {
   local d
   d=$(mktemp -d /var/tmp/rehome-pkgcheck.XXXXXX)
   roots+=("$d")
+  ROOT=$d
   tar -C "$d" -xf "$base"
   # containers/storage remounts / when it unpacks an image layer: the
   # root must be a mount point of its own.
@@ -61,7 +65,6 @@ new_root() {
   mount --rbind /sys "$d/sys" && mount --make-rslave "$d/sys"
   mount --rbind /dev "$d/dev" && mount --make-rslave "$d/dev"
   mount -t tmpfs -o mode=0755 tmpfs "$d/run"
-  printf '%s' "$d"
 }
 # offline ROOT CMD...: run in the root with no network (only a down lo).
 offline() { local d=$1; shift; unshare -n chroot "$d" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
@@ -73,7 +76,8 @@ log "sizes: $(basename "$deb") $(size "$deb"); $(basename "$img") $(size "$img")
 
 # 1. The offline bundle, with no network.
 t=$(date +%s)
-r1=$(new_root)
+new_root
+r1=$ROOT
 tar -C "$r1/root" -xf "$bundle"
 dir=$(basename "$bundle" .tar)
 # No network in there: the mirror this machine reaches (by address, so
@@ -133,7 +137,8 @@ log "upgrade 0.0.1 -> $version keeps the data; remove and purge keep ~/.local/sh
 # 3. The .deb alone, with apt and the Debian mirror (the double-click path).
 if [ -z "${REHOME_CHECK_OFFLINE_ONLY:-}" ]; then
   t=$(date +%s)
-  r2=$(new_root)
+  new_root
+  r2=$ROOT
   cp "$deb" "$r2/root/"
   cp /etc/resolv.conf "$r2/etc/resolv.conf"
   chroot "$r2" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
