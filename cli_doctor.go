@@ -90,7 +90,8 @@ func doctor(env *cliEnv) []finding {
 	} else {
 		add("ui", "ok", "frontend built in")
 	}
-	return append(out, platformFindings()...)
+	out = append(out, platformFindings()...)
+	return append(out, sandboxFindings()...)
 }
 
 // platformFindings reports what other features need from the machine.

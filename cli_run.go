@@ -73,6 +73,9 @@ func cmdRun(env *cliEnv, args []string) int {
 	}
 	defer done()
 
+	if err := loadPackagedImage(ctx, env, e, *asJSON); err != nil {
+		return env.fail(err)
+	}
 	req := sandbox.RunRequest{ID: id, Code: code, InputPath: *file, Limits: lim, OutputDir: out}
 	// On a terminal the code's output is shown, never obeyed (cli_term.go).
 	show := newShower(env)

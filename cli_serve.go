@@ -55,6 +55,7 @@ func serve(ctx context.Context, env *cliEnv, addr string, ready func(url string)
 		return env.fail(err)
 	}
 	defer app.Close(a)
+	app.StartFirstRun(a) // loads a shipped sandbox image, with progress
 
 	token := newToken()
 	hostname, _ := os.Hostname()

@@ -122,6 +122,7 @@ func runWindow(env *cliEnv, openFile string) int {
 			// database lock. An open error is shown by the UI.
 			_ = app.Open(a)
 			app.SetEmitter(a, w)
+			app.StartFirstRun(a) // loads a shipped sandbox image, with progress
 			// Real file drops land in the UI through runtime.OnFileDrop
 			// (JS); this records them for support and tests, and lets the
 			// UI read them (the user gave them: see app/access.go).

@@ -62,6 +62,10 @@ func run(args []string) int {
 		}
 		args = args[1:]
 	}
+	// Hidden: the manual page, for the package build; touches no data.
+	if len(args) > 0 && args[0] == "man" {
+		return cmdMan(env, args[1:])
+	}
 	dir, err := env.dir()
 	if err != nil {
 		return env.fail(err)

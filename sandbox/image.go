@@ -138,12 +138,16 @@ func (e *Engine) EnsureImage(ctx context.Context, progress func(string)) error {
 // `podman save`, gzip-compressed or not) and checks that it holds the image
 // this rehome expects. It returns the names loaded.
 func (e *Engine) LoadImage(ctx context.Context, file string) ([]string, error) {
+	// A shipped archive has its .sha256 beside it: check it first.
+	if _, err := VerifyArchive(ctx, file); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("open the image archive: %w", err)
 	}
 	defer f.Close()
-	var r io.Reader = bufio.NewReaderSize(f, 1<<20)
+	var r io.Reader = bufio.NewReaderSize(loadReader(ctx, f), 1<<20)
 	// Decompress here: the service then reads a plain archive whatever
 	// compression it supports.
 	br := r.(*bufio.Reader)

@@ -1,0 +1,144 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeArchive(t *testing.T, dir string, size int) (string, string) {
+	t.Helper()
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	p := filepath.Join(dir, ArchiveName())
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return p, hex.EncodeToString(sum[:])
+}
+
+func TestVerifyArchive(t *testing.T) {
+	dir := t.TempDir()
+	p, sum := writeArchive(t, dir, 9<<20)
+
+	// No .sha256: not checked, not an error (an archive the user carried).
+	if checked, err := VerifyArchive(context.Background(), p); checked || err != nil {
+		t.Fatalf("without a .sha256: checked=%v err=%v", checked, err)
+	}
+
+	// The sha256sum format, with progress.
+	os.WriteFile(p+".sha256", []byte(sum+"  "+filepath.Base(p)+"\n"), 0o644)
+	var stages []string
+	var last int64
+	ctx := WithLoadProgress(context.Background(), func(stage string, done, total int64) {
+		stages = append(stages, stage)
+		if total != 9<<20 || done < last {
+			t.Errorf("progress %d of %d after %d", done, total, last)
+		}
+		last = done
+	})
+	if checked, err := VerifyArchive(ctx, p); !checked || err != nil {
+		t.Fatalf("a good archive: checked=%v err=%v", checked, err)
+	}
+	if last != 9<<20 || len(stages) < 2 || stages[0] != "verify" {
+		t.Errorf("progress: stages %v, last %d", stages, last)
+	}
+
+	// One byte changed: refused, saying what to do.
+	f, _ := os.OpenFile(p, os.O_RDWR, 0)
+	f.WriteAt([]byte{0xff}, 5<<20)
+	f.Close()
+	_, err := VerifyArchive(context.Background(), p)
+	if !errors.Is(err, ErrArchiveDamaged) || !strings.Contains(err.Error(), "--reinstall rehome-sandbox-image") {
+		t.Fatalf("a damaged archive: %v", err)
+	}
+
+	// A .sha256 that holds no sum.
+	os.WriteFile(p+".sha256", []byte("not a sum\n"), 0o644)
+	if _, err := VerifyArchive(context.Background(), p); err == nil || !strings.Contains(err.Error(), "does not hold a SHA-256") {
+		t.Fatalf("a malformed .sha256: %v", err)
+	}
+
+	// A cancelled context stops the check.
+	os.WriteFile(p+".sha256", []byte(sum+"  x\n"), 0o644)
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := VerifyArchive(cctx, p); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+func TestPackagedImageArchive(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("REHOME_PACKAGED_IMAGE_DIR", dir)
+	if p := PackagedImageArchive(); p != "" {
+		t.Fatalf("found %q in an empty folder", p)
+	}
+	// Another recipe's archive is not this rehome's.
+	os.WriteFile(filepath.Join(dir, "rehome-sandbox-000000000000.tar.gz"), []byte("x"), 0o644)
+	if p := PackagedImageArchive(); p != "" {
+		t.Fatalf("took another recipe's archive %q", p)
+	}
+	p, _ := writeArchive(t, dir, 10)
+	if got := PackagedImageArchive(); got != p {
+		t.Fatalf("PackagedImageArchive() = %q, want %q", got, p)
+	}
+}
+
+func TestHasSubID(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "subuid")
+	os.WriteFile(f, []byte("alice:100000:65536\nbob:165536:1000\n1001:231072:65536\n"), 0o644)
+	for _, c := range []struct {
+		name string
+		uid  int
+		want bool
+	}{
+		{"alice", 1000, true},
+		{"bob", 1002, false},  // too few ids for a container's users
+		{"carol", 1001, true}, // by uid
+		{"dave", 1003, false},
+	} {
+		if got := hasSubID(f, c.name, c.uid); got != c.want {
+			t.Errorf("hasSubID(%s, %d) = %v, want %v", c.name, c.uid, got, c.want)
+		}
+	}
+	if hasSubID(filepath.Join(t.TempDir(), "none"), "alice", 1000) {
+		t.Error("a missing file grants ids")
+	}
+}
+
+func TestVFSAdvice(t *testing.T) {
+	if VFSAdvice("overlay", true) != "" || VFSAdvice("vfs", false) != "" {
+		t.Error("advice given for overlay, or for rootful vfs")
+	}
+	a := VFSAdvice("vfs", true)
+	if OverlaySupported() {
+		if !strings.Contains(a, "switch to overlay") || !strings.Contains(a, "resets your Podman storage") {
+			t.Errorf("advice on a 5.13+ kernel: %q", a)
+		}
+	} else if !strings.Contains(a, "fuse-overlayfs") {
+		t.Errorf("advice on an old kernel: %q", a)
+	}
+	if !strings.Contains(OverlayStorageConf, `driver = "overlay"`) {
+		t.Error("storage.conf does not choose overlay")
+	}
+}
+
+// On a rootless user with a storage.conf in place, the switch keeps the
+// old one aside; here (root) it refuses, as root's storage is not ours.
+func TestSwitchToOverlayRefusesRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipped: runs as root only (as a user it would reset that user's Podman storage)")
+	}
+	if _, err := SwitchToOverlay(context.Background()); err == nil || !strings.Contains(err.Error(), "rootless") {
+		t.Fatalf("as root: %v", err)
+	}
+}
