@@ -28,6 +28,7 @@ func commands() []command {
 		{"models", "list the catalog of open-weight models", cmdModels},
 		{"fit", "estimate which models fit this machine's memory", cmdFit},
 		{"run", "run a Python script in the sandbox against a file", cmdRun},
+		{"session", "a Code Interpreter session that keeps its state: start, exec, list, stop, export", cmdSession},
 		{"sandbox", "the code sandbox: doctor, image build|load|save|status, clean", cmdSandbox},
 		{"serve", "serve the UI in a browser on this machine", cmdServe},
 		{"doctor", "check the installation and the database", cmdDoctor},

@@ -46,6 +46,7 @@ import time
 DATA = "/mnt/data"
 WORK = "/tmp/.rehome"
 PLOTS = WORK + "/plots"
+DISPLAYS = WORK + "/displays"
 CHUNK = 64 * 1024
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -381,8 +382,11 @@ def send_file(path, rel, kind, st, budget):
         os.close(fd)
 
 
-def collect(cfg):
-    """Send the outputs: plots first, then files under /mnt/data."""
+def collect(cfg, select=None):
+    """Send the outputs: plots first, then the values the code showed
+    (display(), a last expression), then files under /mnt/data. select,
+    when given, picks which of them to send (a session sends only what a
+    cell made)."""
     files_max = cfg["files_max"]
     bytes_left = cfg["files_bytes_max"]
     count = 0
@@ -421,11 +425,12 @@ def collect(cfg):
                     frame(b"S", {"name": rel, "reason": "hard link to %s" % seen[key]})
                     continue
                 seen[key] = rel
-                items.append((e.path, rel, kind, st))
+                if select is None or select(e.path, kind, st):
+                    items.append((e.path, rel, kind, st))
             else:
                 frame(b"S", {"name": rel, "reason": "not a regular file (%s)" % filetype(st.st_mode)})
 
-    for root, kind in ((PLOTS, "plot"), (DATA, "file")):
+    for root, kind in ((PLOTS, "plot"), (DISPLAYS, "display"), (DATA, "file")):
         try:
             dev = os.stat(root, follow_symlinks=False).st_dev
         except OSError:
@@ -503,6 +508,7 @@ def main():
         "OPENBLAS_NUM_THREADS": threads,
         "MKL_NUM_THREADS": threads,
         "REHOME_PLOTS": PLOTS,
+        "REHOME_DISPLAYS": DISPLAYS,
     }
     argv = ["/usr/bin/python3", "-B", "/opt/rehome/prelude.py", script]
     status, fired, deadline_hit, rss_peak, streams = run_child(cfg, argv, env, started)
