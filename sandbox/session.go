@@ -43,7 +43,7 @@ import (
 const (
 	// LabelSession carries a session's id on its container.
 	LabelSession = "io.rehome.session"
-	kernelPath = "/opt/rehome/kernel.py"
+	kernelPath   = "/opt/rehome/kernel.py"
 
 	// SessionSchema is the version of session.json and the cell records.
 	SessionSchema = 1
