@@ -1,12 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"rehome/sandbox"
 )
@@ -23,6 +30,7 @@ func cmdSession(env *cliEnv, args []string) int {
 		{"restart", "restart a session's kernel (variables are lost, files stay)", cmdSessionRestart},
 		{"stop", "stop a session (its cells stay for export)", cmdSessionStop},
 		{"export", "write a session's cells and outputs as .ipynb or .py", cmdSessionExport},
+		{"relay", "(started by start) hold a session for later commands", cmdSessionRelay},
 	}, "rehome session", args)
 }
 
@@ -44,45 +52,158 @@ func sessionDir(env *cliEnv, id string) (string, error) {
 
 func cmdSessionStart(env *cliEnv, args []string) int {
 	fs := env.flags("session start", "session start --file PATH [--timeout 30s] [--idle 30m] [--memory 1GiB] [--cpus 1] [--pids 128] [--json]")
-	file := fs.String("file", "", "the `file` the cells work on, seen read-only at /mnt/data/<name>")
-	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "each cell's time `limit` (then KeyboardInterrupt)")
-	idle := fs.Duration("idle", sandbox.DefaultIdleTimeout, "end the session after this `time` without a cell")
-	memory := fs.String("memory", "1GiB", "memory `ceiling` of the whole session (KiB, MiB, GiB)")
-	cpus := fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the session may use")
-	pids := fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once")
+	sf := addSessionFlags(fs)
 	asJSON := fs.Bool("json", false, "print the session as JSON")
-	pf := addPodmanFlags(fs)
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	mem, err := sandbox.ParseBytes(*memory)
-	if err != nil {
-		return env.usage("--memory: %v", err)
-	}
-	lim := sandbox.Limits{Timeout: *timeout, Memory: mem, CPUs: *cpus, Pids: *pids}.WithDefaults()
-	if err := lim.Validate(); err != nil {
+	if _, err := sf.limits(); err != nil {
 		return env.usage("%v", err)
 	}
 	dir, err := env.dir()
 	if err != nil {
 		return env.fail(err)
 	}
-	ctx, e, done, err := pf.connect()
+	id := sandbox.NewRunID()
+	sdir := sandbox.SessionDir(dir, id)
+	if err := os.MkdirAll(sdir, 0o700); err != nil {
+		return env.fail(fmt.Errorf("create the session's folder: %w", err))
+	}
+	// The session outlives this command: a relay process of its own holds
+	// it (see sandbox/relay.go) and says on its stdout when it runs.
+	self, err := os.Executable()
 	if err != nil {
 		return env.fail(err)
 	}
-	defer done()
-	id := sandbox.NewRunID()
-	s, err := e.StartSession(ctx, sandbox.SessionRequest{ID: id, InputPath: *file, Limits: lim, IdleTimeout: *idle,
-		Dir: sandbox.SessionDir(dir, id), Detached: true})
+	rargs := append([]string{"session", "relay", "--dir", sdir, "--id", id}, sf.args()...)
+	cmd := exec.Command(self, rargs...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	logf, err := os.OpenFile(filepath.Join(sdir, "relay.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		return env.fail(fmt.Errorf("the session could not start: %w", err))
+		return env.fail(err)
 	}
-	s.Close()
+	defer logf.Close()
+	cmd.Stderr = logf
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return env.fail(err)
+	}
+	if err := cmd.Start(); err != nil {
+		return env.fail(fmt.Errorf("start the session's relay: %w", err))
+	}
+	line, err := bufio.NewReader(out).ReadBytes('\n')
+	var st struct {
+		Error string               `json:"error"`
+		Info  *sandbox.SessionInfo `json:"info"`
+	}
+	if err != nil || json.Unmarshal(line, &st) != nil || (st.Error == "" && st.Info == nil) {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return env.fail(fmt.Errorf("the session could not start (see %s)", filepath.Join(sdir, "relay.log")))
+	}
+	if st.Error != "" {
+		cmd.Wait()
+		os.RemoveAll(sdir)
+		return env.fail(fmt.Errorf("the session could not start: %s", st.Error))
+	}
+	cmd.Process.Release()
 	if *asJSON {
-		return env.json(s.Info())
+		return env.json(st.Info)
 	}
-	fmt.Fprintln(env.stdout, s.ID())
+	fmt.Fprintln(env.stdout, id)
+	return exitOK
+}
+
+// sessionFlags are the limits a session starts with.
+type sessionFlags struct {
+	file    *string
+	timeout *time.Duration
+	idle    *time.Duration
+	memory  *string
+	cpus    *float64
+	pids    *int64
+	pf      podmanFlags
+}
+
+func addSessionFlags(fs *flag.FlagSet) sessionFlags {
+	return sessionFlags{
+		file:    fs.String("file", "", "the `file` the cells work on, seen read-only at /mnt/data/<name>"),
+		timeout: fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "each cell's time `limit` (then KeyboardInterrupt)"),
+		idle:    fs.Duration("idle", sandbox.DefaultIdleTimeout, "end the session after this `time` without a cell"),
+		memory:  fs.String("memory", "1GiB", "memory `ceiling` of the whole session (KiB, MiB, GiB)"),
+		cpus:    fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the session may use"),
+		pids:    fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once"),
+		pf:      addPodmanFlags(fs),
+	}
+}
+
+func (f sessionFlags) limits() (sandbox.Limits, error) {
+	mem, err := sandbox.ParseBytes(*f.memory)
+	if err != nil {
+		return sandbox.Limits{}, fmt.Errorf("--memory: %v", err)
+	}
+	lim := sandbox.Limits{Timeout: *f.timeout, Memory: mem, CPUs: *f.cpus, Pids: *f.pids}.WithDefaults()
+	return lim, lim.Validate()
+}
+
+// args passes the flags on to the relay.
+func (f sessionFlags) args() []string {
+	file := *f.file
+	if file != "" {
+		if abs, err := filepath.Abs(file); err == nil {
+			file = abs
+		}
+	}
+	return []string{"--file", file, "--timeout", f.timeout.String(), "--idle", f.idle.String(), "--memory", *f.memory,
+		"--cpus", fmt.Sprint(*f.cpus), "--pids", fmt.Sprint(*f.pids), "--podman", *f.pf.uri, "--runtime", *f.pf.runtime}
+}
+
+// cmdSessionRelay is the background process `session start` leaves: it
+// starts the session, says so on stdout, and serves it to later commands
+// until it ends.
+func cmdSessionRelay(env *cliEnv, args []string) int {
+	fs := env.flags("session relay", "session relay --dir DIR --id ID [session start's flags] (started by session start)")
+	dir := fs.String("dir", "", "the session's `folder`")
+	id := fs.String("id", "", "the session's `id`")
+	sf := addSessionFlags(fs)
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	say := func(v any) {
+		data, _ := json.Marshal(v)
+		env.stdout.Write(append(data, '\n'))
+		if f, ok := env.stdout.(*os.File); ok {
+			f.Close()
+		}
+	}
+	lim, err := sf.limits()
+	if err != nil {
+		say(map[string]string{"error": err.Error()})
+		return exitUsage
+	}
+	ctx, e, done, err := sf.pf.connect()
+	if err != nil {
+		say(map[string]string{"error": err.Error()})
+		return exitFail
+	}
+	defer done()
+	s, err := e.StartSession(ctx, sandbox.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir})
+	if err != nil {
+		say(map[string]string{"error": err.Error()})
+		return exitFail
+	}
+	info := s.Info()
+	say(map[string]any{"info": info})
+	go func() {
+		<-ctx.Done() // SIGTERM, Ctrl-C: the session ends with its relay
+		s.Stop(context.Background())
+	}()
+	if err := s.ServeRelay(); err != nil {
+		fmt.Fprintf(env.stderr, "rehome: session %s: %v\n", info.ID, err)
+		s.Stop(context.Background())
+		return exitFail
+	}
+	fmt.Fprintf(env.stderr, "rehome: session %s ended: %s\n", info.ID, s.Ended())
 	return exitOK
 }
 
@@ -90,27 +211,28 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 	fs := env.flags("session exec", "session exec ID [--timeout D] [--json] SCRIPT.py|-")
 	timeout := fs.Duration("timeout", 0, "this cell's time `limit` (default: the session's)")
 	asJSON := fs.Bool("json", false, "print the cell's result as JSON")
-	pf := addPodmanFlags(fs)
+	id, args := idFirst(args)
 	if code, ok := env.parse(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() != 2 {
+	rest := fs.Args()
+	if id == "" && len(rest) > 0 {
+		id, rest = rest[0], rest[1:]
+	}
+	if id == "" || len(rest) != 1 {
 		return env.usage("session exec takes a session id and a script (a .py file, or - for stdin)")
 	}
-	dir, err := sessionDir(env, fs.Arg(0))
+	dir, err := sessionDir(env, id)
 	if err != nil {
 		return env.fail(err)
 	}
-	code, err := readScript(env, fs.Arg(1))
+	code, err := readScript(env, rest[0])
 	if err != nil {
 		return env.fail(err)
 	}
-	ctx, e, done, err := pf.connect()
-	if err != nil {
-		return env.fail(err)
-	}
-	defer done()
-	s, err := e.OpenSession(ctx, dir)
+	ctx, cancel := interruptible() // Ctrl-C interrupts the cell
+	defer cancel()
+	s, err := sandbox.OpenSession(ctx, dir)
 	if err != nil {
 		return env.fail(err)
 	}
@@ -204,10 +326,10 @@ func cmdSessionList(env *cliEnv, args []string) int {
 	return exitOK
 }
 
-// sessionControl is interrupt, restart and stop: one id, one action.
-func sessionControl(env *cliEnv, name string, args []string, act func(*sandbox.Session) error) int {
+// sessionControl is interrupt, restart and stop: one id, one action,
+// through the session's relay.
+func sessionControl(env *cliEnv, name string, args []string, act func(context.Context, *sandbox.Session) error) int {
 	fs := env.flags("session "+name, "session "+name+" ID")
-	pf := addPodmanFlags(fs)
 	if code, ok := env.parse(fs, args); !ok {
 		return code
 	}
@@ -218,55 +340,53 @@ func sessionControl(env *cliEnv, name string, args []string, act func(*sandbox.S
 	if err != nil {
 		return env.fail(err)
 	}
-	ctx, e, done, err := pf.connect()
-	if err != nil {
-		return env.fail(err)
-	}
-	defer done()
-	if name == "stop" {
-		if err := e.StopSessionByID(ctx, fs.Arg(0)); err != nil {
-			return env.fail(err)
-		}
-		fmt.Fprintf(env.stderr, "rehome: session %s stopped; its cells stay for `rehome session export`\n", fs.Arg(0))
-		return exitOK
-	}
-	s, err := e.OpenSession(ctx, dir)
+	ctx, cancel := interruptible()
+	defer cancel()
+	s, err := sandbox.OpenSession(ctx, dir)
 	if err != nil {
 		return env.fail(err)
 	}
 	defer s.Close()
-	if err := act(s); err != nil {
+	if err := act(ctx, s); err != nil {
 		return env.fail(err)
 	}
 	return exitOK
 }
 
 func cmdSessionInterrupt(env *cliEnv, args []string) int {
-	return sessionControl(env, "interrupt", args, func(s *sandbox.Session) error { return s.Interrupt() })
+	return sessionControl(env, "interrupt", args, func(_ context.Context, s *sandbox.Session) error { return s.Interrupt() })
 }
 
 func cmdSessionRestart(env *cliEnv, args []string) int {
-	return sessionControl(env, "restart", args, func(s *sandbox.Session) error {
-		ctx, cancel := interruptible()
-		defer cancel()
-		return s.Restart(ctx)
-	})
+	return sessionControl(env, "restart", args, func(ctx context.Context, s *sandbox.Session) error { return s.Restart(ctx) })
 }
 
 func cmdSessionStop(env *cliEnv, args []string) int {
-	return sessionControl(env, "stop", args, nil)
+	return sessionControl(env, "stop", args, func(ctx context.Context, s *sandbox.Session) error {
+		if err := s.Stop(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stderr, "rehome: session %s stopped; its cells stay for `rehome session export`\n", s.ID())
+		return nil
+	})
 }
 
 func cmdSessionExport(env *cliEnv, args []string) int {
 	fs := env.flags("session export", "session export ID -o FILE.ipynb|FILE.py")
 	out := fs.String("o", "", "the `file` to write: .ipynb (a Jupyter notebook with outputs) or .py")
+	id, args := idFirst(args)
 	if code, ok := env.parse(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() != 1 || *out == "" {
+	if id == "" && fs.NArg() == 1 {
+		id = fs.Arg(0)
+	} else if fs.NArg() != 0 {
+		id = ""
+	}
+	if id == "" || *out == "" {
 		return env.usage("session export takes a session id and -o FILE.ipynb|FILE.py")
 	}
-	dir, err := sessionDir(env, fs.Arg(0))
+	dir, err := sessionDir(env, id)
 	if err != nil {
 		return env.fail(err)
 	}
@@ -291,4 +411,13 @@ func cmdSessionExport(env *cliEnv, args []string) int {
 	}
 	fmt.Fprintf(env.stderr, "rehome: %d cells → %s\n", len(cells), *out)
 	return exitOK
+}
+
+// idFirst takes a leading session id off args, so that flags may follow it
+// (`session exec ID --json -`).
+func idFirst(args []string) (string, []string) {
+	if len(args) > 0 && args[0] != "-" && !strings.HasPrefix(args[0], "-") {
+		return args[0], args[1:]
+	}
+	return "", args
 }

@@ -107,7 +107,9 @@ type SessionInfo struct {
 	Runtime     string        `json:"runtime"`
 	Rootless    bool          `json:"rootless"`
 	Enforcement Enforcement   `json:"enforcement"`
-	Dir         string        `json:"dir"`
+	// Observed is what the supervisor saw of its confinement at start.
+	Observed *Observed `json:"observed,omitempty"`
+	Dir      string    `json:"dir"`
 	// Running and Cells are filled when sessions are listed.
 	Running bool `json:"running"`
 	Cells   int  `json:"cells"`
@@ -338,12 +340,13 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 		if h == nil {
 			return fail(errors.New("the session's sandbox spoke out of turn"))
 		}
+		s.info.Observed = h.Observed
 	case <-s.endedCh:
 		return fail(fmt.Errorf("the session's sandbox ended at start: %s", s.ended))
 	case <-time.After(60 * time.Second):
 		return fail(errors.New("the session's sandbox did not answer within 60s"))
 	}
-	if err := writeJSON(filepath.Join(abs, "session.json"), info); err != nil {
+	if err := writeJSON(filepath.Join(abs, "session.json"), s.info); err != nil {
 		return fail(err)
 	}
 	return s, nil
@@ -713,8 +716,11 @@ wait:
 			WatchdogKilled: x.WatchdogKilled, StdoutBytes: x.StdoutBytes, StderrBytes: x.StderrBytes, CodeMS: x.CodeMS}
 		out.codeElapsed = time.Duration(x.CodeMS) * time.Millisecond
 	}
+	col.hello = &helloFrame{V: protocolVersion, Observed: s.info.Observed}
 	finish(&res.Result, lim, job{cgroups: s.info.Enforcement}, col, out)
 	res.DurationMS = elapsed.Milliseconds()
+	res.Limits.Timeout.How = fmt.Sprintf("the session's supervisor (PID 1, out of the code's reach) interrupts the cell at %s (KeyboardInterrupt) and kills its kernel if it has not stopped %s later (the state is then lost); rehome kills the whole sandbox from outside %s after that should the supervisor not answer",
+		roundDuration(lim.Timeout), InterruptGrace, 15*time.Second)
 	s.explainCell(res, x, lim, ended, killed)
 	for i := range res.Files {
 		if res.Files[i].Kind == "plot" && res.Files[i].Size <= 8*MiB {
