@@ -43,6 +43,7 @@ type App struct {
 	audit      *audit.Service
 	hw         *hardware.Cache
 	sandbox    sandboxHolder
+	sessions   sessionHolder
 }
 
 // New returns an App; call Open before serving it.
