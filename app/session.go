@@ -26,6 +26,7 @@ const SessionsDir = "sessions"
 type sessionHolder struct {
 	mu   sync.Mutex
 	byID map[string]*sandbox.Session
+	used map[string]time.Time // when each was last used
 }
 
 // StartSession starts a session on the file at path (empty: none), or
@@ -53,8 +54,12 @@ func (a *App) StartSession(path string) (sandbox.SessionInfo, error) {
 		return sandbox.SessionInfo{}, err
 	}
 	id := sandbox.NewRunID()
-	s, err := e.StartSession(context.Background(), sandbox.SessionRequest{ID: id, InputPath: path, Limits: lim,
-		Dir: filepath.Join(a.cfg.DataDir, SessionsDir, id)})
+	req := sandbox.SessionRequest{ID: id, InputPath: path, Limits: lim, Dir: filepath.Join(a.cfg.DataDir, SessionsDir, id)}
+	s, err := e.StartSession(context.Background(), req)
+	if errors.Is(err, sandbox.ErrTooManySessions) && a.evictSession() {
+		// At the limit: the file opened longest ago gives way to this one.
+		s, err = e.StartSession(context.Background(), req)
+	}
 	if err != nil {
 		a.log.Warn("session could not start", "file", path, "err", err)
 		return sandbox.SessionInfo{}, err
@@ -64,6 +69,10 @@ func (a *App) StartSession(path string) (sandbox.SessionInfo, error) {
 		h.byID = map[string]*sandbox.Session{}
 	}
 	h.byID[id] = s
+	if h.used == nil {
+		h.used = map[string]time.Time{}
+	}
+	h.used[id] = time.Now()
 	h.mu.Unlock()
 	a.log.Info("session started", "id", id, "file", path)
 	return s.Info(), nil
@@ -86,7 +95,31 @@ func (a *App) session(id string) (*sandbox.Session, error) {
 	if !ok {
 		return nil, fmt.Errorf("session %s is not open in this window: drop the file again", id)
 	}
+	h.used[id] = time.Now()
 	return s, nil
+}
+
+// evictSession stops this App's least recently used session; false when
+// it holds none.
+func (a *App) evictSession() bool {
+	h := &a.sessions
+	h.mu.Lock()
+	var oldest string
+	for id := range h.byID {
+		if oldest == "" || h.used[id].Before(h.used[oldest]) {
+			oldest = id
+		}
+	}
+	s := h.byID[oldest]
+	delete(h.byID, oldest)
+	delete(h.used, oldest)
+	h.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	a.log.Info("session stopped for a newer one", "id", oldest)
+	s.Stop(context.Background())
+	return true
 }
 
 // ExecCell runs code as the session's next cell. timeoutMS 0 takes the
@@ -100,6 +133,12 @@ func (a *App) ExecCell(id, code string, timeoutMS int64) (sandbox.CellResult, er
 		func(p sandbox.Progress) { a.emit("run:progress", p) })
 	if err != nil {
 		return sandbox.CellResult{}, err
+	}
+	// The cell joins the file's history like a run (shown again when the
+	// file is opened later).
+	rec := sandbox.NewRecord(sandbox.RunRequest{Code: code, InputPath: inputPath(s)}, &res.Result, "session")
+	if err := sandbox.SaveRecord(a.store, rec); err != nil {
+		a.log.Error("store cell", "session", id, "err", err)
 	}
 	a.log.Info("cell", "session", id, "cell", res.Cell, "status", res.Status, "state_lost", res.StateLost, "ms", res.DurationMS)
 	return *res, nil
@@ -133,6 +172,7 @@ func (a *App) StopSession(id string) error {
 	h := &a.sessions
 	h.mu.Lock()
 	delete(h.byID, id)
+	delete(h.used, id)
 	h.mu.Unlock()
 	return s.Stop(context.Background())
 }
@@ -183,4 +223,11 @@ func closeSessions(a *App) {
 	for _, s := range list {
 		s.Stop(context.Background())
 	}
+}
+
+func inputPath(s *sandbox.Session) string {
+	if in := s.Info().Input; in != nil {
+		return in.HostPath
+	}
+	return ""
 }

@@ -55,6 +55,9 @@ const (
 	// InterruptGrace is how long a cell has to stop after SIGINT before its
 	// kernel is killed (and the session's state lost).
 	InterruptGrace = 2 * time.Second
+	// kernelReady bounds the wait for a kernel to take a cell (a new
+	// kernel imports its preload first).
+	kernelReady = 2 * time.Minute
 	// sessionLifetime is conmon's kill of a session container from outside,
 	// should the supervisor itself never end it.
 	sessionLifetime = 24 * time.Hour
@@ -66,6 +69,9 @@ const (
 	frameReply = 'R'
 	frameQuit  = 'Q'
 )
+
+// ErrTooManySessions is wrapped when MaxSessions sessions run already.
+var ErrTooManySessions = errors.New("too many sessions")
 
 // ErrSessionEnded is returned by a session whose container is gone.
 var ErrSessionEnded = errors.New("the session has ended (idle, stopped, or its sandbox was killed): start a new one")
@@ -198,7 +204,9 @@ type cellSink struct {
 	nonce string
 	col   *collector
 	begun bool
-	exit  chan *cellExit
+	// started is closed when the kernel takes the cell (the begin frame).
+	started chan struct{}
+	exit    chan *cellExit
 }
 
 // SessionDir is the folder of a session under the data directory.
@@ -257,7 +265,7 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 		return nil, err
 	}
 	if len(running) >= maxN {
-		return nil, fmt.Errorf("%d sessions are running already (at most %d at once): stop one with `rehome session stop ID` or close its file", len(running), maxN)
+		return nil, fmt.Errorf("%w: %d are running already (at most %d at once): stop one with `rehome session stop ID` or close its file", ErrTooManySessions, len(running), maxN)
 	}
 
 	work, err := os.MkdirTemp("", "rehome-session-")
@@ -492,8 +500,9 @@ func (s *Session) route(typ byte, p []byte) string {
 		}
 	case frameBegin:
 		var b replyFrame
-		if json.Unmarshal(p, &b) == nil && c != nil && b.Nonce == c.nonce {
+		if json.Unmarshal(p, &b) == nil && c != nil && b.Nonce == c.nonce && !c.begun {
 			c.begun = true
+			close(c.started)
 		}
 	case frameStdout, frameStderr, frameFile, frameData, frameSkip:
 		if c == nil || !c.begun {
@@ -653,11 +662,11 @@ func (s *Session) Exec(ctx context.Context, code string, timeout time.Duration, 
 	defer sv.close()
 	lim := s.lim
 	lim.Timeout = timeout
-	runID := fmt.Sprintf("%s-%d", s.info.ID, n)
+	runID := fmt.Sprintf("%s-%04d", s.info.ID, n)
 	col := newCollector(lim, sv, func(stream string, p []byte) {
 		progress(Progress{RunID: runID, Stage: "output", Stream: stream, Text: string(p)})
 	})
-	sink := &cellSink{nonce: newNonce(), col: col, exit: make(chan *cellExit, 1)}
+	sink := &cellSink{nonce: newNonce(), col: col, started: make(chan struct{}), exit: make(chan *cellExit, 1)}
 	s.rmu.Lock()
 	s.cur = sink
 	s.rmu.Unlock()
@@ -675,8 +684,12 @@ func (s *Session) Exec(ctx context.Context, code string, timeout time.Duration, 
 	}
 	// The supervisor interrupts at the limit and kills the kernel after
 	// the grace; the host's own kill of the whole sandbox is the guarantee.
-	hard := time.NewTimer(timeout + InterruptGrace + 15*time.Second)
+	// The limit counts from when the kernel takes the cell: a kernel just
+	// started may still be importing its preload.
+	hardAfter := timeout + InterruptGrace + 15*time.Second
+	hard := time.NewTimer(kernelReady + hardAfter)
 	defer hard.Stop()
+	begun := sink.started
 	ticker := time.NewTicker(time.Second)
 	defer ticker.Stop()
 	done := ctx.Done()
@@ -687,6 +700,10 @@ wait:
 		select {
 		case x = <-sink.exit:
 			break wait
+		case <-begun:
+			begun = nil
+			started = time.Now()
+			hard.Reset(hardAfter)
 		case <-done:
 			done = nil
 			progress(Progress{RunID: runID, Stage: "stopping", Message: "interrupting the cell"})

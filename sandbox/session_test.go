@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -299,5 +300,73 @@ func validateNotebook(t *testing.T, path string) {
 	}
 	if err != nil || !strings.Contains(string(out), "valid") {
 		t.Fatalf("nbformat rejects the notebook: %v\n%s", err, out)
+	}
+}
+
+// TestSessionLimits: the memory ceiling holds over the session (the kernel
+// is what the OOM killer takes; the supervisor stays and says the state is
+// lost), at most MaxSessions run at once, and an idle session ends by
+// itself, its container gone.
+func TestSessionLimits(t *testing.T) {
+	e := testEngine(t)
+	s := startSession(t, "", Limits{Memory: 256 * MiB})
+	execCell(t, s, "kept = 1", 0)
+	r := execCell(t, s, "x = bytearray(600 * 1024 * 1024)\nx[::4096] = b'x' * len(x[::4096])\nprint('survived')", 0)
+	if !r.OOMKilled || !r.StateLost || r.Status == "ok" || !strings.Contains(r.Summary, "memory") {
+		t.Fatalf("memory: %+v", r)
+	}
+	if r := execCell(t, s, "print('after')\n'kept' in globals()", 0); r.Stdout != "after\n" || r.Displays[0].Text != "False" {
+		t.Fatalf("after the OOM kill: %+v", r)
+	}
+
+	_, err := e.StartSession(context.Background(), SessionRequest{Dir: filepath.Join(t.TempDir(), "x"), MaxSessions: 1})
+	if !errors.Is(err, ErrTooManySessions) {
+		t.Fatalf("a session over the limit: %v", err)
+	}
+
+	idle, err := e.StartSession(context.Background(), SessionRequest{Dir: filepath.Join(t.TempDir(), "idle"), IdleTimeout: 2 * time.Second, Preload: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Stop(context.Background())
+	execCell(t, idle, "1", 0)
+	select {
+	case <-idle.endedCh:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the idle session did not end")
+	}
+	if !strings.Contains(idle.Ended(), "without a cell") {
+		t.Errorf("ended: %s", idle.Ended())
+	}
+	for i := 0; ; i++ {
+		ok, err := containers.Exists(e.api(), idle.Info().Container, nil)
+		if err == nil && !ok {
+			break
+		}
+		if i > 100 {
+			t.Fatal("the idle session's container is still there")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := idle.Exec(context.Background(), "1", 0, nil); !errors.Is(err, ErrSessionEnded) {
+		t.Fatalf("exec in an ended session: %v", err)
+	}
+}
+
+// TestSessionLimitCountsFromStart: a cell sent while a new kernel still
+// imports its preload (pandas) gets its whole time limit once it starts.
+func TestSessionLimitCountsFromStart(t *testing.T) {
+	e := testEngine(t)
+	s, err := e.StartSession(context.Background(), SessionRequest{Dir: filepath.Join(t.TempDir(), "s")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(context.Background())
+	r := execCell(t, s, "import pandas\nkept = 1\nwhile True: pass", 500*time.Millisecond)
+	if r.Status != "interrupted" || r.StateLost {
+		t.Fatalf("first cell: %+v", r)
+	}
+	if r := execCell(t, s, "kept", 0); len(r.Displays) != 1 || r.Displays[0].Text != "1" {
+		t.Fatalf("state: %+v", r)
 	}
 }

@@ -70,7 +70,7 @@ def kernel_main(preload):
     for name in preload:
         try:
             __import__(name)
-        except Exception:
+        except BaseException:  # an early interrupt must not end the kernel
             pass
     globs = {"__name__": "__main__", "__builtins__": builtins}
     skip = {prelude.__file__, __file__}
@@ -98,6 +98,9 @@ def kernel_main(preload):
             msg = read_request()
             if msg is None:
                 return
+            # The cell's clock starts now, not while the kernel was still
+            # importing its preload.
+            os.write(4, (json.dumps({"start": msg["cell"]}) + "\n").encode())
             # A cell may have closed or replaced the streams: every cell
             # starts with the ones the supervisor reads.
             for fd, saved in ((1, out_fd), (2, err_fd)):
@@ -342,13 +345,16 @@ class Supervisor:
 
     def begin(self, msg, nonce):
         now = time.monotonic()
-        frame(b"B", {"nonce": nonce, "cell": msg.get("cell")})
         timeout = max(0.1, msg.get("timeout_ms", 30000) / 1000.0)
         self.cell = {
             "nonce": nonce,
             "n": msg.get("cell"),
             "started": now,
-            "deadline": now + timeout,
+            "timeout": timeout,
+            # Set when the kernel takes the cell (it may still be importing
+            # its preload): the begin frame goes out and the clock starts.
+            "deadline": None,
+            "pending_interrupt": False,
             "grace_at": None,
             "deadline_hit": False,
             "stopped": False,
@@ -368,6 +374,9 @@ class Supervisor:
 
     def interrupt(self):
         c = self.cell
+        if c["deadline"] is None:
+            c["pending_interrupt"] = True
+            return
         if c["grace_at"] is None and self.kernel is not None:
             c["grace_at"] = time.monotonic() + self.grace
             try:
@@ -418,6 +427,14 @@ class Supervisor:
                 continue
             c = self.cell
             if c is None or not isinstance(msg, dict):
+                continue
+            if "start" in msg:
+                if msg["start"] == c["n"] and c["deadline"] is None:
+                    now = time.monotonic()
+                    c["started"], c["deadline"] = now, now + c["timeout"]
+                    frame(b"B", {"nonce": c["nonce"], "cell": c["n"]})
+                    if c["pending_interrupt"]:
+                        self.interrupt()
                 continue
             if msg.get("done") == c["n"] or (msg.get("done") == -1 and c["grace_at"] is not None):
                 status = msg.get("status")
@@ -499,7 +516,10 @@ class Supervisor:
             waits = []
             c = self.cell
             if c is not None:
-                waits.append(c["grace_at"] if c["grace_at"] is not None else c["deadline"])
+                if c["grace_at"] is not None:
+                    waits.append(c["grace_at"])
+                elif c["deadline"] is not None:
+                    waits.append(c["deadline"])
                 if watch:
                     waits.append(next_watch)
             elif self.idle:
@@ -536,7 +556,7 @@ class Supervisor:
                 if c["grace_at"] is not None and now >= c["grace_at"]:
                     self.finish("killed", "the cell did not stop within %gs of the interrupt; the kernel was killed" % self.grace)
                     self.start_kernel()
-                elif c["grace_at"] is None and now >= c["deadline"]:
+                elif c["grace_at"] is None and c["deadline"] is not None and now >= c["deadline"]:
                     c["deadline_hit"] = True
                     self.interrupt()
             elif self.idle and now >= self.last + self.idle:
