@@ -88,6 +88,7 @@ func cmdRun(env *cliEnv, args []string) int {
 	if *asJSON {
 		env.json(res)
 	} else {
+		printDisplays(env, res.Displays, 0) // the last expression's value, display()
 		printRunSummary(env, res)
 	}
 	if res.ExitCode != 0 || res.TimedOut || res.OOMKilled {

@@ -83,5 +83,11 @@ func TestSessionCLI(t *testing.T) {
 		t.Fatalf("list after stop: %+v", r)
 	}
 	wantUsageError(t, rehomeCLI(t, home, "session", "exec", id), "script")
+
+	// A one-shot run shows its last expression too.
+	r = rehomeCLIIn(t, home, strings.NewReader("x = 21\nx * 2\n"), "run", "-")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "42" {
+		t.Fatalf("run's last expression: %+v", r)
+	}
 	wantUsageError(t, rehomeCLI(t, home, "session", "export", id, "-o", filepath.Join(dir, "x.txt")), ".ipynb")
 }
