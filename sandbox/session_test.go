@@ -370,3 +370,24 @@ func TestSessionLimitCountsFromStart(t *testing.T) {
 		t.Fatalf("state: %+v", r)
 	}
 }
+
+// TestSessionSweptAfterCrash: a session whose owning process is gone (a
+// crashed window, a killed relay) is removed by the next rehome's sweep.
+func TestSessionSweptAfterCrash(t *testing.T) {
+	e := testEngine(t)
+	host, _ := os.Hostname()
+	owner := e.owner
+	e.owner = host + "/999999999/1" // a process that does not exist
+	s, err := e.StartSession(context.Background(), SessionRequest{Dir: filepath.Join(t.TempDir(), "s"), Preload: []string{}})
+	e.owner = owner
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(context.Background())
+	if n := e.Sweep(context.Background()); n < 1 {
+		t.Fatalf("swept %d", n)
+	}
+	if ok, err := containers.Exists(e.api(), s.Info().Container, nil); err != nil || ok {
+		t.Fatalf("the crashed owner's session is still there: %v", err)
+	}
+}
