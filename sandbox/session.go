@@ -863,16 +863,19 @@ func (s *Session) Stop(ctx context.Context) error {
 func (e *Engine) removeSession(id string) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(e.api()), 30*time.Second)
 	defer cancel()
-	if err := removeContainer(rctx, id); err != nil {
-		return err
-	}
+	// Podman may be removing it already (it exited): then the removal
+	// fails, and the wait below is what counts.
+	rmErr := removeContainer(rctx, id)
 	for rctx.Err() == nil {
 		if ok, err := containers.Exists(rctx, id, nil); err == nil && !ok {
 			return nil
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
+		if rmErr != nil {
+			rmErr = removeContainer(rctx, id)
+		}
 	}
-	return fmt.Errorf("the session's sandbox %s is still there: `rehome sandbox clean` removes it", id[:12])
+	return fmt.Errorf("the session's sandbox %s is still there (%v): `rehome sandbox clean` removes it", id[:12], rmErr)
 }
 
 func (s *Session) kill() {

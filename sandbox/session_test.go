@@ -59,11 +59,13 @@ func startSession(t *testing.T, input string, lim Limits) *Session {
 		t.Fatalf("start session: %v", err)
 	}
 	t.Cleanup(func() {
-		s.Stop(context.Background())
+		if err := s.Stop(context.Background()); err != nil {
+			t.Errorf("stop: %v", err)
+		}
 		list, err := containers.List(e.api(), new(containers.ListOptions).WithAll(true).
 			WithFilters(map[string][]string{"label": {LabelSession + "=" + s.ID()}}))
 		if err != nil || len(list) != 0 {
-			t.Errorf("session container left behind: %v %v", err, list)
+			t.Errorf("session container left behind: %v %+v", err, list)
 		}
 	})
 	return s
