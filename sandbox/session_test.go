@@ -202,6 +202,27 @@ print("tail")`
 		t.Fatalf("background process survived its cell: %q", r.Stdout)
 	}
 
+	// A process a cell leaves behind to steal the next cell's code from the
+	// kernel's pipes finds none, and ends with its cell.
+	r = execCell(t, s, `import subprocess
+subprocess.Popen(['python3', '-c', '''
+import os, time
+for fd in (3, 4):
+    try:
+        os.fstat(fd)
+        open('/tmp/inherited', 'a').write(str(fd))
+    except OSError:
+        pass
+time.sleep(1)
+open('/tmp/stolen', 'w').write('still running')
+'''], close_fds=False)
+print('spawned')`, 0)
+	execCell(t, s, "import time\ntime.sleep(1.5)\nprint('the next cell')", 0)
+	r = execCell(t, s, "import os\nprint(os.path.exists('/tmp/inherited'), os.path.exists('/tmp/stolen'))", 0)
+	if r.Stdout != "False False\n" {
+		t.Fatalf("a process of an earlier cell reached the kernel's pipes or outlived its cell: %q", r.Stdout)
+	}
+
 	other := startSession(t, "", Limits{})
 	r = execCell(t, other, `import os
 print(os.listdir('/mnt/data'))

@@ -67,6 +67,10 @@ def kernel_main(preload):
     out_fd, err_fd = os.dup(1), os.dup(2)
     stdout, stderr = sys.stdout, sys.stderr
     requests = os.fdopen(3, "rb", buffering=0)
+    # Processes a cell starts do not inherit the kernel's pipes to the
+    # supervisor (and end with the cell anyway).
+    os.set_inheritable(3, False)
+    os.set_inheritable(4, False)
     for name in preload:
         try:
             __import__(name)
@@ -198,7 +202,9 @@ def runner_fcntl_dup(fd):
 
 
 def kill_others(keep):
-    """SIGKILL every process of the namespace but PID 1 and keep."""
+    """SIGKILL every process of the namespace but PID 1 and keep, and wait
+    (a little) until they are dead, so that the next cell never sees them."""
+    killed = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -207,8 +213,23 @@ def kill_others(keep):
             continue
         try:
             os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
         except OSError:
             pass
+    deadline = time.monotonic() + 1.0
+    while killed and time.monotonic() < deadline:
+        alive = []
+        for pid in killed:
+            try:
+                with open("/proc/%d/stat" % pid, "rb") as f:
+                    state = f.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state not in (b"Z", b"X"):
+                alive.append(pid)
+        killed = alive
+        if killed:
+            time.sleep(0.005)
 
 
 def clear_dir(root):
@@ -372,6 +393,18 @@ class Supervisor:
         if not self.kernel.send({"cell": msg.get("cell"), "code": msg.get("code", "")}):
             self.finish("died", "the kernel could not be reached")
 
+    def started(self):
+        """The kernel took the cell: the begin frame goes out (before any of
+        its output) and its clock starts."""
+        c = self.cell
+        if c is None or c["deadline"] is not None:
+            return
+        now = time.monotonic()
+        c["started"], c["deadline"] = now, now + c["timeout"]
+        frame(b"B", {"nonce": c["nonce"], "cell": c["n"]})
+        if c["pending_interrupt"]:
+            self.interrupt()
+
     def interrupt(self):
         c = self.cell
         if c["deadline"] is None:
@@ -401,6 +434,8 @@ class Supervisor:
                     pass
                 return
             if self.cell is not None:
+                # Output may be read before the kernel's "start" line.
+                self.started()
                 self.cell[which].feed(data)
             # Output between cells (a thread of an earlier cell) is dropped.
 
@@ -429,12 +464,8 @@ class Supervisor:
             if c is None or not isinstance(msg, dict):
                 continue
             if "start" in msg:
-                if msg["start"] == c["n"] and c["deadline"] is None:
-                    now = time.monotonic()
-                    c["started"], c["deadline"] = now, now + c["timeout"]
-                    frame(b"B", {"nonce": c["nonce"], "cell": c["n"]})
-                    if c["pending_interrupt"]:
-                        self.interrupt()
+                if msg["start"] == c["n"]:
+                    self.started()
                 continue
             if msg.get("done") == c["n"] or (msg.get("done") == -1 and c["grace_at"] is not None):
                 status = msg.get("status")
