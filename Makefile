@@ -20,7 +20,7 @@ export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
 BIN      := build/bin/rehome
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X main.version=$(VERSION)
-GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_test.go') go.mod go.sum
+GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_test.go') go.mod go.sum $(wildcard build/sandbox/*.py build/sandbox/*.txt build/sandbox/*.sh)
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
