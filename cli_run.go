@@ -103,6 +103,7 @@ func cmdRun(env *cliEnv, args []string) int {
 		env.json(res)
 	} else {
 		show.flush()
+		printDisplays(show, res.Displays, 0) // the last expression's value, display()
 		printRunSummary(env, res, show.safe)
 	}
 	if res.ExitCode != 0 || res.TimedOut || res.OOMKilled {

@@ -47,6 +47,7 @@ type App struct {
 	accessOnce sync.Once
 	access     *access // the files the user chose (access.go)
 	asks       askHolder
+	sessions   sessionHolder
 }
 
 // New returns an App; call Open before serving it.

@@ -161,7 +161,7 @@ func (a *App) servedFile(path string) (string, error) {
 		return "", err
 	}
 	ok := false
-	for _, dir := range []string{RunsDir, UploadsDir, BackupsDir} {
+	for _, dir := range []string{RunsDir, UploadsDir, BackupsDir, SessionsDir} {
 		root := filepath.Join(data, dir) + string(filepath.Separator)
 		if strings.HasPrefix(real, root) {
 			ok = true

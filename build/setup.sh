@@ -17,7 +17,7 @@ sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # and mmdebstrap to build its image from Debian packages).
 apt_run=(build-essential pkg-config git curl ca-certificates libgtk-3-dev libwebkit2gtk-4.1-dev pci.ids
   podman runc crun uidmap slirp4netns fuse-overlayfs catatonit mmdebstrap zstd)
-apt_test=(xvfb xauth imagemagick xdotool chromium python3-gi gir1.2-gtk-3.0)
+apt_test=(xvfb xauth imagemagick xdotool chromium python3-gi gir1.2-gtk-3.0 python3-nbformat)
 want=("${apt_run[@]}")
 [ "$mode" = test ] && want+=("${apt_test[@]}")
 

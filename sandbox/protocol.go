@@ -223,6 +223,7 @@ type collector struct {
 	done     bool
 	codeDone chan struct{}
 	files    []File
+	displays []Display
 	skipped  []Skipped
 	nfiles   int
 	nbytes   int64
@@ -240,6 +241,9 @@ type incoming struct {
 	h       hash.Hash
 	head    []byte
 	discard string // why its bytes are dropped, if they are
+	// display holds a shown value's JSON, which is kept in memory, never
+	// saved as a file.
+	display []byte
 }
 
 func newCollector(lim Limits, save *saver, onLive func(string, []byte)) *collector {
@@ -318,6 +322,9 @@ func (c *collector) openFile(f fileFrame) error {
 	}
 	in := &incoming{name: f.Name, kind: f.Kind, size: f.Size, left: f.Size, h: sha256.New()}
 	c.cur = in
+	if f.Kind == "display" {
+		return c.openDisplay(in)
+	}
 	if f.Kind != "plot" && f.Kind != "file" {
 		in.kind = "file"
 	}
@@ -361,6 +368,9 @@ func (c *collector) data(p []byte) error {
 		return fmt.Errorf("more bytes for %q than its announced size", in.name)
 	}
 	in.left -= int64(len(p))
+	if in.display != nil {
+		in.display = append(in.display, p...)
+	}
 	if in.f != nil {
 		if len(in.head) < 8 {
 			in.head = append(in.head, p[:min(len(p), 8-len(in.head))]...)
@@ -386,6 +396,10 @@ var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 func (c *collector) finishFile() error {
 	in := c.cur
 	c.cur = nil
+	if in.kind == "display" && in.discard == "" {
+		c.finishDisplay(in.display)
+		return nil
+	}
 	if in.f == nil {
 		c.skip(in.name, in.discard)
 		return nil
@@ -527,4 +541,80 @@ func (s *saver) close() {
 	if s != nil && s.root != nil {
 		s.root.Close()
 	}
+}
+
+// Caps on the values a run shows (Result.Displays).
+const (
+	maxDisplays     = 100
+	maxDisplayBytes = 512 << 10
+)
+
+// openDisplay starts receiving a shown value, kept in memory within caps.
+func (c *collector) openDisplay(in *incoming) error {
+	in.kind = "display"
+	switch {
+	case len(c.displays) >= maxDisplays:
+		in.discard = fmt.Sprintf("over the cap of %d shown values", maxDisplays)
+	case in.size > maxDisplayBytes:
+		in.discard = fmt.Sprintf("a shown value over %s", FormatBytes(maxDisplayBytes))
+	default:
+		in.display = make([]byte, 0, in.size)
+	}
+	if in.left == 0 {
+		return c.finishFile()
+	}
+	return nil
+}
+
+// finishDisplay checks a shown value as the container sent it: known kinds
+// only, text made printable, tables bounded.
+func (c *collector) finishDisplay(data []byte) {
+	var d Display
+	if err := json.Unmarshal(data, &d); err != nil {
+		c.skip("display", "a shown value that is not valid JSON")
+		return
+	}
+	clean := Display{Kind: d.Kind, Text: strings.ToValidUTF8(d.Text, "\uFFFD"), Result: d.Result}
+	switch d.Kind {
+	case "text":
+	case "table":
+		const maxRows, maxCols = 200, 100
+		cell := func(s string) string { return printable(s, 300) }
+		for i, col := range d.Columns {
+			if i >= maxCols {
+				break
+			}
+			clean.Columns = append(clean.Columns, cell(col))
+		}
+		for i, row := range d.Rows {
+			if i >= maxRows {
+				break
+			}
+			r := make([]string, 0, min(len(row), maxCols))
+			for j, v := range row {
+				if j >= maxCols {
+					break
+				}
+				r = append(r, cell(v))
+			}
+			clean.Rows = append(clean.Rows, r)
+			if i < len(d.Index) {
+				clean.Index = append(clean.Index, cell(d.Index[i]))
+			}
+		}
+		if len(d.Shape) == 2 {
+			clean.Shape = d.Shape
+		}
+	case "image":
+		name, _, err := safeName(d.File)
+		if err != nil {
+			c.skip("display", "a shown image with a bad name")
+			return
+		}
+		clean.File = name
+	default:
+		c.skip("display", "a shown value of an unknown kind")
+		return
+	}
+	c.displays = append(c.displays, clean)
 }

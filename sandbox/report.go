@@ -21,6 +21,7 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 	res.StdoutTruncated = col.stdout.truncated()
 	res.StderrTruncated = col.stderr.truncated()
 	res.Files = append(res.Files, col.files...)
+	res.Displays = col.displays
 	res.Skipped = col.skipped
 	var obs *Observed
 	if col.hello != nil {

@@ -87,6 +87,10 @@ type Result struct {
 	Limits          LimitsReport `json:"limits"`
 	// Summary says in a sentence what happened, for the user.
 	Summary string `json:"summary"`
+	// Displays are the values the code showed, in order: the value of a
+	// last bare expression (like a notebook cell's Out[n]) and what it
+	// passed to display().
+	Displays []Display `json:"displays,omitempty"`
 	// Notes are further facts the user should know (a weaker limit, a
 	// MemoryError, a broken output channel…).
 	Notes []string `json:"notes,omitempty"`
@@ -113,4 +117,23 @@ type InputInfo struct {
 	// Renamed is set when the host name had characters a container path
 	// cannot carry (newlines, bytes that are not UTF-8) and was adjusted.
 	Renamed bool `json:"renamed,omitempty"`
+}
+
+// Display is one value the code showed, like a Jupyter output.
+type Display struct {
+	// Kind is "text" (a repr), "table" (a pandas DataFrame: Text is its
+	// repr, Columns/Index/Rows its first rows and columns as strings) or
+	// "image" (a figure passed to display(): File names the plot among
+	// the Result's files).
+	Kind    string     `json:"kind"`
+	Text    string     `json:"text,omitempty"`
+	Columns []string   `json:"columns,omitempty"`
+	Index   []string   `json:"index,omitempty"`
+	Rows    [][]string `json:"rows,omitempty"`
+	// Shape is the whole table's [rows, columns].
+	Shape []int  `json:"shape,omitempty"`
+	File  string `json:"file,omitempty"`
+	// Result marks the value of the last expression (Jupyter's
+	// execute_result); the others came from display().
+	Result bool `json:"result,omitempty"`
 }

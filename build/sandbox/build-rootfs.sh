@@ -104,7 +104,7 @@ mmdebstrap \
 	--customize-hook="$syncout" \
 	--customize-hook="rm -rf \"\$1$work\"" \
 	--customize-hook='mkdir -p "$1/opt/rehome" "$1/mnt/data"' \
-	--customize-hook="copy-in $here/runner.py $here/prelude.py /opt/rehome" \
+	--customize-hook="copy-in $here/runner.py $here/prelude.py $here/kernel.py /opt/rehome" \
 	--customize-hook='echo "sandbox:x:10001:10001:rehome sandbox:/tmp:/usr/sbin/nologin" >>"$1/etc/passwd"' \
 	--customize-hook='echo "sandbox:x:10001:" >>"$1/etc/group"' \
 	--customize-hook='echo "sandbox:!:19000::::::" >>"$1/etc/shadow"' \

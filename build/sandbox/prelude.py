@@ -9,6 +9,8 @@ Interpreter would.
   open figure as a PNG for the host to show inline, and figures still open
   when the script ends (or fails) are saved too, like a notebook's inline
   output;
+- the value of a last bare expression is shown, like a notebook cell's
+  (`df.head()` as a table), and display() shows values the same way;
 - a traceback shows the script's frames only.
 
 matplotlib is hooked only when the script imports it, so `print(1)` pays
@@ -77,31 +79,149 @@ def _finish():
             print("rehome: could not save figures: %s" % e, file=sys.stderr)
 
 
-def main():
+_displays = os.environ.pop("REHOME_DISPLAYS", "/tmp/.rehome/displays")
+_shown = 0
+# What one shown value may weigh, and how much of a table is shown, like
+# pandas' own notebook display.
+_TEXT_MAX = 64 * 1024
+_TABLE_ROWS = 50
+_TABLE_COLS = 30
+_CELL_MAX = 200
+
+
+def _write_display(item):
+    """Hand one shown value to the runner: a JSON file it sends back after
+    the code (the code can forge these too; the host caps and checks them
+    like any output)."""
+    global _shown
+    import json
+
+    _shown += 1
+    try:
+        os.makedirs(_displays, exist_ok=True)
+        with open(os.path.join(_displays, "d-%05d.json" % _shown), "w") as f:
+            json.dump(item, f, ensure_ascii=True)
+    except OSError as e:
+        print("rehome: could not show a value: %s" % e, file=sys.stderr)
+
+
+def _cut(text, limit=_TEXT_MAX):
+    return text if len(text) <= limit else text[:limit] + "\n…"
+
+
+def _fmt(v):
+    if isinstance(v, float):
+        return "%.6g" % v
+    return _cut(str(v), _CELL_MAX)
+
+
+def _table(df):
+    rows, cols = df.shape
+    part = df.iloc[:_TABLE_ROWS, :_TABLE_COLS]
+    return {
+        "kind": "table",
+        "text": _cut(repr(df)),
+        "columns": [_fmt(c) for c in part.columns],
+        "index": [_fmt(i) for i in part.index],
+        "rows": [[_fmt(v) for v in r] for r in part.itertuples(index=False, name=None)],
+        "shape": [rows, cols],
+    }
+
+
+def display(*objs, **kwargs):
+    """Show values like Jupyter's display(): a DataFrame as a table, a
+    figure as a PNG, anything else by its repr."""
+    for obj in objs:
+        _show(obj)
+
+
+def _show(obj, result=False):
+    """Hand obj over as a shown value; result marks the value of a last
+    expression (a notebook's Out[n], an execute_result)."""
+    pd = sys.modules.get("pandas")
+    mpl_figure = sys.modules.get("matplotlib.figure")
+    try:
+        if pd is not None and isinstance(obj, pd.DataFrame):
+            item = _table(obj)
+            item["result"] = result
+            _write_display(item)
+            return
+        if mpl_figure is not None and isinstance(obj, mpl_figure.Figure):
+            global _count
+            _count += 1
+            name = "plot-%03d.png" % _count
+            obj.savefig(os.path.join(_plots, name), format="png", dpi=100)
+            _write_display({"kind": "image", "file": name, "result": result})
+            return
+        _write_display({"kind": "text", "text": _cut(repr(obj)), "result": result})
+    except Exception as e:  # a broken repr must not hide the rest
+        _write_display({"kind": "text", "text": "<%s: repr failed: %s>" % (type(obj).__name__, e)})
+
+
+def _displayhook(value):
+    if value is None:
+        return
+    builtins._ = value
+    _show(value, result=True)
+
+
+def run_cell(source, filename, globs):
+    """Run source like a notebook cell (IPython's run_ast_nodes with
+    interactivity='last_expr'): every statement in order, and the value of
+    a last bare expression shown. Errors propagate to the caller."""
+    import ast
+
+    tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    if tree.body:
+        exec(compile(tree, filename, "exec", dont_inherit=True), globs)
+    if last is not None:
+        value = eval(compile(last, filename, "eval", dont_inherit=True), globs)
+        # A figure returned by a plotting call (plt.plot(...)[0], ax.hist)
+        # is shown when the figures are saved; show other values.
+        _displayhook(value)
+
+
+def print_error():
+    etype, value, tb = sys.exc_info()
+    # The cell's own frames only: drop run_cell's and the caller's.
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    traceback.print_exception(etype, value, tb)
+
+
+def setup():
     try:
         with open("/proc/self/oom_score_adj", "w") as f:
             f.write("1000")  # the code, never the runner, is what the OOM killer takes
     except OSError:
         pass
+    sys.meta_path.insert(0, _PyplotHook())
+    builtins.display = display
+
+
+def main():
+    setup()
     script = sys.argv[1]
     with open(script, "rb") as f:
         source = f.read()
     sys.argv = [script]
     sys.path[0] = os.getcwd()
-    sys.meta_path.insert(0, _PyplotHook())
     globs = {"__name__": "__main__", "__file__": script, "__builtins__": builtins}
     status = 0
     try:
-        exec(compile(source, script, "exec", dont_inherit=True), globs)
+        run_cell(source, script, globs)
     except SystemExit as e:
         status = e.code
     except BaseException:
-        etype, value, tb = sys.exc_info()
-        traceback.print_exception(etype, value, tb.tb_next)
+        print_error()
         status = 1
     finally:
         _finish()
     sys.exit(status)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -16,7 +16,7 @@ import (
 	"sort"
 )
 
-//go:embed build-rootfs.sh packages.txt stubs.txt runner.py prelude.py
+//go:embed build-rootfs.sh packages.txt stubs.txt runner.py prelude.py kernel.py
 var files embed.FS
 
 // Files returns the names of the recipe's files, sorted.

@@ -46,6 +46,7 @@ import time
 DATA = "/mnt/data"
 WORK = "/tmp/.rehome"
 PLOTS = WORK + "/plots"
+DISPLAYS = WORK + "/displays"
 CHUNK = 64 * 1024
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -390,10 +391,13 @@ SCAN_MAX = 20000
 SORT_MAX = 4096
 
 
-def collect(cfg):
-    """Send the outputs: plots first, then files under /mnt/data. The caps
-    apply while walking: past the file count cap the walk only counts what
-    it does not keep (up to SCAN_MAX entries looked at, then it stops)."""
+def collect(cfg, select=None):
+    """Send the outputs: plots first, then the values the code showed
+    (display(), a last expression), then files under /mnt/data. select,
+    when given, picks which of them to send (a session sends only what a
+    cell made). The caps apply while walking: past the file count cap the
+    walk only counts what it does not keep (up to SCAN_MAX entries looked
+    at, then it stops)."""
     files_max = cfg["files_max"]
     state = {"count": 0, "bytes_left": cfg["files_bytes_max"], "scanned": 0, "over": 0, "unscanned": False}
     seen = {}
@@ -444,6 +448,13 @@ def collect(cfg):
                     return
             except OSError:
                 return
+            if select is not None:
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    return
+                if not stat.S_ISREG(st.st_mode) or not select(e.path, kind, st):
+                    return
             state["over"] += 1
             return
         try:
@@ -468,11 +479,12 @@ def collect(cfg):
                 frame(b"S", {"name": rel, "reason": "hard link to %s" % seen[key]})
                 return
             seen[key] = rel
-            consider(e.path, rel, kind, st)
+            if select is None or select(e.path, kind, st):
+                consider(e.path, rel, kind, st)
         else:
             frame(b"S", {"name": rel, "reason": "not a regular file (%s)" % filetype(st.st_mode)})
 
-    for root, kind in ((PLOTS, "plot"), (DATA, "file")):
+    for root, kind in ((PLOTS, "plot"), (DISPLAYS, "display"), (DATA, "file")):
         try:
             dev = os.stat(root, follow_symlinks=False).st_dev
         except OSError:
@@ -596,6 +608,7 @@ def main():
         "OPENBLAS_NUM_THREADS": threads,
         "MKL_NUM_THREADS": threads,
         "REHOME_PLOTS": PLOTS,
+        "REHOME_DISPLAYS": DISPLAYS,
     }
     argv = ["/usr/bin/python3", "-B", "/opt/rehome/prelude.py", script]
     status, fired, deadline_hit, rss_peak, streams = run_child(cfg, argv, env, started)

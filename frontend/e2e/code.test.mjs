@@ -178,7 +178,9 @@ test('Stop (or Esc) ends a long run within a second or two', async () => {
   await page.keyboard.press('Escape');
   const reason = await lastReason(page, 20000);
   const ms = Date.now() - t0;
-  assert.match(reason, /^Stopped by you after/);
+  // The cell runs in the file's session: Stop interrupts it and the
+  // session's state stays.
+  assert.equal(reason, 'Interrupted · state kept');
   assert.ok(ms < 5000, `stopping took ${ms} ms`);
   await page.screenshot({ path: join(artifacts, 'browser-code-stopped.png') });
   await page.context().close();
@@ -205,7 +207,7 @@ test('a runaway loop stops at the time limit set in Settings, and says so', asyn
   await typeCode(page, 'while True:\n    pass\n');
   await page.getByTestId('run').click();
   const reason = await lastReason(page);
-  assert.equal(reason, 'Stopped at the 3 s limit');
+  assert.equal(reason, 'Interrupted at the 3 s limit · state kept');
   await page.screenshot({ path: join(artifacts, 'browser-code-timeout.png') });
   await srv.call('ResetRunLimits');
   await page.context().close();
@@ -236,6 +238,79 @@ test('a flood of output is cut and marked; files the code writes come back for d
   assert.match(got, /^region,units\n/);
   assert.match(got, /North,/);
   await page.screenshot({ path: join(artifacts, 'browser-code-outputs.png') });
+  await page.context().close();
+});
+
+/** Runs the editor's code as a new cell; returns the cell and a wait for its exit reason. */
+async function runCell(page) {
+  const n = await page.getByTestId('run-cell').count();
+  await page.getByTestId('run').click();
+  const cell = page.getByTestId('run-cell').nth(n);
+  await cell.waitFor();
+  return {
+    cell,
+    reason: async (timeout = 120000) => {
+      await cell.getByTestId('exit-reason').waitFor({ timeout });
+      return (await cell.getByTestId('exit-reason').textContent()).trim();
+    },
+  };
+}
+
+test("cells share the file's session: numbered, state kept, the last expression as a table, Interrupt, state lost said plainly, Restart", async () => {
+  const page = await codeScreen();
+  await drop(page, salesCSV('session.csv', 50));
+  await page.locator('[data-testid=session-bar][data-state=ready]').waitFor({ timeout: 120000 });
+  await typeCode(page, 'import pandas as pd\ndf = pd.read_csv("session.csv")\ntotal = int(df.units.sum())\ndf.head(3)\n');
+  let r = await runCell(page);
+  assert.match(await r.reason(), /^Finished in/);
+  assert.equal((await r.cell.getByTestId('cell-number').textContent()).trim(), '[1]');
+  const table = r.cell.getByTestId('display-table');
+  assert.match(await table.textContent(), /Out\[1\]:/);
+  assert.equal(await table.locator('tbody tr').count(), 3);
+  assert.match(await table.locator('thead').textContent(), /region/);
+
+  await typeCode(page, 'print("total is", total)\ntotal * 2\n');
+  r = await runCell(page);
+  assert.match(await r.reason(), /^Finished in/);
+  assert.equal((await r.cell.getByTestId('cell-number').textContent()).trim(), '[2]');
+  assert.match(await r.cell.getByTestId('stdout').textContent(), /total is \d+/);
+  assert.match(await r.cell.getByTestId('display-text').textContent(), /Out\[2\]:\s*\d+/);
+
+  // Interrupt: the state survives.
+  await typeCode(page, 'import time\nprint("waiting", flush=True)\ntime.sleep(60)\n');
+  r = await runCell(page);
+  await page.getByTestId('live-output').filter({ hasText: 'waiting' }).waitFor({ timeout: 30000 });
+  await page.getByTestId('interrupt').click();
+  assert.equal(await r.reason(10000), 'Interrupted · state kept');
+  await typeCode(page, 'total\n');
+  r = await runCell(page);
+  assert.match(await r.reason(), /^Finished in/);
+  assert.match(await r.cell.getByTestId('display-text').textContent(), /\d+/);
+
+  // A cell that ignores the interrupt loses the state, and says so.
+  await typeCode(page, 'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("stubborn", flush=True)\nwhile True: pass\n');
+  r = await runCell(page);
+  await page.getByTestId('live-output').filter({ hasText: 'stubborn' }).waitFor({ timeout: 30000 });
+  await page.getByTestId('interrupt').click();
+  assert.equal(await r.reason(15000), 'Kernel killed · state lost');
+  assert.match(await r.cell.getByTestId('state-lost').textContent(), /State lost\..*gone/);
+  await page.screenshot({ path: join(artifacts, 'browser-code-session.png') });
+  await typeCode(page, '"total" in globals()\n');
+  r = await runCell(page);
+  await r.reason();
+  assert.match(await r.cell.getByTestId('display-text').textContent(), /False/);
+
+  // Restart, explicitly.
+  await typeCode(page, 'x = 1\n');
+  r = await runCell(page);
+  await r.reason();
+  await page.getByTestId('restart').click();
+  await page.getByTestId('code-notice').filter({ hasText: 'restarted' }).waitFor({ timeout: 30000 });
+  await typeCode(page, '"x" in globals()\n');
+  r = await runCell(page);
+  await r.reason();
+  assert.match(await r.cell.getByTestId('display-text').textContent(), /False/);
+  assert.deepEqual(page.jsErrors, []);
   await page.context().close();
 });
 

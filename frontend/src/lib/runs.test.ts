@@ -29,6 +29,12 @@ KeyError: 'pricee'
 `;
 
 describe('exitReason', () => {
+  it("says a session's cell was interrupted with its state kept, or that the state is lost", () => {
+    expect(exitReason(result({ status: 'interrupted', timed_out: true, exit_code: 130 }))).toEqual({ kind: 'timeout', text: 'Interrupted at the 30 s limit · state kept' });
+    expect(exitReason(result({ status: 'interrupted', exit_code: 130 }))).toEqual({ kind: 'stopped', text: 'Interrupted · state kept' });
+    expect(exitReason(result({ status: 'killed', exit_code: 137, state_lost: true }))).toEqual({ kind: 'failed', text: 'Kernel killed · state lost' });
+    expect(exitReason(result({ status: 'died', exit_code: 137, oom_killed: true, state_lost: true }))).toEqual({ kind: 'oom', text: 'Ran out of memory · state lost' });
+  });
   it('says a run finished', () => {
     expect(exitReason(result())).toEqual({ kind: 'ok', text: 'Finished in 1.2 s' });
   });

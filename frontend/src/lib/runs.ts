@@ -37,6 +37,28 @@ export interface RunResult {
   input?: { host_path: string; path: string; size: number; renamed?: boolean } | null;
   memory_peak_bytes?: number;
   started?: string;
+  /** Values the code showed: its last expression (result) and display(). */
+  displays?: Display[] | null;
+  // A session's cell (sandbox.CellResult) also carries these.
+  session_id?: string;
+  cell?: number;
+  status?: 'ok' | 'error' | 'interrupted' | 'killed' | 'died' | string;
+  interrupted?: boolean;
+  state_lost?: boolean;
+  lost_reason?: string;
+  session_ended?: boolean;
+}
+
+/** sandbox.Display: a shown value, like a Jupyter output. */
+export interface Display {
+  kind: 'text' | 'table' | 'image' | string;
+  text?: string;
+  columns?: string[];
+  index?: string[];
+  rows?: string[][];
+  shape?: number[];
+  file?: string;
+  result?: boolean;
 }
 
 export type ExitKind = 'ok' | 'error' | 'timeout' | 'oom' | 'stopped' | 'failed';
@@ -74,6 +96,13 @@ function memoryText(r: RunResult): string {
 /** Why a run ended, in words: "Stopped at the 30 s limit", "Ran out of its 512 MiB memory". */
 export function exitReason(r: RunResult, stoppedByUser = false, seenMs = 0): ExitReason {
   const took = duration(Math.max(r.duration_ms, seenMs));
+  if (r.status === 'interrupted') {
+    const lim = timeoutText(r);
+    return { kind: r.timed_out ? 'timeout' : 'stopped', text: r.timed_out && lim ? `Interrupted at the ${lim} limit · state kept` : 'Interrupted · state kept' };
+  }
+  if (r.status === 'killed' || r.status === 'died') {
+    return { kind: r.oom_killed ? 'oom' : 'failed', text: r.oom_killed ? 'Ran out of memory · state lost' : 'Kernel killed · state lost' };
+  }
   if (r.timed_out) {
     const lim = timeoutText(r);
     return { kind: 'timeout', text: lim ? `Stopped at the ${lim} limit` : `Stopped at the time limit after ${took}` };
@@ -163,6 +192,8 @@ export interface Cell {
   past?: boolean;
   /** How long the UI saw it run (the sandbox reports no time for a run it killed). */
   ranMs?: number;
+  /** Ran in the file's session (its number there is result.cell). */
+  session?: boolean;
 }
 
 /** A stored run (sandbox.Record) as ListRuns returns it. */

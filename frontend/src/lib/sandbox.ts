@@ -149,3 +149,36 @@ export function checkLabel(name: string): string {
 export function strengthLabel(s: string): string {
   return s === 'held' ? 'Held' : s === 'weaker' ? 'Weaker' : s === 'not held' ? 'Not held' : s;
 }
+
+/** sandbox.SessionInfo: the file's live Python. */
+export interface SessionInfo {
+  id: string;
+  input?: { host_path: string; path: string; size: number } | null;
+  created: string;
+  idle_timeout_ns: number;
+}
+
+/** Starts the file's session (or returns the one already running). */
+export function startSession(path: string): Promise<SessionInfo> {
+  return call<SessionInfo>('StartSession', path);
+}
+
+/** Runs a cell in the session; state is kept between cells. */
+export function execCell(id: string, code: string, timeoutMs = 0): Promise<RunResult> {
+  return call<RunResult>('ExecCell', id, code, timeoutMs);
+}
+
+/** KeyboardInterrupt to the running cell (the kernel is killed if it does not stop within 2 s). */
+export function interruptSession(id: string): Promise<void> {
+  return call<void>('InterruptSession', id);
+}
+
+/** A fresh kernel: variables are lost, files stay. */
+export function restartSession(id: string): Promise<void> {
+  return call<void>('RestartSession', id);
+}
+
+/** The session's cells as a notebook ("ipynb") or a Python file ("py"). */
+export function exportSession(id: string, format: 'ipynb' | 'py'): Promise<string> {
+  return call<string>('ExportSession', id, format);
+}

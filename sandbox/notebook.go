@@ -1,0 +1,170 @@
+package sandbox
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"strings"
+)
+
+// Export of a session: its cells with their outputs as a Jupyter notebook
+// (nbformat 4: streams, execute_result, display_data with PNG plots
+// embedded, errors with their traceback) or as a plain Python file.
+
+// nbCell is one cell of an nbformat 4 notebook.
+type nbCell struct {
+	CellType       string         `json:"cell_type"`
+	ExecutionCount *int           `json:"execution_count"`
+	ID             string         `json:"id"`
+	Metadata       map[string]any `json:"metadata"`
+	Outputs        []any          `json:"outputs"`
+	Source         []string       `json:"source"`
+}
+
+// nbLines splits text like Jupyter does: lines keep their newline.
+func nbLines(s string) []string {
+	if s == "" {
+		return []string{}
+	}
+	parts := strings.SplitAfter(s, "\n")
+	if parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
+}
+
+// WriteNotebook writes cells as an nbformat 4.5 notebook.
+func WriteNotebook(w io.Writer, cells []CellResult) error {
+	out := make([]nbCell, 0, len(cells))
+	for _, c := range cells {
+		n := c.Cell
+		cell := nbCell{CellType: "code", ExecutionCount: &n, ID: fmt.Sprintf("cell-%d", n),
+			Metadata: map[string]any{}, Outputs: []any{}, Source: nbLines(c.Code)}
+		stderr, tb := c.Stderr, ""
+		if c.Status == "error" || c.Status == "interrupted" {
+			if i := strings.LastIndex(stderr, "Traceback (most recent call last):"); i >= 0 {
+				stderr, tb = stderr[:i], stderr[i:]
+			}
+		}
+		if c.Stdout != "" {
+			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stdout", "text": nbLines(c.Stdout)})
+		}
+		if stderr != "" {
+			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stderr", "text": nbLines(stderr)})
+		}
+		shown := map[string]bool{}
+		for _, d := range c.Displays {
+			data := map[string]any{}
+			switch d.Kind {
+			case "image":
+				png := plotPNG(c.Files, d.File)
+				if png == "" {
+					continue
+				}
+				shown[d.File] = true
+				data["image/png"] = png
+				data["text/plain"] = []string{"<Figure>"}
+			case "table":
+				data["text/html"] = nbLines(tableHTML(d))
+				data["text/plain"] = nbLines(d.Text)
+			default:
+				data["text/plain"] = nbLines(d.Text)
+			}
+			if d.Result {
+				cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "execute_result", "execution_count": n, "data": data, "metadata": map[string]any{}})
+			} else {
+				cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "display_data", "data": data, "metadata": map[string]any{}})
+			}
+		}
+		for _, f := range c.Files {
+			if f.Kind != "plot" || shown[f.Name] {
+				continue
+			}
+			if png := plotPNG(c.Files, f.Name); png != "" {
+				cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "display_data",
+					"data": map[string]any{"image/png": png, "text/plain": []string{"<Figure>"}}, "metadata": map[string]any{}})
+			}
+		}
+		if tb != "" {
+			lines := strings.Split(strings.TrimRight(tb, "\n"), "\n")
+			last := lines[len(lines)-1]
+			ename, evalue, _ := strings.Cut(last, ": ")
+			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "error", "ename": ename, "evalue": evalue, "traceback": lines})
+		}
+		if c.StateLost || c.Status == "killed" || c.Status == "died" {
+			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stderr", "text": nbLines("rehome: " + c.Summary + "\n")})
+		}
+		out = append(out, cell)
+	}
+	nb := map[string]any{
+		"nbformat":       4,
+		"nbformat_minor": 5,
+		"metadata": map[string]any{
+			"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
+			"language_info": map[string]any{"name": "python"},
+		},
+		"cells": out,
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(nb)
+}
+
+// plotPNG is a plot's PNG as base64, read from where it was saved.
+func plotPNG(files []File, name string) string {
+	for _, f := range files {
+		if f.Name == name && f.Kind == "plot" {
+			data, err := os.ReadFile(f.Path)
+			if err != nil {
+				return ""
+			}
+			return base64.StdEncoding.EncodeToString(data)
+		}
+	}
+	return ""
+}
+
+// tableHTML renders a shown DataFrame as an HTML table, every cell escaped.
+func tableHTML(d Display) string {
+	var b strings.Builder
+	b.WriteString("<table border=\"1\" class=\"dataframe\">\n<thead><tr><th></th>")
+	for _, c := range d.Columns {
+		b.WriteString("<th>" + html.EscapeString(c) + "</th>")
+	}
+	b.WriteString("</tr></thead>\n<tbody>\n")
+	for i, r := range d.Rows {
+		b.WriteString("<tr><th>")
+		if i < len(d.Index) {
+			b.WriteString(html.EscapeString(d.Index[i]))
+		}
+		b.WriteString("</th>")
+		for _, v := range r {
+			b.WriteString("<td>" + html.EscapeString(v) + "</td>")
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody>\n</table>")
+	if len(d.Shape) == 2 {
+		fmt.Fprintf(&b, "\n<p>%d rows × %d columns</p>", d.Shape[0], d.Shape[1])
+	}
+	return b.String()
+}
+
+// WritePython writes cells as a plain Python file, one "# %%" cell marker
+// (the percent format editors understand) per cell.
+func WritePython(w io.Writer, cells []CellResult) error {
+	var b strings.Builder
+	b.WriteString("# Exported from a rehome Code Interpreter session.\n")
+	for _, c := range cells {
+		fmt.Fprintf(&b, "\n# %%%% In[%d]\n", c.Cell)
+		b.WriteString(c.Code)
+		if !strings.HasSuffix(c.Code, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
