@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -365,22 +365,46 @@ test('a 2 GiB CSV opened in the window shows its head in well under a second', a
   }
 });
 
-test('the desktop entry offers "Open with rehome" for CSV, Excel, JSON and Parquet', () => {
-  const h = mkdtempSync(join(tmpdir(), 'rehome-desktop-'));
-  try {
-    execFileSync('bash', [join(repo, 'build/linux/install.sh')], { env: { ...process.env, HOME: h, XDG_DATA_HOME: join(h, 'share') } });
-    const py = `
+/** A PATH that has every command of this machine but the optional desktop tools. */
+function pathWithoutDesktopTools(dir) {
+  const skip = new Set(['update-desktop-database', 'update-mime-database', 'gtk-update-icon-cache', 'convert']);
+  mkdirSync(dir, { recursive: true });
+  for (const d of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
+    if (!existsSync(d)) continue;
+    for (const name of readdirSync(d)) {
+      if (skip.has(name) || existsSync(join(dir, name))) continue;
+      symlinkSync(join(d, name), join(dir, name));
+    }
+  }
+  return dir;
+}
+
+for (const tools of ['with the desktop tools', 'without optional tools']) {
+  test(`the desktop entry offers "Open with rehome" for CSV, Excel, JSON and Parquet (${tools})`, () => {
+    const h = mkdtempSync(join(tmpdir(), 'rehome-desktop-'));
+    try {
+      const env = { ...process.env, HOME: h, XDG_DATA_HOME: join(h, 'share') };
+      if (tools === 'without optional tools') env.PATH = pathWithoutDesktopTools(join(h, 'bin'));
+      else
+        for (const tool of ['update-desktop-database', 'update-mime-database'])
+          assert.ok(
+            process.env.PATH.split(':').some((d) => existsSync(join(d, tool))),
+            `${tool} is missing: build/setup.sh installs it (desktop-file-utils, shared-mime-info)`,
+          );
+      execFileSync('bash', [join(repo, 'build/linux/install.sh')], { env });
+      const py = `
 import gi; gi.require_version("Gio", "2.0")
 from gi.repository import Gio
 for t in ["text/csv", "text/tab-separated-values", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "application/json", "application/vnd.apache.parquet"]:
     print(t, " ".join(a.get_id() for a in Gio.AppInfo.get_all_for_type(t)))
 `;
-    const out = execFileSync(python, ['-c', py], {
-      env: { ...process.env, XDG_DATA_HOME: join(h, 'share'), XDG_DATA_DIRS: `${join(h, 'share')}:/usr/share` },
-    }).toString();
-    for (const line of out.trim().split('\n')) assert.match(line, /rehome\.desktop/, line);
-    assert.ok(existsSync(join(h, 'share/icons/hicolor/512x512/apps/rehome.png')), 'no icon installed');
-  } finally {
-    rmSync(h, { recursive: true, force: true });
-  }
-});
+      const out = execFileSync(python, ['-c', py], {
+        env: { ...process.env, XDG_DATA_HOME: join(h, 'share'), XDG_DATA_DIRS: `${join(h, 'share')}:/usr/share` },
+      }).toString();
+      for (const line of out.trim().split('\n')) assert.match(line, /rehome\.desktop/, line);
+      assert.ok(existsSync(join(h, 'share/icons/hicolor/512x512/apps/rehome.png')), 'no icon installed');
+    } finally {
+      rmSync(h, { recursive: true, force: true });
+    }
+  });
+}
