@@ -24,7 +24,7 @@ GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
-.PHONY: all run test build install-desktop deps deps-test ui sandbox-image gotest vet fmt-check uitest e2e window bench clean
+.PHONY: all run test build install-desktop deps deps-test ui sandbox-image gotest vet fmt-check uitest e2e window bench clean fresh-check
 
 all: build
 
@@ -80,6 +80,11 @@ e2e: build sandbox-image
 window: build sandbox-image
 	mkdir -p $(ARTIFACTS)
 	cd frontend && REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 e2e/window.test.mjs
+
+# `make test` on a fresh Debian 12 root (mmdebstrap + chroot, needs root):
+# a clean clone of HEAD, build/setup.sh test, then every part, timed.
+fresh-check:
+	bash build/fresh-check.sh
 
 bench: build
 	REHOME_BIN=$(abspath $(BIN)) go test -tags "$(call csv,$(TAGS))" -run '^$$' -bench . -benchmem ./...
