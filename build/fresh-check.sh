@@ -64,9 +64,9 @@ if [ ! -s "$base" ] || [ -n "$(find "$base" -mtime +7)" ]; then
   say "building a minimal Debian 12 root from $mirror"
   hooks=()
   [ -d /usr/share/mmdebstrap/hooks/merged-usr ] && hooks=(--hook-dir=/usr/share/mmdebstrap/hooks/merged-usr)
-  mmdebstrap --quiet --variant=minbase --include=ca-certificates "${hooks[@]}" bookworm "$base.tmp" \
+  mmdebstrap --quiet --variant=minbase --include=ca-certificates "${hooks[@]}" bookworm "$cache/debian12-minbase.tmp.tar" \
     "deb $mirror bookworm main" "deb $mirror bookworm-updates main" "deb $security bookworm-security main"
-  mv "$base.tmp" "$base"
+  mv "$cache/debian12-minbase.tmp.tar" "$base"
 fi
 root=$(mktemp -d /var/tmp/rehome-fresh-root.XXXXXX)
 cleanup_root() { rm -rf --one-file-system "$root"; }
