@@ -67,8 +67,11 @@ fmt-check:
 vet: frontend/dist/index.html
 	go vet -tags "$(call csv,$(TAGS))" ./...
 
+# Every skipped test is listed at the end (never read as a pass); the raw
+# events are kept in $(ARTIFACTS)/gotest.json.
 gotest: build sandbox-image
-	REHOME_REQUIRE_PODMAN=1 REHOME_BIN=$(abspath $(BIN)) go test -tags "$(call csv,$(TAGS))" -timeout 20m ./...
+	mkdir -p $(ARTIFACTS)
+	set -o pipefail; REHOME_REQUIRE_PODMAN=1 REHOME_REQUIRE_TOOLS=1 REHOME_BIN=$(abspath $(BIN)) go test -json -tags "$(call csv,$(TAGS))" -timeout 20m ./... 2>&1 | python3 build/gotest-report.py $(ARTIFACTS)/gotest.json
 
 uitest:
 	cd frontend && npx vitest run
