@@ -73,6 +73,21 @@ cleanup_root() { rm -rf --one-file-system "$root"; }
 trap 'cleanup_root; [ "${FRESH_COLD:-0}" = 1 ] && rm -rf "$cache"' EXIT
 tar -C "$root" -xf "$base"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# This machine may reach the registries through a TLS-inspecting proxy
+# whose CA only its own trust store holds: the root trusts the same extra
+# CAs (each certificate of this machine's bundle that Debian's lacks).
+mkdir -p "$root/usr/local/share/ca-certificates"
+awk -v dir="$root/usr/local/share/ca-certificates" '
+  FNR == 1 { file++ }
+  /-----BEGIN CERTIFICATE-----/ { b = ""; inb = 1 }
+  inb { b = b $0 "\n" }
+  /-----END CERTIFICATE-----/ {
+    inb = 0
+    if (file == 1) seen[b] = 1
+    else if (!(b in seen)) { n++; f = sprintf("%s/host-extra-%d.crt", dir, n); printf "%s", b > f; close(f) }
+  }' "$root/etc/ssl/certs/ca-certificates.crt" /etc/ssl/certs/ca-certificates.crt
+extra=$(ls "$root/usr/local/share/ca-certificates" | wc -l)
+[ "$extra" = 0 ] || chroot "$root" update-ca-certificates >/dev/null 2>&1
 chmod 1777 "$root/tmp"
 git clone -q "$repo" "$root/root/rehome"
 git -C "$root/root/rehome" checkout -q "$(git -C "$repo" rev-parse HEAD)"
@@ -91,7 +106,7 @@ if [ "$host_tools" = 1 ]; then
   fi
   [ -x /usr/local/go/bin/go ] && mkdir -p "$root/usr/local/go"
 fi
-say "root $root: Debian 12 minbase + clone of $commit; toolchains: $([ "$host_tools" = 1 ] && echo "this machine's (go: /usr/local/go, node: ${node_bin:-none})" || echo "setup.sh downloads them")"
+say "root $root: Debian 12 minbase + clone of $commit; $extra extra CA certificate(s) from this machine; toolchains: $([ "$host_tools" = 1 ] && echo "this machine's (go: /usr/local/go, node: ${node_bin:-none})" || echo "setup.sh downloads them")"
 
 # 3. The run inside: every part, timed, going on after a failure.
 mkdir -p "$root/root/fresh-logs"
@@ -134,7 +149,7 @@ unshare --mount --pid --fork --propagation private bash -euc '
   if [ -d "$root/usr/local/go" ]; then mount --rbind -o ro /usr/local/go "$root/usr/local/go"; fi
   exec chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 TERM=dumb \
     PATH=/usr/local/go/bin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    REHOME_DEBIAN_MIRROR="${mirror%/}" \
+    REHOME_DEBIAN_MIRROR="${mirror%/}" NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
     bash /root/fresh-run.sh "$@"
 ' fresh "$root" "$cache" "$node_bin" "$npm_dir" "${parts[@]}"
 set -e
