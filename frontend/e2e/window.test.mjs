@@ -196,19 +196,21 @@ function histogram(file) {
 }
 
 /**
- * A screenshot of a settled screen: shots until two in a row are the same
- * (the web view has painted what the log said it shows), at most 10 s.
+ * A screenshot of a settled, painted screen: shots until one shows more
+ * than a blank page's handful of colours and the next is the same (the web
+ * view has painted what the log said it shows). After 30 s it returns the
+ * last shot as it is, for the checks to judge.
  */
 async function stableShot(name) {
-  let prev = histogram(shot(name));
-  const end = Date.now() + 10000;
+  let prev = '';
+  const end = Date.now() + 30000;
   for (;;) {
-    await sleep(150);
     const file = shot(name);
     const h = histogram(file);
-    if (h === prev) return file;
-    if (Date.now() > end) throw new Error(`the screen kept changing for 10 s: ${file}`);
+    if (h === prev && inspect(file).colours > 60) return file;
+    if (Date.now() > end) return file;
     prev = h;
+    await sleep(150);
   }
 }
 
@@ -463,10 +465,12 @@ test('a 2 GiB CSV opened in the window shows its head in well under a second', a
 function pathWithoutDesktopTools(dir) {
   const skip = new Set(['update-desktop-database', 'update-mime-database', 'gtk-update-icon-cache', 'convert']);
   mkdirSync(dir, { recursive: true });
+  const made = new Set();
   for (const d of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
     if (!existsSync(d)) continue;
     for (const name of readdirSync(d)) {
-      if (skip.has(name) || existsSync(join(dir, name))) continue;
+      if (skip.has(name) || made.has(name)) continue;
+      made.add(name);
       symlinkSync(join(d, name), join(dir, name));
     }
   }
