@@ -77,6 +77,10 @@ fi
 
 mode=root
 [ "$(id -u)" = 0 ] || mode=unshare
+# Hooks run as the unshared root, a subordinate id that cannot enter the
+# caller's private folders: run from / (the output path made absolute).
+case $out in /*) ;; *) out=$PWD/$out ;; esac
+cd /
 
 # The essential variant installs only Essential:yes packages plus the
 # --include list (apt itself stays outside the image). Documentation, man
