@@ -21,6 +21,12 @@ for line in sys.stdin:
         continue
     pkg, test, action = ev.get("Package", ""), ev.get("Test"), ev.get("Action")
     key = (pkg, test)
+    if action == "build-output":  # Go 1.24+: compiler errors as events
+        sys.stdout.write(ev.get("Output", ""))
+        continue
+    if action == "build-fail":
+        failed = True
+        continue
     if action == "output":
         out.setdefault(key, []).append(ev.get("Output", ""))
     elif action == "skip" and test:
