@@ -131,6 +131,10 @@ export mirror
 set +e
 unshare --mount --pid --fork --propagation private bash -euc '
   root=$1; cache=$2; node_bin=$3; npm_dir=$4; shift 4
+  # The root must be a mount point: containers/storage makes "/" private
+  # (mount --make-rprivate /) when it unpacks an image, which fails on a
+  # plain directory.
+  mount --bind "$root" "$root"
   mount -t proc proc "$root/proc"
   mount --rbind /sys "$root/sys"
   mount --rbind /dev "$root/dev"
