@@ -12,8 +12,9 @@
 # PARTs default to those of `make test`: deps-test build fmt-check vet
 # sandbox-image gotest uitest e2e window.
 #
-# Needs root (it builds a chroot and mounts /proc, /sys, /dev and /run into
-# it; rootful Podman runs inside) and mmdebstrap. The Debian mirror is the
+# Needs root (it builds a root file system, mounts /proc, /sys, /dev and
+# /run into it and enters it with pivot_root in a private mount and PID
+# namespace; rootful and rootless Podman run inside) and mmdebstrap. The Debian mirror is the
 # one apt uses on this machine ($REHOME_DEBIAN_MIRROR overrides it).
 #
 # Toolchains: build/setup.sh downloads Go and Node.js from go.dev and
@@ -151,7 +152,16 @@ unshare --mount --pid --fork --propagation private bash -euc '
     mount --bind -o ro "$npm_dir" "$root/usr/local/lib/node_modules/npm"
   fi
   if [ -d "$root/usr/local/go" ]; then mount --rbind -o ro /usr/local/go "$root/usr/local/go"; fi
-  exec chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 TERM=dumb \
+  # pivot_root, not chroot: the kernel refuses user namespaces to a
+  # chrooted process (whose root is not its mount namespace'"'"'s), and
+  # rootless Podman and mmdebstrap'"'"'s unshare mode need them.
+  cd "$root"
+  mkdir -p .oldroot
+  pivot_root . .oldroot
+  cd /
+  /.oldroot/usr/bin/umount -l /.oldroot
+  rmdir /.oldroot || true
+  exec /usr/bin/env -i HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 TERM=dumb \
     PATH=/usr/local/go/bin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     REHOME_DEBIAN_MIRROR="${mirror%/}" NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
     bash /root/fresh-run.sh "$@"
