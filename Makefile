@@ -67,11 +67,12 @@ fmt-check:
 vet: frontend/dist/index.html
 	go vet -tags "$(call csv,$(TAGS))" ./...
 
-# Every skipped test is listed at the end (never read as a pass); the raw
-# events are kept in $(ARTIFACTS)/gotest.json.
+# Never from the test cache (-count=1: Podman, the image and the tools are
+# outside what Go hashes). Every skipped test is listed at the end (never
+# read as a pass); the raw events are kept in $(ARTIFACTS)/gotest.json.
 gotest: build sandbox-image
 	mkdir -p $(ARTIFACTS)
-	set -o pipefail; REHOME_REQUIRE_PODMAN=1 REHOME_REQUIRE_TOOLS=1 REHOME_BIN=$(abspath $(BIN)) go test -json -tags "$(call csv,$(TAGS))" -timeout 20m ./... 2>&1 | python3 build/gotest-report.py $(ARTIFACTS)/gotest.json
+	set -o pipefail; REHOME_REQUIRE_PODMAN=1 REHOME_REQUIRE_TOOLS=1 REHOME_BIN=$(abspath $(BIN)) go test -count=1 -json -tags "$(call csv,$(TAGS))" -timeout 20m ./... 2>&1 | python3 build/gotest-report.py $(ARTIFACTS)/gotest.json
 
 uitest:
 	cd frontend && npx vitest run
