@@ -13,11 +13,18 @@ say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # Debian packages. The run set builds the window (GTK + WebKitGTK 4.1),
-# names GPUs offline (pci.ids) and runs the code sandbox (Podman, runc,
-# and mmdebstrap to build its image from Debian packages).
-apt_run=(build-essential pkg-config git curl ca-certificates libgtk-3-dev libwebkit2gtk-4.1-dev pci.ids
-  podman runc crun uidmap slirp4netns fuse-overlayfs catatonit mmdebstrap zstd)
-apt_test=(xvfb xauth imagemagick xdotool chromium python3-gi gir1.2-gtk-3.0 python3-nbformat)
+# names GPUs offline (pci.ids), runs the code sandbox (Podman, runc, and
+# mmdebstrap to build its image from Debian packages), installs the desktop
+# entry with "Open with rehome" (desktop-file-utils, shared-mime-info) and
+# unpacks the official Node.js release when Debian's is too old (xz-utils).
+apt_run=(build-essential make pkg-config git curl ca-certificates xz-utils libgtk-3-dev libwebkit2gtk-4.1-dev pci.ids
+  podman runc crun uidmap slirp4netns fuse-overlayfs catatonit mmdebstrap zstd
+  desktop-file-utils shared-mime-info)
+# The test set: the window under Xvfb (xauth, screenshots with ImageMagick,
+# clicks with xdotool, a GTK drag source in Python), headless Chromium,
+# python3 to check generated code, and useradd/runuser (passwd, util-linux)
+# for the rootless test's user, python3-nbformat to validate exported notebooks.
+apt_test=(xvfb xauth imagemagick xdotool chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux python3-nbformat)
 want=("${apt_run[@]}")
 [ "$mode" = test ] && want+=("${apt_test[@]}")
 
@@ -67,6 +74,9 @@ fi
 # The tests check Modelfile exports with Ollama's own parser, a separate
 # module under testdata; fetch it once so the test does not skip.
 if [ "$mode" = test ]; then
-  (cd backend/assistant/testdata/ollamacheck && go mod download) || say "could not fetch Ollama's parser; its test will skip"
+  (cd backend/assistant/testdata/ollamacheck && GOFLAGS= GOWORK=off go mod download) || {
+    say "could not fetch Ollama's parser (is the Go module proxy reachable?); make test needs it"
+    exit 1
+  }
 fi
 say "ready ($mode)"

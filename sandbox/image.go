@@ -63,6 +63,39 @@ func CacheDir() string {
 // ArchiveName is the file name of this recipe's image archive.
 func ArchiveName() string { return "rehome-sandbox-" + recipe.Tag() + ".tar.gz" }
 
+// SharedArchiveDirs are searched, after the engine's own cache folder, for
+// an archive of this recipe's image: the cache a root build (`make run`,
+// `make test`) leaves readable by everyone, and the folder a package ships
+// one in. Rootless Podman keeps images per user, so a normal user's first
+// run loads the image from one of these instead of building it again.
+var SharedArchiveDirs = []string{"/var/cache/rehome", "/usr/share/rehome"}
+
+// findArchive returns the first readable archive of this recipe's image:
+// in the engine's cache folder, then (unless the engine was given a cache
+// folder of its own) in SharedArchiveDirs. Without one it returns the path
+// in the engine's cache folder, where a build saves it, and false.
+func (e *Engine) findArchive() (string, bool) {
+	dirs := []string{e.cacheDir()}
+	if e.opts.CacheDir == "" {
+		for _, d := range SharedArchiveDirs {
+			if !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, ArchiveName())
+		if f, err := os.Open(p); err == nil {
+			fi, err := f.Stat()
+			f.Close()
+			if err == nil && fi.Mode().IsRegular() {
+				return p, true
+			}
+		}
+	}
+	return filepath.Join(e.cacheDir(), ArchiveName()), false
+}
+
 // ImageStatus says whether the image this rehome expects is ready.
 type ImageStatus struct {
 	Image  string `json:"image"`
@@ -82,9 +115,10 @@ type ImageStatus struct {
 
 // ImageStatus reports on the image and its cached archive.
 func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
-	st := ImageStatus{Image: e.image, Digest: recipe.Digest(), Archive: filepath.Join(e.cacheDir(), ArchiveName())}
-	if fi, err := os.Stat(st.Archive); err == nil {
-		st.ArchivePresent, st.ArchiveSize = true, fi.Size()
+	st := ImageStatus{Image: e.image, Digest: recipe.Digest()}
+	st.Archive, st.ArchivePresent = e.findArchive()
+	if fi, err := os.Stat(st.Archive); err == nil && st.ArchivePresent {
+		st.ArchiveSize = fi.Size()
 	}
 	list, err := images.List(e.api(), new(images.ListOptions).WithFilters(map[string][]string{"reference": {ImageRepo}}))
 	if err != nil {
@@ -109,8 +143,9 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 	return st, nil
 }
 
-// EnsureImage makes the image present: already there, or loaded from the
-// cached archive (progress tells of it), or an error wrapping
+// EnsureImage makes the image present: already there, or loaded from a
+// cached or shipped archive of the same recipe (see findArchive; progress
+// tells of it), or an error wrapping
 // ErrImageMissing that names the command that fixes it.
 func (e *Engine) EnsureImage(ctx context.Context, progress func(string)) error {
 	ok, err := images.Exists(e.api(), e.image, nil)
@@ -123,8 +158,7 @@ func (e *Engine) EnsureImage(ctx context.Context, progress func(string)) error {
 	if e.opts.Image != "" {
 		return fmt.Errorf("%w: %s is not in Podman's storage", ErrImageMissing, e.image)
 	}
-	archive := filepath.Join(e.cacheDir(), ArchiveName())
-	if _, err := os.Stat(archive); err == nil {
+	if archive, ok := e.findArchive(); ok {
 		if progress != nil {
 			progress("loading the sandbox image from " + archive)
 		}

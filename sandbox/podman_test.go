@@ -359,11 +359,11 @@ func TestPidsCeiling(t *testing.T) {
 
 // Guarantee 4: CPU quota: two spinning processes get about one core.
 func TestCPUQuota(t *testing.T) {
-	if !testEngine(t).Enforcement().CPU {
-		t.Skip("no cgroup CPU quota on this host (reported as weaker)")
-	}
+	e := testEngine(t)
+	lim := Limits{CPUs: 1, Timeout: 20 * time.Second}
 	res := runCode(t, `
-import os, time
+import os, resource, time
+print('RLCPU', resource.getrlimit(resource.RLIMIT_CPU)[0])
 def spin(sec):
     end = time.time() + sec
     while time.time() < end: pass
@@ -377,10 +377,30 @@ for i in range(2):
 for p in kids: os.waitpid(p, 0)
 c1 = os.times()
 print('RATIO', (c1.children_user + c1.children_system) / (time.time() - t0))
-`, Limits{CPUs: 1}, "")
+`, lim, "")
 	var ratio float64
+	var rlcpu int64 = -2
 	for _, l := range strings.Split(res.Stdout, "\n") {
 		fmt.Sscanf(l, "RATIO %g", &ratio)
+		fmt.Sscanf(l, "RLCPU %d", &rlcpu)
+	}
+	cpu := res.Limits.CPU
+	t.Logf("cgroup CPU controller: %t; two spinning processes used %.2f cores; report: %s, %s", e.Enforcement().CPU, ratio, cpu.Strength, cpu.How)
+	if !e.Enforcement().CPU {
+		// No CPU controller (rootless on cgroup v1): the quota cannot hold,
+		// and the report must say so — weaker, with the per-process
+		// RLIMIT_CPU that is really set in the container.
+		want := int64(lim.Timeout.Seconds()*lim.CPUs) + 1
+		if cpu.Strength != Weaker || !strings.Contains(cpu.How, "RLIMIT_CPU") {
+			t.Fatalf("without a CPU controller the CPU limit must be reported weaker (RLIMIT_CPU): %s, %q", cpu.Strength, cpu.How)
+		}
+		if rlcpu != want {
+			t.Fatalf("the report names RLIMIT_CPU but the container has %d s, not %d s: %q", rlcpu, want, res.Stdout)
+		}
+		return
+	}
+	if cpu.Strength != Held {
+		t.Fatalf("with a cgroup CPU quota the report says %s: %q", cpu.Strength, cpu.How)
 	}
 	if ratio <= 0 || ratio > 1.25 {
 		t.Fatalf("two spinning processes used %.2f cores under a 1-core quota: %q", ratio, res.Stdout)
@@ -626,13 +646,17 @@ func TestSweepLeftovers(t *testing.T) {
 func TestStopRun(t *testing.T) {
 	e := testEngine(t)
 	id := NewRunID()
+	stopped := make(chan error, 1)
 	go func() {
 		time.Sleep(1500 * time.Millisecond)
-		e.StopRun(id)
+		stopped <- e.StopRun(id)
 	}()
 	res, err := e.Run(context.Background(), RunRequest{ID: id, Code: "import time\nprint('up', flush=True)\ntime.sleep(60)"}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("StopRun: %v", err)
 	}
 	if !strings.Contains(res.Summary, "Stopped by the user") || res.DurationMS > 5000 {
 		t.Fatalf("%s after %d ms", res.Summary, res.DurationMS)

@@ -13,22 +13,27 @@ import (
 // ollamaParser builds testdata/ollamacheck: Ollama's own Modelfile parser
 // (github.com/ollama/ollama/parser, pinned in that module's go.mod). The
 // build needs the module in the Go module cache or the Go proxy; without
-// either the test says how to get it and skips.
+// either the test says how to get it and skips, or fails under
+// REHOME_REQUIRE_TOOLS=1 (as in `make test`, whose setup fetches it).
 func ollamaParser(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: the check against Ollama's own parser builds a separate module")
 	}
+	missing := t.Skipf
+	if os.Getenv("REHOME_REQUIRE_TOOLS") == "1" {
+		missing = t.Fatalf
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command to build Ollama's parser with")
+		missing("no go command to build Ollama's parser with")
 	}
 	bin := filepath.Join(t.TempDir(), "ollamacheck")
 	cmd := exec.Command(goBin, "build", "-mod=readonly", "-o", bin, ".")
 	cmd.Dir = filepath.Join("testdata", "ollamacheck")
 	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("could not build Ollama's parser (Go proxy unreachable and module not cached?): %v\n%s\nrun `go -C backend/assistant/testdata/ollamacheck build` once with the proxy reachable", err, out)
+		missing("could not build Ollama's parser (Go proxy unreachable and module not cached?): %v\n%s\nrun `go -C backend/assistant/testdata/ollamacheck build` once with the proxy reachable", err, out)
 	}
 	return bin
 }

@@ -74,6 +74,18 @@ func crashChild() {
 // SIGKILL at a random moment, and then checks that every acknowledged
 // write is in the file and that bbolt's check finds nothing. The number of
 // kills is REHOME_CRASH_KILLS (default 300).
+//
+// What it proves, precisely: a process killed at any point of a write
+// (mid-transaction, mid-commit, between the data and the meta page) leaves
+// a file that opens, passes bbolt's consistency check, and holds every
+// write Put returned for — that is, rehome acknowledges only committed
+// transactions and bbolt's two-meta-page commit recovers from a torn
+// write. What it cannot prove: durability across a power cut or a kernel
+// crash. SIGKILL leaves the page cache to the kernel, which writes it out
+// later either way, so a missing or broken fsync would pass this test
+// too; that needs the machine itself to stop (a VM reset or dm-flakey),
+// which no test here does. Durability rests on bbolt's fdatasync at each
+// commit (Open never sets NoSync or NoFreelistSync).
 func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	if os.Getenv("REHOME_CRASH_CHILD") != "" {
 		crashChild()

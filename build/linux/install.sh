@@ -6,8 +6,11 @@
 #   sudo build/linux/install.sh --system   # for everyone, under /usr/local
 #   build/linux/install.sh --uninstall [--system]
 #
-# Needs nothing from the network. Runs the desktop database updaters when
-# they are there (desktop-file-utils, shared-mime-info, gtk icon cache).
+# Needs nothing from the network and no optional tools: it runs the desktop
+# database updaters when they are there (desktop-file-utils,
+# shared-mime-info, gtk icon cache); without update-desktop-database it
+# writes the applications folder's mimeinfo.cache itself, since that cache
+# is what offers "Open with rehome" in file managers.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -26,8 +29,34 @@ apps="$prefix/applications"
 icons="$prefix/icons/hicolor"
 mime="$prefix/mime"
 
+# mime_cache writes $apps/mimeinfo.cache the way update-desktop-database
+# does: every MIME type any .desktop file in that folder lists, with the
+# files that handle it.
+mime_cache() {
+  local f tmp
+  tmp=$(mktemp "$apps/.mimeinfo.XXXXXX")
+  {
+    echo '[MIME Cache]'
+    for f in "$apps"/*.desktop; do
+      [ -f "$f" ] || continue
+      sed -n 's/^MimeType=//p' "$f" | tr ';' '\n' | sed '/^$/d' | while read -r t; do
+        printf '%s\t%s\n' "$t" "$(basename "$f")"
+      done
+    done | sort -u | awk -F'\t' '
+      $1 != t { if (t != "") print t "=" l; t = $1; l = "" }
+      { l = l $2 ";" }
+      END { if (t != "") print t "=" l }'
+  } >"$tmp"
+  chmod 0644 "$tmp"
+  mv -f "$tmp" "$apps/mimeinfo.cache"
+}
+
 refresh() {
-  command -v update-desktop-database >/dev/null && update-desktop-database -q "$apps" || true
+  if command -v update-desktop-database >/dev/null; then
+    update-desktop-database -q "$apps" || mime_cache
+  elif [ -d "$apps" ]; then
+    mime_cache
+  fi
   command -v update-mime-database >/dev/null && update-mime-database "$mime" >/dev/null 2>&1 || true
   command -v gtk-update-icon-cache >/dev/null && gtk-update-icon-cache -q -t -f "$icons" 2>/dev/null || true
 }

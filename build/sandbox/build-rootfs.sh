@@ -50,6 +50,9 @@ for name in $(sed -e 's/#.*//' "$here/stubs.txt"); do
 	dpkg-deb --root-owner-group --build "$work/stub-$name" "$work/deb/$name.deb" >/dev/null
 	stubs="$stubs --include=$work/deb/$name.deb"
 done
+# In unshare mode (not root) apt runs as the unshared user, a subordinate
+# id that must be able to read the stubs: mktemp made $work private.
+chmod -R a+rX "$work"
 
 # Debian 12 expects a merged /usr; mmdebstrap's hook sets it up directly,
 # where otherwise apt would pull the usrmerge converter and perl with it.
@@ -74,6 +77,10 @@ fi
 
 mode=root
 [ "$(id -u)" = 0 ] || mode=unshare
+# Hooks run as the unshared root, a subordinate id that cannot enter the
+# caller's private folders: run from / (the output path made absolute).
+case $out in /*) ;; *) out=$PWD/$out ;; esac
+cd /
 
 # The essential variant installs only Essential:yes packages plus the
 # --include list (apt itself stays outside the image). Documentation, man
