@@ -42,7 +42,6 @@ import json
 import os
 import selectors
 import signal
-import stat
 import sys
 import time
 
@@ -625,42 +624,13 @@ def main():
     cfg = json.loads(base64.b64decode(sys.argv[1]))
     cg = runner.Cgroup()
     frame(b"H", {"v": 1, "observed": runner.observe(cg), "session": True})
-    name = cfg.get("input")
-    if name:
-        try:
-            st = os.stat(os.path.join(DATA, name), follow_symlinks=False)
-            ok = stat.S_ISREG(st.st_mode) and [st.st_dev, st.st_ino] == [cfg["input_dev"], cfg["input_ino"]]
-        except OSError:
-            ok = False
-        if not ok:
-            frame(b"Q", {"reason": "refused", "refused": "the input file changed between its check and the start of the container"})
-            return
+    if not runner.input_unchanged(cfg):
+        frame(b"Q", {"reason": "refused", "refused": runner.INPUT_CHANGED})
+        return
     os.umask(0o077)
-    for d in (PLOTS, DISPLAYS, WORK + "/mpl"):
-        os.makedirs(d, exist_ok=True)
-    try:
-        for f in os.listdir("/opt/rehome/mpl"):
-            with open("/opt/rehome/mpl/" + f, "rb") as src, open(WORK + "/mpl/" + f, "wb") as dst:
-                dst.write(src.read())
-    except OSError:
-        pass
+    runner.prepare_work(PLOTS, DISPLAYS)
     os.umask(0o022)
-    threads = str(cfg.get("threads", 1))
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": "/tmp",
-        "LANG": "C.UTF-8",
-        "TMPDIR": "/tmp",
-        "MPLBACKEND": "Agg",
-        "MPLCONFIGDIR": WORK + "/mpl",
-        "PYTHONUNBUFFERED": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "OMP_NUM_THREADS": threads,
-        "OPENBLAS_NUM_THREADS": threads,
-        "MKL_NUM_THREADS": threads,
-        "REHOME_PLOTS": PLOTS,
-        "REHOME_DISPLAYS": DISPLAYS,
-    }
+    env = runner.code_env(cfg)
     Supervisor(cfg, env).run()
 
 

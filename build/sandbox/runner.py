@@ -557,45 +557,39 @@ def undisturbable():
             pass
 
 
-def main():
-    started = time.monotonic()
-    undisturbable()
-    no_dump()
-    cfg = json.loads(base64.b64decode(sys.argv[1]))
-    source = b"".join(base64.b64decode(a) for a in sys.argv[2:])
-    cg = Cgroup()
-    frame(b"H", {"v": 1, "observed": observe(cg)})
+INPUT_CHANGED = "the input file changed between its check and the start of the container"
 
-    # The host bind-mounts the file it checked; make sure the code will see
-    # that very file (same device and inode), not whatever the path named
-    # by the time the container started.
+
+def input_unchanged(cfg):
+    """The host bind-mounts the file it checked; the code must see that very
+    file (same device and inode), not whatever the path named by the time
+    the container started."""
     name = cfg.get("input")
-    if name:
-        try:
-            st = os.stat(os.path.join(DATA, name), follow_symlinks=False)
-            ok = stat.S_ISREG(st.st_mode) and [st.st_dev, st.st_ino] == [cfg["input_dev"], cfg["input_ino"]]
-        except OSError:
-            ok = False
-        if not ok:
-            frame(b"X", {"refused": "the input file changed between its check and the start of the container"})
-            return
+    if not name:
+        return True
+    try:
+        st = os.stat(os.path.join(DATA, name), follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and [st.st_dev, st.st_ino] == [cfg["input_dev"], cfg["input_ino"]]
 
-    os.umask(0o077)
-    os.makedirs(PLOTS, exist_ok=True)
-    os.makedirs(WORK + "/mpl", exist_ok=True)
+
+def prepare_work(*dirs):
+    """Make the runner's private folders and matplotlib's configuration."""
+    for d in dirs + (WORK + "/mpl",):
+        os.makedirs(d, exist_ok=True)
     try:
         for name in os.listdir("/opt/rehome/mpl"):
             with open("/opt/rehome/mpl/" + name, "rb") as src, open(WORK + "/mpl/" + name, "wb") as dst:
                 dst.write(src.read())
     except OSError:
         pass
-    script = WORK + "/script.py"
-    with open(script, "wb") as f:
-        f.write(source)
-    os.umask(0o022)
 
+
+def code_env(cfg):
+    """The code's whole environment: nothing of the container's own."""
     threads = str(cfg.get("threads", 1))
-    env = {
+    return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": "/tmp",
         "LANG": "C.UTF-8",
@@ -610,6 +604,29 @@ def main():
         "REHOME_PLOTS": PLOTS,
         "REHOME_DISPLAYS": DISPLAYS,
     }
+
+
+def main():
+    started = time.monotonic()
+    undisturbable()
+    no_dump()
+    cfg = json.loads(base64.b64decode(sys.argv[1]))
+    source = b"".join(base64.b64decode(a) for a in sys.argv[2:])
+    cg = Cgroup()
+    frame(b"H", {"v": 1, "observed": observe(cg)})
+
+    if not input_unchanged(cfg):
+        frame(b"X", {"refused": INPUT_CHANGED})
+        return
+
+    os.umask(0o077)
+    prepare_work(PLOTS)
+    script = WORK + "/script.py"
+    with open(script, "wb") as f:
+        f.write(source)
+    os.umask(0o022)
+
+    env = code_env(cfg)
     argv = ["/usr/bin/python3", "-B", "/opt/rehome/prelude.py", script]
     status, fired, deadline_hit, rss_peak, streams = run_child(cfg, argv, env, started)
     code_ms = int((time.monotonic() - started) * 1000)
