@@ -44,10 +44,16 @@ func addPodmanFlags(fs *flag.FlagSet) podmanFlags {
 	}
 }
 
+// cliServiceLinger is how long a Podman service the CLI started waits,
+// idle, for the next command.
+const cliServiceLinger = 10 * time.Minute
+
 // engine connects to Podman for one command.
 func (p podmanFlags) engine(ctx context.Context) (*sandbox.Engine, error) {
 	return sandbox.New(ctx, sandbox.Options{
-		Connect: sandbox.ConnectOptions{URI: *p.uri},
+		// A service rehome starts stays for the next command (each would
+		// otherwise pay a start), and ends itself when idle.
+		Connect: sandbox.ConnectOptions{URI: *p.uri, Linger: cliServiceLinger},
 		Runtime: *p.runtime,
 	})
 }

@@ -38,6 +38,15 @@ type ConnectOptions struct {
 	ForceStart bool
 	// Skip lists service URIs not to use (known unable to run sandboxes).
 	Skip []string
+	// Linger keeps a service rehome starts running after this process
+	// ends, until it has been idle that long (`podman system service
+	// --time`), in a private folder of this user's runtime directory where
+	// the next command finds it: a command-line tool would otherwise pay a
+	// service start on every call. Zero: the service stops with Close.
+	Linger time.Duration
+	// LingerBase is the folder that holds lingering services' folders
+	// (default /run/rehome for root, else $XDG_RUNTIME_DIR/rehome).
+	LingerBase string
 }
 
 // ErrPodmanMissing is wrapped by Connect when no podman binary is installed.
@@ -189,12 +198,6 @@ func startService(ctx context.Context, opts ConnectOptions) (*Connection, error)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrPodmanMissing, InstallHint())
 	}
-	dir, err := os.MkdirTemp("", "rehome-podman-")
-	if err != nil {
-		return nil, fmt.Errorf("create a folder for the Podman service: %w", err)
-	}
-	sock := filepath.Join(dir, "podman.sock")
-	uri := "unix://" + sock
 	// The runtime is named, never left to the service's default, so that
 	// rehome knows which one runs its sandboxes.
 	rt := opts.Runtime
@@ -206,7 +209,89 @@ func startService(ctx context.Context, opts ConnectOptions) (*Connection, error)
 			}
 		}
 	}
-	args := []string{"system", "service", "--time=0", uri}
+	if opts.Linger > 0 {
+		if dir, ok := lingerDir(opts.LingerBase, rt); ok {
+			return lingeringService(ctx, opts, path, rt, dir)
+		}
+	}
+	dir, err := os.MkdirTemp("", "rehome-podman-")
+	if err != nil {
+		return nil, fmt.Errorf("create a folder for the Podman service: %w", err)
+	}
+	return runService(ctx, opts, path, rt, dir, false)
+}
+
+// lingerDir is the private folder of a lingering service with runtime rt:
+// base/podman-<rt>, base being by default /run/rehome for root and
+// $XDG_RUNTIME_DIR/rehome otherwise — or none when there is no such
+// runtime folder.
+func lingerDir(base, rt string) (string, bool) {
+	switch {
+	case base != "":
+	case os.Geteuid() == 0:
+		base = "/run/rehome"
+	default:
+		x := os.Getenv("XDG_RUNTIME_DIR")
+		if x == "" {
+			return "", false
+		}
+		base = filepath.Join(x, "rehome")
+	}
+	name := "podman-" + rt
+	if rt == "" {
+		name = "podman"
+	}
+	dir, err := privateDirIn(base, name)
+	return dir, err == nil
+}
+
+// privateDirIn makes base/name (each 0700) and checks that both are this
+// user's private folders that no other user can plant or rename.
+func privateDirIn(base, name string) (string, error) {
+	dir := filepath.Join(base, name)
+	for _, d := range []string{base, dir} {
+		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", err
+		}
+		if err := privateRoot(d); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// lingeringService connects to the lingering service in dir, or starts it
+// there. A lock on the folder makes commands started together share one.
+func lingeringService(ctx context.Context, opts ConnectOptions, path, rt, dir string) (*Connection, error) {
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock the Podman service's folder: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return nil, fmt.Errorf("lock the Podman service's folder: %w", err)
+	}
+	sock := filepath.Join(dir, "podman.sock")
+	if _, err := os.Lstat(sock); err == nil {
+		if cctx, err := dial(ctx, "unix://"+sock); err == nil {
+			return &Connection{URI: "unix://" + sock, Started: true, Runtime: rt, ctx: cctx}, nil
+		}
+		os.Remove(sock) // a service that idled out or died
+	}
+	return runService(ctx, opts, path, rt, dir, true)
+}
+
+// runService starts `podman system service` on dir/podman.sock, dir being
+// also its working directory. A lingering service is its own session and
+// ends when idle for opts.Linger; another dies with rehome.
+func runService(ctx context.Context, opts ConnectOptions, path, rt, dir string, linger bool) (*Connection, error) {
+	sock := filepath.Join(dir, "podman.sock")
+	uri := "unix://" + sock
+	idle := "--time=0"
+	if linger {
+		idle = fmt.Sprintf("--time=%d", max(1, int(opts.Linger.Seconds())))
+	}
+	args := []string{"system", "service", idle, uri}
 	if rt != "" {
 		args = append([]string{"--runtime", rt}, args...)
 	}
@@ -227,17 +312,30 @@ func startService(ctx context.Context, opts ConnectOptions) (*Connection, error)
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// The service dies with rehome: no orphan keeps the socket.
+	// The service dies with rehome: no orphan keeps the socket. A lingering
+	// one is a session of its own that ends by itself when idle.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
+	if linger {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		os.RemoveAll(dir)
+		if !linger {
+			os.RemoveAll(dir)
+		}
 		return nil, fmt.Errorf("start `podman system service`: %w", err)
 	}
 	logf.Close()
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	c := &Connection{URI: uri, Started: true, Runtime: rt, svc: cmd, dir: dir, done: done}
+	stop := c.Close
+	if linger {
+		// Close leaves it running; the next command finds it. Only a start
+		// that fails here stops it.
+		c.svc, c.dir = nil, ""
+		stop = func() error { cmd.Process.Kill(); <-done; os.Remove(sock); return nil }
+	}
 
 	limit := opts.StartTimeout
 	if limit == 0 {
@@ -248,7 +346,9 @@ func startService(ctx context.Context, opts ConnectOptions) (*Connection, error)
 		select {
 		case <-done:
 			tail := logTail(filepath.Join(dir, "service.log"))
-			os.RemoveAll(dir)
+			if !linger {
+				os.RemoveAll(dir)
+			}
 			return nil, fmt.Errorf("`podman system service` exited at once: %s", tail)
 		default:
 		}
@@ -260,12 +360,12 @@ func startService(ctx context.Context, opts ConnectOptions) (*Connection, error)
 		}
 		if time.Now().After(deadline) {
 			tail := logTail(filepath.Join(dir, "service.log"))
-			c.Close()
+			stop()
 			return nil, fmt.Errorf("`podman system service` did not answer within %s: %s", limit, tail)
 		}
 		select {
 		case <-ctx.Done():
-			c.Close()
+			stop()
 			return nil, ctx.Err()
 		case <-time.After(25 * time.Millisecond):
 		}

@@ -142,7 +142,7 @@ func (e *Engine) Runtime(ctx context.Context) (string, error) {
 		// The private service belongs to the engine and outlives this call:
 		// its connection must not end with the caller's context.
 		keep := context.WithoutCancel(ctx)
-		conn, err := Open(keep, ConnectOptions{ForceStart: true, Runtime: rt, PodmanPath: e.opts.Connect.PodmanPath})
+		conn, err := Open(keep, ConnectOptions{ForceStart: true, Runtime: rt, PodmanPath: e.opts.Connect.PodmanPath, Linger: e.opts.Connect.Linger})
 		if err != nil {
 			probes = append(probes, RuntimeProbe{Service: "private", Runtime: rt, Error: printable(err.Error(), 300)})
 			continue
