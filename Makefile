@@ -26,7 +26,7 @@ GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
-.PHONY: all run test build install-desktop deps deps-test ui sandbox-image gotest vet fmt-check uitest e2e window bench clean package package-check fresh-check
+.PHONY: all run test build install-desktop deps deps-test deps-package ui sandbox-image gotest vet fmt-check uitest e2e window bench clean package package-check fresh-check
 
 all: build
 
@@ -35,6 +35,9 @@ deps:
 
 deps-test:
 	@bash build/setup.sh test
+
+deps-package:
+	@bash build/setup.sh package
 
 ui: frontend/dist/index.html
 frontend/dist/index.html: $(UI_SRC)
@@ -93,7 +96,7 @@ window: build sandbox-image
 # (both, plus Podman and every package a minimal Debian 12 lacks; needs the
 # Debian mirror). package-check installs them in fresh Debian 12 roots with
 # no network (root; several minutes; not part of `make test`).
-package: build
+package: deps-package build
 	@# The binary must carry the package's version (it is baked in at link time).
 	@[ "$$($(BIN) version)" = "rehome $(VERSION)" ] || { rm -f $(BIN); $(MAKE) --no-print-directory $(BIN); }
 	REHOME_VERSION=$(VERSION) build/package/deb.sh

@@ -2,7 +2,9 @@
 # Installs what rehome needs on a Debian/Ubuntu machine, idempotently:
 # nothing is downloaded twice, and a machine that has everything is left
 # alone. `build/setup.sh run` installs what building and running need;
-# `build/setup.sh test` adds what the tests need (a headless browser, Xvfb…).
+# `build/setup.sh test` adds what the tests need (a headless browser, Xvfb…);
+# `build/setup.sh package` what `make package` needs (dpkg-dev, fakeroot,
+# lintian).
 # Uses sudo when not root. All of this needs the network once; rehome itself
 # never does at run time.
 set -euo pipefail
@@ -27,6 +29,9 @@ apt_run=(build-essential make pkg-config git curl ca-certificates xz-utils libgt
 apt_test=(xvfb xauth imagemagick xdotool chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux python3-nbformat)
 want=("${apt_run[@]}")
 [ "$mode" = test ] && want+=("${apt_test[@]}")
+# The packages: dpkg-deb and dpkg-shlibdeps, fakeroot, dpkg-scanpackages for
+# the offline bundle's index, lintian to check them.
+[ "$mode" = package ] && want+=(dpkg-dev fakeroot lintian)
 
 missing=()
 for p in "${want[@]}"; do
