@@ -68,7 +68,7 @@ func ArchiveName() string { return "rehome-sandbox-" + recipe.Tag() + ".tar.gz" 
 // `make test`) leaves readable by everyone, and the folder a package ships
 // one in. Rootless Podman keeps images per user, so a normal user's first
 // run loads the image from one of these instead of building it again.
-var SharedArchiveDirs = []string{"/var/cache/rehome", "/usr/share/rehome"}
+var SharedArchiveDirs = []string{"/var/cache/rehome", PackagedImageDir}
 
 // findArchive returns the first readable archive of this recipe's image:
 // in the engine's cache folder, then (unless the engine was given a cache
