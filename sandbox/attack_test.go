@@ -350,6 +350,13 @@ func TestAttackHostFactsLargeInput(t *testing.T) {
 	if syscall.Stat(roots[0], &rst) != nil || rst.Dev != st.Dev {
 		t.Skipf("no stage folder on the file system of %s here: the mount table shows its path (documented)", dir)
 	}
+	// The same file system through another mount (a bind mount, as in a
+	// container or chroot) refuses links too (EXDEV): then the same.
+	probe := filepath.Join(roots[0], "link-probe-"+randomToken())
+	if err := os.Link(big, probe); err != nil {
+		t.Skipf("no hard link from %s to %s here (%v): the mount table shows its path (documented)", roots[0], dir, err)
+	}
+	os.Remove(probe)
 	res := runCode(t, "import os\nmi = open('/proc/self/mountinfo').read()\nprint([l for l in mi.splitlines() if 'big.csv' in l])\nf = open('/mnt/data/big.csv', 'rb'); f.seek(-5, 2); print(f.read())\n", Limits{}, big)
 	t.Logf("%s", res.Stdout)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "b'tail\\n'") || strings.Contains(res.Stdout, "user-folder-") || !strings.Contains(res.Stdout, stageDirName) {
