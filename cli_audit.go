@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"rehome/backend/bytesize"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -86,15 +87,14 @@ func (o *optBytes) String() string {
 	if o.v == nil {
 		return ""
 	}
-	return audit.FormatBytes(*o.v)
+	return bytesize.Format(*o.v)
 }
 
 func (o *optBytes) Set(s string) error {
-	b, err := hardware.ParseBytes(s)
+	v, err := bytesize.Parse(s)
 	if err != nil {
 		return err
 	}
-	v := int64(b)
 	o.v = &v
 	return nil
 }
@@ -159,7 +159,7 @@ func cmdAuditRun(env *cliEnv, args []string) int {
 func printAudit(w io.Writer, rec audit.Record) {
 	m := rec.Machine
 	fmt.Fprintf(w, "Audit %s, %s\n", rec.ID, rec.Created.Local().Format("2 Jan 2006 15:04"))
-	fmt.Fprintf(w, "Machine: %s of VRAM (%s), %s of RAM (%s)", audit.FormatBytes(m.VRAMBytes), m.VRAMSource, audit.FormatBytes(m.RAMBytes), m.RAMSource)
+	fmt.Fprintf(w, "Machine: %s of VRAM (%s), %s of RAM (%s)", bytesize.Format(m.VRAMBytes), m.VRAMSource, bytesize.Format(m.RAMBytes), m.RAMSource)
 	if len(m.GPUs) > 0 {
 		fmt.Fprintf(w, "; %s", strings.Join(m.GPUs, ", "))
 	}
@@ -237,9 +237,9 @@ func printModelChoice(w io.Writer, t *audit.Model, ch *audit.ModelChoice) {
 		fmt.Fprintln(w, "Text model: none fits this machine")
 		return
 	}
-	where := "on the GPU, " + audit.FormatBytes(t.VRAMBytes)
+	where := "on the GPU, " + bytesize.Format(t.VRAMBytes)
 	if t.OnCPU {
-		where = "on the CPU, " + audit.FormatBytes(t.RAMBytes) + " of RAM"
+		where = "on the CPU, " + bytesize.Format(t.RAMBytes) + " of RAM"
 	}
 	tag := ""
 	if t.Tag != "" {
@@ -300,7 +300,7 @@ func cmdAuditList(env *cliEnv, args []string) int {
 		for _, aa := range r.Assistants {
 			names = append(names, aa.Subject.Name)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), audit.FormatBytes(r.Machine.VRAMBytes), strings.Join(names, ", "), r.Summary.Headline)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), bytesize.Format(r.Machine.VRAMBytes), strings.Join(names, ", "), r.Summary.Headline)
 	}
 	tw.Flush()
 	return exitOK

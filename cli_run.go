@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"rehome/backend/bytesize"
 	"strings"
 	"time"
 
@@ -21,7 +22,7 @@ func cmdRun(env *cliEnv, args []string) int {
 	fs := env.flags("run", "run --file PATH [--timeout 30s] [--memory 512MiB] [--cpus 1] [--pids 128] [--out DIR] [--json] SCRIPT.py|-")
 	file := fs.String("file", "", "the `file` the code works on, seen read-only at /mnt/data/<name>")
 	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit`; the whole sandbox is killed after it")
-	memory := fs.String("memory", "512MiB", "memory `ceiling` (KiB, MiB, GiB)")
+	memory := fs.String("memory", "512MiB", "memory `ceiling` (512MiB, 2GiB, 2g; GB is 10⁹ bytes)")
 	cpus := fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the code may use")
 	pids := fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once")
 	outDir := fs.String("out", "", "`folder` for output files and plots (default: the run's folder in the data directory)")
@@ -33,7 +34,7 @@ func cmdRun(env *cliEnv, args []string) int {
 	if fs.NArg() != 1 {
 		return env.usage("run takes one script (a .py file, or - for stdin; see `rehome run --help`)")
 	}
-	mem, err := sandbox.ParseBytes(*memory)
+	mem, err := bytesize.Parse(*memory)
 	if err != nil {
 		return env.usage("--memory: %v", err)
 	}
@@ -160,7 +161,7 @@ func readScript(env *cliEnv, name string) (string, error) {
 		return "", fmt.Errorf("read the script: %w", err)
 	}
 	if len(data) > sandbox.MaxScriptSize {
-		return "", fmt.Errorf("the script is over %s: the sandbox takes smaller scripts", sandbox.FormatBytes(sandbox.MaxScriptSize))
+		return "", fmt.Errorf("the script is over %s: the sandbox takes smaller scripts", bytesize.Format(sandbox.MaxScriptSize))
 	}
 	return string(data), nil
 }
@@ -218,7 +219,7 @@ func printRunSummary(env *cliEnv, res *sandbox.Result, safe func(string) string)
 		fmt.Fprintf(w, "rehome: %s\n", n)
 	}
 	for _, f := range res.Files {
-		fmt.Fprintf(w, "rehome: %-5s %s (%s) → %s\n", f.Kind, safe(f.Name), sandbox.FormatBytes(f.Size), safe(f.Path))
+		fmt.Fprintf(w, "rehome: %-5s %s (%s) → %s\n", f.Kind, safe(f.Name), bytesize.Format(f.Size), safe(f.Path))
 	}
 	for _, s := range res.Skipped {
 		fmt.Fprintf(w, "rehome: refused %s: %s\n", safe(s.Name), safe(s.Reason))

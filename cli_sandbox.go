@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"rehome/backend/bytesize"
 	"strings"
 	"syscall"
 	"time"
@@ -122,10 +123,10 @@ func cmdImageBuild(env *cliEnv, args []string) int {
 		return env.json(rep)
 	}
 	fmt.Fprintf(env.stdout, "built %s: image %s (root file system %s), built in %s, imported in %s\n",
-		rep.Image, sandbox.FormatBytes(rep.ImageBytes), sandbox.FormatBytes(rep.RootfsBytes),
+		rep.Image, bytesize.Format(rep.ImageBytes), bytesize.Format(rep.RootfsBytes),
 		rep.BuildTime.Round(time.Second), rep.ImportTime.Round(time.Second))
 	fmt.Fprintf(env.stdout, "archive for air-gapped machines: %s (%s); load it there with `rehome sandbox image load FILE`\n",
-		rep.Archive, sandbox.FormatBytes(rep.ArchiveBytes))
+		rep.Archive, bytesize.Format(rep.ArchiveBytes))
 	return exitOK
 }
 
@@ -201,12 +202,12 @@ func cmdImageStatus(env *cliEnv, args []string) int {
 	} else {
 		state := "missing"
 		if st.Present {
-			state = "ready (" + sandbox.FormatBytes(st.Size) + ")"
+			state = "ready (" + bytesize.Format(st.Size) + ")"
 		}
 		fmt.Fprintf(env.stdout, "image    %s: %s\n", st.Image, state)
 		arch := "none"
 		if st.ArchivePresent {
-			arch = sandbox.FormatBytes(st.ArchiveSize)
+			arch = bytesize.Format(st.ArchiveSize)
 		}
 		fmt.Fprintf(env.stdout, "archive  %s: %s\n", st.Archive, arch)
 		if len(st.Stale) > 0 {

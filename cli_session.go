@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rehome/backend/bytesize"
 	"strings"
 	"syscall"
 	"time"
@@ -129,7 +130,7 @@ func addSessionFlags(fs *flag.FlagSet) sessionFlags {
 		file:    fs.String("file", "", "the `file` the cells work on, seen read-only at /mnt/data/<name>"),
 		timeout: fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "each cell's time `limit` (then KeyboardInterrupt)"),
 		idle:    fs.Duration("idle", sandbox.DefaultIdleTimeout, "end the session after this `time` without a cell"),
-		memory:  fs.String("memory", "1GiB", "memory `ceiling` of the whole session (KiB, MiB, GiB)"),
+		memory:  fs.String("memory", "1GiB", "memory `ceiling` of the whole session (1GiB, 512m; GB is 10⁹ bytes)"),
 		cpus:    fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the session may use"),
 		pids:    fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once"),
 		pf:      addPodmanFlags(fs),
@@ -137,7 +138,7 @@ func addSessionFlags(fs *flag.FlagSet) sessionFlags {
 }
 
 func (f sessionFlags) limits() (sandbox.Limits, error) {
-	mem, err := sandbox.ParseBytes(*f.memory)
+	mem, err := bytesize.Parse(*f.memory)
 	if err != nil {
 		return sandbox.Limits{}, fmt.Errorf("--memory: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
+	"rehome/backend/bytesize"
 	"strings"
 	"time"
 	"unicode"
@@ -240,7 +240,7 @@ func newUploadHandler(a *App, limit int64) http.Handler {
 		}
 		name := CleanFileName(raw)
 		if r.ContentLength > limit {
-			reply(http.StatusRequestEntityTooLarge, UploadReply{Error: fmt.Sprintf("%s is %s; the browser can send at most %s. Open it in the rehome window instead, which reads files in place.", name, humanBytes(r.ContentLength), humanBytes(limit))})
+			reply(http.StatusRequestEntityTooLarge, UploadReply{Error: fmt.Sprintf("%s is %s; the browser can send at most %s. Open it in the rehome window instead, which reads files in place.", name, bytesize.Format(r.ContentLength), bytesize.Format(limit))})
 			return
 		}
 		// Stream to a temporary file while hashing; the same file dropped
@@ -263,7 +263,7 @@ func newUploadHandler(a *App, limit int64) http.Handler {
 			err = cerr
 		}
 		if err == nil && n > limit {
-			err = fmt.Errorf("the file is larger than %s; open it in the rehome window instead, which reads files in place", humanBytes(limit))
+			err = fmt.Errorf("the file is larger than %s; open it in the rehome window instead, which reads files in place", bytesize.Format(limit))
 		}
 		if err == nil && r.ContentLength >= 0 && n != r.ContentLength {
 			err = errors.New("the upload was cut short: drop the file again")
@@ -406,23 +406,6 @@ func newUploadID() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
-}
-
-// humanBytes writes a size in binary units: "512 MiB", "1.5 GiB".
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return strconv.FormatInt(n, 10) + " bytes"
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	v := float64(n) / float64(div)
-	s := strconv.FormatFloat(v, 'f', 1, 64)
-	s = strings.TrimSuffix(s, ".0")
-	return s + " " + string("KMGTPE"[exp]) + "iB"
 }
 
 // UIEvent records a milestone the UI reached — a file's preview shown, the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rehome/backend/bytesize"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,7 +125,7 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 		check string
 		cs    []contender
 	}{
-		{fmt.Sprintf("plot of a %s CSV", FormatBytes(size)), " rows", []contender{
+		{fmt.Sprintf("plot of a %s CSV", bytesize.Format(size)), " rows", []contender{
 			{"bare podman run --rm", podman(bare(benchPlot))},
 			{"rehome run (CLI)", cli(script, true)},
 			{"Engine.Run (app)", engineRun(benchPlot, true)},

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rehome/backend/bytesize"
 	"strings"
 	"time"
 
@@ -206,9 +207,9 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 	if res, err := run("stdout flood", probeFlood, fl, false); err != nil {
 		add("stdout flood", NotHeld, "the probe could not run: %v", err)
 	} else if res.StdoutTruncated && len(res.Stdout) <= int(fl.StdoutMax) && res.ExitCode == 0 {
-		add("stdout flood", Held, "200 MiB printed: the first %s kept, the rest counted and dropped, nothing written to disk (%d ms)", FormatBytes(int64(len(res.Stdout))), res.DurationMS)
+		add("stdout flood", Held, "200 MiB printed: the first %s kept, the rest counted and dropped, nothing written to disk (%d ms)", bytesize.Format(int64(len(res.Stdout))), res.DurationMS)
 	} else {
-		add("stdout flood", NotHeld, "200 MiB printed: kept %s, truncated=%t, %s", FormatBytes(int64(len(res.Stdout))), res.StdoutTruncated, res.Summary)
+		add("stdout flood", NotHeld, "200 MiB printed: kept %s, truncated=%t, %s", bytesize.Format(int64(len(res.Stdout))), res.StdoutTruncated, res.Summary)
 	}
 	ol := Limits{Timeout: 60 * time.Second, OutputFiles: 8, OutputBytes: 4 * MiB}
 	if res, err := run("outputs", probeOutputs, ol, true); err != nil {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"rehome/backend/bytesize"
 	"strings"
 	"syscall"
 	"unicode/utf8"
@@ -335,7 +336,7 @@ func (c *collector) openFile(f fileFrame) error {
 	case c.nfiles >= c.lim.OutputFiles:
 		in.discard = fmt.Sprintf("over the output count cap (%d files)", c.lim.OutputFiles)
 	case f.Size > c.lim.OutputBytes-c.nbytes:
-		in.discard = fmt.Sprintf("over the output size cap (%s in all)", FormatBytes(c.lim.OutputBytes))
+		in.discard = fmt.Sprintf("over the output size cap (%s in all)", bytesize.Format(c.lim.OutputBytes))
 	case c.save == nil:
 		in.discard = "outputs are not kept for this run"
 	default:
@@ -556,7 +557,7 @@ func (c *collector) openDisplay(in *incoming) error {
 	case len(c.displays) >= maxDisplays:
 		in.discard = fmt.Sprintf("over the cap of %d shown values", maxDisplays)
 	case in.size > maxDisplayBytes:
-		in.discard = fmt.Sprintf("a shown value over %s", FormatBytes(maxDisplayBytes))
+		in.discard = fmt.Sprintf("a shown value over %s", bytesize.Format(maxDisplayBytes))
 	default:
 		in.display = make([]byte, 0, in.size)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"rehome/backend/bytesize"
 	"strconv"
 	"time"
 
@@ -100,7 +101,7 @@ func newStage(roots []string, need int64) (*stage, error) {
 		return &stage{dir: dir, lock: lock}, nil
 	}
 	if firstErr == nil {
-		firstErr = fmt.Errorf("no room for %s in %v", FormatBytes(need), roots)
+		firstErr = fmt.Errorf("no room for %s in %v", bytesize.Format(need), roots)
 	}
 	return nil, fmt.Errorf("create a private folder for the run: %w", firstErr)
 }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"rehome/backend/bytesize"
 	"slices"
 	"strconv"
 	"strings"
@@ -313,7 +314,7 @@ func checkSecondModel(where string, cp Capability) []error {
 			return o.When.VRAMBelow != nil && *o.When.VRAMBelow == need
 		})
 		if alone < 0 {
-			errs = append(errs, fmt.Errorf("%s: needs an earlier rule for a GPU below %s in all, where the second model cannot run even alone", rw, FormatBytes(int64(need))))
+			errs = append(errs, fmt.Errorf("%s: needs an earlier rule for a GPU below %s in all, where the second model cannot run even alone", rw, bytesize.Format(int64(need))))
 		}
 	}
 	return errs

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"rehome/backend/bytesize"
 	"slices"
 	"strings"
 )
@@ -182,9 +183,9 @@ func costAlternative(cat *Catalog, req Request, machine Machine, s Subject, a *A
 		}
 	}
 	a.Hours, a.OpsHoursPerMonth, a.FirstYearHours = e.Hours, e.OpsHoursPerMonth, e.FirstYearHours
-	where := FormatBytes(m.VRAMBytes) + " of VRAM"
+	where := bytesize.Format(m.VRAMBytes) + " of VRAM"
 	if m.OnCPU {
-		where = FormatBytes(m.RAMBytes) + " of RAM, on the CPU"
+		where = bytesize.Format(m.RAMBytes) + " of RAM, on the CPU"
 	}
 	var parts []string
 	parts = append(parts, fmt.Sprintf("%s: %s", m.Name, where))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"rehome/backend/bytesize"
 	"slices"
 	"time"
 
@@ -79,7 +80,7 @@ func MachineFromReport(r hardware.Report) (Machine, bool) {
 	for _, g := range r.GPUs {
 		desc := fmt.Sprintf("%s %s", g.Vendor, g.Product)
 		if g.VRAMKnown() {
-			desc += fmt.Sprintf(" (%s, %s)", FormatBytes(int64(g.VRAMTotalBytes)), g.VRAMSource)
+			desc += fmt.Sprintf(" (%s, %s)", bytesize.Format(int64(g.VRAMTotalBytes)), g.VRAMSource)
 		} else {
 			desc += " (VRAM unknown)"
 			known = false
