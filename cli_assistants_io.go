@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"rehome/backend/atomicfile"
 	"strings"
 
 	"rehome/backend/assistant"
@@ -277,29 +277,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // writeAtomic writes what fill writes to path so that the file appears
 // complete or not at all.
 func writeAtomic(path string, fill func(w io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".rehome-export-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := atomicfile.Write(path, 0o644, fill); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

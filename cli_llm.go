@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"rehome/backend/atomicfile"
 	"strings"
 	"time"
 
@@ -158,7 +158,7 @@ func cmdConvExport(env *cliEnv, name string, args []string) int {
 		env.stdout.Write(data)
 		return exitOK
 	}
-	if err := os.WriteFile(*out, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(*out, data, 0o644); err != nil {
 		return env.fail(err)
 	}
 	fmt.Fprintf(env.stderr, "rehome: wrote %s\n", *out)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
 	"strings"
 	"syscall"
@@ -410,7 +411,7 @@ func cmdSessionExport(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		return env.fail(fmt.Errorf("write %s: %w", *out, err))
 	}
 	fmt.Fprintf(env.stderr, "rehome: %d cells → %s\n", len(cells), *out)

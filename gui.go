@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"rehome/backend/atomicfile"
 	goruntime "runtime"
 	"strings"
 	"sync"
@@ -422,12 +423,8 @@ func (g geometry) save(dir string, log *slog.Logger) {
 		return
 	}
 	b, _ := json.Marshal(g)
-	tmp := filepath.Join(dir, geometryFile+".tmp")
-	if err := os.WriteFile(tmp, b, 0o600); err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, geometryFile))
-		if err != nil {
-			log.Warn("remember the window's place", "err", err)
-		}
+	if err := atomicfile.WriteFile(filepath.Join(dir, geometryFile), b, 0o600); err != nil {
+		log.Warn("remember the window's place", "err", err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
 	"strings"
 	"time"
@@ -186,22 +187,10 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".part-*")
-	if err != nil {
+	return atomicfile.Write(dst, 0o644, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, in); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	})
 }
 
 // UploadReply is what POST /api/upload answers.
@@ -250,18 +239,17 @@ func newUploadHandler(a *App, limit int64) http.Handler {
 			reply(http.StatusInternalServerError, UploadReply{Error: "cannot store the upload: " + err.Error()})
 			return
 		}
-		f, err := os.CreateTemp(root, ".part-*")
+		// Readable like a file the user saved (umask 022): the sandbox's
+		// unprivileged user reads it through its bind mount. The folders
+		// stay private.
+		f, err := atomicfile.New(filepath.Join(root, "upload"), 0o644)
 		if err != nil {
 			reply(http.StatusInternalServerError, UploadReply{Error: "cannot store the upload: " + err.Error()})
 			return
 		}
-		defer os.Remove(f.Name())
+		defer f.Cleanup()
 		h := sha256.New()
 		n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r.Body, limit+1))
-		cerr := f.Close()
-		if err == nil {
-			err = cerr
-		}
 		if err == nil && n > limit {
 			err = fmt.Errorf("the file is larger than %s; open it in the rehome window instead, which reads files in place", bytesize.Format(limit))
 		}
@@ -278,13 +266,7 @@ func newUploadHandler(a *App, limit int64) http.Handler {
 				return
 			}
 			if err = os.MkdirAll(dir, 0o700); err == nil {
-				err = os.Rename(f.Name(), path)
-			}
-			if err == nil {
-				// Readable like a file the user saved (umask 022): the sandbox's
-				// unprivileged user reads it through its bind mount. The
-				// folders stay private.
-				err = os.Chmod(path, 0o644)
+				err = f.CommitAs(path)
 			}
 		}
 		if err != nil {

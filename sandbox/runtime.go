@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rehome/backend/atomicfile"
 	"slices"
 	"strings"
 	"syscall"
@@ -305,20 +306,7 @@ func (e *Engine) saveState(st runtimeState) {
 		return
 	}
 	data, _ := json.MarshalIndent(st, "", "  ")
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".runtime-*.json")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = atomicfile.WriteFile(p, data, 0o600)
 }
 
 func appendNew(list []string, s string) []string {

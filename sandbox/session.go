@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
 	"sort"
 	"strconv"
@@ -1021,11 +1022,10 @@ func writeJSON(name string, v any) error {
 	if err != nil {
 		return err
 	}
-	tmp := name + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+	if err := atomicfile.WriteFile(name, data, 0o600); err != nil {
 		return fmt.Errorf("save %s: %w", filepath.Base(name), err)
 	}
-	return os.Rename(tmp, name)
+	return nil
 }
 
 func readJSON(name string, v any) error {

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"rehome/backend/atomicfile"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -338,22 +339,16 @@ func (s *Store) Backup(w io.Writer) (int64, error) {
 // BackupFile writes a hot backup to path, atomically: the copy appears
 // under its name only once complete.
 func (s *Store) BackupFile(path string) (int64, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".rehome-backup-*")
+	f, err := atomicfile.New(path, 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("create backup: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	n, err := s.Backup(tmp)
+	defer f.Cleanup()
+	n, err := s.Backup(f)
 	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+		err = f.Commit()
 	}
 	if err != nil {
-		return 0, fmt.Errorf("write backup: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return 0, fmt.Errorf("write backup: %w", err)
 	}
 	return n, nil
