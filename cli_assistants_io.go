@@ -6,10 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"rehome/backend/atomicfile"
 	"strings"
 
 	"rehome/backend/assistant"
+	"rehome/backend/atomicfile"
 	"rehome/backend/audit"
 	"rehome/backend/store"
 )

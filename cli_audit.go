@@ -6,13 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"rehome/backend/bytesize"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"rehome/backend/assistant"
 	"rehome/backend/audit"
+	"rehome/backend/bytesize"
 	"rehome/backend/hardware"
 )
 

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"rehome/backend/atomicfile"
 	"strings"
 	"time"
 
+	"rehome/backend/atomicfile"
 	"rehome/backend/hardware"
 	"rehome/backend/llm"
 	"rehome/backend/models"

@@ -6,10 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"rehome/backend/bytesize"
 	"strings"
 	"time"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/store"
 	"rehome/sandbox"
 )

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"rehome/backend/bytesize"
 	"strings"
 	"syscall"
 	"time"
 
+	"rehome/backend/bytesize"
 	"rehome/sandbox"
 )
 

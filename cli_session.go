@@ -10,12 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rehome/backend/atomicfile"
-	"rehome/backend/bytesize"
 	"strings"
 	"syscall"
 	"time"
 
+	"rehome/backend/atomicfile"
+	"rehome/backend/bytesize"
 	"rehome/sandbox"
 )
 

@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"rehome/backend/atomicfile"
 	goruntime "runtime"
 	"strings"
 	"sync"
@@ -29,6 +28,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"rehome/app"
+	"rehome/backend/atomicfile"
 )
 
 //go:embed build/appicon.png

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rehome/backend/atomicfile"
 	"sync"
 	"time"
 
+	"rehome/backend/atomicfile"
 	"rehome/sandbox"
 )
 

@@ -8,12 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rehome/backend/bytesize"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // benchPlot is the plot script of the benchmark: the same text runs in

@@ -2,11 +2,12 @@ package sandbox
 
 import (
 	"fmt"
-	"rehome/backend/bytesize"
 	goruntime "runtime"
 	"strconv"
 	"syscall"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // One policy for the limits a user may set, on every face: the Settings

@@ -15,8 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"rehome/backend/bytesize"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // Limits are the ceilings of one run. Zero fields take the defaults of

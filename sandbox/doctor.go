@@ -9,12 +9,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rehome/backend/bytesize"
 	"strings"
 	"time"
 
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 	"github.com/containers/podman/v4/pkg/bindings/system"
+
+	"rehome/backend/bytesize"
 )
 
 // Check is one probe of the self-test.

@@ -10,13 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rehome/backend/atomicfile"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/containers/podman/v4/pkg/bindings/images"
 
+	"rehome/backend/atomicfile"
 	recipe "rehome/build/sandbox"
 )
 

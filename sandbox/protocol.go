@@ -12,10 +12,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"rehome/backend/bytesize"
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"rehome/backend/bytesize"
 )
 
 // The frames the runner sends on the container's stdout (see

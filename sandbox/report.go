@@ -3,9 +3,10 @@ package sandbox
 import (
 	"fmt"
 	"math"
-	"rehome/backend/bytesize"
 	"strings"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // finish fills a Result from what the runner reported (the frames) and what

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rehome/backend/atomicfile"
 	"slices"
 	"strings"
 	"syscall"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/containers/podman/v4/libpod/define"
 	"github.com/containers/podman/v4/pkg/bindings/containers"
+
+	"rehome/backend/atomicfile"
 )
 
 // RuntimeProbe is the outcome of trying one service and OCI runtime.

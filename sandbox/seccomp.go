@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rehome/backend/atomicfile"
 	"slices"
 	"sync"
 
 	"github.com/containers/common/pkg/seccomp"
 	"golang.org/x/sys/unix"
+
+	"rehome/backend/atomicfile"
 )
 
 // The sandbox's seccomp profile is Podman's default (containers/common,

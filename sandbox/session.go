@@ -14,8 +14,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"rehome/backend/atomicfile"
-	"rehome/backend/bytesize"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +23,9 @@ import (
 
 	"github.com/containers/podman/v4/libpod/define"
 	"github.com/containers/podman/v4/pkg/bindings/containers"
+
+	"rehome/backend/atomicfile"
+	"rehome/backend/bytesize"
 )
 
 // Sessions: a Code Interpreter that keeps its state across cells, like

@@ -6,12 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rehome/backend/bytesize"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // benchFirstCell is the first cell after a drop in the benchmark: the same

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rehome/backend/bytesize"
 	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"rehome/backend/bytesize"
 )
 
 // A run's private folder (its "stage") holds what Podman mounts for it: a

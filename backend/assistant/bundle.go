@@ -15,11 +15,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"rehome/backend/atomicfile"
 	"slices"
 	"strings"
 	"time"
 
+	"rehome/backend/atomicfile"
 	"rehome/backend/store"
 )
 

@@ -18,11 +18,12 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"rehome/backend/bytesize"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"rehome/backend/bytesize"
 )
 
 //go:embed catalog.json

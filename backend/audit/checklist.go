@@ -2,11 +2,11 @@ package audit
 
 import (
 	"fmt"
-	"rehome/backend/bytesize"
 	"strings"
 	"time"
 
 	"rehome/backend/assistant"
+	"rehome/backend/bytesize"
 )
 
 // Step is one step of a migration checklist.

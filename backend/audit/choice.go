@@ -2,9 +2,10 @@ package audit
 
 import (
 	"fmt"
-	"rehome/backend/bytesize"
 	"slices"
 	"strings"
+
+	"rehome/backend/bytesize"
 )
 
 // The needs an assistant has of its text model.

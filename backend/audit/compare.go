@@ -2,10 +2,11 @@ package audit
 
 import (
 	"fmt"
-	"rehome/backend/bytesize"
 	"slices"
 	"strings"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // Change is one input or figure that differs between two audits.

@@ -2,8 +2,9 @@ package audit
 
 import (
 	"fmt"
-	"rehome/backend/bytesize"
 	"strings"
+
+	"rehome/backend/bytesize"
 )
 
 // Model is the text model an assistant would run on, as the fit estimate

@@ -2,8 +2,9 @@ package audit
 
 import (
 	"fmt"
-	"rehome/backend/bytesize"
 	"strings"
+
+	"rehome/backend/bytesize"
 )
 
 // DescribeWhen says a rule's condition in words.

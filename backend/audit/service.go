@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"rehome/backend/bytesize"
 	"slices"
 	"time"
 
 	"rehome/backend/assistant"
+	"rehome/backend/bytesize"
 	"rehome/backend/hardware"
 	"rehome/backend/store"
 )

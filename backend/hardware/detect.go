@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rehome/backend/bytesize"
 	"runtime"
 	"strings"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // Options configure a Detector. The zero value detects the running machine.

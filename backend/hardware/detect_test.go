@@ -5,10 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"rehome/backend/bytesize"
 	"slices"
 	"strings"
 	"testing"
+
+	"rehome/backend/bytesize"
 )
 
 const gib = 1 << 30

@@ -3,8 +3,9 @@ package hardware
 import (
 	"fmt"
 	"io"
-	"rehome/backend/bytesize"
 	"strings"
+
+	"rehome/backend/bytesize"
 )
 
 // WriteText prints the report for a terminal, every figure with its source.

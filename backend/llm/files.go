@@ -3,9 +3,9 @@ package llm
 import (
 	"fmt"
 	"path/filepath"
-	"rehome/backend/bytesize"
 	"strings"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/dataset"
 )
 

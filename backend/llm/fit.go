@@ -2,9 +2,9 @@ package llm
 
 import (
 	"fmt"
-	"rehome/backend/bytesize"
 
 	"rehome/backend/audit"
+	"rehome/backend/bytesize"
 	"rehome/backend/models"
 )
 

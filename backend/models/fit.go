@@ -3,10 +3,10 @@ package models
 import (
 	"fmt"
 	"math"
-	"rehome/backend/bytesize"
 	"sort"
 	"strings"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/hardware"
 )
 

@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"rehome/backend/bytesize"
 	"strings"
 	"testing"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/hardware"
 )
 

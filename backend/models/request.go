@@ -2,9 +2,9 @@ package models
 
 import (
 	"fmt"
-	"rehome/backend/bytesize"
 	"strings"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/hardware"
 )
 

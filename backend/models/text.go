@@ -3,9 +3,10 @@ package models
 import (
 	"fmt"
 	"io"
-	"rehome/backend/bytesize"
 	"strings"
 	"text/tabwriter"
+
+	"rehome/backend/bytesize"
 )
 
 // WriteText prints the estimate for a terminal: each term with its

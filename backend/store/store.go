@@ -14,10 +14,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"rehome/backend/atomicfile"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"rehome/backend/atomicfile"
 )
 
 // Bucket names one kind of record.
