@@ -75,9 +75,15 @@ func ListRecords(st *store.Store, limit int) ([]Record, error) {
 	return store.List[Record](st, store.Runs, limit)
 }
 
-// GetRecord returns one run.
+// GetRecord returns one run. A run written by a newer rehome is refused
+// with an error wrapping store.ErrNewer.
 func GetRecord(st *store.Store, id string) (Record, error) {
 	var r Record
-	err := st.Get(store.Runs, id, &r)
-	return r, err
+	if err := st.Get(store.Runs, id, &r); err != nil {
+		return Record{}, err
+	}
+	if err := store.CheckSchema(store.Runs, id, r.Schema, RecordSchema); err != nil {
+		return Record{}, err
+	}
+	return r, nil
 }

@@ -279,8 +279,8 @@ func (s *Service) Get(id string) (Record, error) {
 		}
 		return Record{}, err
 	}
-	if r.Schema > SchemaVersion {
-		return Record{}, fmt.Errorf("audit %s was written by a newer rehome (schema %d): upgrade rehome to read it", id, r.Schema)
+	if err := store.CheckSchema(store.Audits, id, r.Schema, SchemaVersion); err != nil {
+		return Record{}, err
 	}
 	return r, nil
 }

@@ -55,6 +55,20 @@ var ErrLocked = errors.New("database is locked")
 // ErrDamaged is wrapped by every call that met a damaged page in the file.
 var ErrDamaged = errors.New("database file is damaged")
 
+// ErrNewer is wrapped by the error for a record written by a newer rehome
+// (a schema version above the one this build knows): it is refused rather
+// than read partly, or written back without the fields this build lacks.
+var ErrNewer = errors.New("written by a newer rehome")
+
+// CheckSchema returns an error wrapping ErrNewer when record id of bucket b
+// carries a schema above known, the version this build writes.
+func CheckSchema(b Bucket, id string, schema, known int) error {
+	if schema > known {
+		return fmt.Errorf("%s %s was %w (schema %d, this build knows %d): update rehome to read it", singular(b), id, ErrNewer, schema, known)
+	}
+	return nil
+}
+
 // Store is an open rehome database. It is safe for concurrent use.
 type Store struct {
 	db   *bolt.DB
@@ -212,6 +226,35 @@ func (s *Store) Get(b Bucket, id string, v any) error {
 			return fmt.Errorf("%s %q: %w", singular(b), id, ErrNotFound)
 		}
 		return json.Unmarshal(raw, v)
+	})
+}
+
+// Modify decodes record id of bucket b into v, calls fn, which changes v,
+// and stores v again, all in one transaction: concurrent calls on the same
+// record run one after the other, so none loses another's change. When fn
+// returns an error nothing is stored. It returns an error wrapping
+// ErrNotFound when there is no record id.
+func (s *Store) Modify(b Bucket, id string, v any, fn func() error) error {
+	return s.update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket([]byte(b))
+		if bk == nil {
+			return fmt.Errorf("no bucket %q", b)
+		}
+		raw := bk.Get([]byte(id))
+		if raw == nil {
+			return fmt.Errorf("%s %q: %w", singular(b), id, ErrNotFound)
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			return fmt.Errorf("decode %s %s: %w", singular(b), id, err)
+		}
+		if err := fn(); err != nil {
+			return err
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode %s record: %w", b, err)
+		}
+		return bk.Put([]byte(id), data)
 	})
 }
 
