@@ -209,7 +209,7 @@ func TestBuildSpecHardening(t *testing.T) {
 	}
 	// Command: the runner, its config, the script.
 	if len(s.Command) != 7 || s.Command[4] != runnerPath || len(s.Entrypoint) != 0 {
-		t.Fatalf("command %v", describeArgv(s.Command))
+		t.Fatalf("command %q", s.Command)
 	}
 	var rc runnerConfig
 	raw, _ := base64.StdEncoding.DecodeString(s.Command[5])

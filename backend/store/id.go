@@ -34,15 +34,6 @@ func NewID() string {
 	return crockford.EncodeToString(b[:])
 }
 
-// IDTime returns the creation time encoded in an id from NewID.
-func IDTime(id string) (time.Time, bool) {
-	b, err := crockford.DecodeString(id)
-	if err != nil || len(b) != 16 {
-		return time.Time{}, false
-	}
-	return time.Unix(0, int64(binary.BigEndian.Uint64(b[:8]))), true
-}
-
 // DataDir returns rehome's data directory: $REHOME_HOME, else
 // $XDG_DATA_HOME/rehome, else ~/.local/share/rehome.
 func DataDir() (string, error) {

@@ -33,9 +33,6 @@ func Files() []string {
 	return names
 }
 
-// Read returns the content of one recipe file.
-func Read(name string) ([]byte, error) { return files.ReadFile(name) }
-
 // Digest is the sha256 of the recipe: each file's name and content, in name
 // order. It changes whenever anything that goes into the image changes.
 func Digest() string {
