@@ -17,6 +17,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"rehome/backend/atomicfile"
 )
@@ -96,7 +97,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.Timeout, ReadOnly: opts.ReadOnly})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("%w: %s is in use by another rehome process (a window or `rehome serve`): close it and try again, or point REHOME_HOME elsewhere", ErrLocked, path)
 		}
 		return nil, fmt.Errorf("open database %s: %w (run `rehome doctor`; restore from a `rehome backup` copy if it is damaged)", path, err)
