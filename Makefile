@@ -22,7 +22,7 @@ VERSION  := $(shell build/package/version.sh 2>/dev/null || echo dev)
 # A hardened binary (PIE, RELRO), as Debian asks. Not -z now: go-nvml binds
 # NVML lazily (dlopen at run time), and immediate binding fails to start.
 LDFLAGS  := -s -w -X main.version=$(VERSION) -linkmode=external -extldflags=-Wl,-z,relro
-GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_test.go') go.mod go.sum $(wildcard build/sandbox/*.py build/sandbox/*.txt build/sandbox/*.sh)
+GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_test.go') go.mod go.sum $(wildcard build/sandbox/*.py build/sandbox/*.txt build/sandbox/*.sh sandbox/probes/*.py)
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
