@@ -1,5 +1,3 @@
-// Package logs sets up rehome's structured logging: JSON lines to a
-// rotating file in the data directory, and text to stderr when asked.
 package logs
 
 import (
