@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -71,7 +69,8 @@ var CapabilityIDs = []string{
 }
 
 // Bytes is a size in the catalog: a number of bytes or a string such as
-// "6GiB" (binary units only, so the figures match what drivers report).
+// "6GiB", read by package bytesize, in binary units only, so the figures
+// match what drivers report.
 type Bytes int64
 
 // UnmarshalJSON accepts 6442450944 or "6GiB".
@@ -85,24 +84,18 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return fmt.Errorf("size %s: want a number of bytes or a string such as \"6GiB\"", data)
 	}
-	v, err := parseBinarySize(s)
+	v, err := bytesize.Parse(s)
 	if err != nil {
-		return err
+		return fmt.Errorf("size %q: %w", s, err)
+	}
+	// The catalog's figures are compared with what drivers report, in
+	// binary units: a decimal GB there would be a slip.
+	unit := strings.ToLower(strings.TrimLeft(s, "0123456789. "))
+	if !slices.Contains([]string{"", "b", "kib", "mib", "gib", "tib"}, unit) {
+		return fmt.Errorf("size %q: write the catalog's sizes in bytes or binary units (KiB, MiB, GiB, TiB), such as \"6GiB\"", s)
 	}
 	*b = Bytes(v)
 	return nil
-}
-
-var sizeRE = regexp.MustCompile(`^\s*([0-9]+(?:\.[0-9]+)?)\s*(B|KiB|MiB|GiB|TiB)\s*$`)
-
-func parseBinarySize(s string) (int64, error) {
-	m := sizeRE.FindStringSubmatch(s)
-	if m == nil {
-		return 0, fmt.Errorf("size %q: write it as a number and B, KiB, MiB, GiB or TiB, such as \"6GiB\"", s)
-	}
-	v, _ := strconv.ParseFloat(m[1], 64)
-	mult := map[string]float64{"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[m[2]]
-	return int64(math.Round(v * mult)), nil
 }
 
 // Cost is what moving a capability takes.

@@ -24,12 +24,12 @@ func (ModelsAdvisor) Candidates(vram, ram int64) []Model {
 	}
 	var out []Model
 	if vram > 0 {
-		for _, p := range models.Best(all, models.ManualMachine(uint64(vram), uint64(ram), 1, false), fitContext, len(all)) {
+		for _, p := range models.Best(all, models.ManualMachine(vram, ram, 1, false), fitContext, len(all)) {
 			out = append(out, fromPick(p, false))
 		}
 	}
 	if len(out) == 0 {
-		for _, p := range models.Best(all, models.ManualMachine(0, uint64(ram), 0, false), fitContext, len(all)) {
+		for _, p := range models.Best(all, models.ManualMachine(0, ram, 0, false), fitContext, len(all)) {
 			out = append(out, fromPick(p, true))
 		}
 	}

@@ -70,7 +70,7 @@ func (f FallbackAdvisor) Candidates(vram, ram int64) []Model {
 func MachineFromReport(r hardware.Report) (Machine, bool) {
 	vram, unified, _ := r.TotalVRAM()
 	m := Machine{
-		VRAMBytes: int64(vram), RAMBytes: int64(r.Memory.TotalBytes), VRAMSource: "detected", RAMSource: "detected",
+		VRAMBytes: vram, RAMBytes: r.Memory.TotalBytes, VRAMSource: "detected", RAMSource: "detected",
 		Unified: unified, GPUs: []string{}, Notes: slices.Clone(r.Notes),
 	}
 	if m.Notes == nil {
@@ -80,7 +80,7 @@ func MachineFromReport(r hardware.Report) (Machine, bool) {
 	for _, g := range r.GPUs {
 		desc := fmt.Sprintf("%s %s", g.Vendor, g.Product)
 		if g.VRAMKnown() {
-			desc += fmt.Sprintf(" (%s, %s)", bytesize.Format(int64(g.VRAMTotalBytes)), g.VRAMSource)
+			desc += fmt.Sprintf(" (%s, %s)", bytesize.Format(g.VRAMTotalBytes), g.VRAMSource)
 		} else {
 			desc += " (VRAM unknown)"
 			known = false

@@ -353,7 +353,7 @@ func TestModelsAdvisor(t *testing.T) {
 // left beside the model is what the fit says.
 func TestModelsAdvisorUsesTheFitsVRAM(t *testing.T) {
 	for _, vram := range []float64{8, 12, 16, 24, 48} {
-		mach := models.ManualMachine(uint64(gib(vram)), uint64(gib(64)), 1, false)
+		mach := models.ManualMachine(gib(vram), gib(64), 1, false)
 		cands := ModelsAdvisor{}.Candidates(gib(vram), gib(64))
 		if len(cands) == 0 {
 			t.Fatalf("%v GiB: no candidates", vram)

@@ -73,7 +73,7 @@ func hasNote(notes []string, sub string) bool {
 
 type wantGPU struct {
 	vendor, product, addr, class, driver, drm string
-	total, free                               uint64
+	total, free                               int64
 	freeKnown, unified                        bool
 	source                                    string
 }
@@ -84,8 +84,8 @@ func TestFixtureMachines(t *testing.T) {
 		cpuModel       string
 		arch           string
 		cores, threads int
-		ramTotal       uint64
-		ramAvail       uint64
+		ramTotal       int64
+		ramAvail       int64
 		pciIDs         bool
 		gpus           []wantGPU
 		others         []wantGPU
@@ -438,7 +438,7 @@ func TestHostMachine(t *testing.T) {
 		t.Errorf("CPUOnly %v with %d GPUs", r.CPUOnly, len(r.GPUs))
 	}
 	t.Logf("host: %s, %d cores/%d threads, %s RAM, %d GPUs, cpu_only=%v, %.1f ms",
-		r.CPU.Model, r.CPU.Cores, r.CPU.Threads, bytesize.Format(int64(r.Memory.TotalBytes)), len(r.GPUs), r.CPUOnly, r.DurationMS)
+		r.CPU.Model, r.CPU.Cores, r.CPU.Threads, bytesize.Format(r.Memory.TotalBytes), len(r.GPUs), r.CPUOnly, r.DurationMS)
 }
 
 func readFileOrEmpty(path string) ([]byte, error) {

@@ -52,8 +52,8 @@ type CPU struct {
 
 // Memory is system RAM, from /proc/meminfo.
 type Memory struct {
-	TotalBytes     uint64 `json:"total_bytes"`
-	AvailableBytes uint64 `json:"available_bytes"`
+	TotalBytes     int64  `json:"total_bytes"`
+	AvailableBytes int64  `json:"available_bytes"`
 	Source         string `json:"source"`
 }
 
@@ -70,9 +70,9 @@ type GPU struct {
 	DRMCard    string `json:"drm_card,omitempty"` // "card0" when the kernel made one
 	// VRAMTotalBytes is the memory a model can be loaded into; for a
 	// unified GPU, the share of system RAM the GPU driver lets it use.
-	VRAMTotalBytes uint64 `json:"vram_total_bytes"`
-	VRAMFreeBytes  uint64 `json:"vram_free_bytes"`
-	VRAMFreeKnown  bool   `json:"vram_free_known"`
+	VRAMTotalBytes int64 `json:"vram_total_bytes"`
+	VRAMFreeBytes  int64 `json:"vram_free_bytes"`
+	VRAMFreeKnown  bool  `json:"vram_free_known"`
 	// Unified is true when the memory is shared with the CPU.
 	Unified bool `json:"unified"`
 	// VRAMSource is one of the Source constants.
@@ -90,7 +90,7 @@ func (g GPU) VRAMKnown() bool { return g.VRAMSource != SourceUnknown && g.VRAMTo
 // the dedicated GPUs when there are any (integrated ones left out, as a
 // runtime does), else the largest unified one. It also reports whether that
 // memory is unified and how many GPUs count.
-func (r Report) TotalVRAM() (bytes uint64, unified bool, count int) {
+func (r Report) TotalVRAM() (bytes int64, unified bool, count int) {
 	for _, g := range r.GPUs {
 		if !g.Unified && g.VRAMKnown() {
 			bytes += g.VRAMTotalBytes

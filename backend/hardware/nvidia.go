@@ -63,9 +63,9 @@ type nvidiaGPU struct {
 	index      int
 	busID      string // normalized dddd:bb:dd.f
 	name       string
-	total      uint64
-	used       uint64
-	free       uint64
+	total      int64
+	used       int64
+	free       int64
 	totalKnown bool
 	freeKnown  bool
 	driver     string
@@ -118,9 +118,9 @@ func parseNvidiaSMI(out []byte) ([]nvidiaGPU, error) {
 	return gpus, nil
 }
 
-func parseMiB(s string) (uint64, bool) {
-	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
-	if err != nil {
+func parseMiB(s string) (int64, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n < 0 {
 		return 0, false // [N/A], [Not Supported], [Unknown Error]
 	}
 	return n * mib, true

@@ -42,7 +42,7 @@ func queryNVML() (gpus []nvidiaGPU, err error) {
 		}
 		mem, ret := dev.GetMemoryInfo()
 		if ret == nvml.SUCCESS && mem.Total > 0 {
-			g.total, g.free, g.used = mem.Total, mem.Free, mem.Used
+			g.total, g.free, g.used = int64(mem.Total), int64(mem.Free), int64(mem.Used)
 			g.totalKnown, g.freeKnown = true, true
 		} else {
 			g.raw = "NVML memory info: " + ret.Error()

@@ -223,13 +223,13 @@ func normalizePCIAddress(s string) string {
 }
 
 // readSysfsUint reads a decimal or 0x-prefixed number from a sysfs file.
-func readSysfsUint(path string) (uint64, bool) {
+func readSysfsUint(path string) (int64, bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, false
 	}
-	n, err := strconv.ParseUint(strings.TrimSpace(string(data)), 0, 64)
-	if err != nil {
+	n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 0, 64)
+	if err != nil || n < 0 {
 		return 0, false
 	}
 	return n, true

@@ -17,7 +17,7 @@ func readMeminfo(root string) (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
-	kb := map[string]uint64{}
+	kb := map[string]int64{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		key, rest, ok := strings.Cut(sc.Text(), ":")
@@ -28,8 +28,8 @@ func readMeminfo(root string) (Memory, error) {
 		if len(fields) == 0 {
 			continue
 		}
-		n, err := strconv.ParseUint(fields[0], 10, 64)
-		if err != nil {
+		n, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil || n < 0 {
 			continue
 		}
 		if len(fields) > 1 && fields[1] == "kB" {

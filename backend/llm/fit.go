@@ -16,14 +16,14 @@ func FitNote(model string, m models.Machine) string {
 		if fm.Tag != model {
 			continue
 		}
-		vram, ram := uint64(fm.VRAMBytes), uint64(fm.RAMBytes)
+		vram, ram := int64(fm.VRAMBytes), int64(fm.RAMBytes)
 		switch {
 		case m.VRAMBytes >= vram:
-			return fmt.Sprintf("fits in your VRAM (%s of %s)", bytesize.Format(int64(vram)), bytesize.Format(int64(m.VRAMBytes)))
+			return fmt.Sprintf("fits in your VRAM (%s of %s)", bytesize.Format(vram), bytesize.Format(m.VRAMBytes))
 		case m.RAMBytes >= ram:
-			return fmt.Sprintf("will not fit in your VRAM (needs %s, %s here): it runs on the CPU, several times slower", bytesize.Format(int64(vram)), bytesize.Format(int64(m.VRAMBytes)))
+			return fmt.Sprintf("will not fit in your VRAM (needs %s, %s here): it runs on the CPU, several times slower", bytesize.Format(vram), bytesize.Format(m.VRAMBytes))
 		default:
-			return fmt.Sprintf("needs %s of memory; this machine has %s", bytesize.Format(int64(ram)), bytesize.Format(int64(m.RAMBytes)))
+			return fmt.Sprintf("needs %s of memory; this machine has %s", bytesize.Format(ram), bytesize.Format(m.RAMBytes))
 		}
 	}
 	return ""

@@ -125,7 +125,7 @@ func TestAttnV70B(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Layer 10 of 80 (or 64) is not one of useMoreBits' Q6_K layers.
-		got := m.typeFor("Q4_K_M", tensor{name: "attn_v", layer: 11, ne0: uint64(m.HiddenSize)})
+		got := m.typeFor("Q4_K_M", tensor{name: "attn_v", layer: 11, ne0: int64(m.HiddenSize)})
 		if got != c.want {
 			t.Errorf("%s: attn_v in layer 11 at Q4_K_M is %s, want %s", c.id, got, c.want)
 		}
@@ -159,7 +159,7 @@ func TestKVCacheFormula(t *testing.T) {
 	m, _ := Lookup("llama-3.1-8b-instruct")
 	for _, c := range []struct {
 		kv   string
-		want uint64
+		want int64
 	}{
 		// 2 × 32 layers × 8192 tokens × 8 heads × 128 dims = 536870912 elements
 		{"f16", 536870912 * 2},
@@ -174,19 +174,19 @@ func TestKVCacheFormula(t *testing.T) {
 	// window layers keep window 1024 + one 512-token batch = 1536 tokens.
 	g, _ := Lookup("gemma-3-27b-it")
 	got, _ := KVCacheBytes(g, 32768, "f16")
-	want := uint64(2*10*32768*16*128*2 + 2*52*1536*16*128*2)
+	want := int64(2*10*32768*16*128*2 + 2*52*1536*16*128*2)
 	if got != want {
 		t.Errorf("gemma-3-27b KV at 32768 = %d, want %d", got, want)
 	}
 	// Below the window every layer holds the whole context.
 	got, _ = KVCacheBytes(g, 1024, "f16")
-	if want := uint64(2 * 62 * 1024 * 16 * 128 * 2); got != want {
+	if want := int64(2 * 62 * 1024 * 16 * 128 * 2); got != want {
 		t.Errorf("gemma-3-27b KV at 1024 = %d, want %d", got, want)
 	}
 	// gpt-oss-20b: 12 full layers, 12 with a 128-token window (768 padded).
 	o, _ := Lookup("gpt-oss-20b")
 	got, _ = KVCacheBytes(o, 131072, "f16")
-	if want := uint64(2*12*131072*8*64*2 + 2*12*768*8*64*2); got != want {
+	if want := int64(2*12*131072*8*64*2 + 2*12*768*8*64*2); got != want {
 		t.Errorf("gpt-oss-20b KV = %d, want %d", got, want)
 	}
 }

@@ -44,14 +44,14 @@ type Model struct {
 	SlidingWindowLayers int `json:"sliding_window_layers"`
 	MaxContext          int `json:"max_context"`
 	// ParamsTotal is the published parameter count, vision encoder included.
-	ParamsTotal uint64 `json:"params_total"`
+	ParamsTotal int64 `json:"params_total"`
 	// ParamsText is computed from the figures above; ParamsActive is what
 	// is read for each token (all of a dense model, the used experts of a
 	// mixture of experts, without the embedding lookup); ParamsVision is
 	// what the published count has beyond the text model.
-	ParamsText   uint64   `json:"params_text"`
-	ParamsActive uint64   `json:"params_active"`
-	ParamsVision uint64   `json:"params_vision"`
+	ParamsText   int64    `json:"params_text"`
+	ParamsActive int64    `json:"params_active"`
+	ParamsVision int64    `json:"params_vision"`
 	Quants       []string `json:"quants"`
 	Tags         []string `json:"tags"`
 	// Tools: the model does tool (function) calling, so it can call an
@@ -195,7 +195,7 @@ func (m *Model) complete() error {
 	if m.Ollama != "" && !ollamaTagRE.MatchString(m.Ollama) {
 		return fmt.Errorf("ollama tag %q is not NAME:TAG", m.Ollama)
 	}
-	var text, experts, embd uint64
+	var text, experts, embd int64
 	m.eachTensor(func(t tensor) {
 		text += t.params
 		if t.expert {
@@ -208,7 +208,7 @@ func (m *Model) complete() error {
 	m.ParamsText = text
 	m.ParamsActive = text - embd
 	if m.Experts > 0 {
-		m.ParamsActive -= experts / uint64(m.Experts) * uint64(m.Experts-m.ExpertsUsed)
+		m.ParamsActive -= experts / int64(m.Experts) * int64(m.Experts-m.ExpertsUsed)
 	}
 	if m.ParamsTotal == 0 {
 		m.ParamsTotal = text

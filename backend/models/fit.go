@@ -49,10 +49,10 @@ type Options struct {
 type Machine struct {
 	// VRAMBytes is the GPU memory a model may fill: the sum over the
 	// dedicated GPUs, or the GPU's share of RAM on unified memory.
-	VRAMBytes uint64 `json:"vram_bytes"`
-	GPUs      int    `json:"gpus"`
-	Unified   bool   `json:"unified"`
-	RAMBytes  uint64 `json:"ram_bytes"`
+	VRAMBytes int64 `json:"vram_bytes"`
+	GPUs      int   `json:"gpus"`
+	Unified   bool  `json:"unified"`
+	RAMBytes  int64 `json:"ram_bytes"`
 	// ByHand is true for figures the user typed.
 	ByHand      bool   `json:"by_hand"`
 	Description string `json:"description"`
@@ -64,17 +64,17 @@ func MachineFrom(r hardware.Report) Machine {
 	m := Machine{VRAMBytes: vram, GPUs: n, Unified: unified, RAMBytes: r.Memory.TotalBytes}
 	switch {
 	case n == 0:
-		m.Description = fmt.Sprintf("this machine: CPU only, %s RAM", bytesize.Format(int64(r.Memory.TotalBytes)))
+		m.Description = fmt.Sprintf("this machine: CPU only, %s RAM", bytesize.Format(r.Memory.TotalBytes))
 	case unified:
-		m.Description = fmt.Sprintf("this machine: %s of unified memory usable by the GPU, %s RAM in all", bytesize.Format(int64(vram)), bytesize.Format(int64(r.Memory.TotalBytes)))
+		m.Description = fmt.Sprintf("this machine: %s of unified memory usable by the GPU, %s RAM in all", bytesize.Format(vram), bytesize.Format(r.Memory.TotalBytes))
 	default:
-		m.Description = fmt.Sprintf("this machine: %s VRAM on %d GPU(s), %s RAM", bytesize.Format(int64(vram)), n, bytesize.Format(int64(r.Memory.TotalBytes)))
+		m.Description = fmt.Sprintf("this machine: %s VRAM on %d GPU(s), %s RAM", bytesize.Format(vram), n, bytesize.Format(r.Memory.TotalBytes))
 	}
 	return m
 }
 
 // ManualMachine is a machine given by hand ("24GiB" of VRAM on one GPU).
-func ManualMachine(vram, ram uint64, gpus int, unified bool) Machine {
+func ManualMachine(vram, ram int64, gpus int, unified bool) Machine {
 	if vram == 0 {
 		gpus = 0
 	} else if gpus <= 0 {
@@ -82,16 +82,16 @@ func ManualMachine(vram, ram uint64, gpus int, unified bool) Machine {
 	}
 	m := Machine{VRAMBytes: vram, GPUs: gpus, Unified: unified, RAMBytes: ram, ByHand: true}
 	if gpus == 0 {
-		m.Description = fmt.Sprintf("planned: CPU only, %s RAM", bytesize.Format(int64(ram)))
+		m.Description = fmt.Sprintf("planned: CPU only, %s RAM", bytesize.Format(ram))
 	} else {
-		m.Description = fmt.Sprintf("planned: %s VRAM on %d GPU(s), %s RAM", bytesize.Format(int64(vram)), gpus, bytesize.Format(int64(ram)))
+		m.Description = fmt.Sprintf("planned: %s VRAM on %d GPU(s), %s RAM", bytesize.Format(vram), gpus, bytesize.Format(ram))
 	}
 	return m
 }
 
 // UsableRAM is RAM minus what the OS and other programs keep.
-func (m Machine) UsableRAM() uint64 {
-	reserve := max(uint64(ramReserveMin), m.RAMBytes/ramReserveShare)
+func (m Machine) UsableRAM() int64 {
+	reserve := max(int64(ramReserveMin), m.RAMBytes/ramReserveShare)
 	if m.RAMBytes <= reserve {
 		return 0
 	}
@@ -110,7 +110,7 @@ const (
 type Term struct {
 	Key     string `json:"key"`
 	Label   string `json:"label"`
-	Bytes   uint64 `json:"bytes"`
+	Bytes   int64  `json:"bytes"`
 	Formula string `json:"formula"`
 }
 
@@ -123,14 +123,14 @@ type FitResult struct {
 	Context   int    `json:"context"`
 	KVCache   string `json:"kv_cache"`
 
-	WeightsBytes  uint64 `json:"weights_bytes"`
-	KVCacheBytes  uint64 `json:"kv_cache_bytes"`
-	ComputeBytes  uint64 `json:"compute_bytes"`
-	OverheadBytes uint64 `json:"overhead_bytes"`
-	VisionBytes   uint64 `json:"vision_bytes"`
-	TotalBytes    uint64 `json:"total_bytes"`
+	WeightsBytes  int64 `json:"weights_bytes"`
+	KVCacheBytes  int64 `json:"kv_cache_bytes"`
+	ComputeBytes  int64 `json:"compute_bytes"`
+	OverheadBytes int64 `json:"overhead_bytes"`
+	VisionBytes   int64 `json:"vision_bytes"`
+	TotalBytes    int64 `json:"total_bytes"`
 	// FileBytes estimates the .gguf download.
-	FileBytes uint64 `json:"file_bytes"`
+	FileBytes int64  `json:"file_bytes"`
 	Terms     []Term `json:"terms"`
 
 	Verdict     string `json:"verdict"`
@@ -138,8 +138,8 @@ type FitResult struct {
 	Layers      int    `json:"layers"`
 	LayersOnGPU int    `json:"layers_on_gpu"`
 	// VRAMNeededBytes and RAMNeededBytes split the total for the verdict.
-	VRAMNeededBytes uint64 `json:"vram_needed_bytes"`
-	RAMNeededBytes  uint64 `json:"ram_needed_bytes"`
+	VRAMNeededBytes int64 `json:"vram_needed_bytes"`
+	RAMNeededBytes  int64 `json:"ram_needed_bytes"`
 	// MaxContext is the largest context that still fits fully in VRAM (or,
 	// without a GPU, in RAM), up to the model's own limit; 0 when none does.
 	MaxContext   int      `json:"max_context"`
@@ -198,10 +198,10 @@ func (o *Options) check(m Model) error {
 // and values of every KV head, each head_dim elements of type kv. Sliding-
 // window layers keep only their window plus one batch, as llama.cpp does.
 // It also returns the per-layer figures.
-func KVCacheBytes(m Model, ctx int, kv string) (uint64, []uint64) {
+func KVCacheBytes(m Model, ctx int, kv string) (int64, []int64) {
 	t := kvTypes[kv]
-	per := make([]uint64, m.Layers)
-	var total uint64
+	per := make([]int64, m.Layers)
+	var total int64
 	swaTokens := swaTokens(m, ctx)
 	for i := range per {
 		tokens := u(ctx)
@@ -233,7 +233,7 @@ func swaTokens(m Model, ctx int) int {
 // computeBytes approximates llama.cpp's compute buffer with flash
 // attention: f32 activations of one 512-token batch, dominated by the
 // logits over the vocabulary.
-func computeBytes(m Model) uint64 {
+func computeBytes(m Model) int64 {
 	ff := m.IntermediateSize
 	if m.Experts > 0 {
 		ff = m.ExpertIntermediateSize * m.ExpertsUsed
@@ -255,7 +255,7 @@ func evaluate(m Model, l Layout, o Options, mach Machine) FitResult {
 	r.VisionBytes = m.ParamsVision * 2 // the mmproj file, F16
 	gpu := mach.GPUs > 0 && mach.VRAMBytes > 0
 	if gpu {
-		r.OverheadBytes = uint64(gpuOverhead) * u(mach.GPUs)
+		r.OverheadBytes = int64(gpuOverhead) * u(mach.GPUs)
 	} else {
 		r.OverheadBytes = cpuOverhead
 	}
@@ -268,7 +268,7 @@ func evaluate(m Model, l Layout, o Options, mach Machine) FitResult {
 		budget := mach.VRAMBytes
 		gpuCompute := r.ComputeBytes * u(mach.GPUs)
 		if mach.GPUs > 1 {
-			var largest uint64
+			var largest int64
 			for i := range l.LayerBytes {
 				largest = max(largest, l.LayerBytes[i]+kvLayer[i])
 			}
@@ -285,7 +285,7 @@ func evaluate(m Model, l Layout, o Options, mach Machine) FitResult {
 			}
 			if float64(full) > 0.95*float64(mach.VRAMBytes) {
 				r.Notes = append(r.Notes, fmt.Sprintf("Tight: %s of %s VRAM, under 5%% to spare. Close other programs that use the GPU, or pick a smaller context or quantization.",
-					bytesize.Format(int64(full)), bytesize.Format(int64(mach.VRAMBytes))))
+					bytesize.Format(full), bytesize.Format(mach.VRAMBytes)))
 			}
 			return r
 		}
@@ -325,9 +325,9 @@ func evaluate(m Model, l Layout, o Options, mach Machine) FitResult {
 	r.Verdict, r.RAMNeededBytes = VerdictNone, cpuTotal
 	if gpu {
 		r.VerdictText = fmt.Sprintf("Does not fit in memory: needs %s, the machine has %s VRAM and %s of usable RAM",
-			bytesize.Format(int64(r.TotalBytes)), bytesize.Format(int64(mach.VRAMBytes)), bytesize.Format(int64(usable)))
+			bytesize.Format(r.TotalBytes), bytesize.Format(mach.VRAMBytes), bytesize.Format(usable))
 	} else {
-		r.VerdictText = fmt.Sprintf("Does not fit in memory: needs %s, the machine has %s of usable RAM", bytesize.Format(int64(cpuTotal)), bytesize.Format(int64(usable)))
+		r.VerdictText = fmt.Sprintf("Does not fit in memory: needs %s, the machine has %s of usable RAM", bytesize.Format(cpuTotal), bytesize.Format(usable))
 	}
 	return r
 }
@@ -349,7 +349,7 @@ func quickFit(m Model, q string, opts Options, mach Machine) (FitResult, error) 
 
 // ramSide is what the GPU's part costs in system RAM: nothing for a
 // dedicated card, itself on unified memory (one pool).
-func ramSide(mach Machine, onGPU uint64) uint64 {
+func ramSide(mach Machine, onGPU int64) int64 {
 	if mach.Unified {
 		return onGPU
 	}
@@ -394,14 +394,14 @@ func terms(m Model, l Layout, o Options, r FitResult, mach Machine) []Term {
 	sort.Slice(types, func(i, j int) bool { return l.ByType[types[i]] > l.ByType[types[j]] })
 	var parts []string
 	for _, t := range types {
-		parts = append(parts, fmt.Sprintf("%s %s", t, bytesize.Format(int64(l.ByType[t]))))
+		parts = append(parts, fmt.Sprintf("%s %s", t, bytesize.Format(l.ByType[t])))
 	}
 	how := fmt.Sprintf("%s parameters quantized tensor by tensor with llama.cpp's %s rules", fmtParams(m.ParamsText), l.Quant)
 	if l.Exact {
 		how = "tensor sizes read from the GGUF file"
 	}
 	weights := Term{"weights", "Weights (" + l.Quant + ")", r.WeightsBytes,
-		fmt.Sprintf("%s: %s; the %s token-embedding table stays in RAM", how, strings.Join(parts, " + "), bytesize.Format(int64(l.TokenEmbdBytes)))}
+		fmt.Sprintf("%s: %s; the %s token-embedding table stays in RAM", how, strings.Join(parts, " + "), bytesize.Format(l.TokenEmbdBytes))}
 
 	elem := map[string]string{"f16": "2 bytes (f16)", "q8_0": "34/32 bytes (q8_0)", "q4_0": "18/32 bytes (q4_0)"}[o.KVCache]
 	full := m.Layers - m.SlidingWindowLayers
@@ -431,7 +431,7 @@ func terms(m Model, l Layout, o Options, r FitResult, mach Machine) []Term {
 	return out
 }
 
-func fmtParams(n uint64) string {
+func fmtParams(n int64) string {
 	switch {
 	case n >= 1e9:
 		return fmt.Sprintf("%.2fB", float64(n)/1e9)
@@ -498,9 +498,9 @@ func Best(all []Model, mach Machine, ctx, n int) []Pick {
 				eff = math.Sqrt(float64(m.ParamsText) * float64(m.ParamsActive))
 			}
 			score := eff / 1e9 * schemes[q].quality
-			why := fmt.Sprintf("needs %s of %s", bytesize.Format(int64(r.VRAMNeededBytes)), describeBudget(mach))
+			why := fmt.Sprintf("needs %s of %s", bytesize.Format(r.VRAMNeededBytes), describeBudget(mach))
 			if want == VerdictCPU {
-				why = fmt.Sprintf("needs %s of %s", bytesize.Format(int64(r.RAMNeededBytes)), describeBudget(mach))
+				why = fmt.Sprintf("needs %s of %s", bytesize.Format(r.RAMNeededBytes), describeBudget(mach))
 				score /= 1 + active/4e9
 				why += fmt.Sprintf("; reads about %.1f GB per token", active/1e9)
 			}
@@ -528,7 +528,7 @@ func Best(all []Model, mach Machine, ctx, n int) []Pick {
 
 func describeBudget(m Machine) string {
 	if m.GPUs > 0 && m.VRAMBytes > 0 {
-		return bytesize.Format(int64(m.VRAMBytes)) + " VRAM"
+		return bytesize.Format(m.VRAMBytes) + " VRAM"
 	}
-	return bytesize.Format(int64(m.UsableRAM())) + " usable RAM"
+	return bytesize.Format(m.UsableRAM()) + " usable RAM"
 }

@@ -80,7 +80,7 @@ func TestVerdictsOnFixtureMachines(t *testing.T) {
 	for _, c := range cases {
 		r := fit(t, c.id, c.quant, c.ctx, "f16", c.mach)
 		if r.Verdict != c.verdict {
-			t.Errorf("%s: %s (%s), want %s; total %s", c.name, r.Verdict, r.VerdictText, c.verdict, bytesize.Format(int64(r.TotalBytes)))
+			t.Errorf("%s: %s (%s), want %s; total %s", c.name, r.Verdict, r.VerdictText, c.verdict, bytesize.Format(r.TotalBytes))
 		}
 		if r.TotalBytes != r.WeightsBytes+r.KVCacheBytes+r.ComputeBytes+r.OverheadBytes+r.VisionBytes {
 			t.Errorf("%s: terms do not add up", c.name)

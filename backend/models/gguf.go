@@ -87,11 +87,11 @@ func FromGGUF(path string) (Model, Layout, error) {
 	}
 
 	quant := strings.TrimPrefix(md.FileType.String(), "MOSTLY_")
-	l := Layout{Quant: quant, LayerBytes: make([]uint64, m.Layers), ByType: map[string]uint64{}, Exact: true}
-	var params, experts, embd uint64
+	l := Layout{Quant: quant, LayerBytes: make([]int64, m.Layers), ByType: map[string]int64{}, Exact: true}
+	var params, experts, embd int64
 	for _, ti := range gf.TensorInfos {
-		b := ti.Bytes()
-		n := ti.Elements()
+		b := int64(ti.Bytes())
+		n := int64(ti.Elements())
 		params += n
 		l.ByType[ti.Type.String()] += b
 		switch {
@@ -113,12 +113,12 @@ func FromGGUF(path string) (Model, Layout, error) {
 			l.OutputBytes += b
 		}
 	}
-	if st := int64(gf.Size); st > int64(l.WeightBytes()) {
-		l.HeaderBytes = uint64(st) - l.WeightBytes()
+	if st := int64(gf.Size); st > l.WeightBytes() {
+		l.HeaderBytes = st - l.WeightBytes()
 	}
 	m.ParamsTotal, m.ParamsText, m.ParamsActive = params, params, params
 	if m.Experts > 0 && m.ExpertsUsed > 0 {
-		m.ParamsActive = params - experts/uint64(m.Experts)*uint64(m.Experts-m.ExpertsUsed)
+		m.ParamsActive = params - experts/int64(m.Experts)*int64(m.Experts-m.ExpertsUsed)
 	}
 	if _, ok := gf.TensorInfos.Index([]string{"output.weight"}); ok == 0 {
 		m.TiedEmbeddings = true

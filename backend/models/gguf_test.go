@@ -13,19 +13,19 @@ import (
 // ggml/docs/gguf.md): header, metadata, tensor table, aligned data.
 type ggufWriter struct {
 	kv      bytes.Buffer
-	nkv     uint64
+	nkv     int64
 	tensors []ggufTensor
 }
 
 type ggufTensor struct {
 	name  string
-	dims  []uint64
+	dims  []int64
 	typ   uint32 // ggml type id
-	bytes uint64
+	bytes int64
 }
 
 func (w *ggufWriter) str(b *bytes.Buffer, s string) {
-	binary.Write(b, binary.LittleEndian, uint64(len(s)))
+	binary.Write(b, binary.LittleEndian, int64(len(s)))
 	b.WriteString(s)
 }
 
@@ -54,7 +54,7 @@ func (w *ggufWriter) kvStrings(k string, vs []string) {
 	w.str(&w.kv, k)
 	binary.Write(&w.kv, binary.LittleEndian, uint32(9))
 	binary.Write(&w.kv, binary.LittleEndian, uint32(8))
-	binary.Write(&w.kv, binary.LittleEndian, uint64(len(vs)))
+	binary.Write(&w.kv, binary.LittleEndian, int64(len(vs)))
 	for _, v := range vs {
 		w.str(&w.kv, v)
 	}
@@ -70,15 +70,15 @@ const (
 	tQ6_K = 14
 )
 
-func (w *ggufWriter) tensor(name string, typ uint32, dims ...uint64) {
-	n := uint64(1)
+func (w *ggufWriter) tensor(name string, typ uint32, dims ...int64) {
+	n := int64(1)
 	for _, d := range dims {
 		n *= d
 	}
-	size := map[uint32]func(uint64) uint64{
-		tF32: func(n uint64) uint64 { return n * 4 }, tF16: func(n uint64) uint64 { return n * 2 },
-		tQ8_0: func(n uint64) uint64 { return n / 32 * 34 }, tQ4_K: func(n uint64) uint64 { return n / 256 * 144 },
-		tQ6_K: func(n uint64) uint64 { return n / 256 * 210 },
+	size := map[uint32]func(int64) int64{
+		tF32: func(n int64) int64 { return n * 4 }, tF16: func(n int64) int64 { return n * 2 },
+		tQ8_0: func(n int64) int64 { return n / 32 * 34 }, tQ4_K: func(n int64) int64 { return n / 256 * 144 },
+		tQ6_K: func(n int64) int64 { return n / 256 * 210 },
 	}[typ](n)
 	w.tensors = append(w.tensors, ggufTensor{name, dims, typ, size})
 }
@@ -87,10 +87,10 @@ func (w *ggufWriter) write(path string) error {
 	var b bytes.Buffer
 	b.WriteString("GGUF")
 	binary.Write(&b, binary.LittleEndian, uint32(3))
-	binary.Write(&b, binary.LittleEndian, uint64(len(w.tensors)))
+	binary.Write(&b, binary.LittleEndian, int64(len(w.tensors)))
 	binary.Write(&b, binary.LittleEndian, w.nkv)
 	b.Write(w.kv.Bytes())
-	var off uint64
+	var off int64
 	for _, t := range w.tensors {
 		w.str(&b, t.name)
 		binary.Write(&b, binary.LittleEndian, uint32(len(t.dims)))
@@ -110,7 +110,7 @@ func (w *ggufWriter) write(path string) error {
 
 // tinyLlama writes a 2-layer llama-architecture GGUF with mixed tensor
 // types, and returns the bytes its tensors hold by part.
-func tinyLlama(t *testing.T, dir string) (path string, embd, out uint64, layers [2]uint64) {
+func tinyLlama(t *testing.T, dir string) (path string, embd, out int64, layers [2]int64) {
 	t.Helper()
 	w := &ggufWriter{}
 	w.kvString("general.architecture", "llama")
@@ -182,7 +182,7 @@ func TestFromGGUF(t *testing.T) {
 		t.Errorf("types %v", l.ByType)
 	}
 	st, _ := os.Stat(path)
-	if l.FileBytes() != uint64(st.Size()) {
+	if l.FileBytes() != int64(st.Size()) {
 		t.Errorf("file bytes %d, file is %d", l.FileBytes(), st.Size())
 	}
 	r, err := FitLayout(m, l, Options{Context: 1024}, ManualMachine(8<<30, 16<<30, 1, false))

@@ -8,8 +8,8 @@ import (
 
 // ggmlType is how ggml stores one tensor: blockSize weights in blockBytes.
 type ggmlType struct {
-	blockSize  uint64
-	blockBytes uint64
+	blockSize  int64
+	blockBytes int64
 }
 
 // ggmlTypes are the storage types of llama.cpp (ggml-common.h block sizes).
@@ -23,7 +23,7 @@ var ggmlTypes = map[string]ggmlType{
 }
 
 // bytesOf is the storage of n weights in type t.
-func bytesOf(t string, n uint64) uint64 {
+func bytesOf(t string, n int64) int64 {
 	g := ggmlTypes[t]
 	return (n + g.blockSize - 1) / g.blockSize * g.blockBytes
 }
@@ -83,9 +83,9 @@ func NormalizeQuant(q string) (string, error) {
 type tensor struct {
 	name   string // without the "blk.N." prefix
 	layer  int    // -1 outside the repeating blocks
-	params uint64
-	ne0    uint64 // row length; 0 for 1-D tensors, which stay F32
-	expert bool   // a routed-expert tensor of a mixture of experts
+	params int64
+	ne0    int64 // row length; 0 for 1-D tensors, which stay F32
+	expert bool  // a routed-expert tensor of a mixture of experts
 }
 
 // eachTensor calls fn for each of the model's tensors as llama.cpp's
@@ -100,7 +100,7 @@ func (m Model) eachTensor(fn func(tensor)) {
 	}
 	fn(tensor{name: "output_norm", layer: -1, params: h})
 	for i := 0; i < m.Layers; i++ {
-		add := func(name string, params, ne0 uint64, expert bool) {
+		add := func(name string, params, ne0 int64, expert bool) {
 			fn(tensor{name: name, layer: i, params: params, ne0: ne0, expert: expert})
 		}
 		add("attn_norm", h, 0, false)
@@ -150,7 +150,7 @@ func (m Model) eachTensor(fn func(tensor)) {
 	}
 }
 
-func u(n int) uint64 { return uint64(n) }
+func u(n int) int64 { return int64(n) }
 
 // useMoreBits is llama.cpp's choice of layers that get a larger type under
 // the _M schemes: the first and last eighth, and every third in between.
@@ -314,20 +314,20 @@ func isFFNDown(t tensor) bool { return t.name == "ffn_down" || t.name == "ffn_do
 // llama.cpp keeps in system RAM), the output head, each layer, and the
 // GGUF metadata in front of them.
 type Layout struct {
-	Quant          string   `json:"quant"`
-	TokenEmbdBytes uint64   `json:"token_embd_bytes"`
-	OutputBytes    uint64   `json:"output_bytes"` // output head and final norm
-	LayerBytes     []uint64 `json:"layer_bytes"`
+	Quant          string  `json:"quant"`
+	TokenEmbdBytes int64   `json:"token_embd_bytes"`
+	OutputBytes    int64   `json:"output_bytes"` // output head and final norm
+	LayerBytes     []int64 `json:"layer_bytes"`
 	// HeaderBytes estimates the metadata (tokenizer above all) in a file.
-	HeaderBytes uint64 `json:"header_bytes"`
+	HeaderBytes int64 `json:"header_bytes"`
 	// ByType is the weight bytes per storage type, for the breakdown.
-	ByType map[string]uint64 `json:"by_type"`
+	ByType map[string]int64 `json:"by_type"`
 	// Exact is true when the sizes were read from a GGUF file.
 	Exact bool `json:"exact"`
 }
 
 // WeightBytes is every tensor's data: what a runtime loads.
-func (l Layout) WeightBytes() uint64 {
+func (l Layout) WeightBytes() int64 {
 	s := l.TokenEmbdBytes + l.OutputBytes
 	for _, b := range l.LayerBytes {
 		s += b
@@ -336,7 +336,7 @@ func (l Layout) WeightBytes() uint64 {
 }
 
 // FileBytes estimates the size of the .gguf file.
-func (l Layout) FileBytes() uint64 { return l.WeightBytes() + l.HeaderBytes }
+func (l Layout) FileBytes() int64 { return l.WeightBytes() + l.HeaderBytes }
 
 // headerBytesPerToken approximates the GGUF metadata per vocabulary entry
 // (token text, score, type, and the BPE merges), measured on Llama 3 and
@@ -352,7 +352,7 @@ func (m Model) Layout(q string) (Layout, error) {
 	if !containsFold(m.Quants, q) {
 		return Layout{}, fmt.Errorf("%s is not published in %s; its quantizations are %s", m.ID, q, strings.Join(m.Quants, ", "))
 	}
-	l := Layout{Quant: q, LayerBytes: make([]uint64, m.Layers), ByType: map[string]uint64{}, HeaderBytes: u(m.VocabSize) * headerBytesPerToken}
+	l := Layout{Quant: q, LayerBytes: make([]int64, m.Layers), ByType: map[string]int64{}, HeaderBytes: u(m.VocabSize) * headerBytesPerToken}
 	m.eachTensor(func(t tensor) {
 		typ := m.typeFor(q, t)
 		b := bytesOf(typ, t.params)

@@ -49,20 +49,20 @@ func (q Request) Machine(detected *hardware.Report) (Machine, error) {
 		if err != nil {
 			return Machine{}, fmt.Errorf("VRAM: %w", err)
 		}
-		vram, gpus, unified = uint64(v), q.GPUs, q.Unified
+		vram, gpus, unified = v, q.GPUs, q.Unified
 	}
 	if q.RAM != "" {
 		r, err := bytesize.Parse(q.RAM)
 		if err != nil {
 			return Machine{}, fmt.Errorf("RAM: %w", err)
 		}
-		ram = uint64(r)
+		ram = r
 	}
 	if ram == 0 {
 		return Machine{}, fmt.Errorf("give the RAM too (--ram 64GiB): rehome could not read this machine's")
 	}
 	if unified && vram > ram {
-		return Machine{}, fmt.Errorf("unified memory of %s cannot exceed the %s of RAM it is part of", bytesize.Format(int64(vram)), bytesize.Format(int64(ram)))
+		return Machine{}, fmt.Errorf("unified memory of %s cannot exceed the %s of RAM it is part of", bytesize.Format(vram), bytesize.Format(ram))
 	}
 	return ManualMachine(vram, ram, gpus, unified), nil
 }
