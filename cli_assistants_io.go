@@ -33,11 +33,11 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 		return env.usage("assistants import: give one file (JSON or a rehome bundle), or - for JSON on stdin")
 	}
 	file := pos[0]
-	st, err := env.openStore()
+	_, err := env.openStore()
 	if err != nil {
 		return env.fail(err)
 	}
-	svc := assistant.NewService(st)
+	svc := env.c.Assistants()
 	var imp assistant.Imported
 	if file != "-" && assistant.IsBundle(file) {
 		if len(knowledge) > 0 {
@@ -168,11 +168,10 @@ func cmdAssistantsExport(env *cliEnv, args []string) int {
 	if *format == "bundle" && *out == "" {
 		return env.usage("assistants export: a bundle is an archive: give -o FILE.tar.gz (or .zip)")
 	}
-	st, err := env.openStore()
-	if err != nil {
+	if _, err := env.openStore(); err != nil {
 		return env.fail(err)
 	}
-	svc := assistant.NewService(st)
+	svc := env.c.Assistants()
 	a, err := svc.Get(id)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -186,7 +185,7 @@ func cmdAssistantsExport(env *cliEnv, args []string) int {
 	case "modelfile", "openwebui":
 		m := *model
 		if m == "" {
-			tag, name := modelFromAudit(st, a.ID)
+			tag, name := modelFromAudit(env.c.Audits(), a.ID)
 			if tag == "" && name != "" {
 				return env.fail(fmt.Errorf("its latest audit picked %s, which has no Ollama name rehome knows: give the Ollama name or a GGUF file's path with --model", name))
 			}
@@ -253,8 +252,7 @@ func cmdAssistantsExport(env *cliEnv, args []string) int {
 
 // modelFromAudit is the text model of the assistant's latest audit: its
 // Ollama name and display name, both "" when there is none.
-func modelFromAudit(st *store.Store, id string) (tag, name string) {
-	svc := audit.NewService(st, assistant.NewService(st), audit.Options{})
+func modelFromAudit(svc *audit.Service, id string) (tag, name string) {
 	rec, aa, err := svc.Latest(id)
 	if err != nil || rec.ModelFor(aa) == nil {
 		return "", ""

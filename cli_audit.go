@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,16 +30,13 @@ func cmdAudit(env *cliEnv, args []string) int {
 	return cmdAuditRun(env, args)
 }
 
-// auditService opens the store and wires the audit to the assistants, the
-// hardware detection and the fit estimate.
+// auditService opens the core: the audit wired to the assistants, the
+// hardware detection and the fit estimate, as in the window.
 func auditService(env *cliEnv) (*audit.Service, *assistant.Service, error) {
-	st, err := env.openStore()
-	if err != nil {
+	if _, err := env.openStore(); err != nil {
 		return nil, nil, err
 	}
-	as := assistant.NewService(st)
-	det := audit.HardwareDetector(hardware.NewCache(hardware.NewDetector(hardware.Options{})))
-	return audit.NewService(st, as, audit.Options{Detector: det, Advisor: audit.ModelsAdvisor{}}), as, nil
+	return env.c.Audits(), env.c.Assistants(), nil
 }
 
 // parseMixed parses flags that may come before, between or after the
@@ -142,7 +138,7 @@ func cmdAuditRun(env *cliEnv, args []string) int {
 		AirGapped: *airGapped, DataMustStayLocal: *dataLocal,
 		HoursAvailable: hours.v, HourlyValue: hourly.v, SubscriptionPerMonth: subscription.v,
 	}
-	rec, err := svc.Run(context.Background(), req)
+	rec, err := svc.Run(env.context(), req)
 	if err != nil {
 		if errors.Is(err, audit.ErrNeedVRAM) {
 			return env.fail(fmt.Errorf("%w (give it with --vram, such as --vram 8GiB)", err))

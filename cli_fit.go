@@ -72,7 +72,7 @@ func cmdFit(env *cliEnv, args []string) int {
 	// Detect unless both figures are given by hand.
 	var detected *hardware.Report
 	if req.VRAM == "" || req.RAM == "" {
-		r, err := h.detect()
+		r, err := h.detect(env)
 		if err != nil {
 			return env.fail(err)
 		}

@@ -11,27 +11,12 @@ import (
 	"rehome/backend/audit"
 )
 
-// auditDetector lets the audit use the session's hardware detection.
-func (a *App) auditDetector() audit.DetectorFunc {
-	return audit.DetectorFunc(func(ctx context.Context) (audit.Machine, error) {
-		r, err := a.Hardware(false)
-		if err != nil {
-			return audit.Machine{}, err
-		}
-		m, known := audit.MachineFromReport(r)
-		if !known {
-			return m, fmt.Errorf("%w: rehome found %v but cannot read its memory; enter the VRAM by hand (it is on the card's box or in `nvidia-smi`)", audit.ErrNeedVRAM, m.GPUs)
-		}
-		return m, nil
-	})
-}
-
 // audits returns the audit service over the App's store.
 func (a *App) audits() (*audit.Service, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
-	return a.audit, nil
+	return a.core.Audits(), nil
 }
 
 // RunAudit audits stored assistants or hand-ticked features on this
@@ -42,7 +27,7 @@ func (a *App) RunAudit(req audit.Request) (audit.Record, error) {
 	if err != nil {
 		return audit.Record{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
+	ctx, cancel := context.WithTimeout(a.ctx, detectTimeout)
 	defer cancel()
 	rec, err := s.Run(ctx, req)
 	if err == nil {
@@ -142,9 +127,9 @@ func (a *App) ImportAssistant(in AssistantImport) (assistant.Imported, error) {
 		if len(in.Knowledge) > 0 {
 			return assistant.Imported{}, errors.New("a bundle brings its own knowledge files: attach files only to a JSON import")
 		}
-		imp, err = a.assistants.ImportBundle(in.Bundle, filepath.Join(a.cfg.DataDir, "knowledge"))
+		imp, err = a.core.Assistants().ImportBundle(in.Bundle, filepath.Join(a.cfg.DataDir, "knowledge"))
 	default:
-		imp, err = a.assistants.Import([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
+		imp, err = a.core.Assistants().Import([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
 	}
 	if err == nil {
 		a.log.Info("assistant imported", "id", imp.Assistant.ID, "knowledge", len(imp.Assistant.Knowledge), "warnings", len(imp.Warnings))
@@ -172,7 +157,7 @@ func (a *App) ImportAssistants(in AssistantImport) (assistant.ImportReport, erro
 			return assistant.ImportReport{}, fmt.Errorf("%s is not a full path: drop or pick the file again", p)
 		}
 	}
-	rep, err := a.assistants.ImportJSON([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
+	rep, err := a.core.Assistants().ImportJSON([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
 	if err == nil {
 		a.log.Info("assistants imported", "imported", rep.Imported, "failed", rep.Failed, "list", rep.List)
 	}
@@ -197,7 +182,7 @@ func (a *App) ExportAssistant(id, format, model string) (AssistantExport, error)
 	if err := a.ready(); err != nil {
 		return AssistantExport{}, err
 	}
-	as, err := a.assistants.Get(id)
+	as, err := a.core.Assistants().Get(id)
 	if err != nil {
 		return AssistantExport{}, err
 	}

@@ -19,8 +19,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"rehome/backend/core"
 	"rehome/backend/dataset"
-	"rehome/backend/store"
 	"rehome/sandbox"
 )
 
@@ -53,7 +53,7 @@ var DataFilter = FileFilter{
 // Folders under the data directory that hold files the UI may show or
 // save: run outputs and browser uploads. Nothing else is ever served.
 const (
-	RunsDir    = "runs"
+	RunsDir    = core.RunsDir
 	UploadsDir = "uploads"
 	BackupsDir = "backups"
 )
@@ -448,39 +448,22 @@ func (a *App) UIEvent(event string, data map[string]any) {
 
 // ---- The sandbox's limits as the user set them (Settings → Sandbox) ----
 
-// limitsKey is the Settings record that holds the user's run limits.
-const limitsKey = "sandbox_limits"
-
-// limitsRecord is the stored form of the user's run limits.
-type limitsRecord struct {
-	Schema  int            `json:"schema"`
-	Limits  sandbox.Limits `json:"limits"`
-	Updated time.Time      `json:"updated"`
-}
-
 // LimitBounds are the safe range of each limit (sandbox.MachineBounds).
 type LimitBounds = sandbox.LimitBounds
 
 // RunLimitBounds returns the range each run limit may be set within on
 // this machine: the same bounds `rehome run` applies to its flags.
 func (a *App) RunLimitBounds() LimitBounds {
-	return sandbox.MachineBounds()
+	return a.core.Runs().Bounds()
 }
 
-// RunLimits returns the limits each Code Interpreter run gets: the user's
-// choice, else the sandbox's defaults.
+// RunLimits returns the limits each Code Interpreter run gets, and `rehome
+// run` too: the user's choice, else the sandbox's defaults.
 func (a *App) RunLimits() (sandbox.Limits, error) {
 	if err := a.ready(); err != nil {
 		return sandbox.DefaultLimits, err
 	}
-	var r limitsRecord
-	if err := a.store.Get(store.Settings, limitsKey, &r); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return sandbox.DefaultLimits, nil
-		}
-		return sandbox.DefaultLimits, err
-	}
-	return r.Limits.WithDefaults(), nil
+	return a.core.Runs().Saved()
 }
 
 // SetRunLimits checks l against RunLimitBounds and the sandbox's own rules,
@@ -489,18 +472,7 @@ func (a *App) SetRunLimits(l sandbox.Limits) (sandbox.Limits, error) {
 	if err := a.ready(); err != nil {
 		return sandbox.Limits{}, err
 	}
-	l = l.WithDefaults()
-	if err := sandbox.CheckBounds(l, a.RunLimitBounds()); err != nil {
-		return sandbox.Limits{}, err
-	}
-	if err := l.Validate(); err != nil {
-		return sandbox.Limits{}, err
-	}
-	if err := a.store.Put(store.Settings, limitsKey, limitsRecord{Schema: 1, Limits: l, Updated: time.Now().UTC()}); err != nil {
-		return sandbox.Limits{}, err
-	}
-	a.log.Info("run limits changed", "timeout", l.Timeout.String(), "memory", l.Memory, "cpus", l.CPUs, "pids", l.Pids)
-	return l, nil
+	return a.core.Runs().Save(l)
 }
 
 // ResetRunLimits goes back to the sandbox's defaults.
@@ -508,10 +480,7 @@ func (a *App) ResetRunLimits() (sandbox.Limits, error) {
 	if err := a.ready(); err != nil {
 		return sandbox.Limits{}, err
 	}
-	if err := a.store.Delete(store.Settings, limitsKey); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return sandbox.Limits{}, err
-	}
-	return sandbox.DefaultLimits, nil
+	return a.core.Runs().Reset()
 }
 
 // ChooseSavePath asks, with the native save dialog, where to write a file

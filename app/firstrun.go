@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -169,7 +168,7 @@ func StartFirstRun(a *App) {
 		if err != nil {
 			return // no Podman: the checklist says so
 		}
-		st, err := e.ImageStatus(context.Background())
+		st, err := e.ImageStatus(a.ctx)
 		if err != nil || st.Present {
 			return
 		}
@@ -189,7 +188,7 @@ func (a *App) startImageLoad() bool {
 			return err
 		}
 		t0 := time.Now()
-		ctx := sandbox.WithLoadProgress(context.Background(), func(stage string, done, total int64) {
+		ctx := sandbox.WithLoadProgress(a.ctx, func(stage string, done, total int64) {
 			msg := "loading the sandbox image into Podman"
 			switch {
 			case stage == "verify":
@@ -219,7 +218,7 @@ func (a *App) FirstRunStatus() (FirstRun, error) {
 		}
 		fr.Items = append(fr.Items, it)
 	}
-	ctx := context.Background()
+	ctx := a.ctx
 
 	// 1. Podman.
 	e, err := a.engine()
@@ -339,16 +338,16 @@ func (a *App) FirstRunFix(id string) (FirstRun, error) {
 	switch id {
 	case "rootless":
 		a.startJob(id, "enabling your Podman socket", func() error {
-			if err := sandbox.EnableSocket(context.Background()); err != nil {
+			if err := sandbox.EnableSocket(a.ctx); err != nil {
 				return err
 			}
-			CloseSandbox(a) // use the socket from now on
+			a.closeSandbox() // use the socket from now on
 			return nil
 		})
 	case "storage":
 		a.startJob(id, "resetting your Podman storage and switching it to overlay", func() error {
-			CloseSandbox(a) // a private service must not hold the old store
-			conf, err := sandbox.SwitchToOverlay(context.Background())
+			a.closeSandbox() // a private service must not hold the old store
+			conf, err := sandbox.SwitchToOverlay(a.ctx)
 			if err != nil {
 				return err
 			}

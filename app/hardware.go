@@ -11,12 +11,12 @@ import (
 // detectTimeout bounds one detection (nvidia-smi is the slow part).
 const detectTimeout = 30 * time.Second
 
-func (a *App) hardwareCache() *hardware.Cache { return a.hw }
+func (a *App) hardwareCache() *hardware.Cache { return a.core.Hardware() }
 
 // Hardware returns the machine's CPU, RAM and GPUs with their VRAM and the
 // source of each figure. It detects once per session; refresh detects again.
 func (a *App) Hardware(refresh bool) (hardware.Report, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
+	ctx, cancel := context.WithTimeout(a.ctx, detectTimeout)
 	defer cancel()
 	if refresh {
 		return a.hardwareCache().Refresh(ctx)

@@ -213,11 +213,29 @@ func (e *Engine) trace(step string) {
 	}
 }
 
-// api is the bindings' context of the current service.
-func (e *Engine) api() context.Context {
+// api is the context of one call to the current service: the caller's
+// cancellation and deadline, with the bindings' connection. Every Podman
+// call goes through it, so that Ctrl-C, a closed window or a stopped run
+// ends the call itself.
+func (e *Engine) api(ctx context.Context) context.Context {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.conn.ctx
+	return callCtx{Context: ctx, conn: e.conn.ctx}
+}
+
+// callCtx is a caller's context that also carries a connection's values
+// (the bindings find their client there).
+type callCtx struct {
+	context.Context                 // the caller's: deadline, cancellation, values
+	conn            context.Context // the connection's values
+}
+
+// Value looks in the connection's values first, then the caller's.
+func (c callCtx) Value(key any) any {
+	if v := c.conn.Value(key); v != nil {
+		return v
+	}
+	return c.Context.Value(key)
 }
 
 // Close releases the connection (stopping a service rehome started).
@@ -432,7 +450,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		progress(Progress{RunID: id, Stage: "output", Stream: stream, Text: string(p)})
 	})
 	tick := func(el time.Duration) { progress(Progress{RunID: id, Stage: "running", ElapsedMS: el.Milliseconds()}) }
-	out, err := e.execute(runCtx, ctx, lim, j, col, emit, tick)
+	out, err := e.execute(&run{ctx: runCtx, lim: lim, job: j, col: col, emit: emit, tick: tick})
 	if err != nil {
 		return nil, err
 	}
@@ -486,10 +504,24 @@ type outcome struct {
 	dropped       int64
 }
 
+// run is one run as execute carries it out.
+type run struct {
+	// ctx is the run's: it ends when the caller's ends (Ctrl-C, a closed
+	// window) or on StopRun, and every Podman call of the run derives
+	// from it, except the kill and the removal, which must happen anyway.
+	ctx  context.Context
+	lim  Limits
+	job  job
+	col  *collector              // what the code sends back
+	emit func(stage, msg string) // a step, for the UI
+	tick func(time.Duration)     // every second while the code runs
+}
+
 // execute creates, attaches, starts, waits or kills, and removes one
-// container. runCtx ends on StopRun; ctx is the caller's.
-func (e *Engine) execute(runCtx, ctx context.Context, lim Limits, j job, col *collector, emit func(string, string), tick func(time.Duration)) (*outcome, error) {
-	api := e.api()
+// container.
+func (e *Engine) execute(r *run) (*outcome, error) {
+	lim, j, col, emit, tick := r.lim, r.job, r.col, r.emit, r.tick
+	api := e.api(r.ctx)
 	s := buildSpec(lim, j)
 	emit("starting", "creating the sandbox")
 	created, err := containers.CreateWithSpec(api, s, nil)
@@ -514,7 +546,7 @@ func (e *Engine) execute(runCtx, ctx context.Context, lim Limits, j job, col *co
 	// Attach before start, on a connection of its own: the bindings'
 	// Attach rewires its connection's transport, and only closing the
 	// socket unblocks it should the service hang.
-	actx, sockets, err := e.attachConn(ctx)
+	actx, sockets, err := e.attachConn(r.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -589,7 +621,7 @@ wait:
 			}
 			kill()
 			break wait
-		case <-runCtx.Done():
+		case <-r.ctx.Done():
 			out.elapsed = time.Since(start)
 			out.stopped = true
 			emit("stopping", "stopping the sandbox")
@@ -780,7 +812,7 @@ func ownerAlive(label string) bool {
 // Sweep removes sandbox containers whose rehome process is gone (a crash,
 // a kill -9), and returns how many it removed.
 func (e *Engine) Sweep(ctx context.Context) int {
-	api := e.api()
+	api := e.api(ctx)
 	list, err := containers.List(api, new(containers.ListOptions).WithAll(true).
 		WithFilters(map[string][]string{"label": {LabelSandbox + "=1"}}))
 	if err != nil {
