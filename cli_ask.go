@@ -202,6 +202,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 			t.Stopped, mdl, len(t.Cells()), time.Since(started).Round(100*time.Millisecond), conv.ID, conv.ID)
 	}
 	if t.Stopped != llm.StopAnswered {
+		if env.interrupted(nil) {
+			return exitInterrupted // Ctrl-C: said above, conversation kept
+		}
 		return exitFail
 	}
 	return exitOK

@@ -88,6 +88,7 @@ func serve(ctx context.Context, env *cliEnv, addr string, ready func(url string)
 		shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		srv.Shutdown(shut)
+		fmt.Fprintln(env.stderr, "rehome serve: stopped")
 	}
 	return exitOK
 }
