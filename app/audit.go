@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"rehome/backend/assistant"
+	"rehome/backend/core"
 	"rehome/backend/audit"
 )
 
@@ -177,7 +178,8 @@ type AssistantExport struct {
 // ExportAssistant exports an assistant as "modelfile" or "openwebui" (for
 // the local model named by model; "" takes its latest audit's) or as a
 // "bundle", written to a folder of its own under <data>/uploads so the UI
-// can offer it for download.
+// can offer it for download. It is `rehome assistants export`'s method of
+// the core: the same model choice, the same atomic write.
 func (a *App) ExportAssistant(id, format, model string) (AssistantExport, error) {
 	if err := a.ready(); err != nil {
 		return AssistantExport{}, err
@@ -187,49 +189,30 @@ func (a *App) ExportAssistant(id, format, model string) (AssistantExport, error)
 		return AssistantExport{}, err
 	}
 	slug := assistant.Slug(as.Name)
-	out := AssistantExport{Format: format, Warnings: []string{}}
-	if model == "" && format != "bundle" {
-		if s, err := a.audits(); err == nil {
-			if rec, aa, err := s.Latest(id); err == nil && rec.ModelFor(aa) != nil {
-				model = rec.ModelFor(aa).Tag
-			}
-		}
-	}
-	opts := assistant.ExportOptions{Model: model}
+	req := core.ExportRequest{ID: id, Format: format, Options: assistant.ExportOptions{Model: model}}
+	out := AssistantExport{Format: format}
 	switch format {
 	case "modelfile":
 		out.FileName = slug + ".Modelfile"
-		out.Content, out.Warnings, err = assistant.Modelfile(as, opts)
 	case "openwebui":
-		var data []byte
 		out.FileName = slug + ".openwebui.json"
-		data, out.Warnings, err = assistant.OpenWebUI(as, opts)
-		out.Content = string(data)
 	case "bundle":
 		out.FileName = slug + ".rehome.tar.gz"
 		dir := filepath.Join(a.cfg.DataDir, UploadsDir, newUploadID())
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return AssistantExport{}, err
 		}
-		out.Path = filepath.Join(dir, out.FileName)
-		var f *os.File
-		if f, err = os.Create(out.Path); err == nil {
-			out.Warnings, err = assistant.WriteBundle(f, assistant.TarGz, as, assistant.BundleOptions{})
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
+		req.Path = filepath.Join(dir, out.FileName)
+		defer func() {
 			if err != nil {
 				os.RemoveAll(dir)
 			}
-		}
-	default:
-		return AssistantExport{}, fmt.Errorf("unknown export format %q: use modelfile, openwebui or bundle", format)
+		}()
 	}
+	x, err := a.core.Export(req)
 	if err != nil {
-		return AssistantExport{}, err
+		return AssistantExport{}, uiError(err)
 	}
-	if out.Warnings == nil {
-		out.Warnings = []string{}
-	}
+	out.Content, out.Path, out.Warnings = x.Content, x.Path, x.Warnings
 	return out, nil
 }
