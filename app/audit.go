@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 
 	"rehome/backend/assistant"
-	"rehome/backend/core"
 	"rehome/backend/audit"
+	"rehome/backend/core"
 )
 
 // audits returns the audit service over the App's store.
