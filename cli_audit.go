@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -140,10 +139,7 @@ func cmdAuditRun(env *cliEnv, args []string) int {
 	}
 	rec, err := svc.Run(env.context(), req)
 	if err != nil {
-		if errors.Is(err, audit.ErrNeedVRAM) {
-			return env.fail(fmt.Errorf("%w (give it with --vram, such as --vram 8GiB)", err))
-		}
-		return env.fail(err)
+		return env.fail(err) // a NeedVRAMError gets its --vram (cli_errors.go)
 	}
 	if *asJSON {
 		return env.json(rec)

@@ -80,7 +80,7 @@ func cmdFit(env *cliEnv, args []string) int {
 	}
 	mach, err := req.Machine(detected)
 	if err != nil {
-		return env.usage("%v", err)
+		return env.usage("%v", cliError(err))
 	}
 
 	if req.Model == "" && req.GGUF == "" {

@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"rehome/backend/audit"
+	"rehome/backend/core"
+	"rehome/backend/hardware"
+	"rehome/backend/models"
 	"rehome/sandbox"
 )
 
@@ -80,5 +84,25 @@ func TestCloseCancelsRuns(t *testing.T) {
 		t.Logf("the run ended %v after Close: %s", time.Since(start).Round(time.Millisecond), r.res.Summary)
 	case <-time.After(30 * time.Second):
 		t.Fatal("the run went on after Close")
+	}
+}
+
+// TestErrorsInTheUIsWords: a fact the backend misses reaches the UI with
+// the UI's own way to give it, never a flag of the CLI.
+func TestErrorsInTheUIsWords(t *testing.T) {
+	a := New(Config{DataDir: t.TempDir()})
+	// A machine whose RAM cannot be read (detection under an empty root).
+	a.core = core.New(a.cfg.DataDir, core.Options{Hardware: hardware.Options{Root: t.TempDir()}})
+	if err := a.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	_, err := a.Fit(models.Request{Model: "llama-3.1-8b-instruct", VRAM: "24GiB"})
+	if err == nil || !strings.Contains(err.Error(), "RAM is unknown") || !strings.Contains(err.Error(), "tick “Plan a purchase” and enter the RAM in GiB") || strings.Contains(err.Error(), "--") {
+		t.Fatalf("fit without RAM: %v", err)
+	}
+	_, err = a.RunAudit(audit.Request{Features: []string{"knowledge"}})
+	if err == nil || !strings.Contains(err.Error(), "VRAM is unknown") || !strings.Contains(err.Error(), "enter it in the VRAM field") || strings.Contains(err.Error(), "--") {
+		t.Fatalf("audit without VRAM: %v", err)
 	}
 }

@@ -31,10 +31,11 @@ func (a *App) RunAudit(req audit.Request) (audit.Record, error) {
 	ctx, cancel := context.WithTimeout(a.ctx, detectTimeout)
 	defer cancel()
 	rec, err := s.Run(ctx, req)
-	if err == nil {
-		a.log.Info("audit", "id", rec.ID, "assistants", len(rec.Assistants), "summary", rec.Summary.Headline)
+	if err != nil {
+		return audit.Record{}, uiError(err)
 	}
-	return rec, err
+	a.log.Info("audit", "id", rec.ID, "assistants", len(rec.Assistants), "summary", rec.Summary.Headline)
+	return rec, nil
 }
 
 // Audits lists the stored audits, newest first.

@@ -45,7 +45,7 @@ func (a *App) FitOptions() (FitChoices, error) {
 func (a *App) Fit(req models.Request) (models.FitResult, error) {
 	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
 	if err != nil {
-		return models.FitResult{}, err
+		return models.FitResult{}, uiError(err)
 	}
 	return req.Run(mach)
 }
@@ -54,7 +54,7 @@ func (a *App) Fit(req models.Request) (models.FitResult, error) {
 func (a *App) FitTable(req models.TableRequest) (models.Table, error) {
 	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
 	if err != nil {
-		return models.Table{}, err
+		return models.Table{}, uiError(err)
 	}
 	all, err := models.Catalog()
 	if err != nil {
