@@ -22,11 +22,11 @@ VERSION  := $(shell build/package/version.sh 2>/dev/null || echo dev)
 # A hardened binary (PIE, RELRO), as Debian asks. Not -z now: go-nvml binds
 # NVML lazily (dlopen at run time), and immediate binding fails to start.
 LDFLAGS  := -s -w -X main.version=$(VERSION) -linkmode=external -extldflags=-Wl,-z,relro
-GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_test.go') go.mod go.sum $(wildcard build/sandbox/*.py build/sandbox/*.txt build/sandbox/*.sh)
+GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_test.go') go.mod go.sum $(wildcard build/sandbox/*.py build/sandbox/*.txt build/sandbox/*.sh sandbox/probes/*.py)
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
-.PHONY: all run test build install-desktop deps deps-test deps-package ui sandbox-image gotest vet fmt-check uitest e2e window bench clean package package-check fresh-check
+.PHONY: all run test build install-desktop deps deps-test deps-package ui sandbox-image gotest vet lint fmt-check uitest e2e window bench clean package package-check fresh-check
 
 all: build
 
@@ -58,7 +58,7 @@ run: deps build
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then exec $(BIN); \
 	else echo "No display: serving the UI; open the URL below in a browser."; exec $(BIN) serve; fi
 
-test: deps-test build fmt-check vet sandbox-image gotest uitest e2e window
+test: deps-test build fmt-check vet lint sandbox-image gotest uitest e2e window
 
 # The sandbox's image, built from Debian packages by build/sandbox/. A no-op
 # when the image of this recipe exists; loads the cached archive
@@ -71,6 +71,20 @@ fmt-check:
 
 vet: frontend/dist/index.html
 	go vet -tags "$(call csv,$(TAGS))" ./...
+
+# staticcheck (every package, with the window's tags, which add app/'s own),
+# go.mod as `go mod tidy` leaves it, and svelte-check over the UI.
+# staticcheck is installed once, by the module proxy, into a cache that
+# names its version (go install is a no-op once it is there).
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rehome/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
+$(STATICCHECK):
+	cd / && GOBIN=$(dir $@) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+lint: frontend/dist/index.html $(STATICCHECK)
+	$(STATICCHECK) -tags "$(call csv,$(APP_TAGS))" ./...
+	@go mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy"; go mod tidy -diff; exit 1; }
+	cd frontend && npx svelte-check --tsconfig ./tsconfig.json --fail-on-warnings
 
 # Never from the test cache (-count=1: Podman, the image and the tools are
 # outside what Go hashes). Every skipped test is listed at the end (never

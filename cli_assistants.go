@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"rehome/backend/assistant"
+	"rehome/backend/store"
 )
 
 func cmdAssistants(env *cliEnv, args []string) int {
@@ -128,15 +130,21 @@ func cmdAssistantsEdit(env *cliEnv, args []string) int {
 	if svc == nil {
 		return code
 	}
-	a, err := svc.Get(id)
-	if err != nil {
-		return env.fail(fmt.Errorf("%w (see `rehome assistants list`)", err))
-	}
-	if code := f.apply(env, fs, &a); code != exitOK {
+	// The flags change the stored record in the same transaction that
+	// reads it, so an edit made meanwhile (the window) is not undone.
+	errUsage := errors.New("usage")
+	a, err := svc.Edit(id, func(a *assistant.Assistant) error {
+		if code = f.apply(env, fs, a); code != exitOK {
+			return errUsage
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errUsage):
 		return code
-	}
-	a, err = svc.Update(a)
-	if err != nil {
+	case errors.Is(err, store.ErrNotFound):
+		return env.fail(fmt.Errorf("%w (see `rehome assistants list`)", err))
+	case err != nil:
 		return env.fail(err)
 	}
 	return printAssistant(env, a, f.json)

@@ -10,7 +10,7 @@ import (
 
 	"rehome/backend/assistant"
 	"rehome/backend/audit"
-	"rehome/backend/hardware"
+	"rehome/backend/bytesize"
 )
 
 // cmdAudit is `rehome audit`: run an audit, or with a first word list,
@@ -81,15 +81,14 @@ func (o *optBytes) String() string {
 	if o.v == nil {
 		return ""
 	}
-	return audit.FormatBytes(*o.v)
+	return bytesize.Format(*o.v)
 }
 
 func (o *optBytes) Set(s string) error {
-	b, err := hardware.ParseBytes(s)
+	v, err := bytesize.Parse(s)
 	if err != nil {
 		return err
 	}
-	v := int64(b)
 	o.v = &v
 	return nil
 }
@@ -151,7 +150,7 @@ func cmdAuditRun(env *cliEnv, args []string) int {
 func printAudit(w io.Writer, rec audit.Record) {
 	m := rec.Machine
 	fmt.Fprintf(w, "Audit %s, %s\n", rec.ID, rec.Created.Local().Format("2 Jan 2006 15:04"))
-	fmt.Fprintf(w, "Machine: %s of VRAM (%s), %s of RAM (%s)", audit.FormatBytes(m.VRAMBytes), m.VRAMSource, audit.FormatBytes(m.RAMBytes), m.RAMSource)
+	fmt.Fprintf(w, "Machine: %s of VRAM (%s), %s of RAM (%s)", bytesize.Format(m.VRAMBytes), m.VRAMSource, bytesize.Format(m.RAMBytes), m.RAMSource)
 	if len(m.GPUs) > 0 {
 		fmt.Fprintf(w, "; %s", strings.Join(m.GPUs, ", "))
 	}
@@ -229,9 +228,9 @@ func printModelChoice(w io.Writer, t *audit.Model, ch *audit.ModelChoice) {
 		fmt.Fprintln(w, "Text model: none fits this machine")
 		return
 	}
-	where := "on the GPU, " + audit.FormatBytes(t.VRAMBytes)
+	where := "on the GPU, " + bytesize.Format(t.VRAMBytes)
 	if t.OnCPU {
-		where = "on the CPU, " + audit.FormatBytes(t.RAMBytes) + " of RAM"
+		where = "on the CPU, " + bytesize.Format(t.RAMBytes) + " of RAM"
 	}
 	tag := ""
 	if t.Tag != "" {
@@ -292,7 +291,7 @@ func cmdAuditList(env *cliEnv, args []string) int {
 		for _, aa := range r.Assistants {
 			names = append(names, aa.Subject.Name)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), audit.FormatBytes(r.Machine.VRAMBytes), strings.Join(names, ", "), r.Summary.Headline)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), bytesize.Format(r.Machine.VRAMBytes), strings.Join(names, ", "), r.Summary.Headline)
 	}
 	tw.Flush()
 	return exitOK

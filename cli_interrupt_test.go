@@ -179,7 +179,7 @@ func TestInterruptLongCommands(t *testing.T) {
 		out := t.TempDir()
 		l := startCLI(t, home, "sandbox", "image", "save", filepath.Join(out, "image.tar.gz"))
 		l.waitFor(t, "the archive being written", 120*time.Second, func(string, string) bool {
-			m, _ := filepath.Glob(filepath.Join(out, ".rehome-sandbox-*"))
+			m, _ := filepath.Glob(filepath.Join(out, ".image.tar.gz.part-*"))
 			return len(m) > 0
 		})
 		time.Sleep(300 * time.Millisecond) // well into the export

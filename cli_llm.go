@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
+	"rehome/backend/atomicfile"
 	"rehome/backend/llm"
 	"rehome/backend/models"
 	"rehome/backend/store"
@@ -157,7 +157,7 @@ func cmdConvExport(env *cliEnv, name string, args []string) int {
 		env.stdout.Write(data)
 		return exitOK
 	}
-	if err := os.WriteFile(*out, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(*out, data, 0o644); err != nil {
 		return env.fail(err)
 	}
 	fmt.Fprintf(env.stderr, "rehome: wrote %s\n", *out)

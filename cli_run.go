@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/core"
 	"rehome/sandbox"
 )
@@ -21,7 +22,7 @@ func cmdRun(env *cliEnv, args []string) int {
 	fs := env.flags("run", "run --file PATH [--timeout 30s] [--memory 512MiB] [--cpus 1] [--pids 128] [--out DIR] [--json] SCRIPT.py|-")
 	file := fs.String("file", "", "the `file` the code works on, seen read-only at /mnt/data/<name>")
 	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit`; the whole sandbox is killed after it (default: as saved in Settings)")
-	memory := fs.String("memory", "512MiB", "memory `ceiling` (KiB, MiB, GiB; default: as saved in Settings)")
+	memory := fs.String("memory", "512MiB", "memory `ceiling` (512MiB, 2GiB, 2g; GB is 10⁹ bytes; default: as saved in Settings)")
 	cpus := fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the code may use (default: as saved in Settings)")
 	pids := fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once (default: as saved in Settings)")
 	outDir := fs.String("out", "", "`folder` for output files and plots (default: the run's folder in the data directory)")
@@ -42,7 +43,7 @@ func cmdRun(env *cliEnv, args []string) int {
 		case "timeout":
 			lim.Timeout = *timeout
 		case "memory":
-			lim.Memory, badMemory = sandbox.ParseBytes(*memory)
+			lim.Memory, badMemory = bytesize.Parse(*memory)
 		case "cpus":
 			lim.CPUs = *cpus
 		case "pids":
@@ -144,7 +145,7 @@ func readScript(env *cliEnv, name string) (string, error) {
 		return "", fmt.Errorf("read the script: %w", err)
 	}
 	if len(data) > sandbox.MaxScriptSize {
-		return "", fmt.Errorf("the script is over %s: the sandbox takes smaller scripts", sandbox.FormatBytes(sandbox.MaxScriptSize))
+		return "", fmt.Errorf("the script is over %s: the sandbox takes smaller scripts", bytesize.Format(sandbox.MaxScriptSize))
 	}
 	return string(data), nil
 }
@@ -202,7 +203,7 @@ func printRunSummary(env *cliEnv, res *sandbox.Result, safe func(string) string)
 		fmt.Fprintf(w, "rehome: %s\n", n)
 	}
 	for _, f := range res.Files {
-		fmt.Fprintf(w, "rehome: %-5s %s (%s) → %s\n", f.Kind, safe(f.Name), sandbox.FormatBytes(f.Size), safe(f.Path))
+		fmt.Fprintf(w, "rehome: %-5s %s (%s) → %s\n", f.Kind, safe(f.Name), bytesize.Format(f.Size), safe(f.Path))
 	}
 	for _, s := range res.Skipped {
 		fmt.Fprintf(w, "rehome: refused %s: %s\n", safe(s.Name), safe(s.Reason))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"rehome/backend/bytesize"
 	"rehome/sandbox"
 )
 
@@ -125,10 +126,10 @@ func cmdImageBuild(env *cliEnv, args []string) int {
 		return env.json(rep)
 	}
 	fmt.Fprintf(env.stdout, "built %s: image %s (root file system %s), built in %s, imported in %s\n",
-		rep.Image, sandbox.FormatBytes(rep.ImageBytes), sandbox.FormatBytes(rep.RootfsBytes),
+		rep.Image, bytesize.Format(rep.ImageBytes), bytesize.Format(rep.RootfsBytes),
 		rep.BuildTime.Round(time.Second), rep.ImportTime.Round(time.Second))
 	fmt.Fprintf(env.stdout, "archive for air-gapped machines: %s (%s); load it there with `rehome sandbox image load FILE`\n",
-		rep.Archive, sandbox.FormatBytes(rep.ArchiveBytes))
+		rep.Archive, bytesize.Format(rep.ArchiveBytes))
 	return exitOK
 }
 
@@ -204,12 +205,12 @@ func cmdImageStatus(env *cliEnv, args []string) int {
 	} else {
 		state := "missing"
 		if st.Present {
-			state = "ready (" + sandbox.FormatBytes(st.Size) + ")"
+			state = "ready (" + bytesize.Format(st.Size) + ")"
 		}
 		fmt.Fprintf(env.stdout, "image    %s: %s\n", st.Image, state)
 		arch := "none"
 		if st.ArchivePresent {
-			arch = sandbox.FormatBytes(st.ArchiveSize)
+			arch = bytesize.Format(st.ArchiveSize)
 		}
 		fmt.Fprintf(env.stdout, "archive  %s: %s\n", st.Archive, arch)
 		if len(st.Stale) > 0 {

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"rehome/backend/atomicfile"
+	"rehome/backend/bytesize"
 	"rehome/sandbox"
 )
 
@@ -129,7 +131,7 @@ func addSessionFlags(env *cliEnv, fs *flag.FlagSet) sessionFlags {
 		file:    fs.String("file", "", "the `file` the cells work on, seen read-only at /mnt/data/<name>"),
 		timeout: fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "each cell's time `limit` (then KeyboardInterrupt)"),
 		idle:    fs.Duration("idle", sandbox.DefaultIdleTimeout, "end the session after this `time` without a cell"),
-		memory:  fs.String("memory", "1GiB", "memory `ceiling` of the whole session (KiB, MiB, GiB)"),
+		memory:  fs.String("memory", "1GiB", "memory `ceiling` of the whole session (1GiB, 512m; GB is 10⁹ bytes)"),
 		cpus:    fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the session may use"),
 		pids:    fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once"),
 		pf:      env.addPodmanFlags(fs),
@@ -137,7 +139,7 @@ func addSessionFlags(env *cliEnv, fs *flag.FlagSet) sessionFlags {
 }
 
 func (f sessionFlags) limits() (sandbox.Limits, error) {
-	mem, err := sandbox.ParseBytes(*f.memory)
+	mem, err := bytesize.Parse(*f.memory)
 	if err != nil {
 		return sandbox.Limits{}, fmt.Errorf("--memory: %v", err)
 	}
@@ -409,7 +411,7 @@ func cmdSessionExport(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		return env.fail(fmt.Errorf("write %s: %w", *out, err))
 	}
 	fmt.Fprintf(env.stderr, "rehome: %d cells → %s\n", len(cells), *out)

@@ -28,6 +28,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"rehome/app"
+	"rehome/backend/atomicfile"
 )
 
 //go:embed build/appicon.png
@@ -424,12 +425,8 @@ func (g geometry) save(dir string, log *slog.Logger) {
 		return
 	}
 	b, _ := json.Marshal(g)
-	tmp := filepath.Join(dir, geometryFile+".tmp")
-	if err := os.WriteFile(tmp, b, 0o600); err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, geometryFile))
-		if err != nil {
-			log.Warn("remember the window's place", "err", err)
-		}
+	if err := atomicfile.WriteFile(filepath.Join(dir, geometryFile), b, 0o600); err != nil {
+		log.Warn("remember the window's place", "err", err)
 	}
 }
 

@@ -76,12 +76,12 @@ func (g *access) granted(path string, wait time.Duration) bool {
 	if wait <= 0 {
 		return false
 	}
-	// The timer takes the lock first, so its wake-up cannot fall between
-	// the check below and Wait.
+	// The timer wakes the waiters under the lock, so its wake-up cannot
+	// fall between the check below and Wait.
 	t := time.AfterFunc(wait, func() {
 		g.mu.Lock()
-		g.mu.Unlock()
 		g.cond.Broadcast()
+		g.mu.Unlock()
 	})
 	defer t.Stop()
 	end := time.Now().Add(wait)

@@ -13,12 +13,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"rehome/backend/atomicfile"
+	"rehome/backend/bytesize"
 	"rehome/backend/core"
 	"rehome/backend/dataset"
 	"rehome/sandbox"
@@ -186,22 +187,10 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".part-*")
-	if err != nil {
+	return atomicfile.Write(dst, 0o644, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, in); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	})
 }
 
 // UploadReply is what POST /api/upload answers.
@@ -240,7 +229,7 @@ func newUploadHandler(a *App, limit int64) http.Handler {
 		}
 		name := CleanFileName(raw)
 		if r.ContentLength > limit {
-			reply(http.StatusRequestEntityTooLarge, UploadReply{Error: fmt.Sprintf("%s is %s; the browser can send at most %s. Open it in the rehome window instead, which reads files in place.", name, humanBytes(r.ContentLength), humanBytes(limit))})
+			reply(http.StatusRequestEntityTooLarge, UploadReply{Error: fmt.Sprintf("%s is %s; the browser can send at most %s. Open it in the rehome window instead, which reads files in place.", name, bytesize.Format(r.ContentLength), bytesize.Format(limit))})
 			return
 		}
 		// Stream to a temporary file while hashing; the same file dropped
@@ -250,20 +239,19 @@ func newUploadHandler(a *App, limit int64) http.Handler {
 			reply(http.StatusInternalServerError, UploadReply{Error: "cannot store the upload: " + err.Error()})
 			return
 		}
-		f, err := os.CreateTemp(root, ".part-*")
+		// Readable like a file the user saved (umask 022): the sandbox's
+		// unprivileged user reads it through its bind mount. The folders
+		// stay private.
+		f, err := atomicfile.New(filepath.Join(root, "upload"), 0o644)
 		if err != nil {
 			reply(http.StatusInternalServerError, UploadReply{Error: "cannot store the upload: " + err.Error()})
 			return
 		}
-		defer os.Remove(f.Name())
+		defer f.Cleanup()
 		h := sha256.New()
 		n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r.Body, limit+1))
-		cerr := f.Close()
-		if err == nil {
-			err = cerr
-		}
 		if err == nil && n > limit {
-			err = fmt.Errorf("the file is larger than %s; open it in the rehome window instead, which reads files in place", humanBytes(limit))
+			err = fmt.Errorf("the file is larger than %s; open it in the rehome window instead, which reads files in place", bytesize.Format(limit))
 		}
 		if err == nil && r.ContentLength >= 0 && n != r.ContentLength {
 			err = errors.New("the upload was cut short: drop the file again")
@@ -278,13 +266,7 @@ func newUploadHandler(a *App, limit int64) http.Handler {
 				return
 			}
 			if err = os.MkdirAll(dir, 0o700); err == nil {
-				err = os.Rename(f.Name(), path)
-			}
-			if err == nil {
-				// Readable like a file the user saved (umask 022): the sandbox's
-				// unprivileged user reads it through its bind mount. The
-				// folders stay private.
-				err = os.Chmod(path, 0o644)
+				err = f.CommitAs(path)
 			}
 		}
 		if err != nil {
@@ -406,23 +388,6 @@ func newUploadID() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
-}
-
-// humanBytes writes a size in binary units: "512 MiB", "1.5 GiB".
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return strconv.FormatInt(n, 10) + " bytes"
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	v := float64(n) / float64(div)
-	s := strconv.FormatFloat(v, 'f', 1, 64)
-	s = strings.TrimSuffix(s, ".0")
-	return s + " " + string("KMGTPE"[exp]) + "iB"
 }
 
 // UIEvent records a milestone the UI reached — a file's preview shown, the

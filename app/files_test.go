@@ -229,14 +229,6 @@ func TestCleanFileName(t *testing.T) {
 	}
 }
 
-func TestHumanBytes(t *testing.T) {
-	for n, want := range map[int64]string{500: "500 bytes", 1024: "1 KiB", 1536: "1.5 KiB", 4 << 30: "4 GiB"} {
-		if got := humanBytes(n); got != want {
-			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 func TestUIEventIsLogged(t *testing.T) {
 	var buf bytes.Buffer
 	a := New(Config{DataDir: t.TempDir(), Log: slog.New(slog.NewJSONHandler(&buf, nil))})

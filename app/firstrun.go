@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"rehome/backend/atomicfile"
 	"rehome/sandbox"
 )
 
@@ -145,11 +146,7 @@ func (a *App) loadFirstRun() firstRunState {
 
 func (a *App) saveFirstRun(st firstRunState) error {
 	data, _ := json.MarshalIndent(st, "", "  ")
-	tmp := filepath.Join(a.cfg.DataDir, firstRunFile+".tmp")
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(a.cfg.DataDir, firstRunFile))
+	return atomicfile.WriteFile(filepath.Join(a.cfg.DataDir, firstRunFile), data, 0o600)
 }
 
 // StartFirstRun is called once the window or `rehome serve` is up: when

@@ -238,15 +238,6 @@ func bindable(a *App) map[string]reflect.Value {
 	return out
 }
 
-// Methods lists the names of the bound methods (for tests and docs).
-func Methods(a *App) []string {
-	var names []string
-	for n := range bindable(a) {
-		names = append(names, n)
-	}
-	return names
-}
-
 func decodeArgs(t reflect.Type, body []byte) ([]reflect.Value, error) {
 	var raw []json.RawMessage
 	if len(strings.TrimSpace(string(body))) > 0 {

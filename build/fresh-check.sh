@@ -10,7 +10,7 @@
 #   FRESH_COLD=1 make fresh-check    # no caches: every download again
 #
 # PARTs default to those of `make test`: deps-test build fmt-check vet
-# sandbox-image gotest uitest e2e window.
+# lint sandbox-image gotest uitest e2e window.
 #
 # Needs root (it builds a root file system, mounts /proc, /sys, /dev and
 # /run into it and enters it with pivot_root in a private mount and PID
@@ -35,7 +35,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$(id -u)" != 0 ]; then exec sudo --preserve-env=FRESH_CACHE,FRESH_COLD,FRESH_HOST_TOOLS,REHOME_DEBIAN_MIRROR bash "$0" "$@"; fi
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(deps-test build fmt-check vet sandbox-image gotest uitest e2e window)
+[ ${#parts[@]} -gt 0 ] || parts=(deps-test build fmt-check vet lint sandbox-image gotest uitest e2e window)
 
 say() { printf '\033[1mfresh-check:\033[0m %s\n' "$*"; }
 command -v mmdebstrap >/dev/null || { say "needs mmdebstrap: apt-get install mmdebstrap"; exit 1; }

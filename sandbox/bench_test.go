@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // benchPlot is the plot script of the benchmark: the same text runs in
@@ -124,7 +126,7 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 		check string
 		cs    []contender
 	}{
-		{fmt.Sprintf("plot of a %s CSV", FormatBytes(size)), " rows", []contender{
+		{fmt.Sprintf("plot of a %s CSV", bytesize.Format(size)), " rows", []contender{
 			{"bare podman run --rm", podman(bare(benchPlot))},
 			{"rehome run (CLI)", cli(script, true)},
 			{"Engine.Run (app)", engineRun(benchPlot, true)},

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // One policy for the limits a user may set, on every face: the Settings
@@ -51,7 +53,7 @@ func CheckBounds(l Limits, b LimitBounds) error {
 	out := func(what, v, lo, hi string) error {
 		return fmt.Errorf("%s %s is outside the safe range: choose between %s and %s", what, v, lo, hi)
 	}
-	sz := FormatBytes
+	sz := bytesize.Format
 	switch {
 	case l.Timeout < b.Min.Timeout || l.Timeout > b.Max.Timeout:
 		return out("the time limit", l.Timeout.String(), b.Min.Timeout.String(), b.Max.Timeout.String())

@@ -21,7 +21,7 @@ func TestMachineBounds(t *testing.T) {
 	}{
 		{func(l *Limits) { l.CPUs = 0.001 }, "the CPU limit 0.001 cores is outside the safe range: choose between 0.25 and"},
 		{func(l *Limits) { l.CPUs = 1024 }, "the CPU limit 1024 cores is outside the safe range"},
-		{func(l *Limits) { l.Memory = 100 << 40 }, "the memory limit 102400 GiB is outside the safe range"},
+		{func(l *Limits) { l.Memory = 100 << 40 }, "the memory limit 100 TiB is outside the safe range"},
 		{func(l *Limits) { l.Memory = 1 << 20 }, "the memory limit 1 MiB is outside the safe range"},
 		{func(l *Limits) { l.Timeout = 2 * time.Hour }, "the time limit 2h0m0s is outside the safe range"},
 		{func(l *Limits) { l.Pids = 1 << 20 }, "the process limit 1048576 is outside the safe range"},

@@ -1,24 +1,12 @@
-// Package sandbox runs untrusted Python — code a model wrote for ChatGPT's
-// Code Interpreter — against one file of the user's, in a Podman container
-// that has only that file, no network, a wall-clock kill, memory, pids and
-// CPU ceilings, and a result channel that cannot be turned against the host.
-//
-// Limits and Config are plain data. Engine talks to a Podman service through
-// the REST bindings, turns a Config and a job into a hardened container spec
-// (buildSpec), runs it, and reads back what the code printed and wrote
-// through the frame protocol of the runner baked into the image (see
-// build/sandbox/runner.py). Doctor attacks each guarantee and reports which
-// hold.
 package sandbox
 
 import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"time"
-	"unicode"
+
+	"rehome/backend/bytesize"
 )
 
 // Limits are the ceilings of one run. Zero fields take the defaults of
@@ -45,11 +33,11 @@ type Limits struct {
 	TmpSize int64 `json:"tmp_bytes"`
 }
 
-// Size units.
+// Size units, as package bytesize defines them.
 const (
-	KiB int64 = 1 << 10
-	MiB int64 = 1 << 20
-	GiB int64 = 1 << 30
+	KiB = bytesize.KiB
+	MiB = bytesize.MiB
+	GiB = bytesize.GiB
 )
 
 // DefaultLimits are the ceilings of a run when the caller names none.
@@ -112,7 +100,7 @@ func (l Limits) Validate() error {
 	case l.Timeout <= 0 || l.Timeout > MaxTimeout:
 		return fmt.Errorf("timeout %s is out of range: give between 1s and 24h", l.Timeout)
 	case l.Memory < MinMemory:
-		return fmt.Errorf("memory %s is too small: give at least %s", FormatBytes(l.Memory), FormatBytes(MinMemory))
+		return fmt.Errorf("memory %s is too small: give at least %s", bytesize.Format(l.Memory), bytesize.Format(MinMemory))
 	case l.CPUs <= 0 || l.CPUs > 1024 || math.IsNaN(l.CPUs):
 		return fmt.Errorf("cpus %g is out of range: give a positive number of cores such as 1 or 1.5", l.CPUs)
 	case l.Pids < 8 || l.Pids > 1<<20:
@@ -122,56 +110,9 @@ func (l Limits) Validate() error {
 	case l.OutputFiles < 0 || l.OutputFiles > maxOutputFile:
 		return fmt.Errorf("output file count %d is out of range: give between 0 and %d", l.OutputFiles, maxOutputFile)
 	case l.OutputBytes < MiB:
-		return fmt.Errorf("output size %s is too small: give at least 1 MiB", FormatBytes(l.OutputBytes))
+		return fmt.Errorf("output size %s is too small: give at least 1 MiB", bytesize.Format(l.OutputBytes))
 	case l.TmpSize < MiB:
-		return fmt.Errorf("/tmp size %s is too small: give at least 1 MiB", FormatBytes(l.TmpSize))
+		return fmt.Errorf("/tmp size %s is too small: give at least 1 MiB", bytesize.Format(l.TmpSize))
 	}
 	return nil
-}
-
-// ParseBytes reads a size such as "512MiB", "512M", "2g", "1.5 GiB" or
-// "1048576". Units are binary (K = KiB); a bare number is bytes.
-func ParseBytes(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	i := strings.IndexFunc(t, func(r rune) bool { return !(unicode.IsDigit(r) || r == '.') })
-	num, unit := t, ""
-	if i >= 0 {
-		num, unit = t[:i], strings.TrimSpace(t[i:])
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v < 0 || num == "" {
-		return 0, fmt.Errorf("%q is not a size: write it like 512MiB, 2GiB or 1048576", s)
-	}
-	var mul int64
-	switch strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(unit), "b"), "i")) {
-	case "":
-		mul = 1
-	case "k":
-		mul = KiB
-	case "m":
-		mul = MiB
-	case "g":
-		mul = GiB
-	case "t":
-		mul = GiB << 10
-	default:
-		return 0, fmt.Errorf("%q has an unknown unit %q: use KiB, MiB or GiB", s, unit)
-	}
-	if v*float64(mul) > float64(math.MaxInt64/2) {
-		return 0, fmt.Errorf("%q is too large", s)
-	}
-	return int64(v * float64(mul)), nil
-}
-
-// FormatBytes writes n in the largest binary unit that keeps it readable.
-func FormatBytes(n int64) string {
-	switch {
-	case n >= GiB:
-		return strconv.FormatFloat(math.Round(float64(n)/float64(GiB)*10)/10, 'f', -1, 64) + " GiB"
-	case n >= MiB:
-		return strconv.FormatFloat(math.Round(float64(n)/float64(MiB)*10)/10, 'f', -1, 64) + " MiB"
-	case n >= KiB:
-		return strconv.FormatFloat(math.Round(float64(n)/float64(KiB)*10)/10, 'f', -1, 64) + " KiB"
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
 }

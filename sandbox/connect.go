@@ -85,18 +85,9 @@ func (c *Connection) Close() error {
 	return os.RemoveAll(c.dir)
 }
 
-// Connect finds the user's Podman service or starts a private one, and
-// returns the bindings' context for it and a function that releases it
-// (stopping the service if Connect started it).
-func Connect(ctx context.Context, opts ConnectOptions) (context.Context, func(), error) {
-	c, err := Open(ctx, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c.ctx, func() { c.Close() }, nil
-}
-
-// Open is Connect returning the Connection.
+// Open finds the user's Podman service or starts a private one, and
+// returns the connection to it; Close releases it (stopping the service if
+// Open started it).
 func Open(ctx context.Context, opts ConnectOptions) (*Connection, error) {
 	var tried []string
 	if opts.ForceStart {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 	"github.com/containers/podman/v4/pkg/bindings/system"
+
+	"rehome/backend/bytesize"
 )
 
 // Check is one probe of the self-test.
@@ -206,9 +208,9 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 	if res, err := run("stdout flood", probeFlood, fl, false); err != nil {
 		add("stdout flood", NotHeld, "the probe could not run: %v", err)
 	} else if res.StdoutTruncated && len(res.Stdout) <= int(fl.StdoutMax) && res.ExitCode == 0 {
-		add("stdout flood", Held, "200 MiB printed: the first %s kept, the rest counted and dropped, nothing written to disk (%d ms)", FormatBytes(int64(len(res.Stdout))), res.DurationMS)
+		add("stdout flood", Held, "200 MiB printed: the first %s kept, the rest counted and dropped, nothing written to disk (%d ms)", bytesize.Format(int64(len(res.Stdout))), res.DurationMS)
 	} else {
-		add("stdout flood", NotHeld, "200 MiB printed: kept %s, truncated=%t, %s", FormatBytes(int64(len(res.Stdout))), res.StdoutTruncated, res.Summary)
+		add("stdout flood", NotHeld, "200 MiB printed: kept %s, truncated=%t, %s", bytesize.Format(int64(len(res.Stdout))), res.StdoutTruncated, res.Summary)
 	}
 	ol := Limits{Timeout: 60 * time.Second, OutputFiles: 8, OutputBytes: 4 * MiB}
 	if res, err := run("outputs", probeOutputs, ol, true); err != nil {
@@ -392,206 +394,3 @@ func (r DoctorReport) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(plain(r))
 }
-
-// The probes. Each prints HELD when the attack failed as it should, and
-// BROKEN (or WEAK) lines naming what got through.
-
-const probeFilesystem = `
-import os, stat, errno
-bad = []
-def expect_fail(what, fn):
-    try:
-        fn()
-        bad.append(what)
-    except OSError:
-        pass
-data = os.listdir('/mnt/data')
-if data != ['input data.csv']:
-    bad.append('/mnt/data holds %r' % data)
-if open('/mnt/data/input data.csv').read() != 'a,b\n1,2\n':
-    bad.append('the input reads wrong')
-expect_fail('read the host file next to the input', lambda: open('SECRET').read())
-expect_fail('list the input folder', lambda: os.listdir('WORKDIR'))
-expect_fail('write the input', lambda: open('/mnt/data/input data.csv', 'a').write('x'))
-expect_fail('write the root file system', lambda: open('/etc/rehome-probe', 'w').write('x'))
-expect_fail('write /usr', lambda: open('/usr/rehome-probe', 'w').write('x'))
-def big():
-    with open('/tmp/fill', 'wb') as f:
-        for _ in range(1024):
-            f.write(b'\0' * (1 << 20))
-expect_fail('fill /tmp past its size', big)
-os.unlink('/tmp/fill')
-# Every mount: none writable from the host but the sized tmpfs, none a socket.
-for line in open('/proc/self/mountinfo'):
-    f = line.split()
-    point, opts = f[4], f[5]
-    sep = f.index('-')
-    fstype, source = f[sep + 1], f[sep + 2]
-    if 'podman.sock' in line or 'docker.sock' in line:
-        bad.append('a container socket is mounted: ' + point)
-    if fstype in ('tmpfs', 'proc', 'sysfs', 'cgroup', 'cgroup2', 'devpts', 'mqueue', 'devtmpfs'):
-        continue
-    if point == '/':
-        if 'ro' not in opts.split(','):
-            bad.append('the root file system is writable')
-        continue
-    try:
-        st = os.stat(point)
-    except OSError:
-        continue
-    if stat.S_ISDIR(st.st_mode):
-        if os.access(point, os.W_OK) and 'ro' not in opts.split(','):
-            bad.append('host folder writable: ' + point)
-    elif stat.S_ISREG(st.st_mode):
-        try:
-            with open(point, 'a'):
-                bad.append('host file writable: ' + point)
-        except OSError:
-            pass
-for k in os.environ:
-    if k not in ('PATH', 'HOME', 'LANG', 'TMPDIR', 'MPLBACKEND', 'MPLCONFIGDIR', 'PYTHONUNBUFFERED',
-                 'PYTHONDONTWRITEBYTECODE', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'LC_CTYPE'):
-        bad.append('environment variable from outside: ' + k)
-for line in bad:
-    print('BROKEN', line)
-if not bad:
-    print('HELD')
-`
-
-const probeNetwork = `
-import os, socket, subprocess, sys
-bad = []
-nets = sorted(os.listdir('/sys/class/net'))
-if nets != ['lo']:
-    bad.append('network interfaces: %s' % nets)
-for host, port in (('1.1.1.1', 53), ('10.0.2.2', 80), ('192.168.1.1', 80), ('8.8.8.8', 443)):
-    s = socket.socket()
-    s.settimeout(2)
-    try:
-        s.connect((host, port))
-        bad.append('connected to %s:%d' % (host, port))
-    except OSError:
-        pass
-    finally:
-        s.close()
-try:
-    socket.getaddrinfo('deb.debian.org', 80)
-    bad.append('resolved a host name')
-except OSError:
-    pass
-r = subprocess.run([sys.executable, '-m', 'pip', 'install', 'requests'], capture_output=True, timeout=20)
-if r.returncode == 0:
-    bad.append('pip install succeeded')
-for line in bad:
-    print('BROKEN', line)
-if not bad:
-    print('HELD')
-`
-
-const probeTimeout = `
-import os, signal, time, ctypes
-signal.signal(signal.SIGTERM, signal.SIG_IGN)
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        os.execv('/bin/sleep', ['sleep', 'MARKER'])
-    os._exit(0)
-print('started', flush=True)
-ctypes.CDLL(None).sleep(1000)
-`
-
-const probeMemory = `
-import sys
-chunks = []
-for i in range(512):
-    b = bytearray(1 << 20)
-    for j in range(0, len(b), 4096):
-        b[j] = 1
-    chunks.append(b)
-print('ALLOCATED', len(chunks), 'MiB', flush=True)
-`
-
-const probePids = `
-import os, time
-n = 0
-pids = []
-for i in range(64):
-    try:
-        p = os.fork()
-    except OSError:
-        break
-    if p == 0:
-        time.sleep(30)
-        os._exit(0)
-    pids.append(p)
-    n += 1
-print('FORKED', n, flush=True)
-`
-
-const probeFlood = `
-import sys
-block = b'x' * (1 << 20)
-for i in range(200):
-    sys.stdout.buffer.write(block)
-sys.stdout.flush()
-`
-
-const probeOutputs = `
-import os, matplotlib.pyplot as plt
-os.symlink('/etc/passwd', '/mnt/data/link-to-passwd')
-os.symlink('/mnt/data/input data.csv', '/mnt/data/link-to-input')
-os.mkfifo('/mnt/data/fifo')
-open('/mnt/data/hardlink-a.txt', 'w').write('a')
-os.link('/mnt/data/hardlink-a.txt', '/mnt/data/hardlink-b.txt')
-open('/mnt/data/new\nline.txt', 'w').write('n')
-open(b'/mnt/data/bad-\xff.txt', 'w').write('b')
-os.makedirs('/mnt/data/sub/dir', exist_ok=True)
-open('/mnt/data/sub/dir/ok.txt', 'w').write('ok')
-for i in range(20):
-    open('/mnt/data/many-%02d.txt' % i, 'w').write('m')
-try:
-    with open('/mnt/data/huge.bin', 'wb') as f:
-        f.write(b'\0' * (8 << 20))
-except OSError as e:
-    print('huge:', e)
-plt.plot([1, 2, 3])
-plt.show()
-print('done')
-`
-
-const probePrivileges = `
-import os
-bad = []
-st = {}
-for line in open('/proc/self/status'):
-    k, _, v = line.partition(':')
-    st[k] = v.strip()
-if int(st.get('CapEff', '1'), 16) != 0 or int(st.get('CapPrm', '1'), 16) != 0 or int(st.get('CapBnd', '1'), 16) != 0:
-    bad.append('capabilities: eff %s prm %s bnd %s' % (st.get('CapEff'), st.get('CapPrm'), st.get('CapBnd')))
-if st.get('NoNewPrivs') != '1':
-    bad.append('no-new-privileges is off')
-if st.get('Seccomp') != '2':
-    bad.append('no seccomp filter (Seccomp=%s)' % st.get('Seccomp'))
-if os.getuid() == 0 or os.geteuid() == 0:
-    bad.append('runs as root inside')
-if os.uname().nodename != 'sandbox':
-    bad.append('host name is %s' % os.uname().nodename)
-try:
-    os.setuid(0)
-    bad.append('setuid(0) worked')
-except OSError:
-    pass
-try:
-    open('/proc/1/environ').read()
-    bad.append('read the runner\'s /proc/1/environ')
-except OSError:
-    pass
-try:
-    os.kill(1, 9)
-except OSError:
-    pass
-for line in bad:
-    print('BROKEN', line)
-if not bad:
-    print('HELD')
-`

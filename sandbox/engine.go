@@ -21,6 +21,8 @@ import (
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 	"github.com/containers/podman/v4/pkg/bindings/system"
 	"github.com/containers/podman/v4/pkg/errorhandling"
+
+	"rehome/backend/bytesize"
 )
 
 // Options configure an Engine.
@@ -330,7 +332,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		return nil, err
 	}
 	if len(req.Code) > MaxScriptSize {
-		return nil, fmt.Errorf("the code is %s; the sandbox takes at most %s", FormatBytes(int64(len(req.Code))), FormatBytes(MaxScriptSize))
+		return nil, fmt.Errorf("the code is %s; the sandbox takes at most %s", bytesize.Format(int64(len(req.Code))), bytesize.Format(MaxScriptSize))
 	}
 	id := req.ID
 	if id == "" {
@@ -410,7 +412,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 			defer cp.close()
 			src, j.inputOwned = cp, true
 			if !in.othersCanRead() {
-				notes = append(notes, fmt.Sprintf("%s is readable only by its owner (mode %04o), so the sandbox's unprivileged user got a private read-only copy of it (%s), removed after the run", filepath.Base(in.hostPath), in.mode.Perm(), FormatBytes(in.size)))
+				notes = append(notes, fmt.Sprintf("%s is readable only by its owner (mode %04o), so the sandbox's unprivileged user got a private read-only copy of it (%s), removed after the run", filepath.Base(in.hostPath), in.mode.Perm(), bytesize.Format(in.size)))
 			}
 		} else if !hardLink(in.f, source, in.dev, in.ino) {
 			if err := os.Symlink(in.hostPath, source); err != nil {

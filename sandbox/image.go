@@ -16,6 +16,7 @@ import (
 
 	"github.com/containers/podman/v4/pkg/bindings/images"
 
+	"rehome/backend/atomicfile"
 	recipe "rehome/build/sandbox"
 )
 
@@ -216,33 +217,17 @@ func (e *Engine) SaveImage(ctx context.Context, file string) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return fmt.Errorf("create the archive's folder: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".rehome-sandbox-*.tar.gz")
-	if err != nil {
-		return fmt.Errorf("create the image archive: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	zw, _ := gzip.NewWriterLevel(bw, gzip.BestSpeed)
-	err = images.Export(e.api(ctx), []string{e.image}, zw, new(images.ExportOptions).WithFormat("docker-archive"))
-	if err == nil {
-		err = zw.Close()
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+	err := atomicfile.Write(file, 0o644, func(w io.Writer) error {
+		zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+		if err := images.Export(e.api(ctx), []string{e.image}, zw, new(images.ExportOptions).WithFormat("docker-archive")); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
 	if err != nil {
 		return fmt.Errorf("save the image archive: %w", explain(err))
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), file)
+	return nil
 }
 
 // BuildReport describes a finished image build.

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"rehome/backend/bytesize"
 )
 
 // The frames the runner sends on the container's stdout (see
@@ -335,7 +337,7 @@ func (c *collector) openFile(f fileFrame) error {
 	case c.nfiles >= c.lim.OutputFiles:
 		in.discard = fmt.Sprintf("over the output count cap (%d files)", c.lim.OutputFiles)
 	case f.Size > c.lim.OutputBytes-c.nbytes:
-		in.discard = fmt.Sprintf("over the output size cap (%s in all)", FormatBytes(c.lim.OutputBytes))
+		in.discard = fmt.Sprintf("over the output size cap (%s in all)", bytesize.Format(c.lim.OutputBytes))
 	case c.save == nil:
 		in.discard = "outputs are not kept for this run"
 	default:
@@ -556,7 +558,7 @@ func (c *collector) openDisplay(in *incoming) error {
 	case len(c.displays) >= maxDisplays:
 		in.discard = fmt.Sprintf("over the cap of %d shown values", maxDisplays)
 	case in.size > maxDisplayBytes:
-		in.discard = fmt.Sprintf("a shown value over %s", FormatBytes(maxDisplayBytes))
+		in.discard = fmt.Sprintf("a shown value over %s", bytesize.Format(maxDisplayBytes))
 	default:
 		in.display = make([]byte, 0, in.size)
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // finish fills a Result from what the runner reported (the frames) and what
@@ -57,10 +59,10 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 		switch {
 		case x.OOMKills != nil && *x.OOMKills > 0:
 			res.OOMKilled = true
-			res.Summary = fmt.Sprintf("Killed for using more than %s of memory (the kernel's OOM killer acted inside the sandbox's cgroup).", FormatBytes(lim.Memory))
+			res.Summary = fmt.Sprintf("Killed for using more than %s of memory (the kernel's OOM killer acted inside the sandbox's cgroup).", bytesize.Format(lim.Memory))
 		case x.WatchdogKilled:
 			res.OOMKilled = true
-			res.Summary = fmt.Sprintf("Killed for using more than %s of memory (rehome's memory watchdog: this host cannot hold a cgroup memory ceiling).", FormatBytes(lim.Memory))
+			res.Summary = fmt.Sprintf("Killed for using more than %s of memory (rehome's memory watchdog: this host cannot hold a cgroup memory ceiling).", bytesize.Format(lim.Memory))
 		case res.ExitCode == 0:
 			res.Summary = fmt.Sprintf("Finished in %s.", roundDuration(out.elapsed))
 		case x.Signal != nil:
@@ -78,7 +80,7 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 		if out.exitCode == 137 {
 			res.OOMKilled = true
 			res.ExitCode = 137
-			res.Summary = fmt.Sprintf("The sandbox was killed by SIGKILL before it could report; nothing else kills it but the kernel, most likely for memory (ceiling %s).", FormatBytes(lim.Memory))
+			res.Summary = fmt.Sprintf("The sandbox was killed by SIGKILL before it could report; nothing else kills it but the kernel, most likely for memory (ceiling %s).", bytesize.Format(lim.Memory))
 			note("Podman's own OOMKilled flag is not trusted here (it reads false even after a kernel OOM kill); this is inferred from the SIGKILL.")
 		} else {
 			res.Summary = fmt.Sprintf("The sandbox ended without a report (exit status %d).", out.exitCode)
@@ -89,16 +91,16 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 		note("The code finished in time, but its outputs did not arrive within %s; the sandbox was killed and the outputs after that point are lost.", collectLimit)
 	}
 	if out.protocolError != nil {
-		note("The output channel broke (%s) after which %s were dropped unread; outputs after that point are lost.", printable(out.protocolError.Error(), 200), FormatBytes(out.dropped))
+		note("The output channel broke (%s) after which %s were dropped unread; outputs after that point are lost.", printable(out.protocolError.Error(), 200), bytesize.Format(out.dropped))
 	}
 	if x == nil && strings.TrimSpace(out.runnerStderr) != "" {
 		note("Sandbox runner: %s", printable(strings.TrimSpace(out.runnerStderr), 500))
 	}
 	if res.StdoutTruncated {
-		note("The code printed more than %s on stdout; only the first %s are kept.", FormatBytes(lim.StdoutMax), FormatBytes(lim.StdoutMax))
+		note("The code printed more than %s on stdout; only the first %s are kept.", bytesize.Format(lim.StdoutMax), bytesize.Format(lim.StdoutMax))
 	}
 	if res.StderrTruncated {
-		note("The code printed more than %s on stderr; only the first %s are kept.", FormatBytes(lim.StderrMax), FormatBytes(lim.StderrMax))
+		note("The code printed more than %s on stderr; only the first %s are kept.", bytesize.Format(lim.StderrMax), bytesize.Format(lim.StderrMax))
 	}
 	explainFailure(res, lim, j)
 	if !out.removed {
@@ -120,9 +122,9 @@ func explainFailure(res *Result, lim Limits, j job) {
 	}
 	if strings.Contains(e, "MemoryError") {
 		if j.cgroups.Memory {
-			add(fmt.Sprintf("Python ran out of memory under the %s ceiling.", FormatBytes(lim.Memory)))
+			add(fmt.Sprintf("Python ran out of memory under the %s ceiling.", bytesize.Format(lim.Memory)))
 		} else {
-			add(fmt.Sprintf("Python ran out of memory: one process may use at most %s here (RLIMIT_DATA; this host cannot hold a cgroup memory ceiling).", FormatBytes(lim.Memory)))
+			add(fmt.Sprintf("Python ran out of memory: one process may use at most %s here (RLIMIT_DATA; this host cannot hold a cgroup memory ceiling).", bytesize.Format(lim.Memory)))
 		}
 	}
 	if strings.Contains(e, "Read-only file system") {
@@ -173,7 +175,7 @@ func limitsReport(lim Limits, j job, obs *Observed) LimitsReport {
 	unseen := " (not confirmed: the sandbox did not report what it saw)"
 
 	// Memory.
-	r.Memory = LimitStatus{Asked: FormatBytes(lim.Memory), Value: float64(lim.Memory)}
+	r.Memory = LimitStatus{Asked: bytesize.Format(lim.Memory), Value: float64(lim.Memory)}
 	switch {
 	case cg != nil && cg.MemoryLimit != nil && *cg.MemoryLimit <= lim.Memory && *cg.MemoryLimit >= lim.Memory-4096:
 		r.Memory.Strength = Held
@@ -182,7 +184,7 @@ func limitsReport(lim Limits, j job, obs *Observed) LimitsReport {
 		data, ok := rl("data")
 		r.Memory.Strength = Weaker
 		r.Memory.How = fmt.Sprintf("no cgroup ceiling (rootless Podman on cgroup %s cannot hold one); instead each process has RLIMIT_DATA=%s (%s), and rehome's watchdog (PID 1 of the sandbox) samples the resident memory of all its processes every 50 ms and kills them above %s — a fast allocation can overshoot between samples",
-			cgroupName(cg), FormatBytes(lim.Memory), strings.TrimPrefix(seenSuffix(ok && data == lim.Memory, obs != nil), ", "), FormatBytes(lim.Memory))
+			cgroupName(cg), bytesize.Format(lim.Memory), strings.TrimPrefix(seenSuffix(ok && data == lim.Memory, obs != nil), ", "), bytesize.Format(lim.Memory))
 	case cg == nil:
 		r.Memory.Strength = Held
 		r.Memory.How = "cgroup memory ceiling for the whole container" + unseen
@@ -235,15 +237,15 @@ func limitsReport(lim Limits, j job, obs *Observed) LimitsReport {
 		r.Pids.How = fmt.Sprintf("asked the service for a pids ceiling but the container shows %s", showLimit(cg.PidsLimit))
 	}
 
-	r.Stdout = LimitStatus{Asked: FormatBytes(lim.StdoutMax), Value: float64(lim.StdoutMax), Strength: Held,
+	r.Stdout = LimitStatus{Asked: bytesize.Format(lim.StdoutMax), Value: float64(lim.StdoutMax), Strength: Held,
 		How: "the first bytes are kept, the rest counted and dropped, by the runner and again by rehome while reading the attach stream; no log file is written (log driver none)"}
-	r.Stderr = LimitStatus{Asked: FormatBytes(lim.StderrMax), Value: float64(lim.StderrMax), Strength: Held, How: r.Stdout.How}
+	r.Stderr = LimitStatus{Asked: bytesize.Format(lim.StderrMax), Value: float64(lim.StderrMax), Strength: Held, How: r.Stdout.How}
 	r.OutputFiles = LimitStatus{Asked: fmt.Sprintf("%d files", lim.OutputFiles), Value: float64(lim.OutputFiles), Strength: Held,
 		How: "counted while reading; only regular files are taken, links, devices and unsafe names refused"}
-	r.OutputBytes = LimitStatus{Asked: FormatBytes(lim.OutputBytes), Value: float64(lim.OutputBytes), Strength: Held,
-		How: fmt.Sprintf("/mnt/data is an in-memory file system of %s; the total is capped again while reading", FormatBytes(lim.OutputBytes))}
-	r.Tmp = LimitStatus{Asked: FormatBytes(lim.TmpSize), Value: float64(lim.TmpSize), Strength: Held,
-		How: fmt.Sprintf("/tmp is an in-memory file system of %s; the root file system is read-only", FormatBytes(lim.TmpSize))}
+	r.OutputBytes = LimitStatus{Asked: bytesize.Format(lim.OutputBytes), Value: float64(lim.OutputBytes), Strength: Held,
+		How: fmt.Sprintf("/mnt/data is an in-memory file system of %s; the total is capped again while reading", bytesize.Format(lim.OutputBytes))}
+	r.Tmp = LimitStatus{Asked: bytesize.Format(lim.TmpSize), Value: float64(lim.TmpSize), Strength: Held,
+		How: fmt.Sprintf("/tmp is an in-memory file system of %s; the root file system is read-only", bytesize.Format(lim.TmpSize))}
 	return r
 }
 

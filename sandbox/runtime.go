@@ -16,6 +16,8 @@ import (
 
 	"github.com/containers/podman/v4/libpod/define"
 	"github.com/containers/podman/v4/pkg/bindings/containers"
+
+	"rehome/backend/atomicfile"
 )
 
 // RuntimeProbe is the outcome of trying one service and OCI runtime.
@@ -305,20 +307,7 @@ func (e *Engine) saveState(st runtimeState) {
 		return
 	}
 	data, _ := json.MarshalIndent(st, "", "  ")
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".runtime-*.json")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = atomicfile.WriteFile(p, data, 0o600)
 }
 
 func appendNew(list []string, s string) []string {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/containers/common/pkg/seccomp"
 	"golang.org/x/sys/unix"
+
+	"rehome/backend/atomicfile"
 )
 
 // The sandbox's seccomp profile is Podman's default (containers/common,
@@ -153,23 +155,7 @@ func writeSeccompProfile(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("write the sandbox's seccomp profile: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".seccomp-*")
-	if err != nil {
-		return "", fmt.Errorf("write the sandbox's seccomp profile: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("write the sandbox's seccomp profile: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
+	if err := atomicfile.WriteFile(p, data, 0o644); err != nil {
 		return "", fmt.Errorf("write the sandbox's seccomp profile: %w", err)
 	}
 	return p, nil

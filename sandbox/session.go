@@ -23,6 +23,9 @@ import (
 
 	"github.com/containers/podman/v4/libpod/define"
 	"github.com/containers/podman/v4/pkg/bindings/containers"
+
+	"rehome/backend/atomicfile"
+	"rehome/backend/bytesize"
 )
 
 // Sessions: a Code Interpreter that keeps its state across cells, like
@@ -630,7 +633,7 @@ func newNonce() string {
 // did — fail, hang, exit, exhaust memory — is a CellResult.
 func (s *Session) Exec(ctx context.Context, code string, timeout time.Duration, progress func(Progress)) (*CellResult, error) {
 	if len(code) > MaxScriptSize {
-		return nil, fmt.Errorf("the cell is %s; the sandbox takes at most %s", FormatBytes(int64(len(code))), FormatBytes(MaxScriptSize))
+		return nil, fmt.Errorf("the cell is %s; the sandbox takes at most %s", bytesize.Format(int64(len(code))), bytesize.Format(MaxScriptSize))
 	}
 	if timeout <= 0 {
 		timeout = s.lim.Timeout
@@ -800,7 +803,7 @@ func (s *Session) explainCell(res *CellResult, x *cellExit, lim Limits, ended, k
 	case x.Status == "interrupted":
 		res.Summary = fmt.Sprintf("Cell %d was interrupted (KeyboardInterrupt); the session's state is kept.", res.Cell)
 	case res.OOMKilled:
-		res.Summary = fmt.Sprintf("Cell %d used more than the session's %s of memory: the kernel was killed.", res.Cell, FormatBytes(lim.Memory)) + lost
+		res.Summary = fmt.Sprintf("Cell %d used more than the session's %s of memory: the kernel was killed.", res.Cell, bytesize.Format(lim.Memory)) + lost
 	case x.Status == "killed" && x.DeadlineKilled:
 		res.Summary = fmt.Sprintf("Cell %d ran past its %s limit and did not stop within %s of the interrupt: the kernel was killed.", res.Cell, roundDuration(lim.Timeout), InterruptGrace) + lost
 	case x.Status == "killed":
@@ -1020,11 +1023,10 @@ func writeJSON(name string, v any) error {
 	if err != nil {
 		return err
 	}
-	tmp := name + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+	if err := atomicfile.WriteFile(name, data, 0o600); err != nil {
 		return fmt.Errorf("save %s: %w", filepath.Base(name), err)
 	}
-	return os.Rename(tmp, name)
+	return nil
 }
 
 func readJSON(name string, v any) error {

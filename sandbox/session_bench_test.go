@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // benchFirstCell is the first cell after a drop in the benchmark: the same
@@ -128,7 +130,7 @@ func BenchmarkSessions(b *testing.B) {
 	}
 	mb, mf, mn := median(base), median(first), median(firstNow)
 	fmt.Fprintf(&table, "%-58s %10s %10s %10s   ratio %.2f× (baseline: python3 in a running container, timed inside it)\n",
-		fmt.Sprintf("first cell, %s CSV, sent 2s after the drop", FormatBytes(size)), ms(mf), "≤ 1.1×", ms(mb), float64(mf)/float64(mb))
+		fmt.Sprintf("first cell, %s CSV, sent 2s after the drop", bytesize.Format(size)), ms(mf), "≤ 1.1×", ms(mb), float64(mf)/float64(mb))
 	fmt.Fprintf(&table, "%-58s %10s %10s %10s   ratio %.2f× (the kernel may still be importing pandas)\n",
 		"first cell, sent the moment the session is up", ms(mn), "", ms(mb), float64(mn)/float64(mb))
 	fmt.Fprintf(&table, "(%d rounds of the first cell, medians; podman %s, rootless=%t)\n", rounds, e.Host().PodmanVersion, e.Host().Rootless)

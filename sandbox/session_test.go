@@ -182,7 +182,7 @@ print("tail")`
 	if r.Stdout != "next\n" || len(r.Displays) != 1 || r.Displays[0].Text != "'A'" {
 		t.Fatalf("after forged frames: %+v", r)
 	}
-	r = execCell(t, s, "import os, sys\nos.close(1)\nos.close(2)\nsys.stdout = None", 0)
+	execCell(t, s, "import os, sys\nos.close(1)\nos.close(2)\nsys.stdout = None", 0)
 	r = execCell(t, s, "print('restored')\nsecret", 0)
 	if r.Stdout != "restored\n" || len(r.Displays) != 1 {
 		t.Fatalf("after closing stdout: %+v", r)
@@ -206,7 +206,7 @@ print("tail")`
 		t.Fatalf("after os._exit: %+v", r)
 	}
 	// A background process left by a cell is ended with it.
-	r = execCell(t, s, "import subprocess\nsubprocess.Popen(['sleep', '300'])\nprint('started')", 0)
+	execCell(t, s, "import subprocess\nsubprocess.Popen(['sleep', '300'])\nprint('started')", 0)
 	r = execCell(t, s, "import os\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit() and open(f'/proc/{p}/cmdline','rb').read().startswith(b'sleep')))", 0)
 	if r.Stdout != "[]\n" {
 		t.Fatalf("background process survived its cell: %q", r.Stdout)
@@ -214,7 +214,7 @@ print("tail")`
 
 	// A process a cell leaves behind to steal the next cell's code from the
 	// kernel's pipes finds none, and ends with its cell.
-	r = execCell(t, s, `import subprocess
+	execCell(t, s, `import subprocess
 subprocess.Popen(['python3', '-c', '''
 import os, time
 for fd in (3, 4):

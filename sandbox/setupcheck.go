@@ -284,11 +284,6 @@ func CheckRootless() RootlessCheck {
 	return c
 }
 
-// Ready reports whether rootless Podman has what it needs.
-func (c RootlessCheck) Ready() bool {
-	return c.Root || (c.SubUIDs && c.SubGIDs && c.NewUIDMap && c.Socket)
-}
-
 // EnableSocket enables and starts the user's podman.socket.
 func EnableSocket(ctx context.Context) error {
 	out, err := exec.CommandContext(ctx, "systemctl", "--user", "enable", "--now", "podman.socket").CombinedOutput()

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"math"
 	"path"
 	"strconv"
@@ -296,11 +295,3 @@ func rlimits(lim Limits, j job) []spec.POSIXRlimit {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// describeArgv is a short form of a container's command for messages.
-func describeArgv(argv []string) string {
-	if len(argv) > 5 {
-		return fmt.Sprintf("%v … (%d arguments)", argv[:5], len(argv))
-	}
-	return fmt.Sprint(argv)
-}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"rehome/backend/bytesize"
 )
 
 // A run's private folder (its "stage") holds what Podman mounts for it: a
@@ -100,7 +102,7 @@ func newStage(roots []string, need int64) (*stage, error) {
 		return &stage{dir: dir, lock: lock}, nil
 	}
 	if firstErr == nil {
-		firstErr = fmt.Errorf("no room for %s in %v", FormatBytes(need), roots)
+		firstErr = fmt.Errorf("no room for %s in %v", bytesize.Format(need), roots)
 	}
 	return nil, fmt.Errorf("create a private folder for the run: %w", firstErr)
 }

@@ -1,5 +1,3 @@
-// Package assistant holds the record of a custom GPT being moved to local
-// weights, and the operations on the stored assistants.
 package assistant
 
 import (
@@ -196,11 +194,17 @@ func (s *Service) Create(a Assistant) (Assistant, error) {
 	return a, nil
 }
 
-// Get returns the assistant with id.
+// Get returns the assistant with id. An assistant written by a newer
+// rehome is refused with an error wrapping store.ErrNewer.
 func (s *Service) Get(id string) (Assistant, error) {
 	var a Assistant
-	err := s.st.Get(store.Assistants, id, &a)
-	return a, err
+	if err := s.st.Get(store.Assistants, id, &a); err != nil {
+		return Assistant{}, err
+	}
+	if err := store.CheckSchema(store.Assistants, id, a.Schema, SchemaVersion); err != nil {
+		return Assistant{}, err
+	}
+	return a, nil
 }
 
 // List returns all assistants, newest first.
@@ -211,18 +215,41 @@ func (s *Service) List() ([]Assistant, error) {
 // Update replaces the stored assistant a.ID with a, keeping its creation
 // time, and returns the stored record.
 func (s *Service) Update(a Assistant) (Assistant, error) {
-	old, err := s.Get(a.ID)
+	return s.Edit(a.ID, func(old *Assistant) error {
+		created := old.Created
+		*old = a
+		old.Created = created
+		return nil
+	})
+}
+
+// Edit changes the stored assistant id with fn, which is given the stored
+// record, and returns the record stored. Reading, fn and writing happen in
+// one transaction, so concurrent edits of one assistant (of different
+// fields, or appending to the same list) are applied one after the other
+// and none is lost. The id and creation time stay as they were; the record
+// is normalized and validated after fn. An assistant written by a newer
+// rehome is refused (store.ErrNewer) and left as it is.
+func (s *Service) Edit(id string, fn func(*Assistant) error) (Assistant, error) {
+	var a Assistant
+	err := s.st.Modify(store.Assistants, id, &a, func() error {
+		if err := store.CheckSchema(store.Assistants, id, a.Schema, SchemaVersion); err != nil {
+			return err
+		}
+		created := a.Created
+		if err := fn(&a); err != nil {
+			return err
+		}
+		a.Normalize()
+		if err := a.Validate(); err != nil {
+			return err
+		}
+		a.ID, a.Created = id, created
+		a.Schema = SchemaVersion
+		a.Updated = s.now().UTC()
+		return nil
+	})
 	if err != nil {
-		return Assistant{}, err
-	}
-	a.Normalize()
-	if err := a.Validate(); err != nil {
-		return Assistant{}, err
-	}
-	a.Schema = SchemaVersion
-	a.Created = old.Created
-	a.Updated = s.now().UTC()
-	if err := s.st.Put(store.Assistants, a.ID, a); err != nil {
 		return Assistant{}, err
 	}
 	return a, nil

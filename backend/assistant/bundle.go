@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"rehome/backend/atomicfile"
 	"rehome/backend/store"
 )
 
@@ -432,26 +433,20 @@ func (r *bundleReader) extract(rd io.Reader, bf BundleFile, name string) error {
 		r.placed[name] = final
 		return r.verify(rd, bf, io.Discard)
 	}
-	tmp, err := os.CreateTemp(r.destDir, ".rehome-import-*")
+	f, err := atomicfile.New(final, 0o600)
 	if err != nil {
 		return fmt.Errorf("write into %s: %w", r.destDir, err)
 	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriter(tmp)
+	defer f.Cleanup()
+	bw := bufio.NewWriter(f)
 	err = r.verify(rd, bf, bw)
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), final); err != nil {
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("place %s: %w", final, err)
 	}
 	r.created = append(r.created, final)

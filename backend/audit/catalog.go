@@ -1,13 +1,3 @@
-// Package audit says, per capability of a custom GPT, whether it ports
-// as-is to local weights, has to be rebuilt and operated, or does not port,
-// with the reason, the cost and the local replacement, and turns that into
-// a verdict per assistant: move, move in part, or keep.
-//
-// The knowledge lives in data, not code: catalog.json (embedded) lists every
-// capability with its default category and the conditional rules that change
-// it (air-gapped, data that must stay local, VRAM left beside the text
-// model...). The evaluator here only reads those rules. Audits are stored in
-// the store's Audits bucket so the user can see how the answer changed.
 package audit
 
 import (
@@ -22,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"rehome/backend/bytesize"
 )
 
 //go:embed catalog.json
@@ -313,7 +305,7 @@ func checkSecondModel(where string, cp Capability) []error {
 			return o.When.VRAMBelow != nil && *o.When.VRAMBelow == need
 		})
 		if alone < 0 {
-			errs = append(errs, fmt.Errorf("%s: needs an earlier rule for a GPU below %s in all, where the second model cannot run even alone", rw, FormatBytes(int64(need))))
+			errs = append(errs, fmt.Errorf("%s: needs an earlier rule for a GPU below %s in all, where the second model cannot run even alone", rw, bytesize.Format(int64(need))))
 		}
 	}
 	return errs

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rehome/backend/assistant"
+	"rehome/backend/bytesize"
 )
 
 // Step is one step of a migration checklist.
@@ -61,7 +62,7 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 		c.Steps = append(c.Steps, st)
 	}
 	m := rec.ModelFor(aa)
-	hw := fmt.Sprintf("%s of VRAM and %s of RAM", FormatBytes(rec.Machine.VRAMBytes), FormatBytes(rec.Machine.RAMBytes))
+	hw := fmt.Sprintf("%s of VRAM and %s of RAM", bytesize.Format(rec.Machine.VRAMBytes), bytesize.Format(rec.Machine.RAMBytes))
 	if aa.Verdict.Decision == Keep || m == nil {
 		var why []string
 		for _, r := range aa.Verdict.Reasons {
@@ -126,7 +127,7 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 			case Knowledge:
 				var files []string
 				for _, k := range a.Knowledge {
-					files = append(files, fmt.Sprintf("%s (%s, sha256 %.12s…)", k.Name, humanSize(k.Size), k.SHA256))
+					files = append(files, fmt.Sprintf("%s (%s, sha256 %.12s…)", k.Name, bytesize.Format(k.Size), k.SHA256))
 				}
 				if len(files) > 0 {
 					st.Detail += " Index these files: " + strings.Join(files, "; ") + "."
@@ -199,16 +200,4 @@ func quoteList(ss []string) string {
 		q[i] = "“" + s + "”"
 	}
 	return strings.Join(q, ", ")
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

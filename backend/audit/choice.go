@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"rehome/backend/bytesize"
 )
 
 // The needs an assistant has of its text model.
@@ -182,9 +184,9 @@ func costAlternative(cat *Catalog, req Request, machine Machine, s Subject, a *A
 		}
 	}
 	a.Hours, a.OpsHoursPerMonth, a.FirstYearHours = e.Hours, e.OpsHoursPerMonth, e.FirstYearHours
-	where := FormatBytes(m.VRAMBytes) + " of VRAM"
+	where := bytesize.Format(m.VRAMBytes) + " of VRAM"
 	if m.OnCPU {
-		where = FormatBytes(m.RAMBytes) + " of RAM, on the CPU"
+		where = bytesize.Format(m.RAMBytes) + " of RAM, on the CPU"
 	}
 	var parts []string
 	parts = append(parts, fmt.Sprintf("%s: %s", m.Name, where))

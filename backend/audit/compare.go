@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // Change is one input or figure that differs between two audits.
@@ -205,8 +207,8 @@ func inputChanges(a, b Record) []Change {
 		}
 		return fmt.Sprintf("%s on the %s", m.Name, where)
 	}
-	add("VRAM", FormatBytes(a.Machine.VRAMBytes), FormatBytes(b.Machine.VRAMBytes))
-	add("RAM", FormatBytes(a.Machine.RAMBytes), FormatBytes(b.Machine.RAMBytes))
+	add("VRAM", bytesize.Format(a.Machine.VRAMBytes), bytesize.Format(b.Machine.VRAMBytes))
+	add("RAM", bytesize.Format(a.Machine.RAMBytes), bytesize.Format(b.Machine.RAMBytes))
 	add("Text model", model(a.TextModel), model(b.TextModel))
 	add("Air-gapped", yes(a.Request.AirGapped), yes(b.Request.AirGapped))
 	add("Data must stay local", yes(a.Request.DataMustStayLocal), yes(b.Request.DataMustStayLocal))

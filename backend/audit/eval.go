@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"rehome/backend/bytesize"
 )
 
 // Model is the text model an assistant would run on, as the fit estimate
@@ -92,9 +94,9 @@ func (f Facts) hosts() string {
 func (f Facts) fill(s string) string {
 	return strings.NewReplacer(
 		"{text_model}", f.modelName(),
-		"{vram}", FormatBytes(f.VRAMBytes),
-		"{ram}", FormatBytes(f.RAMBytes),
-		"{free_vram}", FormatBytes(f.FreeVRAM()),
+		"{vram}", bytesize.Format(f.VRAMBytes),
+		"{ram}", bytesize.Format(f.RAMBytes),
+		"{free_vram}", bytesize.Format(f.FreeVRAM()),
 		"{action_hosts}", f.hosts(),
 	).Replace(s)
 }
@@ -188,30 +190,20 @@ func (w When) holds(f Facts) (bool, []string) {
 		if f.VRAMBytes >= int64(*w.VRAMBelow) {
 			return false, nil
 		}
-		because = append(because, fmt.Sprintf("%s of VRAM is below %s", FormatBytes(f.VRAMBytes), FormatBytes(int64(*w.VRAMBelow))))
+		because = append(because, fmt.Sprintf("%s of VRAM is below %s", bytesize.Format(f.VRAMBytes), bytesize.Format(int64(*w.VRAMBelow))))
 	}
 	if w.VRAMForSecondModel != nil {
 		free := f.FreeVRAM()
 		if free >= int64(*w.VRAMForSecondModel) {
 			return false, nil
 		}
-		because = append(because, fmt.Sprintf("%s of VRAM left beside %s, below the %s a second model needs", FormatBytes(free), model, FormatBytes(int64(*w.VRAMForSecondModel))))
+		because = append(because, fmt.Sprintf("%s of VRAM left beside %s, below the %s a second model needs", bytesize.Format(free), model, bytesize.Format(int64(*w.VRAMForSecondModel))))
 	}
 	if w.TextModelBelow != nil {
 		if f.TextModel == nil || f.TextModel.Footprint() >= int64(*w.TextModelBelow) {
 			return false, nil
 		}
-		because = append(because, fmt.Sprintf("%s takes %s, below %s", model, FormatBytes(f.TextModel.Footprint()), FormatBytes(int64(*w.TextModelBelow))))
+		because = append(because, fmt.Sprintf("%s takes %s, below %s", model, bytesize.Format(f.TextModel.Footprint()), bytesize.Format(int64(*w.TextModelBelow))))
 	}
 	return true, because
-}
-
-// FormatBytes writes a memory size in GiB ("7.5 GiB", "8 GiB"), MiB below
-// one GiB.
-func FormatBytes(b int64) string {
-	if b > 0 && b < 1<<30 {
-		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
-	}
-	s := fmt.Sprintf("%.1f", float64(b)/(1<<30))
-	return strings.TrimSuffix(s, ".0") + " GiB"
 }

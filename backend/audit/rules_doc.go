@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"rehome/backend/bytesize"
 )
 
 // DescribeWhen says a rule's condition in words.
@@ -26,13 +28,13 @@ func DescribeWhen(w When) string {
 	flag(w.ActionCallsExternal, "an action calls an outside API", "every action stays local")
 	flag(w.ActionAuthOAuth, "an action signs in with OAuth", "no action uses OAuth")
 	if w.VRAMBelow != nil {
-		parts = append(parts, "VRAM below "+FormatBytes(int64(*w.VRAMBelow)))
+		parts = append(parts, "VRAM below "+bytesize.Format(int64(*w.VRAMBelow)))
 	}
 	if w.VRAMForSecondModel != nil {
-		parts = append(parts, "VRAM left beside the text model below "+FormatBytes(int64(*w.VRAMForSecondModel)))
+		parts = append(parts, "VRAM left beside the text model below "+bytesize.Format(int64(*w.VRAMForSecondModel)))
 	}
 	if w.TextModelBelow != nil {
-		parts = append(parts, "text model smaller than "+FormatBytes(int64(*w.TextModelBelow)))
+		parts = append(parts, "text model smaller than "+bytesize.Format(int64(*w.TextModelBelow)))
 	}
 	return strings.Join(parts, " and ")
 }

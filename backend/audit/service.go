@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rehome/backend/assistant"
+	"rehome/backend/bytesize"
 	"rehome/backend/hardware"
 	"rehome/backend/store"
 )
@@ -79,7 +80,7 @@ func MachineFromReport(r hardware.Report) (Machine, bool) {
 	for _, g := range r.GPUs {
 		desc := fmt.Sprintf("%s %s", g.Vendor, g.Product)
 		if g.VRAMKnown() {
-			desc += fmt.Sprintf(" (%s, %s)", FormatBytes(int64(g.VRAMTotalBytes)), g.VRAMSource)
+			desc += fmt.Sprintf(" (%s, %s)", bytesize.Format(int64(g.VRAMTotalBytes)), g.VRAMSource)
 		} else {
 			desc += " (VRAM unknown)"
 			known = false
@@ -278,8 +279,8 @@ func (s *Service) Get(id string) (Record, error) {
 		}
 		return Record{}, err
 	}
-	if r.Schema > SchemaVersion {
-		return Record{}, fmt.Errorf("audit %s was written by a newer rehome (schema %d): upgrade rehome to read it", id, r.Schema)
+	if err := store.CheckSchema(store.Audits, id, r.Schema, SchemaVersion); err != nil {
+		return Record{}, err
 	}
 	return r, nil
 }

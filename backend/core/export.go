@@ -1,13 +1,11 @@
 package core
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"rehome/backend/assistant"
+	"rehome/backend/atomicfile"
 )
 
 // ExportRequest is one export of a stored assistant, as every face asks it.
@@ -125,47 +123,10 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // writeAtomic writes what fill writes to path so that the file appears
-// complete or not at all: a temporary file beside it, synced, then
-// renamed over it. (One helper for every export; package hygiene's
-// atomic writer can take its place.)
+// complete or not at all, synced with its folder (package atomicfile).
 func writeAtomic(path string, fill func(w io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".rehome-export-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path))
-	}
-	if err != nil {
+	if err := atomicfile.Write(path, 0o644, fill); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

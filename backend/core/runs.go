@@ -128,8 +128,17 @@ func (r *Runs) List(limit int) ([]sandbox.Record, error) {
 // Get returns one stored run.
 func (r *Runs) Get(id string) (sandbox.Record, error) {
 	var rec sandbox.Record
-	err := r.c.db(func(st *store.Store) error { return st.Get(store.Runs, id, &rec) })
-	return rec, err
+	err := r.c.db(func(st *store.Store) error {
+		if err := st.Get(store.Runs, id, &rec); err != nil {
+			return err
+		}
+		// A run written by a newer rehome is refused (store.ErrNewer).
+		return store.CheckSchema(store.Runs, id, rec.Schema, sandbox.RecordSchema)
+	})
+	if err != nil {
+		return sandbox.Record{}, err
+	}
+	return rec, nil
 }
 
 // ---- The limits as the user saved them (Settings → Sandbox) ----

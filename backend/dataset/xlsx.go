@@ -470,10 +470,7 @@ func cellText(typ, v string, style int, strs []string, dates []bool) string {
 		}
 	}
 	// Whole numbers stored as 3.0 show as 3, as in Excel.
-	if strings.HasSuffix(v, ".0") {
-		v = strings.TrimSuffix(v, ".0")
-	}
-	return v
+	return strings.TrimSuffix(v, ".0")
 }
 
 // excelDate turns an Excel serial day number (1900 date system) into an

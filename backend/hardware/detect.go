@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"rehome/backend/bytesize"
 )
 
 // Options configure a Detector. The zero value detects the running machine.
@@ -279,7 +281,7 @@ func (d *Detector) fillNvidia(g *GPU, nv map[string]nvidiaGPU, problems []string
 		g.Unified, g.VRAMSource = true, SourceUnified
 		g.VRAMTotalBytes = mem.TotalBytes
 		g.VRAMFreeBytes, g.VRAMFreeKnown = mem.AvailableBytes, mem.TotalBytes > 0
-		g.VRAMDetail = fmt.Sprintf("shared with system RAM (unified): the %s uses the machine's %s of memory", unifiedName, GiB(mem.TotalBytes))
+		g.VRAMDetail = fmt.Sprintf("shared with system RAM (unified): the %s uses the machine's %s of memory", unifiedName, bytesize.Format(int64(mem.TotalBytes)))
 		if ok {
 			g.Notes = append(g.Notes, fmt.Sprintf("%s answered [N/A] for memory (%s), as it does on unified-memory parts; fell back to system RAM from /proc/meminfo.", sourceLabel(n.source), n.raw))
 		}
@@ -315,7 +317,7 @@ func (d *Detector) fillAMD(g *GPU) {
 		g.VRAMFreeBytes, g.VRAMFreeKnown = total-used, true
 	}
 	if _, err := os.Stat(filepath.Join(dev, "mem_info_gtt_total")); err == nil && total < 4<<30 {
-		g.Notes = append(g.Notes, "Only "+GiB(total)+" of VRAM: this is likely an integrated Radeon (APU) whose VRAM is a BIOS carve-out of system RAM; runtimes can also borrow system RAM (GTT), more slowly.")
+		g.Notes = append(g.Notes, "Only "+bytesize.Format(int64(total))+" of VRAM: this is likely an integrated Radeon (APU) whose VRAM is a BIOS carve-out of system RAM; runtimes can also borrow system RAM (GTT), more slowly.")
 	}
 }
 
@@ -329,7 +331,7 @@ func fillIntel(g *GPU, mem Memory) {
 	g.Unified, g.VRAMSource = true, SourceUnified
 	g.VRAMTotalBytes = UnifiedShare(mem.TotalBytes)
 	g.VRAMFreeBytes, g.VRAMFreeKnown = min(g.VRAMTotalBytes, mem.AvailableBytes), mem.TotalBytes > 0
-	g.VRAMDetail = fmt.Sprintf("shared with system RAM (unified): the GPU driver lets it use up to %s of %s", shareText(mem.TotalBytes), GiB(mem.TotalBytes))
+	g.VRAMDetail = fmt.Sprintf("shared with system RAM (unified): the GPU driver lets it use up to %s of %s", shareText(mem.TotalBytes), bytesize.Format(int64(mem.TotalBytes)))
 }
 
 // UnifiedShare is the part of system RAM an integrated GPU may use: half of

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"rehome/backend/bytesize"
 )
 
 const gib = 1 << 30
@@ -436,7 +438,7 @@ func TestHostMachine(t *testing.T) {
 		t.Errorf("CPUOnly %v with %d GPUs", r.CPUOnly, len(r.GPUs))
 	}
 	t.Logf("host: %s, %d cores/%d threads, %s RAM, %d GPUs, cpu_only=%v, %.1f ms",
-		r.CPU.Model, r.CPU.Cores, r.CPU.Threads, GiB(r.Memory.TotalBytes), len(r.GPUs), r.CPUOnly, r.DurationMS)
+		r.CPU.Model, r.CPU.Cores, r.CPU.Threads, bytesize.Format(int64(r.Memory.TotalBytes)), len(r.GPUs), r.CPUOnly, r.DurationMS)
 }
 
 func readFileOrEmpty(path string) ([]byte, error) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"rehome/backend/bytesize"
 )
 
 // WriteText prints the report for a terminal, every figure with its source.
@@ -22,7 +24,7 @@ func (r Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "        instruction sets: %s\n", strings.Join(cpu.Features, " "))
 	}
 	if r.Memory.TotalBytes > 0 {
-		fmt.Fprintf(&b, "RAM     %s total, %s available (%s)\n", GiB(r.Memory.TotalBytes), GiB(r.Memory.AvailableBytes), r.Memory.Source)
+		fmt.Fprintf(&b, "RAM     %s total, %s available (%s)\n", bytesize.Format(int64(r.Memory.TotalBytes)), bytesize.Format(int64(r.Memory.AvailableBytes)), r.Memory.Source)
 	} else {
 		b.WriteString("RAM     unknown\n")
 	}
@@ -60,9 +62,9 @@ func writeGPU(b *strings.Builder, label string, g GPU) {
 	case g.VRAMSource == SourceUnknown:
 		fmt.Fprintf(b, "        VRAM %s\n", g.VRAMDetail)
 	case g.VRAMFreeKnown:
-		fmt.Fprintf(b, "        VRAM %s total, %s free: %s\n", GiB(g.VRAMTotalBytes), GiB(g.VRAMFreeBytes), g.VRAMDetail)
+		fmt.Fprintf(b, "        VRAM %s total, %s free: %s\n", bytesize.Format(int64(g.VRAMTotalBytes)), bytesize.Format(int64(g.VRAMFreeBytes)), g.VRAMDetail)
 	default:
-		fmt.Fprintf(b, "        VRAM %s total: %s\n", GiB(g.VRAMTotalBytes), g.VRAMDetail)
+		fmt.Fprintf(b, "        VRAM %s total: %s\n", bytesize.Format(int64(g.VRAMTotalBytes)), g.VRAMDetail)
 	}
 	for _, n := range g.Notes {
 		fmt.Fprintf(b, "        %s\n", n)

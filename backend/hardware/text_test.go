@@ -8,7 +8,7 @@ import (
 func TestWriteText(t *testing.T) {
 	for machine, want := range map[string][]string{
 		"vm-nodrm":       {"CPU     AMD EPYC: 2 cores, 2 threads (x86_64)", "RAM     23.5 GiB total", "GPU     none: CPU only", "CPU only: no GPU"},
-		"nvidia-rtx3090": {"GPU 0   NVIDIA GeForce RTX 3090 (NVIDIA, 0000:0b:00.0, VGA compatible controller, driver nvidia)", "VRAM 24.0 GiB total, 22.6 GiB free: measured by nvidia-smi (driver 550.120)"},
+		"nvidia-rtx3090": {"GPU 0   NVIDIA GeForce RTX 3090 (NVIDIA, 0000:0b:00.0, VGA compatible controller, driver nvidia)", "VRAM 24 GiB total, 22.6 GiB free: measured by nvidia-smi (driver 550.120)"},
 		"nvidia-2x-l4":   {"GPU 1   NVIDIA L4", "Display 0 ASPEED device 0x2000", "no model runtime computes on it", "apt-get install pci.ids"},
 		"nvidia-gb10-na": {"shared with system RAM (unified)", "answered [N/A]"},
 	} {

@@ -1,11 +1,3 @@
-// Package llm talks to local model servers through the OpenAI-compatible
-// API that Ollama, llama.cpp's llama-server, LM Studio, Jan and vLLM all
-// serve (/v1/models and streaming /v1/chat/completions), finds them on
-// this machine, and runs the ask-in-words loop: the model writes Python,
-// an Executor runs it, the output goes back, until the model answers.
-//
-// Real servers differ from OpenAI's reference in many small ways; the
-// client accepts each of them (see stream.go) rather than failing.
 package llm
 
 import (
@@ -119,6 +111,7 @@ type ServerError struct {
 	Body    string // the raw body or event
 }
 
+// Error says what the server reported, and whether it came mid-answer.
 func (e *ServerError) Error() string {
 	if e.Status != 0 {
 		return fmt.Sprintf("the model server answered %d: %s", e.Status, e.Message)

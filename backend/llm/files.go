@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/dataset"
 )
 
@@ -49,7 +50,7 @@ func DescribeFile(hostPath string) (FileInfo, error) {
 // Describe is the file in one line of the system prompt.
 func (f FileInfo) Describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s", f.Path, humanBytes(f.Size))
+	fmt.Fprintf(&b, "%s (%s", f.Path, bytesize.Format(f.Size))
 	if f.Format != "" {
 		fmt.Fprintf(&b, ", %s", strings.ToUpper(f.Format))
 	}
@@ -76,16 +77,4 @@ func (f FileInfo) Describe() string {
 		b.WriteString(f.Note)
 	}
 	return b.String()
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"rehome/backend/audit"
-	"rehome/backend/hardware"
+	"rehome/backend/bytesize"
 	"rehome/backend/models"
 )
 
@@ -19,11 +19,11 @@ func FitNote(model string, m models.Machine) string {
 		vram, ram := uint64(fm.VRAMBytes), uint64(fm.RAMBytes)
 		switch {
 		case m.VRAMBytes >= vram:
-			return fmt.Sprintf("fits in your VRAM (%s of %s)", hardware.GiB(vram), hardware.GiB(m.VRAMBytes))
+			return fmt.Sprintf("fits in your VRAM (%s of %s)", bytesize.Format(int64(vram)), bytesize.Format(int64(m.VRAMBytes)))
 		case m.RAMBytes >= ram:
-			return fmt.Sprintf("will not fit in your VRAM (needs %s, %s here): it runs on the CPU, several times slower", hardware.GiB(vram), hardware.GiB(m.VRAMBytes))
+			return fmt.Sprintf("will not fit in your VRAM (needs %s, %s here): it runs on the CPU, several times slower", bytesize.Format(int64(vram)), bytesize.Format(int64(m.VRAMBytes)))
 		default:
-			return fmt.Sprintf("needs %s of memory; this machine has %s", hardware.GiB(ram), hardware.GiB(m.RAMBytes))
+			return fmt.Sprintf("needs %s of memory; this machine has %s", bytesize.Format(int64(ram)), bytesize.Format(int64(m.RAMBytes)))
 		}
 	}
 	return ""

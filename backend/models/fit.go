@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/hardware"
 )
 
@@ -63,11 +64,11 @@ func MachineFrom(r hardware.Report) Machine {
 	m := Machine{VRAMBytes: vram, GPUs: n, Unified: unified, RAMBytes: r.Memory.TotalBytes}
 	switch {
 	case n == 0:
-		m.Description = fmt.Sprintf("this machine: CPU only, %s RAM", hardware.GiB(r.Memory.TotalBytes))
+		m.Description = fmt.Sprintf("this machine: CPU only, %s RAM", bytesize.Format(int64(r.Memory.TotalBytes)))
 	case unified:
-		m.Description = fmt.Sprintf("this machine: %s of unified memory usable by the GPU, %s RAM in all", hardware.GiB(vram), hardware.GiB(r.Memory.TotalBytes))
+		m.Description = fmt.Sprintf("this machine: %s of unified memory usable by the GPU, %s RAM in all", bytesize.Format(int64(vram)), bytesize.Format(int64(r.Memory.TotalBytes)))
 	default:
-		m.Description = fmt.Sprintf("this machine: %s VRAM on %d GPU(s), %s RAM", hardware.GiB(vram), n, hardware.GiB(r.Memory.TotalBytes))
+		m.Description = fmt.Sprintf("this machine: %s VRAM on %d GPU(s), %s RAM", bytesize.Format(int64(vram)), n, bytesize.Format(int64(r.Memory.TotalBytes)))
 	}
 	return m
 }
@@ -81,9 +82,9 @@ func ManualMachine(vram, ram uint64, gpus int, unified bool) Machine {
 	}
 	m := Machine{VRAMBytes: vram, GPUs: gpus, Unified: unified, RAMBytes: ram, ByHand: true}
 	if gpus == 0 {
-		m.Description = fmt.Sprintf("planned: CPU only, %s RAM", hardware.GiB(ram))
+		m.Description = fmt.Sprintf("planned: CPU only, %s RAM", bytesize.Format(int64(ram)))
 	} else {
-		m.Description = fmt.Sprintf("planned: %s VRAM on %d GPU(s), %s RAM", hardware.GiB(vram), gpus, hardware.GiB(ram))
+		m.Description = fmt.Sprintf("planned: %s VRAM on %d GPU(s), %s RAM", bytesize.Format(int64(vram)), gpus, bytesize.Format(int64(ram)))
 	}
 	return m
 }
@@ -284,7 +285,7 @@ func evaluate(m Model, l Layout, o Options, mach Machine) FitResult {
 			}
 			if float64(full) > 0.95*float64(mach.VRAMBytes) {
 				r.Notes = append(r.Notes, fmt.Sprintf("Tight: %s of %s VRAM, under 5%% to spare. Close other programs that use the GPU, or pick a smaller context or quantization.",
-					hardware.GiB(full), hardware.GiB(mach.VRAMBytes)))
+					bytesize.Format(int64(full)), bytesize.Format(int64(mach.VRAMBytes))))
 			}
 			return r
 		}
@@ -324,9 +325,9 @@ func evaluate(m Model, l Layout, o Options, mach Machine) FitResult {
 	r.Verdict, r.RAMNeededBytes = VerdictNone, cpuTotal
 	if gpu {
 		r.VerdictText = fmt.Sprintf("Does not fit in memory: needs %s, the machine has %s VRAM and %s of usable RAM",
-			hardware.GiB(r.TotalBytes), hardware.GiB(mach.VRAMBytes), hardware.GiB(usable))
+			bytesize.Format(int64(r.TotalBytes)), bytesize.Format(int64(mach.VRAMBytes)), bytesize.Format(int64(usable)))
 	} else {
-		r.VerdictText = fmt.Sprintf("Does not fit in memory: needs %s, the machine has %s of usable RAM", hardware.GiB(cpuTotal), hardware.GiB(usable))
+		r.VerdictText = fmt.Sprintf("Does not fit in memory: needs %s, the machine has %s of usable RAM", bytesize.Format(int64(cpuTotal)), bytesize.Format(int64(usable)))
 	}
 	return r
 }
@@ -393,14 +394,14 @@ func terms(m Model, l Layout, o Options, r FitResult, mach Machine) []Term {
 	sort.Slice(types, func(i, j int) bool { return l.ByType[types[i]] > l.ByType[types[j]] })
 	var parts []string
 	for _, t := range types {
-		parts = append(parts, fmt.Sprintf("%s %s", t, hardware.GiB(l.ByType[t])))
+		parts = append(parts, fmt.Sprintf("%s %s", t, bytesize.Format(int64(l.ByType[t]))))
 	}
 	how := fmt.Sprintf("%s parameters quantized tensor by tensor with llama.cpp's %s rules", fmtParams(m.ParamsText), l.Quant)
 	if l.Exact {
 		how = "tensor sizes read from the GGUF file"
 	}
 	weights := Term{"weights", "Weights (" + l.Quant + ")", r.WeightsBytes,
-		fmt.Sprintf("%s: %s; the %s token-embedding table stays in RAM", how, strings.Join(parts, " + "), hardware.GiB(l.TokenEmbdBytes))}
+		fmt.Sprintf("%s: %s; the %s token-embedding table stays in RAM", how, strings.Join(parts, " + "), bytesize.Format(int64(l.TokenEmbdBytes)))}
 
 	elem := map[string]string{"f16": "2 bytes (f16)", "q8_0": "34/32 bytes (q8_0)", "q4_0": "18/32 bytes (q4_0)"}[o.KVCache]
 	full := m.Layers - m.SlidingWindowLayers
@@ -497,9 +498,9 @@ func Best(all []Model, mach Machine, ctx, n int) []Pick {
 				eff = math.Sqrt(float64(m.ParamsText) * float64(m.ParamsActive))
 			}
 			score := eff / 1e9 * schemes[q].quality
-			why := fmt.Sprintf("needs %s of %s", hardware.GiB(r.VRAMNeededBytes), describeBudget(mach))
+			why := fmt.Sprintf("needs %s of %s", bytesize.Format(int64(r.VRAMNeededBytes)), describeBudget(mach))
 			if want == VerdictCPU {
-				why = fmt.Sprintf("needs %s of %s", hardware.GiB(r.RAMNeededBytes), describeBudget(mach))
+				why = fmt.Sprintf("needs %s of %s", bytesize.Format(int64(r.RAMNeededBytes)), describeBudget(mach))
 				score /= 1 + active/4e9
 				why += fmt.Sprintf("; reads about %.1f GB per token", active/1e9)
 			}
@@ -527,7 +528,7 @@ func Best(all []Model, mach Machine, ctx, n int) []Pick {
 
 func describeBudget(m Machine) string {
 	if m.GPUs > 0 && m.VRAMBytes > 0 {
-		return hardware.GiB(m.VRAMBytes) + " VRAM"
+		return bytesize.Format(int64(m.VRAMBytes)) + " VRAM"
 	}
-	return hardware.GiB(m.UsableRAM()) + " usable RAM"
+	return bytesize.Format(int64(m.UsableRAM())) + " usable RAM"
 }

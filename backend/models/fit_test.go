@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/hardware"
 )
 
@@ -79,7 +80,7 @@ func TestVerdictsOnFixtureMachines(t *testing.T) {
 	for _, c := range cases {
 		r := fit(t, c.id, c.quant, c.ctx, "f16", c.mach)
 		if r.Verdict != c.verdict {
-			t.Errorf("%s: %s (%s), want %s; total %s", c.name, r.Verdict, r.VerdictText, c.verdict, hardware.GiB(r.TotalBytes))
+			t.Errorf("%s: %s (%s), want %s; total %s", c.name, r.Verdict, r.VerdictText, c.verdict, bytesize.Format(int64(r.TotalBytes)))
 		}
 		if r.TotalBytes != r.WeightsBytes+r.KVCacheBytes+r.ComputeBytes+r.OverheadBytes+r.VisionBytes {
 			t.Errorf("%s: terms do not add up", c.name)
@@ -262,7 +263,7 @@ func TestBest(t *testing.T) {
 
 func TestManualMachine(t *testing.T) {
 	m := ManualMachine(24*gib, 64*gib, 0, false)
-	if m.GPUs != 1 || !m.ByHand || !strings.Contains(m.Description, "24.0 GiB VRAM") {
+	if m.GPUs != 1 || !m.ByHand || !strings.Contains(m.Description, "24 GiB VRAM") {
 		t.Errorf("%+v", m)
 	}
 	if c := ManualMachine(0, 64*gib, 2, false); c.GPUs != 0 {

@@ -28,15 +28,6 @@ func bytesOf(t string, n uint64) uint64 {
 	return (n + g.blockSize - 1) / g.blockSize * g.blockBytes
 }
 
-// BitsPerWeight is the storage cost of type t, in bits.
-func BitsPerWeight(t string) float64 {
-	g, ok := ggmlTypes[t]
-	if !ok {
-		return 0
-	}
-	return float64(g.blockBytes*8) / float64(g.blockSize)
-}
-
 // scheme is a llama.cpp file type: what `llama-quantize` is asked for.
 type scheme struct {
 	base    string  // the type most tensors get

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/hardware"
 )
 
@@ -59,24 +60,24 @@ func (q Request) Machine(detected *hardware.Report) (Machine, error) {
 	vram, ram := base.VRAMBytes, base.RAMBytes
 	gpus, unified := base.GPUs, base.Unified
 	if q.VRAM != "" {
-		v, err := hardware.ParseBytes(q.VRAM)
+		v, err := bytesize.Parse(q.VRAM)
 		if err != nil {
 			return Machine{}, fmt.Errorf("VRAM: %w", err)
 		}
-		vram, gpus, unified = v, q.GPUs, q.Unified
+		vram, gpus, unified = uint64(v), q.GPUs, q.Unified
 	}
 	if q.RAM != "" {
-		r, err := hardware.ParseBytes(q.RAM)
+		r, err := bytesize.Parse(q.RAM)
 		if err != nil {
 			return Machine{}, fmt.Errorf("RAM: %w", err)
 		}
-		ram = r
+		ram = uint64(r)
 	}
 	if ram == 0 {
 		return Machine{}, &MissingMemoryError{RAM: true}
 	}
 	if unified && vram > ram {
-		return Machine{}, fmt.Errorf("unified memory of %s cannot exceed the %s of RAM it is part of", hardware.GiB(vram), hardware.GiB(ram))
+		return Machine{}, fmt.Errorf("unified memory of %s cannot exceed the %s of RAM it is part of", bytesize.Format(int64(vram)), bytesize.Format(int64(ram)))
 	}
 	return ManualMachine(vram, ram, gpus, unified), nil
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"rehome/backend/hardware"
+	"rehome/backend/bytesize"
 )
 
 // WriteText prints the estimate for a terminal: each term with its
@@ -20,12 +20,12 @@ func (r FitResult) WriteText(w io.Writer) error {
 		if t.Key == "total" {
 			formula = ""
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Label, hardware.GiB(t.Bytes), formula)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Label, bytesize.Format(int64(t.Bytes)), formula)
 	}
 	tw.Flush()
 	fmt.Fprintf(&b, "\n%s.\n", r.VerdictText)
 	if r.Verdict == VerdictGPU || r.Verdict == VerdictPartial {
-		fmt.Fprintf(&b, "On the GPU: %s; in RAM: %s.\n", hardware.GiB(r.VRAMNeededBytes), hardware.GiB(r.RAMNeededBytes))
+		fmt.Fprintf(&b, "On the GPU: %s; in RAM: %s.\n", bytesize.Format(int64(r.VRAMNeededBytes)), bytesize.Format(int64(r.RAMNeededBytes)))
 	}
 	where := map[string]string{"vram": "fully in VRAM", "ram": "in RAM"}[r.MaxContextIn]
 	if r.MaxContext > 0 {
@@ -33,7 +33,7 @@ func (r FitResult) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "No context fits %s at this quantization.\n", where)
 	}
-	fmt.Fprintf(&b, "Download: about %.1f GB (%s).\n", float64(r.FileBytes)/1e9, hardware.GiB(r.FileBytes))
+	fmt.Fprintf(&b, "Download: about %.1f GB (%s).\n", float64(r.FileBytes)/1e9, bytesize.Format(int64(r.FileBytes)))
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "Note: %s\n", n)
 	}
@@ -71,7 +71,7 @@ func WritePicks(w io.Writer, mach Machine, ctx int, picks []Pick) error {
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, p := range picks {
-		fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\n", p.Rank, p.Model.ID, p.Result.Quant, hardware.GiB(p.Result.TotalBytes), p.Result.VerdictText)
+		fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\n", p.Rank, p.Model.ID, p.Result.Quant, bytesize.Format(int64(p.Result.TotalBytes)), p.Result.VerdictText)
 	}
 	tw.Flush()
 	if len(picks) > 0 {

@@ -13,7 +13,7 @@ func TestWriteText(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Llama 3.1 8B Instruct, Q4_K_M, 8192 tokens, f16 KV cache",
-		"KV cache (f16, 8192 tokens)  1.0 GiB",
+		"KV cache (f16, 8192 tokens)  1 GiB",
 		"2 (K and V) × 32 layers × 8192 tokens × 8 KV heads × 128 head dim × 2 bytes (f16)",
 		"CPU only", "Largest context that fits in RAM: 131072 tokens", "Download: about 4.9 GB (4.6 GiB)",
 	} {

@@ -1,9 +1,3 @@
-// Package store keeps rehome's memory — assistants, audits, runs and
-// settings — in one embedded bbolt file.
-//
-// Records are JSON documents carrying a schema version. Keys are ids from
-// NewID, which sort by creation time, so List walks a bucket backwards and
-// returns the newest records first without sorting in memory.
 package store
 
 import (
@@ -17,6 +11,9 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"rehome/backend/atomicfile"
 )
 
 // Bucket names one kind of record.
@@ -53,6 +50,20 @@ var ErrLocked = errors.New("database is locked")
 // ErrDamaged is wrapped by every call that met a damaged page in the file.
 var ErrDamaged = errors.New("database file is damaged")
 
+// ErrNewer is wrapped by the error for a record written by a newer rehome
+// (a schema version above the one this build knows): it is refused rather
+// than read partly, or written back without the fields this build lacks.
+var ErrNewer = errors.New("written by a newer rehome")
+
+// CheckSchema returns an error wrapping ErrNewer when record id of bucket b
+// carries a schema above known, the version this build writes.
+func CheckSchema(b Bucket, id string, schema, known int) error {
+	if schema > known {
+		return fmt.Errorf("%s %s was %w (schema %d, this build knows %d): update rehome to read it", singular(b), id, ErrNewer, schema, known)
+	}
+	return nil
+}
+
 // Store is an open rehome database. It is safe for concurrent use.
 type Store struct {
 	db   *bolt.DB
@@ -80,7 +91,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.Timeout, ReadOnly: opts.ReadOnly})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("%w: %s is in use by another rehome process (a window or `rehome serve`): close it and try again, or point REHOME_HOME elsewhere", ErrLocked, path)
 		}
 		return nil, fmt.Errorf("open database %s: %w (run `rehome doctor`; restore from a `rehome backup` copy if it is damaged)", path, err)
@@ -213,6 +224,35 @@ func (s *Store) Get(b Bucket, id string, v any) error {
 	})
 }
 
+// Modify decodes record id of bucket b into v, calls fn, which changes v,
+// and stores v again, all in one transaction: concurrent calls on the same
+// record run one after the other, so none loses another's change. When fn
+// returns an error nothing is stored. It returns an error wrapping
+// ErrNotFound when there is no record id.
+func (s *Store) Modify(b Bucket, id string, v any, fn func() error) error {
+	return s.update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket([]byte(b))
+		if bk == nil {
+			return fmt.Errorf("no bucket %q", b)
+		}
+		raw := bk.Get([]byte(id))
+		if raw == nil {
+			return fmt.Errorf("%s %q: %w", singular(b), id, ErrNotFound)
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			return fmt.Errorf("decode %s %s: %w", singular(b), id, err)
+		}
+		if err := fn(); err != nil {
+			return err
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode %s record: %w", b, err)
+		}
+		return bk.Put([]byte(id), data)
+	})
+}
+
 // Delete removes record id from bucket b; it returns an error wrapping
 // ErrNotFound when there is none.
 func (s *Store) Delete(b Bucket, id string) error {
@@ -338,22 +378,16 @@ func (s *Store) Backup(w io.Writer) (int64, error) {
 // BackupFile writes a hot backup to path, atomically: the copy appears
 // under its name only once complete.
 func (s *Store) BackupFile(path string) (int64, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".rehome-backup-*")
+	f, err := atomicfile.New(path, 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("create backup: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	n, err := s.Backup(tmp)
+	defer f.Cleanup()
+	n, err := s.Backup(f)
 	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+		err = f.Commit()
 	}
 	if err != nil {
-		return 0, fmt.Errorf("write backup: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return 0, fmt.Errorf("write backup: %w", err)
 	}
 	return n, nil

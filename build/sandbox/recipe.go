@@ -1,8 +1,3 @@
-// Package recipe holds the recipe of rehome's Code Interpreter sandbox image
-// — the build script, the Debian package list, the stubbed packages and the
-// Python runner baked into the image — embedded in the rehome binary, so
-// that rehome knows the image tag it expects and can build the image on a
-// machine that has only the binary and a Debian mirror.
 package recipe
 
 import (
@@ -32,9 +27,6 @@ func Files() []string {
 	sort.Strings(names)
 	return names
 }
-
-// Read returns the content of one recipe file.
-func Read(name string) ([]byte, error) { return files.ReadFile(name) }
 
 // Digest is the sha256 of the recipe: each file's name and content, in name
 // order. It changes whenever anything that goes into the image changes.

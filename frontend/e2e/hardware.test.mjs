@@ -59,7 +59,8 @@ async function shot(page, name) {
   await page.setViewportSize({ width: 1280, height: 820 });
 }
 
-const gib = (b) => `${(b / 1024 ** 3).toFixed(1)} GiB`;
+// The UI's rule for sizes (src/lib/format.ts): one decimal, dropped when zero.
+const gib = (b) => `${Math.round((b / 1024 ** 3) * 10) / 10} GiB`;
 
 function row(page, id) {
   return page.locator(`[data-testid="fit-row"][data-model="${id}"]`);
@@ -153,11 +154,11 @@ test('this machine (CPU only on the build VM): its real CPU and RAM, and the fit
     await row(page, 'llama-3.1-8b-instruct').locator('button.link').click();
     const bd = page.getByTestId('fit-breakdown');
     await bd.filter({ hasText: '2 (K and V) × 32 layers × 8192 tokens × 8 KV heads × 128 head dim × 2 bytes (f16)' }).waitFor();
-    assert.equal((await bd.locator('[data-term="kv_cache"] td.num').textContent()).trim(), '1.0 GiB');
+    assert.equal((await bd.locator('[data-term="kv_cache"] td.num').textContent()).trim(), '1 GiB');
     assert.match(await bd.textContent(), /Weights \(Q4_K_M\)\s*4\.6 GiB/);
     await page.getByTestId('ctx-slider').fill('4'); // 32768
     await bd.filter({ hasText: '× 32768 tokens ×' }).waitFor();
-    assert.equal((await bd.locator('[data-term="kv_cache"] td.num').textContent()).trim(), '4.0 GiB');
+    assert.equal((await bd.locator('[data-term="kv_cache"] td.num').textContent()).trim(), '4 GiB');
     assert.equal((await page.getByTestId('ctx-value').textContent()).trim(), '32,768');
     await page.getByTestId('kv-select').selectOption('q8_0');
     await bd.filter({ hasText: '34/32 bytes (q8_0)' }).waitFor();
@@ -172,7 +173,7 @@ test('this machine (CPU only on the build VM): its real CPU and RAM, and the fit
     await page.getByTestId('plan-toggle').check();
     await page.getByTestId('plan-vram').fill('24');
     await page.getByTestId('plan-ram').fill('64');
-    await page.getByTestId('fit-machine').filter({ hasText: 'planned: 24.0 GiB VRAM on 1 GPU(s), 64.0 GiB RAM' }).waitFor();
+    await page.getByTestId('fit-machine').filter({ hasText: 'planned: 24 GiB VRAM on 1 GPU(s), 64 GiB RAM' }).waitFor();
     await row(page, 'llama-3.3-70b-instruct').and(page.locator('[data-verdict="partial"]')).waitFor();
     assert.equal(await verdictOf(page, 'llama-3.1-8b-instruct'), 'gpu');
     assert.match(await row(page, 'llama-3.3-70b-instruct').getByTestId('verdict').textContent(), /^\d+\/80 layers on GPU$/);
@@ -223,13 +224,13 @@ test('a desktop with an RTX 3090: one VRAM bar, measured by nvidia-smi', async (
     assert.equal((await page.getByTestId('cpu-model').textContent()).trim(), 'AMD Ryzen 9 5900X 12-Core Processor');
     assert.match(await card.textContent(), /NVIDIA GeForce RTX 3090/);
     assert.equal((await card.getByTestId('vram-source').textContent()).trim(), 'measured by nvidia-smi');
-    assert.match(await card.getByTestId('vram-label').textContent(), /^24\.0 GiB VRAM, 22\.6 GiB free/);
+    assert.match(await card.getByTestId('vram-label').textContent(), /^24 GiB VRAM, 22\.6 GiB free/);
     const fill = await card.locator('[data-testid="vram-bar"] .fill').evaluate((e) => parseFloat(e.style.width));
     assert.ok(Math.abs(fill - (100 * (24576 - 23141)) / 24576) < 0.1, `bar at ${fill}%`);
     await row(page, 'qwen2.5-32b-instruct').waitFor();
     assert.equal(await verdictOf(page, 'qwen2.5-32b-instruct'), 'gpu');
     assert.equal(await verdictOf(page, 'llama-3.3-70b-instruct'), 'partial');
-    await page.getByTestId('fit-machine').filter({ hasText: 'this machine: 24.0 GiB VRAM on 1 GPU(s)' }).waitFor();
+    await page.getByTestId('fit-machine').filter({ hasText: 'this machine: 24 GiB VRAM on 1 GPU(s)' }).waitFor();
     await row(page, 'llama-3.3-70b-instruct').locator('button.link').click();
     await page.getByTestId('fit-breakdown').filter({ hasText: 'layers offloaded to the GPU' }).waitFor();
     await shot(page, 'browser-hardware-rtx3090.png');
@@ -247,10 +248,10 @@ test('a server with two L4s and BMC graphics, without pci.ids', async () => {
     const cards = page.getByTestId('gpu-card');
     await cards.nth(1).waitFor();
     assert.equal(await cards.count(), 2);
-    assert.match(await cards.nth(1).getByTestId('vram-label').textContent(), /^22\.5 GiB VRAM, 5\.0 GiB free/);
+    assert.match(await cards.nth(1).getByTestId('vram-label').textContent(), /^22\.5 GiB VRAM, 5 GiB free/);
     assert.match(await page.getByTestId('other-displays').textContent(), /ASPEED device 0x2000/);
     await page.getByTestId('hw-note').filter({ hasText: 'apt-get install pci.ids' }).waitFor();
-    await page.getByTestId('fit-machine').filter({ hasText: '45.0 GiB VRAM on 2 GPU(s)' }).waitFor();
+    await page.getByTestId('fit-machine').filter({ hasText: '45 GiB VRAM on 2 GPU(s)' }).waitFor();
     await shot(page, 'browser-hardware-2x-l4.png');
     await page.close();
   } finally {

@@ -82,7 +82,7 @@ describe('columns and words', () => {
   it('writes sizes, costs and models as the UI says them', () => {
     expect(gib(8 * 1024 ** 3)).toBe('8 GiB');
     expect(gib(512 * 1024 ** 2)).toBe('512 MiB');
-    expect(gib(0)).toBe('0 GiB');
+    expect(gib(0)).toBe('0 bytes');
     expect(costText({ hours: 6, ops: 'x', ops_hours_per_month: 1 }, 'rebuild')).toBe('6 h of work, then 1 h a month');
     expect(costText({ hours: 0.5, ops: '', ops_hours_per_month: 0 }, 'ports')).toBe('0.5 h of work');
     expect(costText({ hours: 0, ops: '', ops_hours_per_month: 0 }, 'does_not_port')).toBe('');

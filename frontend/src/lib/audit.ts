@@ -1,6 +1,7 @@
 // The capability audit as backend/audit returns it, and the words, sums
 // and checks the Audit screen needs. Pure functions only: the screen
 // calls Go through api.ts.
+import { bytes } from './format';
 
 export type Category = 'ports' | 'rebuild' | 'does_not_port';
 export type Decision = 'move' | 'move_in_part' | 'keep';
@@ -356,11 +357,8 @@ export function columns(aa: AssistantAudit): Record<Category, Result[]> {
   return out;
 }
 
-/** "8 GiB", "7.5 GiB", "512 MiB", "0 GiB". */
-export function gib(b: number): string {
-  if (b > 0 && b < GiB) return `${Math.round(b / 1024 ** 2)} MiB`;
-  return `${Math.round((b / GiB) * 10) / 10} GiB`;
-}
+/** "8 GiB", "7.5 GiB", "512 MiB": memory as the UI shows every size (format.ts). */
+export const gib = bytes;
 
 /** "0.5 h", "6 h, then 1 h a month", "about nothing". */
 export function costText(c: Cost, category: Category): string {

@@ -1,19 +1,23 @@
 // Numbers, sizes and durations in the words and units the UI uses:
 // binary units (MiB, GiB) as everywhere in rehome, seconds for time.
 
-/** "512 MiB", "1.5 GiB", "900 bytes". */
+/**
+ * "512 MiB", "1.5 GiB", "24 GiB", "900 bytes": the largest binary unit that
+ * keeps the number at 1 or more, one decimal dropped when it is zero. The
+ * same rule as the backend's (backend/bytesize.Format).
+ */
 export function bytes(n: number): string {
   if (!Number.isFinite(n) || n < 0) return '—';
   if (n < 1024) return `${n} ${n === 1 ? 'byte' : 'bytes'}`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
+  const r = (x: number) => Math.round(x * 10) / 10;
   let v = n / 1024;
   let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
+  while (r(v) >= 1024 && i < units.length - 1) {
     v /= 1024;
     i++;
   }
-  const s = v >= 100 ? Math.round(v).toString() : (Math.round(v * 10) / 10).toString();
-  return `${s} ${units[i]}`;
+  return `${r(v).toString()} ${units[i]}`;
 }
 
 /** "1,234,567" in the user's locale. */

@@ -25,8 +25,8 @@ const gpu = (over: Partial<GPU>): GPU => ({
 
 describe('hardware helpers', () => {
   it('writes memory in GiB', () => {
-    expect(gib(24 * 1024 ** 3)).toBe('24.0 GiB');
-    expect(gib(25753026560)).toBe('24.0 GiB');
+    expect(gib(24 * 1024 ** 3)).toBe('24 GiB');
+    expect(gib(25753026560)).toBe('24 GiB');
     expect(gib(512 * 1024 ** 2)).toBe('512 MiB');
     expect(gib(-1)).toBe('—');
   });

@@ -1,5 +1,6 @@
 // Types and helpers of the Hardware screen: the detected machine (Go's
 // backend/hardware.Report) and the model fit (backend/models).
+import { bytes } from './format';
 
 export type VRAMSource = 'nvml' | 'nvidia-smi' | 'amdgpu sysfs' | 'unified' | 'unknown';
 
@@ -141,14 +142,8 @@ export interface TableRequest {
   best?: number;
 }
 
-const GiB = 1024 ** 3;
-
-/** "24.0 GiB", "512 MiB": memory as the UI shows it. */
-export function gib(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '—';
-  if (bytes < GiB) return `${Math.round(bytes / 1024 ** 2)} MiB`;
-  return `${(bytes / GiB).toFixed(1)} GiB`;
-}
+/** "24 GiB", "23.7 GiB", "512 MiB": memory as the UI shows every size (format.ts). */
+export const gib = bytes;
 
 /** "8.03B", "494M" parameters. */
 export function params(n: number): string {

@@ -1,0 +1,6 @@
+// Package recipe holds the recipe of rehome's Code Interpreter sandbox image
+// — the build script, the Debian package list, the stubbed packages and the
+// Python runner baked into the image — embedded in the rehome binary, so
+// that rehome knows the image tag it expects and can build the image on a
+// machine that has only the binary and a Debian mirror.
+package recipe
