@@ -617,6 +617,7 @@ func IsBundle(path string) bool {
 // (BundleOptions.AllowMissing).
 type MissingKnowledgeError struct{ Name, Path string }
 
+// Error says which file is missing and where it was.
 func (e *MissingKnowledgeError) Error() string {
 	return fmt.Sprintf("knowledge %q: the file is not at %q: attach it again", e.Name, e.Path)
 }

@@ -77,7 +77,9 @@ type NeedVRAMError struct {
 	Why string
 }
 
+// Error says that the VRAM is unknown, and why.
 func (e *NeedVRAMError) Error() string { return ErrNeedVRAM.Error() + ": " + e.Why }
+// Unwrap returns ErrNeedVRAM.
 func (e *NeedVRAMError) Unwrap() error { return ErrNeedVRAM }
 
 // Decision is a verdict for one assistant.

@@ -40,6 +40,7 @@ type Export struct {
 // the audit chose a model with no Ollama name: the caller names one.
 type UnnamedModelError struct{ Model string }
 
+// Error names the model the audit chose.
 func (e *UnnamedModelError) Error() string {
 	return fmt.Sprintf("its latest audit picked %s, which has no Ollama name rehome knows", e.Model)
 }

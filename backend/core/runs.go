@@ -23,7 +23,9 @@ var ErrNotKept = errors.New("the run's record could not be stored")
 // sandbox can hold: the caller's to fix before anything starts.
 type LimitsError struct{ Err error }
 
+// Error is the limit's error.
 func (e *LimitsError) Error() string { return e.Err.Error() }
+// Unwrap returns the limit's error.
 func (e *LimitsError) Unwrap() error { return e.Err }
 
 // Runs runs code in the sandbox the same way for every face: under the

@@ -33,6 +33,7 @@ type MissingMemoryError struct {
 	RAM  bool // the system RAM is missing
 }
 
+// Error says which memory is unknown.
 func (e *MissingMemoryError) Error() string {
 	if e.VRAM {
 		return "no machine to fit against: nothing was detected, and its VRAM and RAM were not given"
