@@ -79,6 +79,7 @@ type NeedVRAMError struct {
 
 // Error says that the VRAM is unknown, and why.
 func (e *NeedVRAMError) Error() string { return ErrNeedVRAM.Error() + ": " + e.Why }
+
 // Unwrap returns ErrNeedVRAM.
 func (e *NeedVRAMError) Unwrap() error { return ErrNeedVRAM }
 

@@ -25,6 +25,7 @@ type LimitsError struct{ Err error }
 
 // Error is the limit's error.
 func (e *LimitsError) Error() string { return e.Err.Error() }
+
 // Unwrap returns the limit's error.
 func (e *LimitsError) Unwrap() error { return e.Err }
 
