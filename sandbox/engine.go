@@ -168,7 +168,7 @@ func (e *Engine) describe(ctx context.Context, conn *Connection) (Host, error) {
 	if h, ok := st.Hosts[conn.URI]; ok && h.APIVersion == version {
 		return h, nil
 	}
-	info, err := system.Info(conn.ctx, nil)
+	info, err := system.Info(callCtx{Context: ctx, conn: conn.ctx}, nil)
 	if err != nil {
 		return Host{}, fmt.Errorf("ask the Podman service at %s about itself: %w", conn.URI, err)
 	}
