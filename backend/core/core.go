@@ -43,11 +43,11 @@ const briefWait = 20 * time.Second
 // Core is one data folder's services. Its methods are safe for concurrent
 // use once Open has returned.
 type Core struct {
-	dir  string
-	opts Options
-	log  *slog.Logger
-	hw   *hardware.Cache
-	runs *Runs
+	dir    string
+	opts   Options
+	log    *slog.Logger
+	hw     *hardware.Cache
+	runSvc *Runs
 
 	st         *store.Store
 	assistants *assistant.Service
@@ -56,6 +56,9 @@ type Core struct {
 
 	engMu  sync.Mutex
 	engine *sandbox.Engine
+	// runs counts the runs in progress: the engine is stopped only once
+	// they have removed their sandboxes (their context ended first).
+	runs sync.WaitGroup
 }
 
 // New returns a Core over the data folder dir. It touches nothing yet:
@@ -66,7 +69,7 @@ func New(dir string, opts Options) *Core {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	c := &Core{dir: dir, opts: opts, log: opts.Log, hw: hardware.NewCache(hardware.NewDetector(opts.Hardware))}
-	c.runs = &Runs{c: c}
+	c.runSvc = &Runs{c: c}
 	return c
 }
 
@@ -136,7 +139,7 @@ func (c *Core) Audits() *audit.Service { return c.audits }
 func (c *Core) Hardware() *hardware.Cache { return c.hw }
 
 // Runs is the run service.
-func (c *Core) Runs() *Runs { return c.runs }
+func (c *Core) Runs() *Runs { return c.runSvc }
 
 // Engine returns the sandbox engine, starting it on first use: it connects
 // to Podman (or starts a private service) once for the Core's life. A
@@ -165,9 +168,22 @@ func (c *Core) Started() *sandbox.Engine {
 	return c.engine
 }
 
+// engineCloseWait bounds how long CloseEngine waits for runs in progress
+// to remove their sandboxes (a run whose context has ended kills and
+// removes its container within seconds).
+const engineCloseWait = 20 * time.Second
+
 // CloseEngine stops the engine, if started (and a Podman service rehome
-// started for it that does not linger).
+// started for it that does not linger), once the runs in progress have
+// cleaned up: cancel their context first.
 func (c *Core) CloseEngine() {
+	done := make(chan struct{})
+	go func() { c.runs.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(engineCloseWait):
+		c.log.Warn("runs still going as the sandbox closes")
+	}
 	c.engMu.Lock()
 	defer c.engMu.Unlock()
 	if c.engine != nil {

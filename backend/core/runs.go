@@ -87,7 +87,9 @@ func (r *Runs) Run(ctx context.Context, req sandbox.RunRequest, source string, p
 	if err != nil {
 		return nil, err
 	}
+	r.c.runs.Add(1)
 	res, err := e.Run(ctx, req, progress)
+	r.c.runs.Done()
 	if err != nil {
 		r.c.log.Warn("run could not start", "run", req.ID, "err", err)
 		return nil, err
