@@ -106,16 +106,15 @@ func cmdRun(env *cliEnv, args []string) int {
 	case err != nil:
 		fmt.Fprintf(env.stderr, "rehome: %v (the result is printed but not kept)\n", err)
 	}
-	if env.interrupted(nil) {
-		show.flush()
-		return env.fail(ctx.Err())
-	}
 	if *asJSON {
 		env.json(res)
 	} else {
 		show.flush()
 		printDisplays(show, res.Displays, 0) // the last expression's value, display()
 		printRunSummary(env, res, show.safe)
+	}
+	if env.interrupted(nil) {
+		return env.fail(ctx.Err()) // Ctrl-C: the run is kept as stopped
 	}
 	if res.ExitCode != 0 || res.TimedOut || res.OOMKilled {
 		return exitFail
