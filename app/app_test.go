@@ -15,13 +15,13 @@ import (
 	"rehome/sandbox"
 )
 
-// events records what the App emits.
-type events struct {
+// runEvents records what the App emits.
+type runEvents struct {
 	mu  sync.Mutex
 	out strings.Builder
 }
 
-func (e *events) Emit(event string, payload any) {
+func (e *runEvents) Emit(event string, payload any) {
 	if p, ok := payload.(sandbox.Progress); ok && event == "run:progress" {
 		e.mu.Lock()
 		e.out.WriteString(p.Text)
@@ -29,7 +29,7 @@ func (e *events) Emit(event string, payload any) {
 	}
 }
 
-func (e *events) text() string {
+func (e *runEvents) text() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.out.String()
@@ -50,7 +50,7 @@ func TestCloseCancelsRuns(t *testing.T) {
 	if err := a.Open(); err != nil {
 		t.Fatal(err)
 	}
-	ev := &events{}
+	ev := &runEvents{}
 	a.SetEmitter(ev)
 	type reply struct {
 		res sandbox.Result
