@@ -1,15 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
+	"time"
 
+	"rehome/backend/core"
+	"rehome/backend/hardware"
 	"rehome/backend/store"
 )
 
@@ -18,18 +21,26 @@ const (
 	exitOK    = 0
 	exitFail  = 1
 	exitUsage = 2
+	// exitInterrupted is a command stopped by Ctrl-C or SIGTERM (128 +
+	// SIGINT, as shells report it).
+	exitInterrupted = 130
 )
 
-// cliEnv is what a subcommand gets: its streams, the logger and access to
-// the store. Tests build one over buffers.
+// cliEnv is what a subcommand gets: its streams, the logger, its context
+// and the core of the data folder. Tests build one over buffers.
 type cliEnv struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	log            *slog.Logger
 	verbose        bool
 	dataDir        string // resolved data directory ("" until needed)
+	// ctx ends on Ctrl-C or SIGTERM (main's run): long commands stop, say
+	// so and exit with exitInterrupted. nil: never.
+	ctx context.Context
 
-	st *store.Store
+	c  *core.Core        // made on first use, closed with the command
+	pf *podmanFlags      // the command's --podman and --runtime, if it takes them
+	hw *hardware.Options // the command's detection sources (hw, fit)
 }
 
 // command is one row of the subcommand table in main.go.
@@ -95,8 +106,14 @@ func (e *cliEnv) json(v any) int {
 	return exitOK
 }
 
-// fail reports err on one line and returns the failure code.
+// fail reports err on one line and returns the failure code; an error
+// that Ctrl-C caused is reported as such, with exitInterrupted.
 func (e *cliEnv) fail(err error) int {
+	if e.interrupted(err) {
+		fmt.Fprintln(e.stderr, "rehome: interrupted: stopped and cleaned up")
+		return exitInterrupted
+	}
+	err = cliError(err)
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	fmt.Fprintf(e.stderr, "rehome: %s\n", msg)
 	if e.log != nil {
@@ -124,29 +141,93 @@ func (e *cliEnv) dir() (string, error) {
 	return d, nil
 }
 
-// openStore opens the store in the data directory once per command and
-// gives up after a second when another rehome holds it.
-func (e *cliEnv) openStore() (*store.Store, error) {
-	if e.st != nil {
-		return e.st, nil
+// context is the command's context: it ends on Ctrl-C or SIGTERM.
+func (e *cliEnv) context() context.Context {
+	if e.ctx == nil {
+		return context.Background()
+	}
+	return e.ctx
+}
+
+// interruptible returns the command's context with a cancel of its own.
+func (e *cliEnv) interruptible() (context.Context, context.CancelFunc) {
+	return context.WithCancel(e.context())
+}
+
+// interrupted reports whether a command failed because of Ctrl-C (or
+// SIGTERM): whatever the failing call said, it was cut short.
+func (e *cliEnv) interrupted(error) bool {
+	return e.ctx != nil && e.ctx.Err() != nil
+}
+
+// storeWait is how long a command waits for another rehome to release the
+// database before it says who holds it.
+const storeWait = time.Second
+
+// core opens the data folder's services (package core) once per command;
+// opts apply to the first call. The log and the data folder are the
+// command's.
+func (e *cliEnv) core(opts core.Options) (*core.Core, error) {
+	if e.c != nil {
+		return e.c, nil
 	}
 	d, err := e.dir()
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(filepath.Join(d, store.FileName), store.Options{})
+	c := core.New(d, e.coreOptions(opts))
+	if err := c.Open(); err != nil {
+		return nil, err
+	}
+	e.c = c
+	return c, nil
+}
+
+// coreOptions completes opts with the command's log and Podman flags.
+func (e *cliEnv) coreOptions(opts core.Options) core.Options {
+	opts.Log = e.log
+	if opts.StoreTimeout == 0 {
+		opts.StoreTimeout = storeWait
+	}
+	if e.pf != nil {
+		opts.Sandbox = e.pf.options()
+	}
+	if e.hw != nil {
+		opts.Hardware = *e.hw
+	}
+	return opts
+}
+
+// sandboxCore is the command's core for the sandbox and the hardware
+// detection: the one it opened, or one that does not open the database
+// (Podman or the hardware is all that these commands need, and a window
+// may hold the database).
+func (e *cliEnv) sandboxCore() *core.Core {
+	if e.c == nil {
+		d, _ := e.dir() // main resolved it before any command
+		e.c = core.New(d, e.coreOptions(core.Options{}))
+	}
+	return e.c
+}
+
+// openStore opens the core with its defaults and returns its store (held
+// until the command ends; one second's wait on another rehome).
+func (e *cliEnv) openStore() (*store.Store, error) {
+	c, err := e.core(core.Options{})
 	if err != nil {
 		return nil, err
 	}
-	e.st = st
-	return st, nil
+	if err := c.Ready(); err != nil {
+		return nil, err
+	}
+	return c.Store(), nil
 }
 
 // close releases what the command opened.
 func (e *cliEnv) close() {
-	if e.st != nil {
-		e.st.Close()
-		e.st = nil
+	if e.c != nil {
+		e.c.Close()
+		e.c = nil
 	}
 }
 

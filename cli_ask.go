@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"rehome/backend/assistant"
 	"rehome/backend/audit"
 	"rehome/backend/llm"
 	"rehome/backend/llm/sandboxexec"
@@ -33,7 +32,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	asJSON := fs.Bool("json", false, "print the transcript as JSON: cells with code, exit code, outputs and files, and the answer")
 	verbose := fs.Bool("verbose", false, "print each cell's code and output on stderr")
 	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each code run")
-	pf := addPodmanFlags(fs)
+	pf := env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
 		return code
@@ -75,7 +74,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	}
 	var instructions string
 	if *assistantID != "" {
-		a, err := assistant.NewService(st).Get(*assistantID)
+		a, err := env.c.Assistants().Get(*assistantID)
 		if err != nil {
 			return env.fail(fmt.Errorf("%w (see `rehome assistants list`)", err))
 		}
@@ -110,7 +109,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 		conv.Files = []llm.FileInfo{}
 	}
 
-	ctx, cancel := interruptible()
+	ctx, cancel := env.interruptible()
 	defer cancel()
 	srv, mdl, err := llm.Pick(ctx, *server, *model, llm.CatalogToolsHint, suggestedModel(st))
 	if err != nil {
@@ -133,7 +132,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	ex := &sandboxexec.OneShot{Engine: e, Limits: lim,
 		OutputDir: filepath.Join(dir, "runs"),
 		Done: func(req sandbox.RunRequest, res *sandbox.Result) {
-			if err := sandbox.SaveRecord(st, sandbox.NewRecord(req, res, "ask")); err != nil {
+			if err := env.c.Runs().Keep(sandbox.NewRecord(req, res, "ask")); err != nil {
 				fmt.Fprintf(env.stderr, "rehome: %v\n", err)
 			}
 		}}
@@ -203,6 +202,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 			t.Stopped, mdl, len(t.Cells()), time.Since(started).Round(100*time.Millisecond), conv.ID, conv.ID)
 	}
 	if t.Stopped != llm.StopAnswered {
+		if env.interrupted(nil) {
+			return exitInterrupted // Ctrl-C: said above, conversation kept
+		}
 		return exitFail
 	}
 	return exitOK

@@ -259,11 +259,10 @@ func needsValue(flagArg string) bool {
 }
 
 func assistantService(env *cliEnv) (*assistant.Service, int) {
-	st, err := env.openStore()
-	if err != nil {
+	if _, err := env.openStore(); err != nil {
 		return nil, env.fail(err)
 	}
-	return assistant.NewService(st), exitOK
+	return env.c.Assistants(), exitOK
 }
 
 func printAssistant(env *cliEnv, a assistant.Assistant, asJSON bool) int {

@@ -9,8 +9,7 @@ import (
 	"strings"
 
 	"rehome/backend/assistant"
-	"rehome/backend/atomicfile"
-	"rehome/backend/audit"
+	"rehome/backend/core"
 	"rehome/backend/store"
 )
 
@@ -33,11 +32,11 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 		return env.usage("assistants import: give one file (JSON or a rehome bundle), or - for JSON on stdin")
 	}
 	file := pos[0]
-	st, err := env.openStore()
+	_, err := env.openStore()
 	if err != nil {
 		return env.fail(err)
 	}
-	svc := assistant.NewService(st)
+	svc := env.c.Assistants()
 	var imp assistant.Imported
 	if file != "-" && assistant.IsBundle(file) {
 		if len(knowledge) > 0 {
@@ -168,117 +167,38 @@ func cmdAssistantsExport(env *cliEnv, args []string) int {
 	if *format == "bundle" && *out == "" {
 		return env.usage("assistants export: a bundle is an archive: give -o FILE.tar.gz (or .zip)")
 	}
-	st, err := env.openStore()
-	if err != nil {
+	if _, err := env.openStore(); err != nil {
 		return env.fail(err)
 	}
-	svc := assistant.NewService(st)
-	a, err := svc.Get(id)
+	// The window's export goes through the same core method.
+	x, err := env.c.Export(core.ExportRequest{
+		ID: id, Format: *format, Path: *out, AllowMissing: *allowMissing,
+		Options: assistant.ExportOptions{Model: *model, Parameters: params, NoGreeting: *noGreeting},
+	})
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return env.fail(fmt.Errorf("assistant %q not found: see `rehome assistants list` for the ids", id))
 		}
 		return env.fail(err)
 	}
-	var data []byte
-	var warnings []string
-	switch *format {
-	case "modelfile", "openwebui":
-		m := *model
-		if m == "" {
-			tag, name := modelFromAudit(st, a.ID)
-			if tag == "" && name != "" {
-				return env.fail(fmt.Errorf("its latest audit picked %s, which has no Ollama name rehome knows: give the Ollama name or a GGUF file's path with --model", name))
-			}
-			m = tag
-		}
-		opts := assistant.ExportOptions{Model: m, Parameters: params, NoGreeting: *noGreeting}
-		if *format == "modelfile" {
-			var text string
-			text, warnings, err = assistant.Modelfile(a, opts)
-			data = []byte(text)
-		} else {
-			data, warnings, err = assistant.OpenWebUI(a, opts)
-		}
-		if err != nil {
-			return env.fail(err)
-		}
-	case "bundle":
-		// Streamed to the file: knowledge files can be large.
-		n := 0
-		err = writeAtomic(*out, func(w io.Writer) error {
-			cw := &countWriter{w: w}
-			var werr error
-			warnings, werr = assistant.WriteBundle(cw, assistant.BundleKindFor(*out), a, assistant.BundleOptions{AllowMissing: *allowMissing})
-			n = cw.n
-			return werr
-		})
-		if err != nil {
-			return env.fail(err)
-		}
-		data = nil
-		if *asJSON {
-			return env.json(map[string]any{"format": *format, "file": *out, "bytes": n, "warnings": warnings})
-		}
-		for _, w := range warnings {
-			fmt.Fprintf(env.stderr, "rehome: note: %s\n", w)
-		}
-		fmt.Fprintf(env.stderr, "wrote %s (%d bytes)\n", *out, n)
-		return exitOK
-	}
 	dest := "stdout"
 	if *out != "" {
-		if err := writeAtomic(*out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-			return env.fail(err)
-		}
 		dest = *out
 	} else if !*asJSON {
-		env.stdout.Write(data)
+		io.WriteString(env.stdout, x.Content)
 	}
 	if *asJSON {
-		res := map[string]any{"format": *format, "file": dest, "bytes": len(data), "warnings": warnings}
-		if *out == "" && *format != "bundle" {
-			res["content"] = string(data)
+		res := map[string]any{"format": *format, "file": dest, "bytes": x.Bytes, "warnings": x.Warnings}
+		if *out == "" {
+			res["content"] = x.Content
 		}
 		return env.json(res)
 	}
-	for _, w := range warnings {
+	for _, w := range x.Warnings {
 		fmt.Fprintf(env.stderr, "rehome: note: %s\n", w)
 	}
 	if *out != "" {
-		fmt.Fprintf(env.stderr, "wrote %s (%d bytes)\n", *out, len(data))
+		fmt.Fprintf(env.stderr, "wrote %s (%d bytes)\n", *out, x.Bytes)
 	}
 	return exitOK
-}
-
-// modelFromAudit is the text model of the assistant's latest audit: its
-// Ollama name and display name, both "" when there is none.
-func modelFromAudit(st *store.Store, id string) (tag, name string) {
-	svc := audit.NewService(st, assistant.NewService(st), audit.Options{})
-	rec, aa, err := svc.Latest(id)
-	if err != nil || rec.ModelFor(aa) == nil {
-		return "", ""
-	}
-	m := rec.ModelFor(aa)
-	return m.Tag, m.Name
-}
-
-type countWriter struct {
-	w io.Writer
-	n int
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += n
-	return n, err
-}
-
-// writeAtomic writes what fill writes to path so that the file appears
-// complete or not at all.
-func writeAtomic(path string, fill func(w io.Writer) error) error {
-	if err := atomicfile.Write(path, 0o644, fill); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,7 +11,6 @@ import (
 	"rehome/backend/assistant"
 	"rehome/backend/audit"
 	"rehome/backend/bytesize"
-	"rehome/backend/hardware"
 )
 
 // cmdAudit is `rehome audit`: run an audit, or with a first word list,
@@ -32,16 +29,13 @@ func cmdAudit(env *cliEnv, args []string) int {
 	return cmdAuditRun(env, args)
 }
 
-// auditService opens the store and wires the audit to the assistants, the
-// hardware detection and the fit estimate.
+// auditService opens the core: the audit wired to the assistants, the
+// hardware detection and the fit estimate, as in the window.
 func auditService(env *cliEnv) (*audit.Service, *assistant.Service, error) {
-	st, err := env.openStore()
-	if err != nil {
+	if _, err := env.openStore(); err != nil {
 		return nil, nil, err
 	}
-	as := assistant.NewService(st)
-	det := audit.HardwareDetector(hardware.NewCache(hardware.NewDetector(hardware.Options{})))
-	return audit.NewService(st, as, audit.Options{Detector: det, Advisor: audit.ModelsAdvisor{}}), as, nil
+	return env.c.Audits(), env.c.Assistants(), nil
 }
 
 // parseMixed parses flags that may come before, between or after the
@@ -142,12 +136,9 @@ func cmdAuditRun(env *cliEnv, args []string) int {
 		AirGapped: *airGapped, DataMustStayLocal: *dataLocal,
 		HoursAvailable: hours.v, HourlyValue: hourly.v, SubscriptionPerMonth: subscription.v,
 	}
-	rec, err := svc.Run(context.Background(), req)
+	rec, err := svc.Run(env.context(), req)
 	if err != nil {
-		if errors.Is(err, audit.ErrNeedVRAM) {
-			return env.fail(fmt.Errorf("%w (give it with --vram, such as --vram 8GiB)", err))
-		}
-		return env.fail(err)
+		return env.fail(err) // a NeedVRAMError gets its --vram (cli_errors.go)
 	}
 	if *asJSON {
 		return env.json(rec)

@@ -91,7 +91,7 @@ func doctor(env *cliEnv) []finding {
 		add("ui", "ok", "frontend built in")
 	}
 	out = append(out, platformFindings()...)
-	return append(out, sandboxFindings()...)
+	return append(out, sandboxFindings(env)...)
 }
 
 // platformFindings reports what other features need from the machine.

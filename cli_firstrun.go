@@ -48,7 +48,7 @@ func loadPackagedImage(ctx context.Context, env *cliEnv, e *sandbox.Engine, quie
 // needs: Podman, rootless readiness, the storage driver (vfs copies the
 // whole image for each run) and the image. Each is a warning at worst:
 // the rest of rehome works without the sandbox.
-func sandboxFindings() []finding {
+func sandboxFindings(env *cliEnv) []finding {
 	var out []finding
 	add := func(check, status, format string, a ...any) {
 		out = append(out, finding{check, status, fmt.Sprintf(format, a...)})
@@ -63,14 +63,13 @@ func sandboxFindings() []finding {
 	default:
 		add("rootless", "ok", "subordinate ids set; Podman socket at %s", rc.SocketPath)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(env.context(), 30*time.Second)
 	defer cancel()
-	e, err := sandbox.New(ctx, sandbox.Options{})
+	e, err := env.sandboxCore().Engine(ctx)
 	if err != nil {
 		add("podman", "warn", "%v", err)
 		return out
 	}
-	defer e.Close()
 	h := e.Host()
 	add("podman", "ok", "Podman %s at %s", h.PodmanVersion, h.ServiceURI)
 	driver, rootless, err := e.StorageDriver(ctx)

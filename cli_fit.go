@@ -72,7 +72,7 @@ func cmdFit(env *cliEnv, args []string) int {
 	// Detect unless both figures are given by hand.
 	var detected *hardware.Report
 	if req.VRAM == "" || req.RAM == "" {
-		r, err := h.detect()
+		r, err := h.detect(env)
 		if err != nil {
 			return env.fail(err)
 		}
@@ -80,7 +80,7 @@ func cmdFit(env *cliEnv, args []string) int {
 	}
 	mach, err := req.Machine(detected)
 	if err != nil {
-		return env.usage("%v", err)
+		return env.usage("%v", cliError(err))
 	}
 
 	if req.Model == "" && req.GGUF == "" {

@@ -15,10 +15,13 @@ type hwFlags struct {
 	root, nvidiaSMI string
 }
 
-func (h *hwFlags) detect() (hardware.Report, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
+// detect detects the machine through the command's core, with these
+// flags' sources.
+func (h *hwFlags) detect(env *cliEnv) (hardware.Report, error) {
+	ctx, cancel := context.WithTimeout(env.context(), detectTimeout)
 	defer cancel()
-	return hardware.NewDetector(hardware.Options{Root: h.root, NvidiaSMI: h.nvidiaSMI}).Detect(ctx)
+	env.hw = &hardware.Options{Root: h.root, NvidiaSMI: h.nvidiaSMI}
+	return env.sandboxCore().Hardware().Report(ctx)
 }
 
 func cmdHW(env *cliEnv, args []string) int {
@@ -30,7 +33,7 @@ func cmdHW(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	r, err := h.detect()
+	r, err := h.detect(env)
 	if err != nil {
 		return env.fail(err)
 	}

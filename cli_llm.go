@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"rehome/backend/atomicfile"
-	"rehome/backend/hardware"
 	"rehome/backend/llm"
 	"rehome/backend/models"
 	"rehome/backend/store"
@@ -27,7 +26,7 @@ func cmdLLMStatus(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(env.context(), 15*time.Second)
 	defer cancel()
 	servers, err := llm.Discover(ctx, llm.DiscoverOptions{URL: *server, ToolsHint: llm.CatalogToolsHint})
 	if err != nil {
@@ -36,7 +35,7 @@ func cmdLLMStatus(env *cliEnv, args []string) int {
 	if servers == nil {
 		servers = []llm.Server{}
 	}
-	if rep, err := hardware.NewDetector(hardware.Options{}).Detect(ctx); err == nil {
+	if rep, err := env.sandboxCore().Hardware().Report(ctx); err == nil {
 		llm.AddFit(servers, models.MachineFrom(rep))
 	}
 	if *asJSON {

@@ -2,15 +2,15 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"rehome/backend/bytesize"
-	"rehome/backend/store"
+	"rehome/backend/core"
 	"rehome/sandbox"
 )
 
@@ -21,66 +21,73 @@ import (
 func cmdRun(env *cliEnv, args []string) int {
 	fs := env.flags("run", "run --file PATH [--timeout 30s] [--memory 512MiB] [--cpus 1] [--pids 128] [--out DIR] [--json] SCRIPT.py|-")
 	file := fs.String("file", "", "the `file` the code works on, seen read-only at /mnt/data/<name>")
-	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit`; the whole sandbox is killed after it")
-	memory := fs.String("memory", "512MiB", "memory `ceiling` (512MiB, 2GiB, 2g; GB is 10⁹ bytes)")
-	cpus := fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the code may use")
-	pids := fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once")
+	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit`; the whole sandbox is killed after it (default: as saved in Settings)")
+	memory := fs.String("memory", "512MiB", "memory `ceiling` (512MiB, 2GiB, 2g; GB is 10⁹ bytes; default: as saved in Settings)")
+	cpus := fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the code may use (default: as saved in Settings)")
+	pids := fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once (default: as saved in Settings)")
 	outDir := fs.String("out", "", "`folder` for output files and plots (default: the run's folder in the data directory)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	pf := addPodmanFlags(fs)
+	env.addPodmanFlags(fs)
 	if code, ok := env.parse(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
 		return env.usage("run takes one script (a .py file, or - for stdin; see `rehome run --help`)")
 	}
-	mem, err := bytesize.Parse(*memory)
-	if err != nil {
-		return env.usage("--memory: %v", err)
+	// The flags given override the limits saved in Settings, field by
+	// field, as a request of the window does.
+	var lim sandbox.Limits
+	var badMemory error
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "timeout":
+			lim.Timeout = *timeout
+		case "memory":
+			lim.Memory, badMemory = bytesize.Parse(*memory)
+		case "cpus":
+			lim.CPUs = *cpus
+		case "pids":
+			lim.Pids = *pids
+		}
+	})
+	if badMemory != nil {
+		return env.usage("--memory: %v", badMemory)
 	}
 	code, err := readScript(env, fs.Arg(0))
 	if err != nil {
 		return env.fail(err)
-	}
-	lim := sandbox.Limits{Timeout: *timeout, Memory: mem, CPUs: *cpus, Pids: *pids}.WithDefaults()
-	// The same safe range, and the same words, as Settings.
-	if err := sandbox.CheckBounds(lim, sandbox.MachineBounds()); err != nil {
-		return env.usage("%v", err)
-	}
-	if err := lim.Validate(); err != nil {
-		return env.usage("%v", err)
 	}
 
 	// The database is opened only for the moments a record is read or
 	// written, so that many runs can share one data folder. A window or
 	// `rehome serve` holds it for as long as it is open: say so now,
 	// before the run, rather than lose its record after.
-	dir, err := env.dir()
+	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
 	if err != nil {
 		return env.fail(err)
 	}
-	if err := probeStore(dir); err != nil {
+	runs := c.Runs()
+	// The same safe range, and the same words, as Settings.
+	if lim, err = runs.Limits(lim); err != nil {
+		var le *core.LimitsError
+		if errors.As(err, &le) {
+			return env.usage("%v", err)
+		}
 		return env.fail(err)
 	}
-	id := sandbox.NewRunID()
-	out := *outDir
-	if out == "" {
-		out = sandbox.RunDir(dir, id)
-	}
-
-	ctx, e, done, err := pf.connect()
+	ctx, cancel := env.interruptible()
+	defer cancel()
+	e, err := c.Engine(ctx)
 	if err != nil {
 		return env.fail(err)
 	}
-	defer done()
-
 	if err := loadPackagedImage(ctx, env, e, *asJSON); err != nil {
 		return env.fail(err)
 	}
-	req := sandbox.RunRequest{ID: id, Code: code, InputPath: *file, Limits: lim, OutputDir: out}
+	req := sandbox.RunRequest{Code: code, InputPath: *file, Limits: lim, OutputDir: *outDir}
 	// On a terminal the code's output is shown, never obeyed (cli_term.go).
 	show := newShower(env)
-	res, err := e.Run(ctx, req, func(p sandbox.Progress) {
+	res, err := runs.Run(ctx, req, "cli", func(p sandbox.Progress) {
 		switch {
 		case *asJSON:
 		case p.Stage == "output" && p.Stream == "stdout":
@@ -91,13 +98,12 @@ func cmdRun(env *cliEnv, args []string) int {
 			fmt.Fprintf(env.stderr, "rehome: %s\n", p.Message)
 		}
 	})
-	if err != nil {
-		if errors.Is(err, sandbox.ErrImageMissing) || errors.Is(err, sandbox.ErrPodmanMissing) {
-			return env.fail(err)
-		}
+	switch {
+	case res == nil && (errors.Is(err, sandbox.ErrImageMissing) || errors.Is(err, sandbox.ErrPodmanMissing)):
+		return env.fail(err)
+	case res == nil:
 		return env.fail(fmt.Errorf("the run could not start: %w", err))
-	}
-	if err := saveRunRecord(dir, sandbox.NewRecord(req, res, "cli")); err != nil {
+	case err != nil:
 		fmt.Fprintf(env.stderr, "rehome: %v (the result is printed but not kept)\n", err)
 	}
 	if *asJSON {
@@ -107,42 +113,19 @@ func cmdRun(env *cliEnv, args []string) int {
 		printDisplays(show, res.Displays, 0) // the last expression's value, display()
 		printRunSummary(env, res, show.safe)
 	}
+	if env.interrupted(nil) {
+		return env.fail(ctx.Err()) // Ctrl-C: the run is kept as stopped
+	}
 	if res.ExitCode != 0 || res.TimedOut || res.OOMKilled {
 		return exitFail
 	}
 	return exitOK
 }
 
-// Waits on the database's lock by `rehome run`: other runs hold it for a
-// few milliseconds each; a window or `rehome serve` for as long as it is
-// open, which these waits are not meant to outlast.
-const (
-	runProbeWait = 3 * time.Second
-	runSaveWait  = 20 * time.Second
-)
-
-// probeStore checks that the database can be opened (creating it on first
-// use) and releases it at once.
-func probeStore(dir string) error {
-	st, err := store.Open(filepath.Join(dir, store.FileName), store.Options{Timeout: runProbeWait})
-	if err != nil {
-		return err
-	}
-	return st.Close()
-}
-
-// saveRunRecord opens the database, stores rec and closes it again.
-func saveRunRecord(dir string, rec sandbox.Record) error {
-	st, err := store.Open(filepath.Join(dir, store.FileName), store.Options{Timeout: runSaveWait})
-	if err != nil {
-		return err
-	}
-	if err := sandbox.SaveRecord(st, rec); err != nil {
-		st.Close()
-		return err
-	}
-	return st.Close()
-}
+// runProbeWait is how long `rehome run` waits on the database's lock
+// before it says who holds it: other runs hold it for a few milliseconds
+// each; a window or `rehome serve` for as long as it is open.
+const runProbeWait = 3 * time.Second
 
 // readScript reads the script from a file or, for "-", stdin.
 func readScript(env *cliEnv, name string) (string, error) {

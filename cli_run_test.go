@@ -70,7 +70,7 @@ func TestParallelRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := sandbox.ListRecords(st, 100)
+	recs, err := store.List[sandbox.Record](st, store.Runs, 100)
 	st.Close()
 	if err != nil || len(recs) != n || len(ids) != n {
 		t.Fatalf("%d records stored, %d distinct ids, want %d: %v", len(recs), len(ids), n, err)
@@ -98,10 +98,10 @@ func TestRunLimitsBounds(t *testing.T) {
 	script := filepath.Join(dir, "s.py")
 	os.WriteFile(script, []byte("print(1)\n"), 0o600)
 	a := app.New(app.Config{DataDir: t.TempDir()})
-	if err := app.Open(a); err != nil {
+	if err := a.Open(); err != nil {
 		t.Fatal(err)
 	}
-	defer app.Close(a)
+	defer a.Close()
 	for _, c := range []struct {
 		flag, value string
 		set         func(*sandbox.Limits)
@@ -123,5 +123,61 @@ func TestRunLimitsBounds(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "runs")); !os.IsNotExist(err) {
 		t.Errorf("a refused run made its folder: %v", err)
+	}
+}
+
+// TestRunHonoursSettings: `rehome run` runs under the limits the user
+// saved in Settings (through the window's own method), a flag given
+// overrides its field alone, and the record says what was applied.
+func TestRunHonoursSettings(t *testing.T) {
+	needPodmanCLI(t)
+	home := t.TempDir()
+	script := filepath.Join(t.TempDir(), "s.py")
+	os.WriteFile(script, []byte("print(1)\n"), 0o600)
+
+	a := app.New(app.Config{DataDir: home})
+	if err := a.Open(); err != nil {
+		t.Fatal(err)
+	}
+	saved := sandbox.Limits{Timeout: 17 * time.Second, Memory: 300 << 20, Pids: 77}
+	if _, err := a.SetRunLimits(saved); err != nil {
+		t.Fatal(err)
+	}
+	a.Close() // the window is closed: the run may hold the database
+
+	type applied struct {
+		ID     string `json:"id"`
+		Limits struct {
+			Timeout, Memory, Pids struct {
+				Value float64 `json:"value"`
+			}
+		} `json:"limits"`
+	}
+	check := func(r cliResult, timeoutMS, memory, pids float64) string {
+		t.Helper()
+		var res applied
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &res) != nil {
+			t.Fatalf("rehome run: %+v", r)
+		}
+		if l := res.Limits; l.Timeout.Value != timeoutMS || l.Memory.Value != memory || l.Pids.Value != pids {
+			t.Fatalf("applied timeout %v ms, memory %v, pids %v; want %v, %v, %v", l.Timeout.Value, l.Memory.Value, l.Pids.Value, timeoutMS, memory, pids)
+		}
+		return res.ID
+	}
+	id := check(rehomeCLI(t, home, "run", "--json", script), 17000, 300<<20, 77)
+	check(rehomeCLI(t, home, "run", "--json", "--memory", "400MiB", script), 17000, 400<<20, 77)
+
+	// The record, read through the window's method, says the same.
+	a = app.New(app.Config{DataDir: home})
+	if err := a.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rec, err := a.GetRun(id)
+	if err != nil || rec.Source != "cli" || rec.Result.Limits.Timeout.Value != 17000 || rec.Result.Limits.Memory.Value != 300<<20 {
+		t.Fatalf("record of %s: %+v, %v", id, rec, err)
+	}
+	if want := filepath.Join(home, "runs", id); rec.Result.OutputDir != want {
+		t.Fatalf("outputs went to %s, want the run's folder %s, as the window's", rec.Result.OutputDir, want)
 	}
 }

@@ -4,10 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"rehome/backend/bytesize"
@@ -34,47 +31,53 @@ func cmdSandboxImage(env *cliEnv, args []string) int {
 
 // podmanFlags are the flags every command that talks to Podman takes.
 type podmanFlags struct {
+	env     *cliEnv
 	uri     *string
 	runtime *string
 }
 
-func addPodmanFlags(fs *flag.FlagSet) podmanFlags {
-	return podmanFlags{
+// addPodmanFlags adds --podman and --runtime to fs; the command's core
+// starts its engine with them.
+func (env *cliEnv) addPodmanFlags(fs *flag.FlagSet) podmanFlags {
+	p := podmanFlags{
+		env:     env,
 		uri:     fs.String("podman", "", "Podman service `URI` (default: $CONTAINER_HOST, the user's socket, or a private service)"),
 		runtime: fs.String("runtime", "", "OCI `runtime` (runc, crun; default: probed)"),
 	}
+	env.pf = &p
+	return p
 }
 
 // cliServiceLinger is how long a Podman service the CLI started waits,
 // idle, for the next command.
 const cliServiceLinger = 10 * time.Minute
 
-// engine connects to Podman for one command.
-func (p podmanFlags) engine(ctx context.Context) (*sandbox.Engine, error) {
-	return sandbox.New(ctx, sandbox.Options{
+// options are the engine's options for these flags.
+func (p *podmanFlags) options() sandbox.Options {
+	return sandbox.Options{
 		// A service rehome starts stays for the next command (each would
 		// otherwise pay a start), and ends itself when idle.
 		Connect: sandbox.ConnectOptions{URI: *p.uri, Linger: cliServiceLinger},
 		Runtime: *p.runtime,
-	})
+	}
 }
 
-// interruptible returns a context cancelled by Ctrl-C or SIGTERM, so that a
-// sandbox is killed and removed rather than left behind.
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// engine starts the command's sandbox engine, through its core.
+func (p podmanFlags) engine(ctx context.Context) (*sandbox.Engine, error) {
+	return p.env.sandboxCore().Engine(ctx)
 }
 
-// connect opens the engine for one command under a context that Ctrl+C
-// cancels; done closes the engine (stopping a private Podman service) and
-// releases the signal handler.
+// connect starts the engine for one command under its context, which
+// Ctrl-C ends; done stops the engine (a private Podman service that does
+// not linger stops with it).
 func (p podmanFlags) connect() (ctx context.Context, e *sandbox.Engine, done func(), err error) {
-	ctx, cancel := interruptible()
-	if e, err = p.engine(ctx); err != nil {
+	ctx, cancel := p.env.interruptible()
+	c := p.env.sandboxCore()
+	if e, err = c.Engine(ctx); err != nil {
 		cancel()
 		return ctx, nil, func() {}, err
 	}
-	return ctx, e, func() { e.Close(); cancel() }, nil
+	return ctx, e, func() { c.CloseEngine(); cancel() }, nil
 }
 
 func cmdImageBuild(env *cliEnv, args []string) int {
@@ -82,7 +85,7 @@ func cmdImageBuild(env *cliEnv, args []string) int {
 	asJSON := fs.Bool("json", false, "print the build report as JSON")
 	quiet := fs.Bool("quiet", false, "do not print the build's output")
 	force := fs.Bool("force", false, "build even when the image of this recipe is present or its archive is cached")
-	pf := addPodmanFlags(fs)
+	pf := env.addPodmanFlags(fs)
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
@@ -133,7 +136,7 @@ func cmdImageBuild(env *cliEnv, args []string) int {
 func cmdImageLoad(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image load", "sandbox image load [--json] FILE")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pf := addPodmanFlags(fs)
+	pf := env.addPodmanFlags(fs)
 	if code, ok := env.parse(fs, args); !ok {
 		return code
 	}
@@ -159,7 +162,7 @@ func cmdImageLoad(env *cliEnv, args []string) int {
 
 func cmdImageSave(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image save", "sandbox image save FILE")
-	pf := addPodmanFlags(fs)
+	pf := env.addPodmanFlags(fs)
 	if code, ok := env.parse(fs, args); !ok {
 		return code
 	}
@@ -184,7 +187,7 @@ func cmdImageSave(env *cliEnv, args []string) int {
 func cmdImageStatus(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image status", "sandbox image status [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pf := addPodmanFlags(fs)
+	pf := env.addPodmanFlags(fs)
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
@@ -225,7 +228,7 @@ func cmdImageStatus(env *cliEnv, args []string) int {
 
 func cmdSandboxClean(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox clean", "sandbox clean")
-	pf := addPodmanFlags(fs)
+	pf := env.addPodmanFlags(fs)
 	if code, ok := env.parse(fs, args); !ok {
 		return code
 	}
@@ -249,11 +252,11 @@ func cmdSandboxClean(env *cliEnv, args []string) int {
 func cmdSandboxDoctor(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox doctor", "sandbox doctor [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pf := addPodmanFlags(fs)
+	pf := env.addPodmanFlags(fs)
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	ctx, cancel := interruptible()
+	ctx, cancel := env.interruptible()
 	defer cancel()
 	e, err := pf.engine(ctx)
 	if err != nil {

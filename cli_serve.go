@@ -9,8 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"rehome/app"
@@ -29,9 +27,9 @@ func cmdServe(env *cliEnv, args []string) int {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		fmt.Fprintf(env.stderr, "rehome serve: warning: %s is reachable from other machines; anyone with the URL's token can use rehome\n", host)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	return serve(ctx, env, *addr, nil)
+	// Ctrl-C or SIGTERM (main's context) ends serving: the App's own
+	// context is cancelled with it, so its runs and answers end too.
+	return serve(env.context(), env, *addr, nil)
 }
 
 // serve runs the browser face until ctx ends. ready, if set, receives the
@@ -51,11 +49,13 @@ func serve(ctx context.Context, env *cliEnv, addr string, ready func(url string)
 		return env.fail(err)
 	}
 	a := app.New(app.Config{DataDir: dir, Log: env.log})
-	if err := app.Open(a); err != nil {
+	if err := a.Open(); err != nil {
 		return env.fail(err)
 	}
-	defer app.Close(a)
-	app.StartFirstRun(a) // loads a shipped sandbox image, with progress
+	// Close cancels what the App is doing (runs, answers, image loads)
+	// when serve ends on Ctrl-C or SIGTERM.
+	defer a.Close()
+	app.StartFirstRun(a.App) // loads a shipped sandbox image, with progress
 
 	token := newToken()
 	hostname, _ := os.Hostname()
@@ -63,7 +63,7 @@ func serve(ctx context.Context, env *cliEnv, addr string, ready func(url string)
 	if err != nil {
 		return env.fail(err)
 	}
-	srv, limited := app.NewHTTPServer(app.NewServer(a, app.ServerOptions{Assets: files, Token: token, Hosts: hosts}), ln)
+	srv, limited := app.NewHTTPServer(app.NewServer(a.App, app.ServerOptions{Assets: files, Token: token, Hosts: hosts}), ln)
 	// One URL a line, loopback first: each works in a browser (any other
 	// Host is refused).
 	for _, u := range urls {
@@ -88,6 +88,7 @@ func serve(ctx context.Context, env *cliEnv, addr string, ready func(url string)
 		shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		srv.Shutdown(shut)
+		fmt.Fprintln(env.stderr, "rehome serve: stopped")
 	}
 	return exitOK
 }

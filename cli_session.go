@@ -53,7 +53,7 @@ func sessionDir(env *cliEnv, id string) (string, error) {
 
 func cmdSessionStart(env *cliEnv, args []string) int {
 	fs := env.flags("session start", "session start --file PATH [--timeout 30s] [--idle 30m] [--memory 1GiB] [--cpus 1] [--pids 128] [--json]")
-	sf := addSessionFlags(fs)
+	sf := addSessionFlags(env, fs)
 	asJSON := fs.Bool("json", false, "print the session as JSON")
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
@@ -126,7 +126,7 @@ type sessionFlags struct {
 	pf      podmanFlags
 }
 
-func addSessionFlags(fs *flag.FlagSet) sessionFlags {
+func addSessionFlags(env *cliEnv, fs *flag.FlagSet) sessionFlags {
 	return sessionFlags{
 		file:    fs.String("file", "", "the `file` the cells work on, seen read-only at /mnt/data/<name>"),
 		timeout: fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "each cell's time `limit` (then KeyboardInterrupt)"),
@@ -134,7 +134,7 @@ func addSessionFlags(fs *flag.FlagSet) sessionFlags {
 		memory:  fs.String("memory", "1GiB", "memory `ceiling` of the whole session (1GiB, 512m; GB is 10⁹ bytes)"),
 		cpus:    fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the session may use"),
 		pids:    fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once"),
-		pf:      addPodmanFlags(fs),
+		pf:      env.addPodmanFlags(fs),
 	}
 }
 
@@ -166,7 +166,7 @@ func cmdSessionRelay(env *cliEnv, args []string) int {
 	fs := env.flags("session relay", "session relay --dir DIR --id ID [session start's flags] (started by session start)")
 	dir := fs.String("dir", "", "the session's `folder`")
 	id := fs.String("id", "", "the session's `id`")
-	sf := addSessionFlags(fs)
+	sf := addSessionFlags(env, fs)
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
@@ -231,7 +231,7 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	ctx, cancel := interruptible() // Ctrl-C interrupts the cell
+	ctx, cancel := env.interruptible() // Ctrl-C interrupts the cell
 	defer cancel()
 	s, err := sandbox.OpenSession(ctx, dir)
 	if err != nil {
@@ -290,7 +290,7 @@ func printDisplays(show *shower, ds []sandbox.Display, cell int) {
 func cmdSessionList(env *cliEnv, args []string) int {
 	fs := env.flags("session list", "session list [--json]")
 	asJSON := fs.Bool("json", false, "print the sessions as JSON")
-	pf := addPodmanFlags(fs)
+	pf := env.addPodmanFlags(fs)
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
@@ -345,7 +345,7 @@ func sessionControl(env *cliEnv, name string, args []string, act func(context.Co
 	if err != nil {
 		return env.fail(err)
 	}
-	ctx, cancel := interruptible()
+	ctx, cancel := env.interruptible()
 	defer cancel()
 	s, err := sandbox.OpenSession(ctx, dir)
 	if err != nil {

@@ -113,7 +113,7 @@ func runWindow(env *cliEnv, openFile string) int {
 		AssetServer: &assetserver.Options{
 			Assets: assets,
 			// Plots and outputs of runs, shown inline (<img src="/api/file?path=…">).
-			Handler: fileRoutes(a),
+			Handler: fileRoutes(a.App),
 		},
 		BackgroundColour: options.NewRGB(0x1b, 0x1d, 0x23),
 		OnStartup: func(ctx context.Context) {
@@ -121,14 +121,14 @@ func runWindow(env *cliEnv, openFile string) int {
 			// The store opens here, after the single-instance check, so a
 			// second launch focuses this window instead of failing on the
 			// database lock. An open error is shown by the UI.
-			_ = app.Open(a)
-			app.SetEmitter(a, w)
-			app.StartFirstRun(a) // loads a shipped sandbox image, with progress
+			_ = a.Open()
+			a.SetEmitter(w)
+			app.StartFirstRun(a.App) // loads a shipped sandbox image, with progress
 			// Real file drops land in the UI through runtime.OnFileDrop
 			// (JS); this records them for support and tests, and lets the
 			// UI read them (the user gave them: see app/access.go).
 			runtime.OnFileDrop(ctx, func(x, y int, paths []string) {
-				app.GrantRead(a, paths...)
+				app.GrantRead(a.App, paths...)
 				env.log.Info("file dropped", "x", x, "y", y, "paths", paths)
 			})
 			if guard != nil {
@@ -154,10 +154,12 @@ func runWindow(env *cliEnv, openFile string) int {
 			if guard != nil {
 				guard.Close()
 			}
-			app.CloseSandbox(a) // stops the Podman service rehome started, if any
-			app.Close(a)
+			// Cancels the App's context (runs, answers, image loads end),
+			// stops the Podman service rehome started, if any, and
+			// releases the store.
+			a.Close()
 		},
-		Bind: []any{a},
+		Bind: []any{a.App}, // the Host (Open, Close) is not bound
 		DragAndDrop: &options.DragAndDrop{
 			EnableFileDrop: true,
 		},

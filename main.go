@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"io/fs"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"rehome/app"
 	"rehome/backend/logs"
@@ -81,6 +84,14 @@ func run(args []string) int {
 		}
 		return runWindow(env, open)
 	}
+	// Ctrl-C and SIGTERM end the command's context (the window handles
+	// them itself): every long command — a run, an image save, an answer,
+	// serve — stops its work, cleans up and exits with exitInterrupted. A
+	// second Ctrl-C ends rehome at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }()
+	env.ctx = ctx
 	return dispatch(env, commands(), "rehome", args)
 }
 

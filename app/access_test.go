@@ -14,10 +14,10 @@ import (
 // a path with what a hostile caller of the bridge would try.
 func TestBrowserReadsOnlyWhatWasGiven(t *testing.T) {
 	a := newTestApp(t)
-	if err := Open(a); err != nil {
+	if err := a.Open(); err != nil {
 		t.Fatal(err)
 	}
-	defer Close(a)
+	defer a.Close()
 	up := filepath.Join(a.cfg.DataDir, UploadsDir, "abc", "ok.csv")
 	os.MkdirAll(filepath.Dir(up), 0o700)
 	os.WriteFile(up, []byte("a,b\n1,2\n"), 0o600)
@@ -100,7 +100,7 @@ func TestWindowReadsWhatTheUserChose(t *testing.T) {
 		os.WriteFile(p, []byte("a,b\n1,2\n"), 0o600)
 	}
 	w := &pickWindow{fakeWindow: fakeWindow{opened: []string{}}, pick: picked}
-	SetEmitter(a, w)
+	a.SetEmitter(w)
 
 	start := time.Now()
 	if _, err := a.PreviewFile(other); err == nil || !strings.Contains(err.Error(), "drop it on the window") {
@@ -116,7 +116,7 @@ func TestWindowReadsWhatTheUserChose(t *testing.T) {
 		t.Fatalf("picked: %v", err)
 	}
 	// A drop reported a moment after the page asks is still honoured.
-	go func() { time.Sleep(200 * time.Millisecond); GrantRead(a, dropped) }()
+	go func() { time.Sleep(200 * time.Millisecond); GrantRead(a.App, dropped) }()
 	if _, err := a.PreviewFile(dropped); err != nil {
 		t.Fatalf("dropped: %v", err)
 	}

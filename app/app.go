@@ -1,14 +1,11 @@
 package app
 
 import (
-	"errors"
+	"context"
 	"log/slog"
 	"sync"
 
-	"rehome/backend/assistant"
-	"rehome/backend/audit"
-	"rehome/backend/hardware"
-	"rehome/backend/store"
+	"rehome/backend/core"
 )
 
 // Version is rehome's version, set by main.
@@ -25,20 +22,21 @@ type Emitter interface {
 	Emit(event string, payload any)
 }
 
-// App is the state behind one window or one `rehome serve`.
+// App is the state behind one window or one `rehome serve`: the UI's
+// methods over the core's services. Only the App is bound to the UI; its
+// Host opens and closes it.
 type App struct {
-	cfg Config
-	log *slog.Logger
+	cfg  Config
+	log  *slog.Logger
+	core *core.Core
+
+	// ctx is the App's: every call it makes derives from it, and Close
+	// (the window's shutdown, the end of `rehome serve`) cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu      sync.RWMutex
 	emitter Emitter
-	openErr error
-
-	store      *store.Store
-	assistants *assistant.Service
-	audit      *audit.Service
-	hw         *hardware.Cache
-	sandbox    sandboxHolder
 
 	accessOnce sync.Once
 	access     *access // the files the user chose (access.go)
@@ -46,42 +44,49 @@ type App struct {
 	sessions   sessionHolder
 }
 
-// New returns an App; call Open before serving it.
-func New(cfg Config) *App {
+// Host holds an App for its window or `rehome serve`: it opens it, attaches
+// the UI, and closes it. The App it holds is what gets bound; the Host is
+// not, so that the UI cannot call Open or Close.
+type Host struct {
+	*App
+}
+
+// New returns the Host of a new App; call Open before serving it.
+func New(cfg Config) *Host {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &App{cfg: cfg, log: cfg.Log, hw: hardware.NewCache(hardware.NewDetector(hardware.Options{}))}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Host{&App{cfg: cfg, log: cfg.Log, core: core.New(cfg.DataDir, core.Options{Log: cfg.Log}), ctx: ctx, cancel: cancel}}
 }
 
-// Open opens the store and the services on it. A failure is also kept, so
-// a window can show it to the user (see Status) instead of vanishing.
-func Open(a *App) error {
-	path := a.cfg.DataDir + "/" + store.FileName
-	st, err := store.Open(path, store.Options{})
-	if err != nil {
-		a.openErr = err
-		a.log.Error("open store", "path", path, "err", err)
-		return err
-	}
-	a.store = st
-	a.assistants = assistant.NewService(st)
-	a.audit = audit.NewService(st, a.assistants, audit.Options{Detector: a.auditDetector(), Advisor: audit.ModelsAdvisor{}})
-	return nil
+// Open opens the data folder's services (see core.Core.Open). A failure
+// is also kept, so a window can show it to the user (see Status) instead
+// of vanishing.
+func (h *Host) Open() error { return h.core.Open() }
+
+// Close cancels what the App is doing (runs, image loads, answers), stops
+// its sessions and the sandbox's Podman service (if rehome started one),
+// and releases the store.
+func (h *Host) Close() error {
+	h.cancel()
+	h.CloseSandbox()
+	return h.core.Close()
 }
 
-// Close stops the sandbox's Podman service (if rehome started one) and
-// releases the store.
-func Close(a *App) error {
-	CloseSandbox(a)
-	if a.store == nil {
-		return nil
-	}
-	return a.store.Close()
+// CloseSandbox stops the sessions and the Podman service rehome started
+// for the App, if any (Podman's service also dies with the process).
+func (h *Host) CloseSandbox() { h.closeSandbox() }
+
+func (a *App) closeSandbox() {
+	closeSessions(a)
+	a.core.CloseEngine()
 }
 
 // SetEmitter attaches the UI that receives events.
-func SetEmitter(a *App, e Emitter) {
+func (h *Host) SetEmitter(e Emitter) { h.setEmitter(e) }
+
+func (a *App) setEmitter(e Emitter) {
 	a.mu.Lock()
 	a.emitter = e
 	a.mu.Unlock()
@@ -97,16 +102,9 @@ func (a *App) emit(event string, payload any) {
 	}
 }
 
-// errNotOpen is returned by every call while the store could not be opened.
-func (a *App) ready() error {
-	if a.store != nil {
-		return nil
-	}
-	if a.openErr != nil {
-		return a.openErr
-	}
-	return errors.New("rehome is still starting: try again in a moment")
-}
+// ready is nil when the services on the store can be used, else the
+// reason (the store could not be opened, or is not open yet).
+func (a *App) ready() error { return a.core.Ready() }
 
 // StatusInfo is what the UI shows in its header and on failure to start.
 type StatusInfo struct {
@@ -119,11 +117,11 @@ type StatusInfo struct {
 // Status reports the version, where data lives, and a start-up error.
 func (a *App) Status() StatusInfo {
 	s := StatusInfo{Version: Version, DataDir: a.cfg.DataDir}
-	if a.store != nil {
-		s.Database = a.store.Path()
+	if st := a.core.Store(); st != nil {
+		s.Database = st.Path()
 	}
-	if a.openErr != nil {
-		s.Error = a.openErr.Error()
+	if err := a.core.Err(); err != nil {
+		s.Error = err.Error()
 	}
 	return s
 }

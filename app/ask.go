@@ -48,12 +48,12 @@ type askHolder struct {
 // LLMStatus lists the model servers (on this machine, or the one at
 // server), their models and which call tools.
 func (a *App) LLMStatus(server string) ([]llm.Server, error) {
-	ctx := context.Background()
+	ctx := a.ctx
 	servers, err := llm.Discover(ctx, llm.DiscoverOptions{URL: server, ToolsHint: llm.CatalogToolsHint})
 	if servers == nil {
 		servers = []llm.Server{}
 	}
-	if rep, herr := a.hw.Report(ctx); herr == nil {
+	if rep, herr := a.core.Hardware().Report(ctx); herr == nil {
 		llm.AddFit(servers, models.MachineFrom(rep))
 	}
 	return servers, err
@@ -64,10 +64,10 @@ func (a *App) LLMStatus(server string) ([]llm.Server, error) {
 func (a *App) LLMHint() string { return llm.StartHint(a.suggestedModel()) }
 
 func (a *App) suggestedModel() string {
-	if a.store == nil {
+	if a.core.Store() == nil {
 		return ""
 	}
-	if recs, err := store.List[audit.Record](a.store, store.Audits, 1); err == nil && len(recs) > 0 && recs[0].TextModel != nil {
+	if recs, err := store.List[audit.Record](a.core.Store(), store.Audits, 1); err == nil && len(recs) > 0 && recs[0].TextModel != nil {
 		return recs[0].TextModel.Tag
 	}
 	return ""
@@ -96,7 +96,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		files = append(files, p)
 	}
 	if req.ConversationID != "" {
-		c, err := llm.GetConversation(a.store, req.ConversationID)
+		c, err := llm.GetConversation(a.core.Store(), req.ConversationID)
 		if err != nil {
 			return llm.Conversation{}, err
 		}
@@ -112,7 +112,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	}
 	instructions := ""
 	if req.AssistantID != "" {
-		as, err := a.assistants.Get(req.AssistantID)
+		as, err := a.core.Assistants().Get(req.AssistantID)
 		if err != nil {
 			return llm.Conversation{}, err
 		}
@@ -134,7 +134,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		conv.Files = append(conv.Files, fi)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
 	a.asks.mu.Lock()
 	if a.asks.cancels == nil {
@@ -167,9 +167,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	}
 	ex := &sandboxexec.OneShot{Engine: e, Limits: lim, OutputDir: filepath.Join(a.cfg.DataDir, RunsDir), InlinePlots: true,
 		Done: func(r sandbox.RunRequest, res *sandbox.Result) {
-			if err := sandbox.SaveRecord(a.store, sandbox.NewRecord(r, res, "ask")); err != nil {
-				a.log.Error("store run", "run", res.ID, "err", err)
-			}
+			a.core.Runs().Keep(sandbox.NewRecord(r, res, "ask"))
 		}}
 	if len(conv.Files) > 0 {
 		ex.InputPath = conv.Files[0].HostPath
@@ -180,7 +178,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "start", Text: fmt.Sprintf("%s at %s", model, srv.BaseURL)}})
 	t := loop.Ask(ctx, q)
 	conv.Add(t)
-	if err := llm.SaveConversation(a.store, conv); err != nil {
+	if err := llm.SaveConversation(a.core.Store(), conv); err != nil {
 		return *conv, err
 	}
 	a.log.Info("ask", "conversation", conv.ID, "model", model, "stopped", t.Stopped, "cells", len(t.Cells()), "ms", t.DurationMS)
@@ -209,7 +207,7 @@ func (a *App) ListConversations(limit int) ([]llm.Conversation, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
-	return llm.ListConversations(a.store, limit)
+	return llm.ListConversations(a.core.Store(), limit)
 }
 
 // GetConversation returns one kept conversation.
@@ -217,7 +215,7 @@ func (a *App) GetConversation(id string) (llm.Conversation, error) {
 	if err := a.ready(); err != nil {
 		return llm.Conversation{}, err
 	}
-	c, err := llm.GetConversation(a.store, id)
+	c, err := llm.GetConversation(a.core.Store(), id)
 	if err != nil {
 		return llm.Conversation{}, err
 	}
@@ -243,5 +241,5 @@ func (a *App) DeleteConversation(id string) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
-	return a.store.Delete(store.Conversations, id)
+	return a.core.Store().Delete(store.Conversations, id)
 }

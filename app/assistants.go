@@ -7,7 +7,7 @@ func (a *App) ListAssistants() ([]assistant.Assistant, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
-	return a.assistants.List()
+	return a.core.Assistants().List()
 }
 
 // GetAssistant returns one assistant.
@@ -15,7 +15,7 @@ func (a *App) GetAssistant(id string) (assistant.Assistant, error) {
 	if err := a.ready(); err != nil {
 		return assistant.Assistant{}, err
 	}
-	return a.assistants.Get(id)
+	return a.core.Assistants().Get(id)
 }
 
 // CreateAssistant stores a new assistant and returns it with its id.
@@ -23,7 +23,7 @@ func (a *App) CreateAssistant(in assistant.Assistant) (assistant.Assistant, erro
 	if err := a.ready(); err != nil {
 		return assistant.Assistant{}, err
 	}
-	return a.assistants.Create(in)
+	return a.core.Assistants().Create(in)
 }
 
 // UpdateAssistant replaces a stored assistant.
@@ -31,7 +31,7 @@ func (a *App) UpdateAssistant(in assistant.Assistant) (assistant.Assistant, erro
 	if err := a.ready(); err != nil {
 		return assistant.Assistant{}, err
 	}
-	return a.assistants.Update(in)
+	return a.core.Assistants().Update(in)
 }
 
 // DeleteAssistant removes an assistant.
@@ -39,7 +39,7 @@ func (a *App) DeleteAssistant(id string) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
-	return a.assistants.Delete(id)
+	return a.core.Assistants().Delete(id)
 }
 
 // AssistantCapabilities lists the capability ids an assistant may have.

@@ -9,29 +9,15 @@ import (
 
 	"rehome/backend/assistant"
 	"rehome/backend/audit"
+	"rehome/backend/core"
 )
-
-// auditDetector lets the audit use the session's hardware detection.
-func (a *App) auditDetector() audit.DetectorFunc {
-	return audit.DetectorFunc(func(ctx context.Context) (audit.Machine, error) {
-		r, err := a.Hardware(false)
-		if err != nil {
-			return audit.Machine{}, err
-		}
-		m, known := audit.MachineFromReport(r)
-		if !known {
-			return m, fmt.Errorf("%w: rehome found %v but cannot read its memory; enter the VRAM by hand (it is on the card's box or in `nvidia-smi`)", audit.ErrNeedVRAM, m.GPUs)
-		}
-		return m, nil
-	})
-}
 
 // audits returns the audit service over the App's store.
 func (a *App) audits() (*audit.Service, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
-	return a.audit, nil
+	return a.core.Audits(), nil
 }
 
 // RunAudit audits stored assistants or hand-ticked features on this
@@ -42,13 +28,14 @@ func (a *App) RunAudit(req audit.Request) (audit.Record, error) {
 	if err != nil {
 		return audit.Record{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
+	ctx, cancel := context.WithTimeout(a.ctx, detectTimeout)
 	defer cancel()
 	rec, err := s.Run(ctx, req)
-	if err == nil {
-		a.log.Info("audit", "id", rec.ID, "assistants", len(rec.Assistants), "summary", rec.Summary.Headline)
+	if err != nil {
+		return audit.Record{}, uiError(err)
 	}
-	return rec, err
+	a.log.Info("audit", "id", rec.ID, "assistants", len(rec.Assistants), "summary", rec.Summary.Headline)
+	return rec, nil
 }
 
 // Audits lists the stored audits, newest first.
@@ -142,9 +129,9 @@ func (a *App) ImportAssistant(in AssistantImport) (assistant.Imported, error) {
 		if len(in.Knowledge) > 0 {
 			return assistant.Imported{}, errors.New("a bundle brings its own knowledge files: attach files only to a JSON import")
 		}
-		imp, err = a.assistants.ImportBundle(in.Bundle, filepath.Join(a.cfg.DataDir, "knowledge"))
+		imp, err = a.core.Assistants().ImportBundle(in.Bundle, filepath.Join(a.cfg.DataDir, "knowledge"))
 	default:
-		imp, err = a.assistants.Import([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
+		imp, err = a.core.Assistants().Import([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
 	}
 	if err == nil {
 		a.log.Info("assistant imported", "id", imp.Assistant.ID, "knowledge", len(imp.Assistant.Knowledge), "warnings", len(imp.Warnings))
@@ -172,7 +159,7 @@ func (a *App) ImportAssistants(in AssistantImport) (assistant.ImportReport, erro
 			return assistant.ImportReport{}, fmt.Errorf("%s is not a full path: drop or pick the file again", p)
 		}
 	}
-	rep, err := a.assistants.ImportJSON([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
+	rep, err := a.core.Assistants().ImportJSON([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
 	if err == nil {
 		a.log.Info("assistants imported", "imported", rep.Imported, "failed", rep.Failed, "list", rep.List)
 	}
@@ -192,59 +179,41 @@ type AssistantExport struct {
 // ExportAssistant exports an assistant as "modelfile" or "openwebui" (for
 // the local model named by model; "" takes its latest audit's) or as a
 // "bundle", written to a folder of its own under <data>/uploads so the UI
-// can offer it for download.
+// can offer it for download. It is `rehome assistants export`'s method of
+// the core: the same model choice, the same atomic write.
 func (a *App) ExportAssistant(id, format, model string) (AssistantExport, error) {
 	if err := a.ready(); err != nil {
 		return AssistantExport{}, err
 	}
-	as, err := a.assistants.Get(id)
+	as, err := a.core.Assistants().Get(id)
 	if err != nil {
 		return AssistantExport{}, err
 	}
 	slug := assistant.Slug(as.Name)
-	out := AssistantExport{Format: format, Warnings: []string{}}
-	if model == "" && format != "bundle" {
-		if s, err := a.audits(); err == nil {
-			if rec, aa, err := s.Latest(id); err == nil && rec.ModelFor(aa) != nil {
-				model = rec.ModelFor(aa).Tag
-			}
-		}
-	}
-	opts := assistant.ExportOptions{Model: model}
+	req := core.ExportRequest{ID: id, Format: format, Options: assistant.ExportOptions{Model: model}}
+	out := AssistantExport{Format: format}
 	switch format {
 	case "modelfile":
 		out.FileName = slug + ".Modelfile"
-		out.Content, out.Warnings, err = assistant.Modelfile(as, opts)
 	case "openwebui":
-		var data []byte
 		out.FileName = slug + ".openwebui.json"
-		data, out.Warnings, err = assistant.OpenWebUI(as, opts)
-		out.Content = string(data)
 	case "bundle":
 		out.FileName = slug + ".rehome.tar.gz"
 		dir := filepath.Join(a.cfg.DataDir, UploadsDir, newUploadID())
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return AssistantExport{}, err
 		}
-		out.Path = filepath.Join(dir, out.FileName)
-		var f *os.File
-		if f, err = os.Create(out.Path); err == nil {
-			out.Warnings, err = assistant.WriteBundle(f, assistant.TarGz, as, assistant.BundleOptions{})
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
+		req.Path = filepath.Join(dir, out.FileName)
+		defer func() {
 			if err != nil {
 				os.RemoveAll(dir)
 			}
-		}
-	default:
-		return AssistantExport{}, fmt.Errorf("unknown export format %q: use modelfile, openwebui or bundle", format)
+		}()
 	}
+	x, err := a.core.Export(req)
 	if err != nil {
-		return AssistantExport{}, err
+		return AssistantExport{}, uiError(err)
 	}
-	if out.Warnings == nil {
-		out.Warnings = []string{}
-	}
+	out.Content, out.Path, out.Warnings = x.Content, x.Path, x.Warnings
 	return out, nil
 }

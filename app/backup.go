@@ -25,7 +25,7 @@ func (a *App) BackupDatabase() (BackupInfo, error) {
 		return BackupInfo{}, fmt.Errorf("create %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, "rehome-"+time.Now().UTC().Format("20060102-150405.000")+".db")
-	n, err := a.store.BackupFile(path)
+	n, err := a.core.Store().BackupFile(path)
 	if err != nil {
 		return BackupInfo{}, err
 	}

@@ -15,10 +15,10 @@ func TestBackupDatabaseWhileOpen(t *testing.T) {
 	if _, err := a.BackupDatabase(); err == nil {
 		t.Fatal("backup before the store is open succeeded")
 	}
-	if err := Open(a); err != nil {
+	if err := a.Open(); err != nil {
 		t.Fatal(err)
 	}
-	defer Close(a)
+	defer a.Close()
 	if _, err := a.CreateAssistant(assistant.Assistant{Name: "kept"}); err != nil {
 		t.Fatal(err)
 	}

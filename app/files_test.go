@@ -16,7 +16,7 @@ import (
 	"rehome/sandbox"
 )
 
-func newTestApp(t *testing.T) *App {
+func newTestApp(t *testing.T) *Host {
 	t.Helper()
 	return New(Config{DataDir: t.TempDir()})
 }
@@ -65,7 +65,7 @@ func TestDialogsNeedTheWindow(t *testing.T) {
 		t.Fatalf("OpenedFiles in a browser: %#v", got)
 	}
 	w := &fakeWindow{opened: []string{"/x.csv"}}
-	SetEmitter(a, w)
+	a.SetEmitter(w)
 	if p, err := a.PickFile(); err != nil || p != "/picked.csv" {
 		t.Fatalf("PickFile: %q %v", p, err)
 	}
@@ -80,7 +80,7 @@ func TestDialogsNeedTheWindow(t *testing.T) {
 func TestSaveOutputStaysInsideRunsAndUploads(t *testing.T) {
 	a := newTestApp(t)
 	w := &fakeWindow{}
-	SetEmitter(a, w)
+	a.SetEmitter(w)
 	out := filepath.Join(a.cfg.DataDir, RunsDir, "r1", "plot.png")
 	os.MkdirAll(filepath.Dir(out), 0o700)
 	os.WriteFile(out, []byte("png"), 0o600)
@@ -127,7 +127,7 @@ func upload(t *testing.T, h http.Handler, name string, body []byte) (int, Upload
 
 func TestUpload(t *testing.T) {
 	a := newTestApp(t)
-	h := newUploadHandler(a, 1024)
+	h := newUploadHandler(a.App, 1024)
 	code, r := upload(t, h, "../../Sales Q1 (final).csv", []byte("a,b\n1,2\n"))
 	if code != 200 || r.Name != "Sales Q1 (final).csv" || r.Size != 8 {
 		t.Fatalf("%d %+v", code, r)
@@ -178,7 +178,7 @@ func TestUpload(t *testing.T) {
 
 func TestFileHandler(t *testing.T) {
 	a := newTestApp(t)
-	h := NewFileHandler(a)
+	h := NewFileHandler(a.App)
 	dir := filepath.Join(a.cfg.DataDir, RunsDir, "r1")
 	os.MkdirAll(dir, 0o700)
 	os.WriteFile(filepath.Join(dir, "plot-001.png"), []byte("\x89PNG\r\n\x1a\n"), 0o600)
@@ -241,10 +241,10 @@ func TestUIEventIsLogged(t *testing.T) {
 
 func TestRunLimits(t *testing.T) {
 	a := newTestApp(t)
-	if err := Open(a); err != nil {
+	if err := a.Open(); err != nil {
 		t.Fatal(err)
 	}
-	defer Close(a)
+	defer a.Close()
 	l, err := a.RunLimits()
 	if err != nil || l != sandbox.DefaultLimits {
 		t.Fatalf("defaults: %+v %v", l, err)
@@ -297,7 +297,7 @@ func TestChooseSavePath(t *testing.T) {
 	if _, err := a.ChooseSavePath("Save", "x.tar.gz"); err == nil {
 		t.Fatal("a browser got a save dialog")
 	}
-	SetEmitter(a, &fakeWindow{save: "/home/me/x.tar.gz"})
+	a.SetEmitter(&fakeWindow{save: "/home/me/x.tar.gz"})
 	if p, err := a.ChooseSavePath("Save", "../x.tar.gz"); err != nil || p != "/home/me/x.tar.gz" {
 		t.Fatalf("%q %v", p, err)
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -166,7 +165,7 @@ func StartFirstRun(a *App) {
 		if err != nil {
 			return // no Podman: the checklist says so
 		}
-		st, err := e.ImageStatus(context.Background())
+		st, err := e.ImageStatus(a.ctx)
 		if err != nil || st.Present {
 			return
 		}
@@ -186,7 +185,7 @@ func (a *App) startImageLoad() bool {
 			return err
 		}
 		t0 := time.Now()
-		ctx := sandbox.WithLoadProgress(context.Background(), func(stage string, done, total int64) {
+		ctx := sandbox.WithLoadProgress(a.ctx, func(stage string, done, total int64) {
 			msg := "loading the sandbox image into Podman"
 			switch {
 			case stage == "verify":
@@ -216,7 +215,7 @@ func (a *App) FirstRunStatus() (FirstRun, error) {
 		}
 		fr.Items = append(fr.Items, it)
 	}
-	ctx := context.Background()
+	ctx := a.ctx
 
 	// 1. Podman.
 	e, err := a.engine()
@@ -336,16 +335,16 @@ func (a *App) FirstRunFix(id string) (FirstRun, error) {
 	switch id {
 	case "rootless":
 		a.startJob(id, "enabling your Podman socket", func() error {
-			if err := sandbox.EnableSocket(context.Background()); err != nil {
+			if err := sandbox.EnableSocket(a.ctx); err != nil {
 				return err
 			}
-			CloseSandbox(a) // use the socket from now on
+			a.closeSandbox() // use the socket from now on
 			return nil
 		})
 	case "storage":
 		a.startJob(id, "resetting your Podman storage and switching it to overlay", func() error {
-			CloseSandbox(a) // a private service must not hold the old store
-			conf, err := sandbox.SwitchToOverlay(context.Background())
+			a.closeSandbox() // a private service must not hold the old store
+			conf, err := sandbox.SwitchToOverlay(a.ctx)
 			if err != nil {
 				return err
 			}

@@ -20,10 +20,10 @@ func TestFirstRunChecklist(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("REHOME_PACKAGED_IMAGE_DIR", t.TempDir()) // no shipped archive
 	a := New(Config{DataDir: dir})
-	if err := Open(a); err != nil {
+	if err := a.Open(); err != nil {
 		t.Fatal(err)
 	}
-	defer Close(a)
+	defer a.Close()
 	fr, err := a.FirstRunStatus()
 	if err != nil {
 		t.Fatal(err)
@@ -85,10 +85,10 @@ func TestFirstRunSelfTest(t *testing.T) {
 		t.Skip("skipped: runs the sandbox self-test (about 10 s); set REHOME_REQUIRE_PODMAN=1")
 	}
 	a := New(Config{DataDir: t.TempDir()})
-	if err := Open(a); err != nil {
+	if err := a.Open(); err != nil {
 		t.Fatal(err)
 	}
-	defer Close(a)
+	defer a.Close()
 	fr, err := a.FirstRunFix("selftest")
 	if err != nil {
 		t.Fatal(err)

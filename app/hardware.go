@@ -11,12 +11,12 @@ import (
 // detectTimeout bounds one detection (nvidia-smi is the slow part).
 const detectTimeout = 30 * time.Second
 
-func (a *App) hardwareCache() *hardware.Cache { return a.hw }
+func (a *App) hardwareCache() *hardware.Cache { return a.core.Hardware() }
 
 // Hardware returns the machine's CPU, RAM and GPUs with their VRAM and the
 // source of each figure. It detects once per session; refresh detects again.
 func (a *App) Hardware(refresh bool) (hardware.Report, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
+	ctx, cancel := context.WithTimeout(a.ctx, detectTimeout)
 	defer cancel()
 	if refresh {
 		return a.hardwareCache().Refresh(ctx)
@@ -45,7 +45,7 @@ func (a *App) FitOptions() (FitChoices, error) {
 func (a *App) Fit(req models.Request) (models.FitResult, error) {
 	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
 	if err != nil {
-		return models.FitResult{}, err
+		return models.FitResult{}, uiError(err)
 	}
 	return req.Run(mach)
 }
@@ -54,7 +54,7 @@ func (a *App) Fit(req models.Request) (models.FitResult, error) {
 func (a *App) FitTable(req models.TableRequest) (models.Table, error) {
 	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
 	if err != nil {
-		return models.Table{}, err
+		return models.Table{}, uiError(err)
 	}
 	all, err := models.Catalog()
 	if err != nil {

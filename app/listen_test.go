@@ -24,17 +24,17 @@ func TestFloodDoesNotStopARealCall(t *testing.T) {
 		t.Skip("skipped in -short: opens thousands of loopback connections")
 	}
 	a := newTestApp(t)
-	if err := Open(a); err != nil {
+	if err := a.Open(); err != nil {
 		t.Fatal(err)
 	}
-	defer Close(a)
+	defer a.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	hosts, _ := LoopbackHosts(ln.Addr())
 	token := "flood-test-token"
-	h := NewServer(a, ServerOptions{Assets: fstest.MapFS{"index.html": {Data: []byte("<head></head>")}}, Token: token, Hosts: hosts})
+	h := NewServer(a.App, ServerOptions{Assets: fstest.MapFS{"index.html": {Data: []byte("<head></head>")}}, Token: token, Hosts: hosts})
 	srv, lim := NewHTTPServer(h, ln)
 	go srv.Serve(lim)
 	defer srv.Close()

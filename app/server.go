@@ -43,7 +43,7 @@ type ServerOptions struct {
 // events as Server-Sent Events (GET /api/events).
 func NewServer(a *App, o ServerOptions) http.Handler {
 	s := &server{app: a, opts: o, methods: bindable(a), hub: newHub()}
-	SetEmitter(a, s.hub)
+	a.setEmitter(s.hub)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/call/{method}", s.call)
 	mux.HandleFunc("GET /api/events", s.events)

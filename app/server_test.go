@@ -17,13 +17,13 @@ import (
 
 // bridge starts the HTTP face of a fresh App on a loopback port and
 // returns it with its token.
-func bridge(t *testing.T) (*App, *httptest.Server, string) {
+func bridge(t *testing.T) (*Host, *httptest.Server, string) {
 	t.Helper()
 	a := newTestApp(t)
-	if err := Open(a); err != nil {
+	if err := a.Open(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { Close(a) })
+	t.Cleanup(func() { a.Close() })
 	token := "0123456789abcdef0123456789abcdef"
 	assets := fstest.MapFS{"index.html": {Data: []byte("<!doctype html><html><head><title>rehome</title></head><body></body></html>")}}
 	srv := httptest.NewUnstartedServer(nil)
@@ -33,7 +33,7 @@ func bridge(t *testing.T) (*App, *httptest.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Config.Handler = NewServer(a, ServerOptions{Assets: assets, Token: token, Hosts: hosts})
+	srv.Config.Handler = NewServer(a.App, ServerOptions{Assets: assets, Token: token, Hosts: hosts})
 	return a, srv, token
 }
 

@@ -55,10 +55,10 @@ func (a *App) StartSession(path string) (sandbox.SessionInfo, error) {
 	}
 	id := sandbox.NewRunID()
 	req := sandbox.SessionRequest{ID: id, InputPath: path, Limits: lim, Dir: filepath.Join(a.cfg.DataDir, SessionsDir, id)}
-	s, err := e.StartSession(context.Background(), req)
+	s, err := e.StartSession(a.ctx, req)
 	if errors.Is(err, sandbox.ErrTooManySessions) && a.evictSession() {
 		// At the limit: the file opened longest ago gives way to this one.
-		s, err = e.StartSession(context.Background(), req)
+		s, err = e.StartSession(a.ctx, req)
 	}
 	if err != nil {
 		a.log.Warn("session could not start", "file", path, "err", err)
@@ -118,7 +118,7 @@ func (a *App) evictSession() bool {
 		return false
 	}
 	a.log.Info("session stopped for a newer one", "id", oldest)
-	s.Stop(context.Background())
+	s.Stop(a.ctx)
 	return true
 }
 
@@ -129,7 +129,7 @@ func (a *App) ExecCell(id, code string, timeoutMS int64) (sandbox.CellResult, er
 	if err != nil {
 		return sandbox.CellResult{}, err
 	}
-	res, err := s.Exec(context.Background(), code, time.Duration(timeoutMS)*time.Millisecond,
+	res, err := s.Exec(a.ctx, code, time.Duration(timeoutMS)*time.Millisecond,
 		func(p sandbox.Progress) { a.emit("run:progress", p) })
 	if err != nil {
 		return sandbox.CellResult{}, err
@@ -137,9 +137,7 @@ func (a *App) ExecCell(id, code string, timeoutMS int64) (sandbox.CellResult, er
 	// The cell joins the file's history like a run (shown again when the
 	// file is opened later).
 	rec := sandbox.NewRecord(sandbox.RunRequest{Code: code, InputPath: inputPath(s)}, &res.Result, "session")
-	if err := sandbox.SaveRecord(a.store, rec); err != nil {
-		a.log.Error("store cell", "session", id, "err", err)
-	}
+	a.core.Runs().Keep(rec) // a record not kept is logged; the cell stands
 	a.log.Info("cell", "session", id, "cell", res.Cell, "status", res.Status, "state_lost", res.StateLost, "ms", res.DurationMS)
 	return *res, nil
 }
@@ -160,7 +158,7 @@ func (a *App) RestartSession(id string) error {
 	if err != nil {
 		return err
 	}
-	return s.Restart(context.Background())
+	return s.Restart(a.ctx)
 }
 
 // StopSession ends the session; its cells stay for export.
@@ -174,7 +172,7 @@ func (a *App) StopSession(id string) error {
 	delete(h.byID, id)
 	delete(h.used, id)
 	h.mu.Unlock()
-	return s.Stop(context.Background())
+	return s.Stop(a.ctx)
 }
 
 // SessionCells returns a session's recorded cells (any session recorded

@@ -20,7 +20,7 @@ func TestSessionThroughApp(t *testing.T) {
 		t.Skip("podman is missing; set REHOME_REQUIRE_PODMAN=1 to make this a failure")
 	}
 	a := New(Config{DataDir: t.TempDir()})
-	if err := Open(a); err != nil {
+	if err := a.Open(); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -57,7 +57,7 @@ func TestSessionThroughApp(t *testing.T) {
 	if err != nil || !strings.Contains(nb, `"nbformat": 4`) || !strings.Contains(nb, "df.x.sum()") {
 		t.Fatalf("export: %v %.300s", err, nb)
 	}
-	if err := Close(a); err != nil {
+	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.ExecCell(info.ID, "1", 0); err == nil {

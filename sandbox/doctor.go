@@ -232,7 +232,7 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 
 	// Findings that are not guarantees.
 	step("storage")
-	if info, err := system.Info(e.api(), nil); err == nil && info.Store != nil {
+	if info, err := system.Info(e.api(ctx), nil); err == nil && info.Store != nil {
 		if info.Store.GraphDriverName == "vfs" {
 			rep.Notes = append(rep.Notes, "Podman stores images with the vfs driver here, which copies the whole image (about 0.5 GB) for every run: put `[storage]` and `driver = \"overlay\"` in ~/.config/containers/storage.conf (then `podman system reset`) for runs that start in a fraction of a second.")
 		}
@@ -245,7 +245,7 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 
 	// Nothing left behind.
 	step("leftovers")
-	list, err := containers.List(e.api(), new(containers.ListOptions).WithAll(true).
+	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
 		WithFilters(map[string][]string{"label": {LabelOwner + "=" + e.owner}}))
 	switch {
 	case err != nil:
@@ -259,7 +259,7 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 }
 
 func (e *Engine) containerExists(ctx context.Context, runID string) bool {
-	list, err := containers.List(e.api(), new(containers.ListOptions).WithAll(true).
+	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
 		WithFilters(map[string][]string{"label": {LabelRun + "=" + runID}}))
 	return err != nil || len(list) > 0
 }

@@ -121,7 +121,7 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 	if fi, err := os.Stat(st.Archive); err == nil && st.ArchivePresent {
 		st.ArchiveSize = fi.Size()
 	}
-	list, err := images.List(e.api(), new(images.ListOptions).WithFilters(map[string][]string{"reference": {ImageRepo}}))
+	list, err := images.List(e.api(ctx), new(images.ListOptions).WithFilters(map[string][]string{"reference": {ImageRepo}}))
 	if err != nil {
 		return st, fmt.Errorf("list images: %w", explain(err))
 	}
@@ -149,7 +149,7 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 // tells of it), or an error wrapping
 // ErrImageMissing that names the command that fixes it.
 func (e *Engine) EnsureImage(ctx context.Context, progress func(string)) error {
-	ok, err := images.Exists(e.api(), e.image, nil)
+	ok, err := images.Exists(e.api(ctx), e.image, nil)
 	if err != nil {
 		return fmt.Errorf("look for the sandbox image: %w", explain(err))
 	}
@@ -194,7 +194,7 @@ func (e *Engine) LoadImage(ctx context.Context, file string) ([]string, error) {
 		defer zr.Close()
 		r = zr
 	}
-	rep, err := images.Load(e.api(), r)
+	rep, err := images.Load(e.api(ctx), r)
 	if err != nil {
 		return nil, fmt.Errorf("load the image archive %s: %w", file, explain(err))
 	}
@@ -204,7 +204,7 @@ func (e *Engine) LoadImage(ctx context.Context, file string) ([]string, error) {
 			return names, nil
 		}
 	}
-	if ok, _ := images.Exists(e.api(), e.image, nil); ok {
+	if ok, _ := images.Exists(e.api(ctx), e.image, nil); ok {
 		return names, nil
 	}
 	return names, fmt.Errorf("%s holds %s, but this rehome needs %s (the image of its recipe): build it with `rehome sandbox image build` or load the archive made by the same rehome version", file, strings.Join(names, ", "), e.image)
@@ -219,7 +219,7 @@ func (e *Engine) SaveImage(ctx context.Context, file string) error {
 	}
 	err := atomicfile.Write(file, 0o644, func(w io.Writer) error {
 		zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
-		if err := images.Export(e.api(), []string{e.image}, zw, new(images.ExportOptions).WithFormat("docker-archive")); err != nil {
+		if err := images.Export(e.api(ctx), []string{e.image}, zw, new(images.ExportOptions).WithFormat("docker-archive")); err != nil {
 			return err
 		}
 		return zw.Close()
@@ -305,7 +305,7 @@ func (e *Engine) BuildImage(ctx context.Context, progress func(string)) (*BuildR
 	if err != nil {
 		return nil, err
 	}
-	_, err = images.Import(e.api(), bufio.NewReaderSize(f, 1<<20), new(images.ImportOptions).
+	_, err = images.Import(e.api(ctx), bufio.NewReaderSize(f, 1<<20), new(images.ImportOptions).
 		WithReference(e.image).WithChanges(imageChanges).WithMessage("rehome sandbox, recipe "+recipe.Digest()))
 	f.Close()
 	if err != nil {
@@ -333,7 +333,7 @@ func (e *Engine) BuildImage(ctx context.Context, progress func(string)) (*BuildR
 // untagged by a rebuild; rehome's images carry the io.rehome.recipe label)
 // and their archives in the cache folder. It returns what it removed.
 func (e *Engine) RemoveStale(ctx context.Context) ([]string, error) {
-	api := e.api()
+	api := e.api(ctx)
 	list, err := images.List(api, new(images.ListOptions).WithAll(true).
 		WithFilters(map[string][]string{"label": {"io.rehome.recipe"}}))
 	if err != nil {

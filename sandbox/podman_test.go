@@ -111,7 +111,7 @@ func hostDir(t *testing.T) string {
 
 func assertGone(t *testing.T, e *Engine, runID string) {
 	t.Helper()
-	list, err := containers.List(e.api(), new(containers.ListOptions).WithAll(true).
+	list, err := containers.List(e.api(context.Background()), new(containers.ListOptions).WithAll(true).
 		WithFilters(map[string][]string{"label": {LabelRun + "=" + runID}}))
 	if err != nil {
 		t.Fatal(err)
@@ -473,7 +473,7 @@ func TestPrivileges(t *testing.T) {
 // not know would be dropped silently: the bindings are 4.9, the service 4.3).
 func TestServiceHonoursSpec(t *testing.T) {
 	e := testEngine(t)
-	api := e.api()
+	api := e.api(context.Background())
 	j := job{image: e.image, name: "rehome-spec-" + NewRunID(), labels: map[string]string{LabelSandbox: "1", LabelOwner: e.owner},
 		cgroups: e.Enforcement(), nprocHard: nprocHard(), script: []byte("pass")}
 	s := buildSpec(DefaultLimits, j)
@@ -611,7 +611,7 @@ func TestMissingPieces(t *testing.T) {
 // live process's containers are left alone.
 func TestSweepLeftovers(t *testing.T) {
 	e := testEngine(t)
-	api := e.api()
+	api := e.api(context.Background())
 	mk := func(owner string) string {
 		j := job{image: e.image, name: "rehome-left-" + NewRunID(), labels: map[string]string{LabelSandbox: "1", LabelOwner: owner},
 			cgroups: e.Enforcement(), nprocHard: nprocHard()}

@@ -2,10 +2,9 @@ package sandbox
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 
-	"rehome/backend/store"
+	"rehome/backend/ids"
 )
 
 // RecordSchema is the version of the Record this build writes.
@@ -14,7 +13,8 @@ const RecordSchema = 1
 // maxStoredCode bounds the code kept in a record.
 const maxStoredCode = 256 << 10
 
-// Record is one run as the runs bucket keeps it: what ran, against which
+// Record is one run as the runs bucket keeps it (the run service of
+// package core stores it): what ran, against which
 // file, and everything that came back (the output files stay on disk, in
 // the run's folder; the record holds their names, sizes, hashes and paths).
 type Record struct {
@@ -27,9 +27,9 @@ type Record struct {
 	Result *Result `json:"result"`
 }
 
-// NewRunID returns a new run id: a store id, time-sortable like every
-// record key.
-func NewRunID() string { return store.NewID() }
+// NewRunID returns a new run id: time-sortable like every record key
+// (see package ids).
+func NewRunID() string { return ids.New() }
 
 // runIDPattern is the shape of every id NewRunID makes: 26 characters of
 // Crockford's base32, lower case. Nothing else names a run, so an id can
@@ -44,10 +44,6 @@ func CheckRunID(id string) error {
 	return nil
 }
 
-// RunDir is the folder under the data directory where a run's outputs go
-// by default.
-func RunDir(dataDir, id string) string { return filepath.Join(dataDir, "runs", id) }
-
 // NewRecord makes the record of a finished run.
 func NewRecord(req RunRequest, res *Result, source string) Record {
 	code := req.Code
@@ -60,30 +56,4 @@ func NewRecord(req RunRequest, res *Result, source string) Record {
 		r.Files[i].DataURL = "" // the file is on disk; keep the database small
 	}
 	return Record{Schema: RecordSchema, ID: res.ID, Code: code, InputPath: req.InputPath, Source: source, Result: &r}
-}
-
-// SaveRecord stores rec in the runs bucket.
-func SaveRecord(st *store.Store, rec Record) error {
-	if err := st.Put(store.Runs, rec.ID, rec); err != nil {
-		return fmt.Errorf("store the run: %w", err)
-	}
-	return nil
-}
-
-// ListRecords returns up to limit runs, newest first.
-func ListRecords(st *store.Store, limit int) ([]Record, error) {
-	return store.List[Record](st, store.Runs, limit)
-}
-
-// GetRecord returns one run. A run written by a newer rehome is refused
-// with an error wrapping store.ErrNewer.
-func GetRecord(st *store.Store, id string) (Record, error) {
-	var r Record
-	if err := st.Get(store.Runs, id, &r); err != nil {
-		return Record{}, err
-	}
-	if err := store.CheckSchema(store.Runs, id, r.Schema, RecordSchema); err != nil {
-		return Record{}, err
-	}
-	return r, nil
 }

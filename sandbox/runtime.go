@@ -224,7 +224,7 @@ func (e *Engine) serviceLabel() string {
 
 // tryRuntime starts a trivial container, hardened like a real run.
 func (e *Engine) tryRuntime(ctx context.Context) error {
-	api := e.api()
+	api := e.api(ctx)
 	j := job{
 		image:     e.image,
 		name:      fmt.Sprintf("rehome-probe-%s", NewRunID()),

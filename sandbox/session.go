@@ -323,7 +323,7 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	spec.Stdin = true
 	spec.Timeout = uint(sessionLifetime.Seconds())
 
-	api := e.api()
+	api := e.api(ctx)
 	created, err := containers.CreateWithSpec(api, spec, nil)
 	if err != nil {
 		return nil, fmt.Errorf("create the session's sandbox: %w", explain(err))
@@ -858,13 +858,13 @@ func (s *Session) Stop(ctx context.Context) error {
 	}
 	s.detach()
 	s.end("the session was stopped")
-	return s.e.removeSession(s.info.Container)
+	return s.e.removeSession(ctx, s.info.Container)
 }
 
 // removeSession removes a session's container and waits until it is gone
 // (a container that exits on its own is also being removed by Podman).
-func (e *Engine) removeSession(id string) error {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(e.api()), 30*time.Second)
+func (e *Engine) removeSession(ctx context.Context, id string) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(e.api(ctx)), 30*time.Second)
 	defer cancel()
 	// Podman may be removing it already (it exited): then the removal
 	// fails, and the wait below is what counts.
@@ -886,7 +886,7 @@ func (s *Session) kill() {
 		s.send(map[string]any{"op": "stop"})
 		return
 	}
-	kctx, cancel := context.WithTimeout(context.WithoutCancel(s.e.api()), 15*time.Second)
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(s.e.api(context.Background())), 15*time.Second)
 	defer cancel()
 	containers.Kill(kctx, s.info.Container, new(containers.KillOptions).WithSignal("KILL"))
 	s.end("the session's sandbox was killed")
@@ -905,7 +905,7 @@ func (s *Session) detach() {
 
 // runningSessions lists the session containers that run now.
 func (e *Engine) runningSessions(ctx context.Context) (map[string]string, error) {
-	list, err := containers.List(e.api(), new(containers.ListOptions).WithAll(true).
+	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
 		WithFilters(map[string][]string{"label": {LabelSession}}))
 	if err != nil {
 		return nil, fmt.Errorf("list the sessions: %w", explain(err))
@@ -946,14 +946,14 @@ func (e *Engine) ListSessions(ctx context.Context, base string) ([]SessionInfo, 
 
 // StopSessions removes the session containers this process owns (on exit).
 func (e *Engine) StopSessions(ctx context.Context) int {
-	list, err := containers.List(e.api(), new(containers.ListOptions).WithAll(true).
+	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
 		WithFilters(map[string][]string{"label": {LabelSession, LabelOwner + "=" + e.owner}}))
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, c := range list {
-		if removeContainer(e.api(), c.ID) == nil {
+		if removeContainer(e.api(ctx), c.ID) == nil {
 			n++
 		}
 	}
@@ -970,7 +970,7 @@ func (e *Engine) StopSessionByID(ctx context.Context, id string) error {
 	if !ok {
 		return fmt.Errorf("session %s is not running", id)
 	}
-	return e.removeSession(cid)
+	return e.removeSession(ctx, cid)
 }
 
 // ReadCells returns a session's recorded cells in order.

@@ -62,7 +62,7 @@ func startSession(t *testing.T, input string, lim Limits) *Session {
 		if err := s.Stop(context.Background()); err != nil {
 			t.Errorf("stop: %v", err)
 		}
-		list, err := containers.List(e.api(), new(containers.ListOptions).WithAll(true).
+		list, err := containers.List(e.api(context.Background()), new(containers.ListOptions).WithAll(true).
 			WithFilters(map[string][]string{"label": {LabelSession + "=" + s.ID()}}))
 		if err != nil || len(list) != 0 {
 			t.Errorf("session container left behind: %v %+v", err, list)
@@ -372,7 +372,7 @@ func TestSessionLimits(t *testing.T) {
 		t.Errorf("ended: %s", idle.Ended())
 	}
 	for i := 0; ; i++ {
-		ok, err := containers.Exists(e.api(), idle.Info().Container, nil)
+		ok, err := containers.Exists(e.api(context.Background()), idle.Info().Container, nil)
 		if err == nil && !ok {
 			break
 		}
@@ -420,7 +420,7 @@ func TestSessionSweptAfterCrash(t *testing.T) {
 	if n := e.Sweep(context.Background()); n < 1 {
 		t.Fatalf("swept %d", n)
 	}
-	if ok, err := containers.Exists(e.api(), s.Info().Container, nil); err != nil || ok {
+	if ok, err := containers.Exists(e.api(context.Background()), s.Info().Container, nil); err != nil || ok {
 		t.Fatalf("the crashed owner's session is still there: %v", err)
 	}
 }

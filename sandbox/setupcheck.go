@@ -143,7 +143,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // StorageDriver asks the Podman service which storage driver it uses
 // ("overlay", "vfs", …) and whether it runs rootless.
 func (e *Engine) StorageDriver(ctx context.Context) (driver string, rootless bool, err error) {
-	info, err := system.Info(e.api(), nil)
+	info, err := system.Info(e.api(ctx), nil)
 	if err != nil {
 		return "", false, fmt.Errorf("ask Podman about its storage: %w", explain(err))
 	}
@@ -333,7 +333,7 @@ func (e *Engine) LoadPackagedImage(ctx context.Context) (loaded bool, err error)
 	if archive == "" || e.opts.Image != "" {
 		return false, nil
 	}
-	if ok, err := images.Exists(e.api(), e.image, nil); err != nil || ok {
+	if ok, err := images.Exists(e.api(ctx), e.image, nil); err != nil || ok {
 		return false, nil // present, or the run reports the error
 	}
 	if _, err := e.LoadImage(ctx, archive); err != nil {

@@ -129,7 +129,7 @@ func WriteBundle(w io.Writer, kind BundleKind, a Assistant, opts BundleOptions) 
 		switch {
 		case k.Path == "" || k.SHA256 == "" || errors.Is(err, os.ErrNotExist):
 			if !opts.AllowMissing {
-				return nil, fmt.Errorf("knowledge %q: the file is not at %q: attach it again, or export with --allow-missing to leave it out", k.Name, k.Path)
+				return nil, &MissingKnowledgeError{Name: k.Name, Path: k.Path}
 			}
 			bf.Missing = true
 			warnings = append(warnings, fmt.Sprintf("knowledge %q: not at %q; the bundle keeps the reference without the file", k.Name, k.Path))
@@ -609,4 +609,15 @@ func IsBundle(path string) bool {
 	var magic [4]byte
 	n, _ := io.ReadFull(f, magic[:])
 	return (n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) || (n == 4 && string(magic[:]) == "PK\x03\x04")
+}
+
+// MissingKnowledgeError is a bundle that cannot be made because a
+// knowledge file is not where it was attached. Attaching it again fixes
+// it; a face that offers it can also leave the file out
+// (BundleOptions.AllowMissing).
+type MissingKnowledgeError struct{ Name, Path string }
+
+// Error says which file is missing and where it was.
+func (e *MissingKnowledgeError) Error() string {
+	return fmt.Sprintf("knowledge %q: the file is not at %q: attach it again", e.Name, e.Path)
 }

@@ -184,7 +184,8 @@ func TestBundleExportRefusesChangedOrMissingFiles(t *testing.T) {
 		t.Fatalf("changed size: %v", err)
 	}
 	os.Remove(csv)
-	if _, err := WriteBundle(&buf, TarGz, a, BundleOptions{}); err == nil || !strings.Contains(err.Error(), "--allow-missing") {
+	var mk *MissingKnowledgeError
+	if _, err := WriteBundle(&buf, TarGz, a, BundleOptions{}); !errors.As(err, &mk) || mk.Name == "" || strings.Contains(err.Error(), "--") {
 		t.Fatalf("missing: %v", err)
 	}
 	bundle := filepath.Join(t.TempDir(), "b.tar.gz")

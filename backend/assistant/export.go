@@ -40,12 +40,16 @@ var ollamaParameters = []string{
 	"repeat_penalty", "presence_penalty", "frequency_penalty", "stop",
 }
 
+// ErrNoModel is an export that names no local model to run on; each face
+// says how to name one (the CLI its --model flag, the UI its field).
+var ErrNoModel = errors.New("choose the local model it runs on, such as qwen2.5:7b")
+
 var modelRef = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$`)
 
 func checkModel(model string) error {
 	switch {
 	case strings.TrimSpace(model) == "":
-		return errors.New("choose the local model it runs on, such as --model qwen2.5:7b (`rehome fit` says which ones fit)")
+		return ErrNoModel
 	case !modelRef.MatchString(model) && !strings.HasPrefix(model, "./") && !strings.HasPrefix(model, "/") && !strings.HasPrefix(model, "~/"):
 		return fmt.Errorf("model %q: expected an Ollama model name such as qwen2.5:7b, or a path to a GGUF file", model)
 	case strings.ContainsAny(model, " \t\r\n\""):

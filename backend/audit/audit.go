@@ -66,6 +66,23 @@ type Machine struct {
 // unknown: rehome says nothing encouraging before it knows the memory.
 var ErrNeedVRAM = errors.New("VRAM is unknown")
 
+// NeedVRAMError is an audit that cannot start because the VRAM is unknown,
+// with why; it wraps ErrNeedVRAM. Each face says how to give the figure
+// (the CLI its --vram flag, the UI its VRAM field).
+type NeedVRAMError struct {
+	// GPUs are the GPUs found whose memory cannot be read (none when
+	// nothing was detected).
+	GPUs []string
+	// Why says what is missing, in the domain's words.
+	Why string
+}
+
+// Error says that the VRAM is unknown, and why.
+func (e *NeedVRAMError) Error() string { return ErrNeedVRAM.Error() + ": " + e.Why }
+
+// Unwrap returns ErrNeedVRAM.
+func (e *NeedVRAMError) Unwrap() error { return ErrNeedVRAM }
+
 // Decision is a verdict for one assistant.
 type Decision string
 

@@ -104,7 +104,7 @@ func HardwareDetector(c *hardware.Cache) Detector {
 		}
 		m, known := MachineFromReport(r)
 		if !known {
-			return m, fmt.Errorf("%w: rehome found %v but cannot read its memory; enter the VRAM by hand (it is on the card's box or in `nvidia-smi`)", ErrNeedVRAM, m.GPUs)
+			return m, &NeedVRAMError{GPUs: m.GPUs, Why: fmt.Sprintf("rehome found %v but cannot read its memory (it is on the card's box, or in `nvidia-smi`)", m.GPUs)}
 		}
 		return m, nil
 	})
@@ -156,7 +156,7 @@ func (s *Service) Machine(ctx context.Context, req Request) (Machine, error) {
 	needDetect := req.VRAMBytes == nil || req.RAMBytes == nil
 	if needDetect && req.Detect {
 		if s.detector == nil {
-			return Machine{}, fmt.Errorf("%w: hardware detection is not available here; enter the VRAM by hand, such as 8GiB", ErrNeedVRAM)
+			return Machine{}, &NeedVRAMError{Why: "hardware detection is not available here"}
 		}
 		d, err := s.detector.Detect(ctx)
 		if err != nil {
@@ -172,7 +172,7 @@ func (s *Service) Machine(ctx context.Context, req Request) (Machine, error) {
 		// one the user asks about.
 		m.VRAMBytes, m.VRAMSource, m.GPUs, m.Notes, m.Unified = *req.VRAMBytes, "given", []string{}, []string{}, false
 	} else if !req.Detect {
-		return Machine{}, fmt.Errorf("%w: enter the GPU's memory (such as 8GiB, or 0 for none) or let rehome detect it; the audit says nothing before it knows", ErrNeedVRAM)
+		return Machine{}, &NeedVRAMError{Why: "it was neither given nor detected, and the audit says nothing before it knows"}
 	}
 	if req.RAMBytes != nil {
 		m.RAMBytes, m.RAMSource = *req.RAMBytes, "given"

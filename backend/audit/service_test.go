@@ -154,11 +154,12 @@ func TestCompareAddedAndRemovedAssistants(t *testing.T) {
 func TestNeedVRAMBeforeAnything(t *testing.T) {
 	f := newFixture(t, nil)
 	_, err := f.svc.Run(context.Background(), Request{Features: []string{"knowledge"}})
-	if !errors.Is(err, ErrNeedVRAM) || !strings.Contains(err.Error(), "such as 8GiB") {
+	var nv *NeedVRAMError
+	if !errors.Is(err, ErrNeedVRAM) || !errors.As(err, &nv) || !strings.Contains(err.Error(), "neither given nor detected") || strings.Contains(err.Error(), "--") {
 		t.Fatalf("err = %v", err)
 	}
 	_, err = f.svc.Run(context.Background(), Request{Features: []string{"knowledge"}, Detect: true})
-	if !errors.Is(err, ErrNeedVRAM) || !strings.Contains(err.Error(), "detection is not available") {
+	if !errors.As(err, &nv) || !strings.Contains(err.Error(), "detection is not available") {
 		t.Fatalf("err = %v", err)
 	}
 	if n, _ := f.st.Count(store.Audits); n != 0 {

@@ -25,6 +25,22 @@ type Request struct {
 	Unified bool   `json:"unified,omitempty"`
 }
 
+// MissingMemoryError is a fit that cannot be answered because memory it
+// needs is unknown: not detected, and not given. Each face says how to
+// give it (the CLI its flags, the UI its fields).
+type MissingMemoryError struct {
+	VRAM bool // the GPU's memory is missing
+	RAM  bool // the system RAM is missing
+}
+
+// Error says which memory is unknown.
+func (e *MissingMemoryError) Error() string {
+	if e.VRAM {
+		return "no machine to fit against: nothing was detected, and its VRAM and RAM were not given"
+	}
+	return "this machine's RAM is unknown: rehome could not read it"
+}
+
 // ByHand reports whether the request gives memory figures.
 func (q Request) ByHand() bool { return q.VRAM != "" || q.RAM != "" }
 
@@ -38,7 +54,7 @@ func (q Request) Machine(detected *hardware.Report) (Machine, error) {
 	}
 	if !q.ByHand() {
 		if detected == nil {
-			return Machine{}, fmt.Errorf("no machine to fit against: detect one or give --vram and --ram")
+			return Machine{}, &MissingMemoryError{VRAM: true, RAM: true}
 		}
 		return base, nil
 	}
@@ -59,7 +75,7 @@ func (q Request) Machine(detected *hardware.Report) (Machine, error) {
 		ram = r
 	}
 	if ram == 0 {
-		return Machine{}, fmt.Errorf("give the RAM too (--ram 64GiB): rehome could not read this machine's")
+		return Machine{}, &MissingMemoryError{RAM: true}
 	}
 	if unified && vram > ram {
 		return Machine{}, fmt.Errorf("unified memory of %s cannot exceed the %s of RAM it is part of", bytesize.Format(vram), bytesize.Format(ram))
@@ -79,7 +95,7 @@ func (q Request) Resolve() (Model, Layout, error) {
 			return Model{}, Layout{}, err
 		}
 		if q.Quant != "" && !strings.EqualFold(q.Quant, l.Quant) {
-			return Model{}, Layout{}, fmt.Errorf("%s is quantized as %s; --quant applies to catalog models only", q.GGUF, l.Quant)
+			return Model{}, Layout{}, fmt.Errorf("%s is quantized as %s; a quantization can be chosen for catalog models only", q.GGUF, l.Quant)
 		}
 		return m, l, nil
 	}

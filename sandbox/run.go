@@ -1,0 +1,481 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/containers/podman/v4/pkg/bindings"
+	"github.com/containers/podman/v4/pkg/bindings/containers"
+
+	"rehome/backend/bytesize"
+)
+
+// One run: the request, its progress, and execute, which creates,
+// attaches, starts, waits for or kills, and removes its container.
+
+// RunRequest is one piece of code to run.
+type RunRequest struct {
+	// ID names the run (default: a new id). StopRun takes it.
+	ID string `json:"id"`
+	// Code is the Python source.
+	Code string `json:"code"`
+	// InputPath is the user's file, shown to the code read-only at
+	// /mnt/data/<its name>. Empty: no input.
+	InputPath string `json:"input_path"`
+	// Limits of the run; zero fields take DefaultLimits.
+	Limits Limits `json:"limits"`
+	// OutputDir is where outputs are saved (created if missing; existing
+	// files are never overwritten). Empty: outputs are reported as skipped.
+	OutputDir string `json:"output_dir"`
+	// InlinePlots fills File.DataURL for plots.
+	InlinePlots bool `json:"inline_plots"`
+	// HardKillOnly leaves the timeout to rehome's kill from outside alone,
+	// without the runner's kill just before it that keeps earlier outputs
+	// (the self-test uses it to attack the outside kill itself).
+	HardKillOnly bool `json:"-"`
+}
+
+// Progress is a step of a run, for the UI.
+type Progress struct {
+	RunID string `json:"run_id"`
+	// Stage is "image" (loading the image), "starting", "running" (sent
+	// every second with ElapsedMS), "output" (Text carries what the code
+	// printed on Stream), "stopping", "collecting" or "done".
+	Stage     string `json:"stage"`
+	ElapsedMS int64  `json:"elapsed_ms,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Stream    string `json:"stream,omitempty"`
+	Text      string `json:"text,omitempty"`
+}
+
+// ErrStopped is reported (in Result.Summary) when StopRun ended a run.
+var ErrStopped = errors.New("stopped by the user")
+
+// Run runs req.Code in a fresh sandbox and returns what it did. An error
+// means the run could not happen (bad input, no image, Podman failing);
+// anything the code itself did — fail, hang, flood, exhaust memory — is
+// a Result.
+func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress)) (*Result, error) {
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	lim := req.Limits.WithDefaults()
+	if err := lim.Validate(); err != nil {
+		return nil, err
+	}
+	if len(req.Code) > MaxScriptSize {
+		return nil, fmt.Errorf("the code is %s; the sandbox takes at most %s", bytesize.Format(int64(len(req.Code))), bytesize.Format(MaxScriptSize))
+	}
+	id := req.ID
+	if id == "" {
+		id = NewRunID()
+	} else if err := CheckRunID(id); err != nil {
+		return nil, err
+	}
+	emit := func(phase, msg string) { progress(Progress{RunID: id, Stage: phase, Message: msg}) }
+
+	var in *input
+	if req.InputPath != "" {
+		var err error
+		if in, err = openInput(req.InputPath); err != nil {
+			return nil, err
+		}
+		defer in.close()
+	}
+
+	if err := e.EnsureImage(ctx, func(msg string) { emit("image", msg) }); err != nil {
+		return nil, err
+	}
+	e.trace("image checked")
+	runtime, err := e.Runtime(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.trace("runtime known")
+
+	seccompPath, err := e.seccompProfile()
+	if err != nil {
+		return nil, err
+	}
+	j := job{
+		image:        e.image,
+		name:         "rehome-run-" + strings.ToLower(id),
+		labels:       map[string]string{LabelSandbox: "1", LabelOwner: e.owner, LabelRun: id},
+		script:       []byte(req.Code),
+		cgroups:      e.Enforcement(),
+		nprocHard:    nprocHard(),
+		hardKillOnly: req.HardKillOnly,
+		seccomp:      seccompPath,
+	}
+	if !e.Host().Rootless && !e.noUserNS {
+		j.idBase = e.takeIDBase()
+		defer e.releaseIDBase(j.idBase)
+		j.labels[LabelIDBase] = formatID(j.idBase)
+	}
+	var notes []string
+	if in != nil {
+		// The run's private folder holds what Podman mounts: a private
+		// copy of the input under a neutral name (the code's mount table
+		// then names no folder of the host's) or, for a large file others
+		// may read, a hard link to it where the folder is on the file's
+		// own file system (the same effect without a copy), else a
+		// symbolic link (so that any host name — spaces, quotes, newlines,
+		// bytes that are not UTF-8 — travels as a plain path; the mount
+		// table then shows the file's path).
+		copyIt := !in.othersCanRead() || in.size <= stageCopyMax
+		need := int64(0)
+		roots := stageRoots(e.cacheDir())
+		if copyIt {
+			need = in.size
+		} else {
+			roots = sameDeviceFirst(roots, in.dev)
+		}
+		st, err := newStage(roots, need)
+		if err != nil {
+			return nil, err
+		}
+		defer st.remove()
+		src, source := in, filepath.Join(st.dir, "input")
+		if copyIt {
+			cp, err := in.privateCopy(st.dir)
+			if err != nil {
+				return nil, err
+			}
+			defer cp.close()
+			src, j.inputOwned = cp, true
+			if !in.othersCanRead() {
+				notes = append(notes, fmt.Sprintf("%s is readable only by its owner (mode %04o), so the sandbox's unprivileged user got a private read-only copy of it (%s), removed after the run", filepath.Base(in.hostPath), in.mode.Perm(), bytesize.Format(in.size)))
+			}
+		} else if !hardLink(in.f, source, in.dev, in.ino) {
+			if err := os.Symlink(in.hostPath, source); err != nil {
+				return nil, fmt.Errorf("prepare the input file: %w", err)
+			}
+		}
+		j.inputSource, j.inputName, j.inputDev, j.inputIno = source, src.name, src.dev, src.ino
+	}
+
+	var sv *saver
+	if req.OutputDir != "" {
+		if sv, err = newSaver(req.OutputDir); err != nil {
+			return nil, err
+		}
+		defer sv.close()
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e.mu.Lock()
+	e.runs[id] = cancel
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.runs, id)
+		e.mu.Unlock()
+	}()
+
+	res := &Result{ID: id, ExitCode: -1, Files: []File{}, Image: e.image, Runtime: runtime, Rootless: e.Host().Rootless, Started: time.Now(), Notes: notes}
+	if in != nil {
+		res.Input = &InputInfo{HostPath: in.hostPath, Path: path.Join(DataDir, in.name), Size: in.size, Renamed: in.renamed}
+	}
+	if sv != nil {
+		res.OutputDir = sv.dir
+	}
+	col := newCollector(lim, sv, func(stream string, p []byte) {
+		progress(Progress{RunID: id, Stage: "output", Stream: stream, Text: string(p)})
+	})
+	tick := func(el time.Duration) { progress(Progress{RunID: id, Stage: "running", ElapsedMS: el.Milliseconds()}) }
+	out, err := e.execute(&run{ctx: runCtx, lim: lim, job: j, col: col, emit: emit, tick: tick})
+	if err != nil {
+		return nil, err
+	}
+	finish(res, lim, j, col, out)
+	if req.InlinePlots {
+		for i := range res.Files {
+			if res.Files[i].Kind == "plot" && res.Files[i].Size <= 8*MiB {
+				if data, err := os.ReadFile(res.Files[i].Path); err == nil {
+					res.Files[i].DataURL = "data:image/png;base64," + base64.StdEncoding.EncodeToString(data)
+				}
+			}
+		}
+	}
+	emit("done", res.Summary)
+	return res, nil
+}
+
+// StopRun kills the run with that id, if it is still going.
+func (e *Engine) StopRun(id string) error {
+	e.mu.Lock()
+	cancel, ok := e.runs[id]
+	e.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("run %q is not running", id)
+	}
+	cancel()
+	return nil
+}
+
+// collectLimit bounds the time outputs take to arrive after the code ended
+// (within killGrace).
+const collectLimit = 60 * time.Second
+
+// outcome is what execute observed from outside the container.
+type outcome struct {
+	timedOut bool
+	stopped  bool
+	// collectTimedOut: the code ended in time but its outputs did not
+	// arrive within collectLimit.
+	collectTimedOut bool
+	// codeElapsed is the code's own run time (until the runner said it
+	// ended); zero when it never said so.
+	codeElapsed   time.Duration
+	exitCode      int // the container's (the runner's) exit status; -1 unknown
+	elapsed       time.Duration
+	runnerStderr  string
+	removed       bool
+	removeErr     error
+	attachErr     error
+	protocolError error
+	dropped       int64
+}
+
+// run is one run as execute carries it out.
+type run struct {
+	// ctx is the run's: it ends when the caller's ends (Ctrl-C, a closed
+	// window) or on StopRun, and every Podman call of the run derives
+	// from it, except the kill and the removal, which must happen anyway.
+	ctx  context.Context
+	lim  Limits
+	job  job
+	col  *collector              // what the code sends back
+	emit func(stage, msg string) // a step, for the UI
+	tick func(time.Duration)     // every second while the code runs
+}
+
+// execute creates, attaches, starts, waits or kills, and removes one
+// container.
+func (e *Engine) execute(r *run) (*outcome, error) {
+	lim, j, col, emit, tick := r.lim, r.job, r.col, r.emit, r.tick
+	api := e.api(r.ctx)
+	s := buildSpec(lim, j)
+	emit("starting", "creating the sandbox")
+	created, err := containers.CreateWithSpec(api, s, nil)
+	if err != nil {
+		return nil, fmt.Errorf("create the sandbox container: %w", explain(err))
+	}
+	e.trace("created")
+	cid := created.ID
+	out := &outcome{exitCode: -1}
+	defer func() {
+		// The container must be gone whatever happened: killed, then
+		// removed, and checked.
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(api), 30*time.Second)
+		defer rcancel()
+		out.removeErr = removeContainer(rctx, cid)
+		e.trace("removed")
+		ok, err := containers.Exists(rctx, cid, nil)
+		out.removed = err == nil && !ok
+		e.trace("checked gone")
+	}()
+
+	// Attach before start, on a connection of its own: the bindings'
+	// Attach rewires its connection's transport, and only closing the
+	// socket unblocks it should the service hang.
+	actx, sockets, err := e.attachConn(r.ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.trace("attach connection")
+	dec := &decoder{c: col}
+	errBuf := &capBuffer{max: 64 * KiB}
+	ready := make(chan bool, 1)
+	attachDone := make(chan error, 1)
+	go func() {
+		attachDone <- containers.Attach(actx, cid, nil, dec, writerFunc(errBuf.write), ready,
+			new(containers.AttachOptions).WithStream(true).WithLogs(false))
+	}()
+	select {
+	case <-ready:
+	case err := <-attachDone:
+		sockets.closeAll()
+		return nil, fmt.Errorf("attach to the sandbox: %w", explain(err))
+	case <-time.After(30 * time.Second):
+		sockets.closeAll()
+		return nil, errors.New("attach to the sandbox: the Podman service did not answer within 30s")
+	}
+
+	e.trace("attached")
+	if err := containers.Start(api, cid, nil); err != nil {
+		sockets.closeAll()
+		<-attachDone
+		if isRuntimeFailure(err) {
+			e.forgetRuntime()
+		}
+		return nil, fmt.Errorf("start the sandbox: %w", explain(err))
+	}
+	start := time.Now()
+	e.trace("started")
+	emit("running", "running the code")
+
+	timer := time.NewTimer(lim.Timeout)
+	defer timer.Stop()
+	kill := func() {
+		kctx, kcancel := context.WithTimeout(context.WithoutCancel(api), 15*time.Second)
+		defer kcancel()
+		_ = containers.Kill(kctx, cid, new(containers.KillOptions).WithSignal("KILL"))
+	}
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	codeDone := col.codeDone
+wait:
+	for {
+		select {
+		case out.attachErr = <-attachDone:
+			out.elapsed = time.Since(start)
+			break wait
+		case <-codeDone:
+			// The code is over, in time: its outputs get a bounded time of
+			// their own, so that a run ending just before its limit keeps
+			// them.
+			codeDone = nil
+			out.codeElapsed = time.Since(start)
+			timer.Stop()
+			timer.Reset(collectLimit)
+			ticker.Stop()
+			emit("collecting", "reading outputs")
+		case <-ticker.C:
+			tick(time.Since(start))
+		case <-timer.C:
+			out.elapsed = time.Since(start)
+			if out.codeElapsed > 0 {
+				out.collectTimedOut = true
+				emit("stopping", "outputs took too long: killing the sandbox")
+			} else {
+				out.timedOut = true
+				emit("stopping", "time limit reached: killing the sandbox")
+			}
+			kill()
+			break wait
+		case <-r.ctx.Done():
+			out.elapsed = time.Since(start)
+			out.stopped = true
+			emit("stopping", "stopping the sandbox")
+			kill()
+			break wait
+		}
+	}
+	if out.timedOut || out.stopped || out.collectTimedOut {
+		// The stream ends when the container is gone; if the service
+		// does not close it, close it ourselves.
+		select {
+		case out.attachErr = <-attachDone:
+		case <-time.After(10 * time.Second):
+			sockets.closeAll()
+			out.attachErr = <-attachDone
+		}
+	}
+	sockets.closeAll()
+	e.trace("stream ended")
+
+	// The container's exit status tells how it ended when the runner had
+	// no last word; waiting for it also makes the removal below quick (it
+	// is removed on exit, so it may be gone already).
+	out.exitCode = waitExited(context.WithoutCancel(api), cid, 5*time.Second)
+	e.trace("waited")
+	out.runnerStderr = string(errBuf.buf)
+	out.protocolError = dec.broken
+	out.dropped = dec.dropped
+	if dec.nhdr != 0 || dec.left != 0 {
+		col.abortFile("cut short: the sandbox ended while sending it")
+	}
+	return out, nil
+}
+
+// waitExited polls the container until it has exited and returns its exit
+// status (-1 when it is gone or does not exit in time). Podman 4.3's wait
+// endpoint polls every 250 ms and ignores a shorter interval; an inspect
+// is a few milliseconds.
+func waitExited(ctx context.Context, id string, limit time.Duration) int {
+	deadline := time.Now().Add(limit)
+	for {
+		data, err := containers.Inspect(ctx, id, new(containers.InspectOptions).WithSize(false))
+		if err != nil {
+			return -1
+		}
+		if st := data.State; st != nil && !st.Running && (st.Status == "exited" || st.Status == "stopped") {
+			return int(st.ExitCode)
+		}
+		if time.Now().After(deadline) {
+			return -1
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
+
+// socketSet remembers the connections of an attach so they can be closed.
+type socketSet struct {
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func (s *socketSet) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		c.Close()
+	}
+}
+
+// attachConn opens a private connection to the service whose sockets can
+// be closed from outside.
+func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, error) {
+	actx, err := bindings.NewConnection(context.WithoutCancel(ctx), e.Host().ServiceURI)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect to the Podman service for the run: %w", err)
+	}
+	client, err := bindings.GetClient(actx)
+	if err != nil {
+		return nil, nil, err
+	}
+	set := &socketSet{}
+	if tr, ok := client.Client.Transport.(*http.Transport); ok && tr.DialContext != nil {
+		dial := tr.DialContext
+		nt := tr.Clone()
+		nt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err == nil {
+				set.mu.Lock()
+				set.conns = append(set.conns, c)
+				set.mu.Unlock()
+			}
+			return c, err
+		}
+		client.Client.Transport = nt
+	}
+	return actx, set, nil
+}
+
+// nprocHard is this process's hard RLIMIT_NPROC (0: unknown/unlimited):
+// the service started by rehome inherits it, and a container cannot be
+// given more without CAP_SYS_RESOURCE.
+func nprocHard() uint64 {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(6 /* RLIMIT_NPROC */, &r); err != nil || r.Max == ^uint64(0) {
+		return 0
+	}
+	return r.Max
+}
