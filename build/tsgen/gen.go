@@ -25,6 +25,7 @@ type Config struct {
 	Type    string // the bound type; its pointer's exported methods are the API
 	Tags    string // build tags the package needs (comma or space separated)
 	Dir     string // where to run the go tool; "" is the current folder
+	Emit    string // the bound type's method that sends events to the UI ("emit")
 	// NullSlices types a slice or map as "T[] | null", as encoding/json
 	// writes a nil one. Off, they are typed T[] (as Wails' own generator
 	// does): the UI then trusts Go to send [] where it matters.
@@ -65,6 +66,9 @@ func Generate(cfg Config) ([]byte, []Method, error) {
 	if cfg.Type == "" {
 		cfg.Type = DefaultType
 	}
+	if cfg.Emit == "" {
+		cfg.Emit = "emit"
+	}
 	methods, g, err := load(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -80,7 +84,7 @@ func load(cfg Config) ([]Method, *gen, error) {
 	pkgs, err := packages.Load(&packages.Config{
 		// NeedDeps: each package's whole export data, so its constants
 		// are all there (a dependent's shallow view lacks unused ones).
-		Mode:       packages.NeedName | packages.NeedTypes | packages.NeedImports | packages.NeedDeps,
+		Mode:       packages.NeedName | packages.NeedTypes | packages.NeedImports | packages.NeedDeps | packages.NeedCompiledGoFiles,
 		BuildFlags: flags,
 		Dir:        cfg.Dir,
 	}, cfg.Package)
@@ -99,11 +103,18 @@ func load(cfg Config) ([]Method, *gen, error) {
 	if len(pkgs) != 1 || pkgs[0].Types == nil {
 		return nil, nil, fmt.Errorf("load %s: no such package", cfg.Package)
 	}
-	obj, ok := pkgs[0].Types.Scope().Lookup(cfg.Type).(*types.TypeName)
+	tpkg, info, files, err := checkSource(pkgs[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, ok := tpkg.Scope().Lookup(cfg.Type).(*types.TypeName)
 	if !ok {
 		return nil, nil, fmt.Errorf("%s has no type %s", cfg.Package, cfg.Type)
 	}
 	g := &gen{decls: map[*types.TypeName]string{}, nullSlices: cfg.NullSlices}
+	if named, ok := obj.Type().(*types.Named); ok {
+		g.evs = g.events(named, cfg.Emit, info, files)
+	}
 	var methods []Method
 	ms := types.NewMethodSet(types.NewPointer(obj.Type()))
 	for i := 0; i < ms.Len(); i++ {
@@ -125,6 +136,7 @@ func load(cfg Config) ([]Method, *gen, error) {
 type gen struct {
 	decls      map[*types.TypeName]string
 	nullSlices bool
+	evs        []Event
 	errs       []string
 	where      string // what is being converted, for errors
 }
@@ -568,7 +580,7 @@ func (g *gen) render(cfg Config, methods []Method) []byte {
 	b.WriteString("// each in a namespace named for its Go package, and one function per method,\n")
 	b.WriteString("// which reaches Go through call() in the window and over the bridge alike.\n\n")
 	b.WriteString("/* eslint-disable */\n")
-	b.WriteString("import { call } from '../api';\n")
+	b.WriteString("import { call, on } from '../api';\n")
 
 	byNS := map[string][]*types.TypeName{}
 	paths := map[string]string{}
@@ -612,6 +624,17 @@ export type Input<T> = T extends string | number | boolean | null | undefined
   : T extends (infer E)[]
     ? Input<E>[]
     : { [K in keyof T]?: Input<T[K]> };
+`)
+	b.WriteString("\n/** The events Go sends the UI, each with the type of its data. */\nexport interface Events {\n")
+	for _, e := range g.evs {
+		b.WriteString("  " + tsString(e.Name) + ": " + e.Payload + ";\n")
+	}
+	b.WriteString(`}
+
+/** Subscribes to an event Go sends; returns the unsubscribe function. */
+export function onEvent<E extends keyof Events>(event: E, handler: (data: Events[E]) => void): () => void {
+  return on(event, handler);
+}
 `)
 	b.WriteString("\n/** The names of the methods, as the bridge serves them. */\n")
 	b.WriteString("export const methods = [\n")

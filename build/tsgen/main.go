@@ -26,6 +26,7 @@ func main() {
 	flag.StringVar(&cfg.Package, "pkg", DefaultPackage, "the Go package of the bound type")
 	flag.StringVar(&cfg.Type, "type", DefaultType, "the bound type, whose exported methods the UI calls")
 	flag.StringVar(&cfg.Tags, "tags", "", "build tags to load the package with (comma or space separated)")
+	flag.StringVar(&cfg.Emit, "emit", "emit", "the bound type's method that sends events (event string, payload any)")
 	flag.BoolVar(&cfg.NullSlices, "null-slices", false, "type slices and maps as possibly null, as a nil one is sent")
 	flag.Parse()
 

@@ -51,6 +51,9 @@ func TestJSONRules(t *testing.T) {
 		"export function List(c: fixture.Color): Promise<fixture.Inner | null> {",
 		"export function Nothing(): Promise<void> {",
 		"export function OnlyError(level: fixture.Level): Promise<void> {",
+		// The events, found in the calls of emit, a payload type each (or
+		// their union).
+		"export interface Events {\n  'fixture:inner': fixture.Inner | fixture.Inner | null | string;\n  'fixture:level': fixture.Level;\n  'fixture:line': string;\n}",
 	} {
 		if !strings.Contains(ts, want) {
 			t.Errorf("generated module lacks %q", want)

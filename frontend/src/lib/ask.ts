@@ -1,7 +1,7 @@
 // Ask in words: the conversation screen's model. Events from Go
 // ("ask:event") are folded into turns as they stream: visible text,
 // folded thinking, cells (code, output, plots) where they were made.
-import type { llm } from './gen/api.gen';
+import type { app, llm } from './gen/api.gen';
 
 export type OutFile = llm.OutFile;
 export type CellResult = llm.CellResult;
@@ -19,6 +19,8 @@ export interface Transcript extends Omit<llm.Transcript, 'turns'> {
 export interface Conversation extends Omit<llm.Conversation, 'exchanges'> {
   exchanges: Transcript[];
 }
+/** An "ask:event": a piece of the answer as it streams. */
+export type AskEvent = app.AskEvent;
 export type ModelInfo = llm.ModelInfo;
 export type Server = llm.Server;
 
@@ -28,13 +30,6 @@ export type Server = llm.Server;
 
 
 
-export interface AskEvent {
-  conversation_id: string;
-  type: string;
-  turn: number;
-  text?: string;
-  cell?: Cell;
-}
 
 
 

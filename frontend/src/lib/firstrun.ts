@@ -7,7 +7,7 @@ export type ItemState = 'ok' | 'warn' | 'fail' | 'working' | 'todo';
 export type FirstRunItem = app.FirstRunItem;
 export type FirstRun = app.FirstRun;
 
-export type FirstRunProgress = { id: string; message: string; done?: number; total?: number };
+export type FirstRunProgress = app.FirstRunProgress;
 
 const marks: Record<ItemState, string> = {
   ok: '✓',

@@ -18,6 +18,8 @@ export type DoctorReport = sandbox.DoctorReport;
 export type SessionInfo = sandbox.SessionInfo;
 /** What the screen asks to run: code, the file, limits (the rest is Go's). */
 export type RunRequest = api.Input<sandbox.RunRequest>;
+/** A progress event of a run (sandbox.Progress). */
+export type RunEvent = sandbox.Progress;
 
 
 /** sandbox.DefaultLimits, for display before the backend answers. */
@@ -44,15 +46,6 @@ export function stopRun(id: string): Promise<void> {
   return api.StopRun(id);
 }
 
-/** A progress event of a run (sandbox.Progress). */
-export interface RunEvent {
-  run_id: string;
-  stage: string;
-  elapsed_ms?: number;
-  message?: string;
-  stream?: 'stdout' | 'stderr' | string;
-  text?: string;
-}
 
 /** A copy of a limit in the units people use. */
 export function timeoutMs(l: Pick<Limits, 'timeout_ns'>): number {

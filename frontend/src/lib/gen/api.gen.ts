@@ -8,10 +8,18 @@
 // which reaches Go through call() in the window and over the bridge alike.
 
 /* eslint-disable */
-import { call } from '../api';
+import { call, on } from '../api';
 
 /** Types of Go package rehome/app. */
 export namespace app {
+  export interface AskEvent {
+    conversation_id: string;
+    type: string;
+    turn: number;
+    text?: string;
+    cell?: llm.Cell;
+  }
+
   export interface AskRequest {
     conversation_id: string;
     assistant_id: string;
@@ -56,6 +64,13 @@ export namespace app {
     command?: string;
     fix?: string;
     confirm?: string;
+  }
+
+  export interface FirstRunProgress {
+    id: string;
+    message: string;
+    done?: number;
+    total?: number;
   }
 
   export interface FitChoices {
@@ -907,6 +922,15 @@ export namespace sandbox {
     net_interfaces: string[];
   }
 
+  export interface Progress {
+    run_id: string;
+    stage: string;
+    elapsed_ms?: number;
+    message?: string;
+    stream?: string;
+    text?: string;
+  }
+
   export interface Record {
     schema: number;
     id: string;
@@ -1004,6 +1028,21 @@ export type Input<T> = T extends string | number | boolean | null | undefined
   : T extends (infer E)[]
     ? Input<E>[]
     : { [K in keyof T]?: Input<T[K]> };
+
+/** The events Go sends the UI, each with the type of its data. */
+export interface Events {
+  'ask:event': app.AskEvent;
+  'doctor:progress': string;
+  'firstrun:changed': string;
+  'firstrun:progress': app.FirstRunProgress;
+  'image:progress': string;
+  'run:progress': sandbox.Progress;
+}
+
+/** Subscribes to an event Go sends; returns the unsubscribe function. */
+export function onEvent<E extends keyof Events>(event: E, handler: (data: Events[E]) => void): () => void {
+  return on(event, handler);
+}
 
 /** The names of the methods, as the bridge serves them. */
 export const methods = [
