@@ -34,10 +34,9 @@ type Config struct {
 
 // Method is one method the UI may call.
 type Method struct {
-	Name    string
-	Params  []Param
-	Result  string // the TypeScript type the call resolves to
-	Returns bool   // false when the method returns nothing or only an error
+	Name   string
+	Params []Param
+	Result string // the TypeScript type the call resolves to
 }
 
 // Param is one argument of a Method.
@@ -125,7 +124,18 @@ func load(cfg Config) ([]Method, *gen, error) {
 		g.where = cfg.Type + "." + fn.Name()
 		methods = append(methods, g.method(fn))
 	}
+	// A namespace per Go package: two packages of one name would merge.
+	paths := map[string]string{}
+	for obj := range g.decls {
+		ns, path := obj.Pkg().Name(), obj.Pkg().Path()
+		if p, ok := paths[ns]; ok && p != path {
+			g.where = "namespaces"
+			g.fail("packages %s and %s are both named %s", p, path, ns)
+		}
+		paths[ns] = path
+	}
 	if len(g.errs) > 0 {
+		sort.Strings(g.errs)
 		return nil, nil, errors.New(strings.Join(g.errs, "\n"))
 	}
 	sort.Slice(methods, func(i, j int) bool { return methods[i].Name < methods[j].Name })
@@ -180,7 +190,7 @@ func (g *gen) method(fn *types.Func) Method {
 	switch len(values) {
 	case 0:
 	case 1:
-		m.Result, m.Returns = g.ts(values[0]).String(), true
+		m.Result = g.ts(values[0]).String()
 	default:
 		g.fail("returns %d values; the bridge carries one (and an error)", len(values))
 	}
@@ -586,10 +596,6 @@ func (g *gen) render(cfg Config, methods []Method) []byte {
 	paths := map[string]string{}
 	for obj := range g.decls {
 		ns := obj.Pkg().Name()
-		if p, ok := paths[ns]; ok && p != obj.Pkg().Path() {
-			// Two packages of one name: fail loudly rather than merge them.
-			fmt.Fprintf(&b, "\n#error packages %s and %s are both named %s\n", p, obj.Pkg().Path(), ns)
-		}
 		paths[ns] = obj.Pkg().Path()
 		byNS[ns] = append(byNS[ns], obj)
 	}
