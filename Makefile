@@ -26,7 +26,7 @@ GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
-.PHONY: all run test build install-desktop deps deps-test deps-package ui sandbox-image gotest vet lint fmt-check uitest e2e window bench clean package package-check fresh-check
+.PHONY: all run test build install-desktop deps deps-test deps-package ui sandbox-image gotest vet lint fmt-check uitest e2e window bench clean package package-check fresh-check gen
 
 all: build
 
@@ -59,6 +59,12 @@ run: deps build
 	else echo "No display: serving the UI; open the URL below in a browser."; exec $(BIN) serve; fi
 
 test: deps-test build fmt-check vet lint sandbox-image gotest uitest e2e window
+
+# The UI's TypeScript for the Go methods it calls and the types they take
+# and return (frontend/src/lib/gen/api.gen.ts, from app.App by build/tsgen).
+# Run after changing either; a Go test fails while the file is out of date.
+gen:
+	go run -tags "$(call csv,$(TAGS))" ./build/tsgen -tags "$(TAGS)"
 
 # The sandbox's image, built from Debian packages by build/sandbox/. A no-op
 # when the image of this recipe exists; loads the cached archive

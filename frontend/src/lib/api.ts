@@ -2,6 +2,8 @@
 // has injected `window.go.app.App` and `window.runtime`; in a browser
 // (`rehome serve`) the same methods are reached over the HTTP bridge and
 // events arrive as Server-Sent Events. No screen knows the difference.
+// Screens do not call these by name: gen/api.gen.ts (`make gen`) holds a
+// typed function per Go method, and onEvent() per event, built on them.
 
 type Handler = (data: any) => void;
 

@@ -1,97 +1,41 @@
 // Ask in words: the conversation screen's model. Events from Go
 // ("ask:event") are folded into turns as they stream: visible text,
 // folded thinking, cells (code, output, plots) where they were made.
+import type { app, llm } from './gen/api.gen';
 
-export interface OutFile {
-  name: string;
-  kind: 'plot' | 'file';
-  size: number;
-  path: string;
-  data_url?: string;
-}
-
-export interface CellResult {
-  run_id?: string;
-  exit_code: number;
-  timed_out?: boolean;
-  oom_killed?: boolean;
-  stdout: string;
-  stderr: string;
-  files: OutFile[];
-  duration_ms: number;
-}
-
-export interface Cell {
-  code: string;
-  via: 'tool_call' | 'fenced';
-  result: CellResult;
-  error?: string;
-  fed: string;
+export type OutFile = llm.OutFile;
+export type CellResult = llm.CellResult;
+/** A cell as the screen shows it: running until its result comes. */
+export interface Cell extends llm.Cell {
   running?: boolean;
 }
-
-export interface Turn {
-  text: string;
-  reasoning?: string;
+export interface Turn extends Omit<llm.Turn, 'cells'> {
   cells?: Cell[];
   code?: string; // code being written (tool-call fragments), before the cell starts
 }
-
-export interface Transcript {
-  question: string;
-  model: string;
-  server: string;
-  mode: string;
+export interface Transcript extends Omit<llm.Transcript, 'turns'> {
   turns: Turn[];
-  answer: string;
-  files: OutFile[];
-  stopped: string;
-  note?: string;
-  error?: string;
-  duration_ms?: number;
 }
-
-export interface Conversation {
-  id: string;
-  title: string;
-  assistant_id?: string;
-  assistant_name?: string;
-  server: string;
-  model: string;
-  files: { name: string; host_path: string; path: string; size: number; columns?: string[] }[];
+export interface Conversation extends Omit<llm.Conversation, 'exchanges'> {
   exchanges: Transcript[];
-  created: string;
-  updated: string;
 }
+/** An "ask:event": a piece of the answer as it streams. */
+export type AskEvent = app.AskEvent;
+export type ModelInfo = llm.ModelInfo;
+export type Server = llm.Server;
 
-export interface AskEvent {
-  conversation_id: string;
-  type: string;
-  turn: number;
-  text?: string;
-  cell?: Cell;
-}
 
-export interface ModelInfo {
-  id: string;
-  tools: 'yes' | 'no' | 'unknown';
-  tools_source?: string;
-  vision?: boolean;
-  fit?: string;
-}
 
-export interface Server {
-  kind: string;
-  name: string;
-  base_url: string;
-  loopback: boolean;
-  models: ModelInfo[];
-  error?: string;
-}
+
+
+
+
+
+
 
 /** A transcript being answered, built from events. */
 export function liveTranscript(question: string): Transcript {
-  return { question, model: '', server: '', mode: '', turns: [], answer: '', files: [], stopped: '' };
+  return { question, model: '', server: '', mode: '', turns: [], answer: '', files: [], stopped: '', started: new Date().toISOString(), duration_ms: 0 };
 }
 
 /** Folds one event into t (returns t, changed in place, for Svelte's $state). */

@@ -1,50 +1,17 @@
-export type Capability =
-  | 'web_browsing'
-  | 'image_generation'
-  | 'code_interpreter'
-  | 'canvas'
-  | 'memory'
-  | 'voice'
-  | 'vision'
-  | 'file_uploads'
-  | 'knowledge';
+// The assistants as Go keeps them (backend/assistant), from the generated
+// types, and the words and checks of the Assistants screen.
+import type { assistant } from './gen/api.gen';
 
-export interface KnowledgeFile {
-  name: string;
-  size: number;
-  sha256: string;
-  path: string;
-}
-
+export type Capability = assistant.Capability;
+export type KnowledgeFile = assistant.KnowledgeFile;
 /** A file the assistant uses that is still on OpenAI's servers. */
-export interface RemoteFile {
-  tool: Capability;
-  kind: 'file' | 'vector_store';
-  id: string;
-}
+export type RemoteFile = assistant.RemoteFile;
+export type Action = assistant.Action;
+export type Assistant = assistant.Assistant;
 
-export interface Action {
-  schema: string;
-  auth: string;
-  privacy_url: string;
-}
-
-export interface Assistant {
-  schema?: number;
-  id: string;
-  name: string;
-  description: string;
-  instructions: string;
-  starters: string[];
-  knowledge: KnowledgeFile[];
-  capabilities: Capability[];
-  actions: Action[];
-  remote_files?: RemoteFile[];
-  notes: string;
-  created?: string;
-  updated?: string;
-}
-
+/** An assistant being written in the form: Go sets the rest when it is saved. */
+export type AssistantDraft = Omit<Assistant, 'schema' | 'created' | 'updated' | 'remote_files'> &
+  Partial<Pick<Assistant, 'schema' | 'created' | 'updated' | 'remote_files'>>;
 export const capabilityLabels: Record<Capability, string> = {
   web_browsing: 'Web browsing',
   image_generation: 'Image generation',
@@ -57,7 +24,7 @@ export const capabilityLabels: Record<Capability, string> = {
   knowledge: 'Knowledge (file search)',
 };
 
-export function emptyAssistant(): Assistant {
+export function emptyAssistant(): AssistantDraft {
   return {
     id: '',
     name: '',
@@ -80,7 +47,7 @@ export function startersFromText(text: string): string[] {
 }
 
 /** What is wrong with the form, in words, or '' when it can be saved. */
-export function formProblem(a: Assistant): string {
+export function formProblem(a: AssistantDraft): string {
   if (!a.name.trim()) return 'Give the assistant a name.';
   if (a.name.trim().length > 200) return 'The name is longer than 200 characters.';
   if (a.starters.length > 32) return 'At most 32 conversation starters.';

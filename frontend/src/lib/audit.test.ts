@@ -87,8 +87,8 @@ describe('columns and words', () => {
     expect(costText({ hours: 0.5, ops: '', ops_hours_per_month: 0 }, 'ports')).toBe('0.5 h of work');
     expect(costText({ hours: 0, ops: '', ops_hours_per_month: 0 }, 'does_not_port')).toBe('');
     expect(modelText(null)).toMatch(/No text model fits/);
-    expect(modelText({ name: 'Qwen', tag: '', vram_bytes: 0, ram_bytes: 8 * 1024 ** 3, on_cpu: true, vision: false, source: '' })).toBe('Qwen (on the CPU, 8 GiB of RAM)');
-    expect(modelText({ name: 'Gemma 3 27B IT at Q4_K_M', tag: 'gemma3:27b', vram_bytes: 18 * 1024 ** 3, ram_bytes: 0, on_cpu: false, vision: true, source: '' })).toBe('Gemma 3 27B IT at Q4_K_M (on the GPU, 18 GiB; ollama pull gemma3:27b)');
+    expect(modelText({ name: 'Qwen', tag: '', vram_bytes: 0, ram_bytes: 8 * 1024 ** 3, on_cpu: true, vision: false, tools: false, coder: false, source: '' })).toBe('Qwen (on the CPU, 8 GiB of RAM)');
+    expect(modelText({ name: 'Gemma 3 27B IT at Q4_K_M', tag: 'gemma3:27b', vram_bytes: 18 * 1024 ** 3, ram_bytes: 0, on_cpu: false, vision: true, tools: false, coder: false, source: '' })).toBe('Gemma 3 27B IT at Q4_K_M (on the GPU, 18 GiB; ollama pull gemma3:27b)');
     expect(linkHash('sandbox')).toBe('#/code');
     expect(linkHash(undefined)).toBe('');
   });
@@ -121,9 +121,10 @@ describe('import helpers', () => {
 
   it('reports a list import per assistant', async () => {
     const { importSummary, importItemText } = await import('./auditImport');
+    type ImportItem = import('./auditImport').ImportItem;
     const ok = { index: 1, source_id: 'asst_abc456', name: 'My Assistant', imported: true, warnings: ['vs'],
-      assistant: { id: '01J', name: 'My Assistant', knowledge: [], actions: [], remote_files: [{}, {}] } };
-    const bad = { index: 3, source_id: 'asst_abc000', name: 'Broken Export', imported: false, warnings: [], error: 'instructions: expected a string, got number' };
+      assistant: { id: '01J', name: 'My Assistant', knowledge: [], actions: [], remote_files: [{}, {}] } } as unknown as ImportItem;
+    const bad = { index: 3, source_id: 'asst_abc000', name: 'Broken Export', imported: false, warnings: [], error: 'instructions: expected a string, got number' } as ImportItem;
     const rep = { list: true, items: [ok, bad], imported: 1, failed: 1, notes: [] };
     expect(importSummary(rep)).toBe('Imported 1 of the 2 assistants in the list; 1 could not be imported (see below).');
     expect(importItemText(ok)).toBe('Imported “My Assistant” (asst_abc456): 0 knowledge file(s), 0 action(s), 2 file(s) still on OpenAI');
@@ -134,7 +135,7 @@ describe('import helpers', () => {
 });
 
 describe('the choice of a text model', () => {
-  const gemma = { name: 'Gemma 3 27B IT at Q6_K', tag: 'gemma3:27b', vram_bytes: 22 * 1024 ** 3, ram_bytes: 0, on_cpu: false, vision: true, source: 'fit estimate' };
+  const gemma = { name: 'Gemma 3 27B IT at Q6_K', tag: 'gemma3:27b', vram_bytes: 22 * 1024 ** 3, ram_bytes: 0, on_cpu: false, vision: true, tools: false, coder: false, source: 'fit estimate' };
   const qwen = { ...gemma, name: 'Qwen2.5 32B Instruct at Q4_K_M', tag: 'qwen2.5:32b', vision: false };
   it('takes each assistant\'s own model, the record\'s for older audits', () => {
     const rec = { text_model: qwen } as unknown as AuditRecord;

@@ -2,9 +2,34 @@
 // and checks the Audit screen needs. Pure functions only: the screen
 // calls Go through api.ts.
 import { bytes } from './format';
+import type { audit } from './gen/api.gen';
 
-export type Category = 'ports' | 'rebuild' | 'does_not_port';
-export type Decision = 'move' | 'move_in_part' | 'keep';
+export type Category = audit.Category;
+export type Decision = audit.Decision;
+export type Cost = audit.Cost;
+export type Result = audit.Result;
+export type Reason = audit.Reason;
+export type Verdict = audit.Verdict;
+export type Economics = audit.Economics;
+export type Subject = audit.Subject;
+export type Alternative = audit.Alternative;
+export type ModelChoice = audit.ModelChoice;
+export type AssistantAudit = audit.AssistantAudit;
+export type Use = audit.Use;
+export type CapabilityUse = audit.CapabilityUse;
+export type Machine = audit.Machine;
+export type TextModel = audit.Model;
+export type Request = audit.Request;
+export type AuditRecord = audit.Record;
+export type Change = audit.Change;
+export type CapabilityChange = audit.CapabilityChange;
+export type AssistantChange = audit.AssistantChange;
+export type Comparison = audit.Comparison;
+export type CatalogEntry = audit.Capability;
+export type Catalog = audit.Catalog;
+export type Step = audit.Step;
+export type Checklist = audit.Checklist;
+
 
 export const categories: Category[] = ['ports', 'rebuild', 'does_not_port'];
 
@@ -20,225 +45,30 @@ export const decisionLabels: Record<Decision, string> = {
   keep: 'Keep on ChatGPT',
 };
 
-export interface Cost {
-  hours: number;
-  ops: string;
-  ops_hours_per_month: number;
-}
 
-export interface Result {
-  id: string;
-  name: string;
-  category: Category;
-  label: string;
-  reason: string;
-  replacement: string;
-  link?: string;
-  cost: Cost;
-  rule?: string;
-  because: string[];
-  /** What must be brought onto this machine first (files left on OpenAI's servers). */
-  bring?: string;
-}
 
-export interface Reason {
-  side: 'for' | 'against';
-  text: string;
-  deciding: boolean;
-}
 
-export interface Verdict {
-  decision: Decision;
-  label: string;
-  headline: string;
-  stays_behind: string[];
-  reasons: Reason[];
-}
 
-export interface Economics {
-  hours: number;
-  ops_hours_per_month: number;
-  first_year_hours: number;
-  hourly_value: number;
-  first_year_cost: number;
-  subscription_per_month: number;
-  subscription_per_year: number;
-  hours_available: number | null;
-  over_hours: boolean;
-  sum: string;
-}
 
-export interface Subject {
-  assistant_id?: string;
-  name: string;
-  features: string[];
-  action_hosts: string[];
-  action_unknown_url: boolean;
-  action_oauth: boolean;
-}
 
 export type Need = 'vision' | 'tools' | 'code';
 
-/** One text model the assistant could run on, and what it costs the assistant. */
-export interface Alternative {
-  model: TextModel;
-  why: string[];
-  meets: Need[];
-  misses: Need[];
-  does_not_port: string[];
-  hours: number;
-  ops_hours_per_month: number;
-  first_year_hours: number;
-  chosen: boolean;
-  summary: string;
-}
 
-/** How an assistant's text model was chosen: its needs, the alternatives, the ruling. */
-export interface ModelChoice {
-  needs: Need[];
-  alternatives: Alternative[];
-  reason: string;
-}
 
-export interface AssistantAudit {
-  subject: Subject;
-  /** The text model chosen for this assistant (absent in audits stored before the choice). */
-  text_model?: TextModel | null;
-  model_choice?: ModelChoice;
-  capabilities: Result[];
-  verdict: Verdict;
-  economics: Economics;
-}
 
-export interface Use {
-  assistant_id?: string;
-  name: string;
-  category: Category;
-  decision: Decision;
-}
 
-export interface CapabilityUse {
-  id: string;
-  name: string;
-  users: Use[];
-}
 
-export interface Machine {
-  vram_bytes: number;
-  ram_bytes: number;
-  vram_source: string;
-  ram_source: string;
-  unified: boolean;
-  gpus: string[];
-  notes: string[];
-}
 
-export interface TextModel {
-  name: string;
-  tag: string;
-  id?: string;
-  quant?: string;
-  vram_bytes: number;
-  ram_bytes: number;
-  on_cpu: boolean;
-  vision: boolean;
-  tools?: boolean;
-  coder?: boolean;
-  score?: number;
-  source: string;
-}
 
-export interface Request {
-  assistant_ids: string[];
-  all: boolean;
-  features: string[];
-  label?: string;
-  actions_local?: boolean;
-  vram_bytes: number | null;
-  ram_bytes: number | null;
-  detect: boolean;
-  air_gapped: boolean;
-  data_must_stay_local: boolean;
-  hours_available: number | null;
-  hourly_value: number | null;
-  subscription_per_month: number | null;
-}
 
-export interface AuditRecord {
-  schema: number;
-  id: string;
-  created: string;
-  request: Request;
-  machine: Machine;
-  text_model: TextModel | null;
-  catalog_version: number;
-  assistants: AssistantAudit[];
-  across: CapabilityUse[];
-  summary: { move: number; move_in_part: number; keep: number; headline: string };
-}
 
-export interface Change {
-  field: string;
-  from: string;
-  to: string;
-}
 
-export interface CapabilityChange {
-  id: string;
-  name: string;
-  from: Category | '';
-  to: Category | '';
-  reason: string;
-  why: string;
-}
 
-export interface AssistantChange {
-  assistant_id?: string;
-  name: string;
-  status: 'changed' | 'same' | 'added' | 'removed';
-  verdict_from?: Decision;
-  verdict_to?: Decision;
-  verdict_why?: string;
-  capabilities: CapabilityChange[];
-}
 
-export interface Comparison {
-  older: { id: string; created: string };
-  newer: { id: string; created: string };
-  inputs: Change[];
-  assistants: AssistantChange[];
-  summary: string;
-}
 
-export interface CatalogEntry {
-  id: string;
-  name: string;
-  category: Category;
-}
 
-export interface Catalog {
-  version: number;
-  capabilities: CatalogEntry[];
-}
 
-export interface Step {
-  n: number;
-  title: string;
-  detail: string;
-  commands: string[];
-  capability?: string;
-  category?: Category;
-  link?: string;
-}
 
-export interface Checklist {
-  assistant_id: string;
-  name: string;
-  audit_id: string;
-  decision: Decision;
-  headline: string;
-  steps: Step[];
-}
 
 /** The audit form as the screen holds it: sizes in GiB, blanks as ''. */
 export interface AuditForm {
@@ -398,9 +228,9 @@ const needWords: Record<Need, string> = {
 };
 
 /** What the assistant needs of its text model, in words; '' when nothing particular. */
-export function needsText(needs: Need[]): string {
+export function needsText(needs: string[]): string {
   if (!needs.length) return '';
-  return 'It needs a model that ' + needs.map((n) => needWords[n]).join(', ') + '.';
+  return 'It needs a model that ' + needs.map((n) => needWords[n as Need]).join(', ') + '.';
 }
 
 /** One alternative's line: the model, what it meets, its cost; "(chosen)" for the winner. */

@@ -4,6 +4,12 @@
 // /api/upload) and a copy kept in rehome's data folder.
 
 import { authHeaders } from './api';
+import type { assistant } from './gen/api.gen';
+
+/** What became of one assistant of an imported file. */
+export type ImportItem = assistant.ImportItem;
+/** The outcome of an import: one item, or one per assistant of a list. */
+export type ImportReport = assistant.ImportReport;
 
 export interface Uploaded {
   path: string;
@@ -51,25 +57,7 @@ export function addPaths(list: string[], paths: string[]): string[] {
   return out;
 }
 
-/** What became of one assistant of an imported file (backend ImportItem). */
-export interface ImportItem {
-  index: number;
-  source_id: string;
-  name: string;
-  imported: boolean;
-  assistant?: { id: string; name: string; knowledge: unknown[]; actions: unknown[]; remote_files?: unknown[] };
-  warnings: string[];
-  error?: string;
-}
 
-/** The outcome of an import (backend ImportReport): one item, or one per assistant of a list. */
-export interface ImportReport {
-  list: boolean;
-  items: ImportItem[];
-  imported: number;
-  failed: number;
-  notes: string[];
-}
 
 /** The one-line summary of an import. */
 export function importSummary(rep: ImportReport): string {

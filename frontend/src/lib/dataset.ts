@@ -1,36 +1,15 @@
 // The preview of a dropped data file, as backend/dataset returns it, and
 // the words the UI shows for it.
 import { bytes, count, roughCount } from './format';
+import type { dataset } from './gen/api.gen';
 
-export type Format = 'csv' | 'tsv' | 'json' | 'jsonl' | 'xlsx' | 'parquet' | 'text' | 'binary';
-export type ColumnType = 'int' | 'float' | 'bool' | 'date' | 'datetime' | 'text' | 'empty';
+export type Format = dataset.Format;
+export type ColumnType = dataset.Type;
+export type Column = dataset.Column;
+export type Preview = dataset.Preview;
 
-export interface Column {
-  name: string;
-  type: ColumnType;
-  empty: number;
-}
 
-export interface Preview {
-  name: string;
-  path: string;
-  size: number;
-  modified: string;
-  format: Format;
-  compression?: string;
-  delimiter?: string;
-  encoding?: string;
-  header: boolean;
-  sheet?: string;
-  sheets?: string[];
-  columns: Column[];
-  rows: string[][];
-  row_count: number;
-  row_count_kind: 'exact' | 'estimate' | 'at_least';
-  problems: string[];
-  note?: string;
-  read_bytes: number;
-}
+
 
 export const typeLabels: Record<ColumnType, string> = {
   int: 'whole number',

@@ -1,21 +1,13 @@
 // The first-run checklist (app/firstrun.go): its types and the words it
 // shows. The component is components/FirstRun.svelte.
+import type { app } from './gen/api.gen';
 
 export type ItemState = 'ok' | 'warn' | 'fail' | 'working' | 'todo';
 
-export type FirstRunItem = {
-  id: string;
-  title: string;
-  state: ItemState;
-  detail: string;
-  command?: string;
-  fix?: string;
-  confirm?: string;
-};
+export type FirstRunItem = app.FirstRunItem;
+export type FirstRun = app.FirstRun;
 
-export type FirstRun = { items: FirstRunItem[]; complete: boolean; show: boolean };
-
-export type FirstRunProgress = { id: string; message: string; done?: number; total?: number };
+export type FirstRunProgress = app.FirstRunProgress;
 
 const marks: Record<ItemState, string> = {
   ok: '✓',
@@ -34,8 +26,8 @@ const words: Record<ItemState, string> = {
 };
 
 /** The mark and the words for an item's state. */
-export function stateLabel(s: ItemState): { mark: string; words: string } {
-  return { mark: marks[s] ?? '?', words: words[s] ?? s };
+export function stateLabel(s: ItemState | string): { mark: string; words: string } {
+  return { mark: marks[s as ItemState] ?? '?', words: words[s as ItemState] ?? s };
 }
 
 /** "42% of 180 MiB" for a progress event with sizes, else its message only. */

@@ -1,128 +1,33 @@
 // Types and helpers of the Hardware screen: the detected machine (Go's
 // backend/hardware.Report) and the model fit (backend/models).
 import { bytes } from './format';
+import type { app, hardware, models } from './gen/api.gen';
+
+export type GPU = hardware.GPU;
+export type HardwareReport = hardware.Report;
+export type Model = models.Model;
+export type Term = models.Term;
+export type Machine = models.Machine;
+export type FitResult = models.FitResult;
+export type Pick = models.Pick;
+export type FitTable = models.Table;
+export type FitOptions = app.FitChoices;
+export type TableRequest = models.TableRequest;
 
 export type VRAMSource = 'nvml' | 'nvidia-smi' | 'amdgpu sysfs' | 'unified' | 'unknown';
 
-export interface GPU {
-  index: number;
-  vendor: string;
-  vendor_id: string;
-  product: string;
-  product_id: string;
-  pci_address: string;
-  class: string;
-  driver: string;
-  drm_card?: string;
-  vram_total_bytes: number;
-  vram_free_bytes: number;
-  vram_free_known: boolean;
-  unified: boolean;
-  vram_source: VRAMSource;
-  vram_detail: string;
-  driver_version?: string;
-  notes?: string[];
-}
 
-export interface HardwareReport {
-  cpu: { model: string; vendor: string; arch: string; sockets: number; cores: number; threads: number; features: string[]; source: string };
-  memory: { total_bytes: number; available_bytes: number; source: string };
-  gpus: GPU[];
-  other_displays: GPU[];
-  cpu_only: boolean;
-  notes: string[];
-  pci_ids: string;
-  root: string;
-  detected_at: string;
-  duration_ms: number;
-}
 
-export interface Model {
-  id: string;
-  name: string;
-  family: string;
-  publisher: string;
-  arch: string;
-  layers: number;
-  max_context: number;
-  params_total: number;
-  params_active: number;
-  experts: number;
-  experts_used: number;
-  quants: string[];
-  tags: string[];
-  license: string;
-  source: string;
-  notes?: string;
-}
 
-export interface Term {
-  key: string;
-  label: string;
-  bytes: number;
-  formula: string;
-}
 
 export type Verdict = 'gpu' | 'partial' | 'cpu' | 'none';
 
-export interface Machine {
-  vram_bytes: number;
-  gpus: number;
-  unified: boolean;
-  ram_bytes: number;
-  by_hand: boolean;
-  description: string;
-}
 
-export interface FitResult {
-  model_id: string;
-  model_name: string;
-  quant: string;
-  context: number;
-  kv_cache: string;
-  weights_bytes: number;
-  kv_cache_bytes: number;
-  compute_bytes: number;
-  overhead_bytes: number;
-  vision_bytes: number;
-  total_bytes: number;
-  file_bytes: number;
-  terms: Term[];
-  verdict: Verdict;
-  verdict_text: string;
-  layers: number;
-  layers_on_gpu: number;
-  vram_needed_bytes: number;
-  ram_needed_bytes: number;
-  max_context: number;
-  max_context_in: 'vram' | 'ram';
-  machine: Machine;
-  notes: string[];
-}
 
-export interface Pick {
-  rank: number;
-  model: Model;
-  result: FitResult;
-  score: number;
-  why: string;
-}
 
-export interface FitTable {
-  machine: Machine;
-  context: number;
-  kv_cache: string;
-  quant: string;
-  rows: { model: Model; result: FitResult }[];
-  best: Pick[];
-}
 
-export interface FitOptions {
-  quants: { name: string; about: string }[];
-  kv_caches: string[];
-}
 
-/** What the screen asks Go for (models.TableRequest / models.Request). */
+/** A machine the user plans to buy, as the screen's form holds it. */
 export interface Plan {
   on: boolean;
   vramGiB: number;
@@ -131,16 +36,6 @@ export interface Plan {
   unified: boolean;
 }
 
-export interface TableRequest {
-  context: number;
-  kv_cache: string;
-  quant: string;
-  vram?: string;
-  ram?: string;
-  gpus?: number;
-  unified?: boolean;
-  best?: number;
-}
 
 /** "24 GiB", "23.7 GiB", "512 MiB": memory as the UI shows every size (format.ts). */
 export const gib = bytes;
@@ -191,7 +86,7 @@ export const verdictLabels: Record<Verdict, string> = {
 export function verdictShort(r: FitResult): string {
   if (r.verdict === 'partial') return `${r.layers_on_gpu}/${r.layers} layers on GPU`;
   if (r.verdict === 'gpu' && r.machine.unified) return 'Fits (unified)';
-  return verdictLabels[r.verdict];
+  return verdictLabels[r.verdict as Verdict] ?? r.verdict_text;
 }
 
 /** Context lengths the slider steps through. */

@@ -1,7 +1,10 @@
 // The sandbox's run limits as the Settings form edits them: seconds and
 // MiB instead of nanoseconds and bytes, checked against the safe range the
 // backend reports (RunLimitBounds) before they are sent.
+import type { sandbox } from './gen/api.gen';
 import type { Limits } from './sandbox';
+
+export type Bounds = sandbox.LimitBounds;
 
 const MiB = 2 ** 20;
 const KiB = 2 ** 10;
@@ -18,10 +21,6 @@ export interface LimitsForm {
   tmp_mib: number;
 }
 
-export interface Bounds {
-  min: Limits;
-  max: Limits;
-}
 
 export interface Field {
   key: keyof LimitsForm;

@@ -16,7 +16,12 @@ function result(over: Partial<RunResult> = {}): RunResult {
     limits: {
       timeout: { asked: '30s', value: 30000, strength: 'held', how: '' },
       memory: { asked: '512 MiB', value: 512 * 1024 * 1024, strength: 'held', how: '' },
-    },
+    } as RunResult['limits'],
+    summary: '',
+    started: '',
+    image: '',
+    runtime: '',
+    rootless: false,
     ...over,
   };
 }
@@ -79,7 +84,7 @@ describe('outputs', () => {
     expect(fileURL(plots[0])).toBe('/api/file?path=%2Fd%2Fruns%2Fr1%2Fplot-001.png');
     expect(fileURL({ ...plots[0], data_url: 'data:image/png;base64,AA' })).toBe('data:image/png;base64,AA');
     expect(fileURL(files[0], true)).toContain('&download=1');
-    expect(splitOutputs(result({ files: null }))).toEqual({ plots: [], files: [] });
+    expect(splitOutputs(result({ files: null as unknown as [] }))).toEqual({ plots: [], files: [] });
   });
 });
 

@@ -2,64 +2,20 @@
 // (sandbox.Result), the exit reason in words, and the live status line.
 import { withReadKey } from './api';
 import { bytes, duration, seconds } from './format';
+import type { sandbox } from './gen/api.gen';
 
-export interface OutputFile {
-  name: string;
-  kind: 'plot' | 'file' | string;
-  size: number;
-  sha256: string;
-  path: string;
-  data_url?: string;
-}
-
-export interface LimitStatus {
-  asked: string;
-  value: number;
-  strength: 'held' | 'weaker' | 'not held' | string;
-  how: string;
-}
-
-export interface RunResult {
-  id: string;
-  exit_code: number;
-  timed_out: boolean;
-  oom_killed: boolean;
-  duration_ms: number;
-  stdout: string;
-  stderr: string;
-  stdout_truncated: boolean;
-  stderr_truncated: boolean;
-  files: OutputFile[] | null;
-  skipped?: { name: string; reason: string }[] | null;
-  limits?: Partial<Record<'timeout' | 'memory' | 'cpu' | 'pids' | 'stdout' | 'stderr' | 'output_files' | 'output_bytes' | 'tmp', LimitStatus>>;
-  summary?: string;
-  notes?: string[] | null;
-  input?: { host_path: string; path: string; size: number; renamed?: boolean } | null;
-  memory_peak_bytes?: number;
-  started?: string;
-  /** Values the code showed: its last expression (result) and display(). */
-  displays?: Display[] | null;
-  // A session's cell (sandbox.CellResult) also carries these.
-  session_id?: string;
-  cell?: number;
-  status?: 'ok' | 'error' | 'interrupted' | 'killed' | 'died' | string;
-  interrupted?: boolean;
-  state_lost?: boolean;
-  lost_reason?: string;
-  session_ended?: boolean;
-}
-
+export type OutputFile = sandbox.File;
+export type LimitStatus = sandbox.LimitStatus;
+/** A run's result, or a session's cell (which carries more). */
+export type RunResult = sandbox.Result & Partial<Omit<sandbox.CellResult, keyof sandbox.Result>>;
 /** sandbox.Display: a shown value, like a Jupyter output. */
-export interface Display {
-  kind: 'text' | 'table' | 'image' | string;
-  text?: string;
-  columns?: string[];
-  index?: string[];
-  rows?: string[][];
-  shape?: number[];
-  file?: string;
-  result?: boolean;
-}
+export type Display = sandbox.Display;
+/** A stored run (sandbox.Record) as ListRuns returns it. */
+export type RunRecord = sandbox.Record;
+
+
+
+
 
 export type ExitKind = 'ok' | 'error' | 'timeout' | 'oom' | 'stopped' | 'failed';
 
@@ -196,11 +152,3 @@ export interface Cell {
   session?: boolean;
 }
 
-/** A stored run (sandbox.Record) as ListRuns returns it. */
-export interface RunRecord {
-  id: string;
-  code: string;
-  input_path?: string;
-  source?: string;
-  result?: RunResult | null;
-}

@@ -1,20 +1,26 @@
 // The Code Interpreter sandbox as the UI reaches it (app/sandbox.go):
 // running code against a file, stopping it, its status and its limits.
-import { call } from './api';
+import * as api from './gen/api.gen';
+import type { sandbox } from './gen/api.gen';
 import type { RunResult } from './runs';
 
 /** sandbox.Limits as JSON (the timeout in nanoseconds, sizes in bytes). */
-export interface Limits {
-  timeout_ns: number;
-  memory_bytes: number;
-  cpus: number;
-  pids: number;
-  stdout_max_bytes: number;
-  stderr_max_bytes: number;
-  output_files: number;
-  output_bytes: number;
-  tmp_bytes: number;
-}
+export type Limits = sandbox.Limits;
+export type ImageStatus = sandbox.ImageStatus;
+/** sandbox.Host: the Podman service and the kernel features it has. */
+export type Host = sandbox.Host;
+/** What SandboxStatus answers: Podman found or not, the image, what the kernel enforces. */
+export type SandboxStatus = sandbox.Status;
+/** One guarantee of the self-test (sandbox.Check). */
+export type Check = sandbox.Check;
+export type DoctorReport = sandbox.DoctorReport;
+/** sandbox.SessionInfo: the file's live Python. */
+export type SessionInfo = sandbox.SessionInfo;
+/** What the screen asks to run: code, the file, limits (the rest is Go's). */
+export type RunRequest = api.Input<sandbox.RunRequest>;
+/** A progress event of a run (sandbox.Progress). */
+export type RunEvent = sandbox.Progress;
+
 
 /** sandbox.DefaultLimits, for display before the backend answers. */
 export const defaultLimits: Limits = {
@@ -29,93 +35,27 @@ export const defaultLimits: Limits = {
   tmp_bytes: 128 * 2 ** 20,
 };
 
-export interface RunRequest {
-  code: string;
-  input_path: string;
-  limits?: Partial<Limits>;
-}
 
 /** Runs code against the file; resolves when the run has ended. */
 export function runCode(req: RunRequest): Promise<RunResult> {
-  return call<RunResult>('RunCode', { ...req, inline_plots: true });
+  return api.RunCode({ ...req, inline_plots: true });
 }
 
 /** Stops a run; it ends within a second. */
 export function stopRun(id: string): Promise<void> {
-  return call<void>('StopRun', id);
+  return api.StopRun(id);
 }
 
-/** A progress event of a run (sandbox.Progress). */
-export interface RunEvent {
-  run_id: string;
-  stage: string;
-  elapsed_ms?: number;
-  message?: string;
-  stream?: 'stdout' | 'stderr' | string;
-  text?: string;
-}
 
 /** A copy of a limit in the units people use. */
 export function timeoutMs(l: Pick<Limits, 'timeout_ns'>): number {
   return l.timeout_ns / 1e6;
 }
 
-/** sandbox.ImageStatus */
-export interface ImageStatus {
-  image: string;
-  recipe_digest?: string;
-  present: boolean;
-  size_bytes?: number;
-  archive?: string;
-  archive_present?: boolean;
-  archive_size_bytes?: number;
-  stale?: string[];
-  fix?: string;
-}
 
-/** sandbox.Host: the Podman service and the kernel features it has. */
-export interface Host {
-  podman_version?: string;
-  rootless?: boolean;
-  cgroup_version?: string;
-  cgroup_manager?: string;
-  cgroup_controllers?: string[];
-  kernel?: string;
-  default_runtime?: string;
-  seccomp?: boolean;
-  service_started?: boolean;
-}
 
-/** What SandboxStatus answers: Podman found or not, the image, what the kernel enforces. */
-export interface SandboxStatus {
-  ready?: boolean;
-  podman?: boolean;
-  error?: string;
-  install?: string;
-  host?: Host | null;
-  image?: ImageStatus | null;
-  enforcement?: { memory?: boolean; pids?: boolean; cpu?: boolean } | null;
-  runtime?: string;
-}
 
-/** One guarantee of the self-test (sandbox.Check). */
-export interface Check {
-  name: string;
-  strength: 'held' | 'weaker' | 'not held' | string;
-  detail: string;
-}
 
-/** sandbox.DoctorReport */
-export interface DoctorReport {
-  ok: boolean;
-  summary: string;
-  image?: string;
-  runtime?: string;
-  checks: Check[];
-  /** Further facts: storage driver, runtimes that had to be avoided. */
-  notes?: string[];
-  duration_ms: number;
-}
 
 const checkNames: Record<string, string> = {
   podman: 'Podman reachable',
@@ -150,35 +90,28 @@ export function strengthLabel(s: string): string {
   return s === 'held' ? 'Held' : s === 'weaker' ? 'Weaker' : s === 'not held' ? 'Not held' : s;
 }
 
-/** sandbox.SessionInfo: the file's live Python. */
-export interface SessionInfo {
-  id: string;
-  input?: { host_path: string; path: string; size: number } | null;
-  created: string;
-  idle_timeout_ns: number;
-}
 
 /** Starts the file's session (or returns the one already running). */
 export function startSession(path: string): Promise<SessionInfo> {
-  return call<SessionInfo>('StartSession', path);
+  return api.StartSession(path);
 }
 
 /** Runs a cell in the session; state is kept between cells. */
 export function execCell(id: string, code: string, timeoutMs = 0): Promise<RunResult> {
-  return call<RunResult>('ExecCell', id, code, timeoutMs);
+  return api.ExecCell(id, code, timeoutMs);
 }
 
 /** KeyboardInterrupt to the running cell (the kernel is killed if it does not stop within 2 s). */
 export function interruptSession(id: string): Promise<void> {
-  return call<void>('InterruptSession', id);
+  return api.InterruptSession(id);
 }
 
 /** A fresh kernel: variables are lost, files stay. */
 export function restartSession(id: string): Promise<void> {
-  return call<void>('RestartSession', id);
+  return api.RestartSession(id);
 }
 
 /** The session's cells as a notebook ("ipynb") or a Python file ("py"). */
 export function exportSession(id: string, format: 'ipynb' | 'py'): Promise<string> {
-  return call<string>('ExportSession', id, format);
+  return api.ExportSession(id, format);
 }
