@@ -116,7 +116,7 @@ func TestBridgeServesEveryMethod(t *testing.T) {
 
 	a := app.New(app.Config{DataDir: t.TempDir()})
 	const token, host = "0123456789abcdef0123456789abcdef", "127.0.0.1:1"
-	srv := app.NewServer(a, app.ServerOptions{
+	srv := app.NewServer(a.App, app.ServerOptions{
 		Assets: fstest.MapFS{"index.html": {Data: []byte("<!doctype html><html><head></head></html>")}},
 		Token:  token,
 		Hosts:  []string{host},
