@@ -28,6 +28,16 @@ type CellResult struct {
 	Summary    string    `json:"summary,omitempty"`
 	Notes      []string  `json:"notes,omitempty"`
 	DurationMS int64     `json:"duration_ms"`
+	// SessionID and Cell name the session and its cell number, when the
+	// cell ran in a session (state kept between cells).
+	SessionID string `json:"session_id,omitempty"`
+	Cell      int    `json:"cell,omitempty"`
+	// Interrupted: Stop or the time limit interrupted the cell
+	// (KeyboardInterrupt); the session's state is kept.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// StateLost, when set, says in words that variables from earlier
+	// cells are gone (a new session, a killed kernel): the model is told.
+	StateLost string `json:"state_lost,omitempty"`
 }
 
 // OutFile is a plot or file a cell made, saved by rehome.
@@ -510,6 +520,9 @@ func FormatOutput(r CellResult, max int) string {
 	}
 	if len(files) > 0 {
 		fmt.Fprintf(&b, "File(s) saved and given to the user: %s.\n", strings.Join(files, ", "))
+	}
+	if r.StateLost != "" {
+		b.WriteString("Note: " + r.StateLost + ".\n")
 	}
 	if strings.TrimSpace(out) == "" && strings.TrimSpace(errs) == "" {
 		if r.ExitCode == 0 && !r.TimedOut && !r.OOMKilled {
