@@ -1,10 +1,10 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,7 +23,7 @@ import (
 func cmdAsk(env *cliEnv, args []string) int {
 	fs := env.flags("ask", "ask [--file F]... [--assistant ID] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--json] [--verbose] QUESTION")
 	var files stringList
-	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable; one-shot runs show the first)")
+	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable)")
 	assistantID := fs.String("assistant", "", "the assistant `id` whose instructions and knowledge to use")
 	server := fs.String("server", "", "the model server's base `URL`, as an OpenAI client takes it (http://127.0.0.1:11434/v1); default: the first found on this machine")
 	model := fs.String("model", "", "the `model` to use (default: the server's first that calls tools)")
@@ -32,7 +32,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	cont := fs.String("continue", "", "the conversation `id` to continue (its earlier answers are the context)")
 	asJSON := fs.Bool("json", false, "print the transcript as JSON: cells with code, exit code, outputs and files, and the answer")
 	verbose := fs.Bool("verbose", false, "print each cell's code and output on stderr")
-	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each code run")
+	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each cell")
 	pf := addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
@@ -89,26 +89,14 @@ func cmdAsk(env *cliEnv, args []string) int {
 			}
 		}
 	}
-	var infos []llm.FileInfo
-	for i, f := range files {
-		if i > 0 {
-			fmt.Fprintf(env.stderr, "rehome: %s is not shown to the code: one-shot runs show one file (%s)\n", f, files[0])
-			continue
-		}
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return env.fail(err)
-		}
-		fi, err := llm.DescribeFile(abs)
-		if err != nil {
-			return env.fail(err)
-		}
-		infos = append(infos, fi)
+	infos, notes, err := llm.DescribeFiles(files)
+	if err != nil {
+		return env.fail(err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(env.stderr, "rehome: %s\n", n)
 	}
 	conv.Files = infos
-	if conv.Files == nil {
-		conv.Files = []llm.FileInfo{}
-	}
 
 	ctx, cancel := interruptible()
 	defer cancel()
@@ -130,21 +118,33 @@ func cmdAsk(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	ex := &sandboxexec.OneShot{Engine: e, Limits: lim,
-		OutputDir: filepath.Join(dir, "runs"),
-		Done: func(req sandbox.RunRequest, res *sandbox.Result) {
-			if err := sandbox.SaveRecord(st, sandbox.NewRecord(req, res, "ask")); err != nil {
+	// One session for the question: what a cell defines is there for the
+	// next. A continued conversation's earlier state is gone (its session
+	// ended with the command that ran it): the model is told at its first
+	// cell.
+	ex := &sandboxexec.Session{Engine: e,
+		Request: sandbox.SessionRequest{InputPaths: llm.HostPaths(infos), Limits: lim, IdleTimeout: time.Hour},
+		DirFor:  func(id string) string { return sandbox.SessionDir(dir, id) },
+		Earlier: len(conv.Exchanges) > 0,
+		Done: func(code string, res *sandbox.CellResult) {
+			req := sandbox.RunRequest{Code: code}
+			if res.Input != nil {
+				req.InputPath = res.Input.HostPath
+			}
+			if err := sandbox.SaveRecord(st, sandbox.NewRecord(req, &res.Result, "ask")); err != nil {
 				fmt.Fprintf(env.stderr, "rehome: %v\n", err)
 			}
 		}}
-	if len(infos) > 0 {
-		ex.InputPath = infos[0].HostPath
-	}
+	defer func() {
+		if err := ex.Close(context.Background()); err != nil {
+			fmt.Fprintf(env.stderr, "rehome: %v\n", err)
+		}
+	}()
 
 	cell := 0
 	lastWasText := false
 	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: mdl, Instructions: instructions,
-		Files: infos, Exec: ex, Stateless: true, MaxSteps: *maxSteps, Mode: *mode, History: conv.History(),
+		Files: infos, Exec: ex, MaxSteps: *maxSteps, Mode: *mode, History: conv.History(),
 		OnEvent: func(ev llm.Event) {
 			if *asJSON {
 				return

@@ -179,4 +179,37 @@ func TestAskCLI(t *testing.T) {
 		!strings.Contains(r.stderr, "going on with ```python blocks") || !strings.Contains(r.stderr, "plot  plot-001.png → ") {
 		t.Fatalf("ask text: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
+
+	// Two files, two cells in one session: the second uses what the first
+	// defined; the session is gone when the command ends.
+	srv3 := recordedOllama(t, "session-state")
+	targets, _ := filepath.Abs(filepath.Join("backend", "llm", "testdata", "targets.csv"))
+	r = rehomeCLI(t, home, "ask", "--json", "--timeout", "2m", "--server", srv3.URL, "--file", csv, "--file", targets, "Which region beat its target by the most?")
+	var tr2 struct {
+		Answer string
+		Cells  []struct {
+			Result struct {
+				ExitCode  int `json:"exit_code"`
+				Stdout    string
+				SessionID string `json:"session_id"`
+				Cell      int
+				Files     []struct{ Kind, DataURL string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &tr2); err != nil || r.code != 0 {
+		t.Fatalf("ask two files: %v %+v", err, r)
+	}
+	if tr2.Answer != "East beat its target by the most: 21.0." || len(tr2.Cells) != 2 {
+		t.Fatalf("two files: %s", r.stdout)
+	}
+	c1, c2 := tr2.Cells[0].Result, tr2.Cells[1].Result
+	if !strings.Contains(c1.Stdout, "6 sales rows, 3 targets") || !strings.Contains(c2.Stdout, "East     21.0") ||
+		c1.SessionID == "" || c2.SessionID != c1.SessionID || c2.Cell != 2 || len(c2.Files) != 1 || c2.Files[0].DataURL != "" {
+		t.Fatalf("cells %+v", tr2.Cells)
+	}
+	out, err := exec.Command("podman", "ps", "-a", "-q", "--filter", "label=io.rehome.session="+c1.SessionID).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "" {
+		t.Fatalf("the session's sandbox is left after rehome ask: %v %q", err, out)
+	}
 }

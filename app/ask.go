@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"rehome/backend/audit"
 	"rehome/backend/llm"
@@ -43,6 +44,17 @@ type AskEvent struct {
 type askHolder struct {
 	mu      sync.Mutex
 	cancels map[string]context.CancelFunc
+	// execs is the session of each conversation open in this window: its
+	// cells share one Python kernel until the window closes, the
+	// conversation is deleted, or its files change.
+	execs map[string]*askSession
+}
+
+// askSession is a conversation's session and what it was started with.
+type askSession struct {
+	x     *sandboxexec.Session
+	files string // the host paths, joined: other files need another session
+	used  time.Time
 }
 
 // LLMStatus lists the model servers (on this machine, or the one at
@@ -104,11 +116,6 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		if req.AssistantID == "" {
 			req.AssistantID = c.AssistantID
 		}
-		if len(files) == 0 {
-			for _, f := range c.Files {
-				files = append(files, f.HostPath)
-			}
-		}
 	}
 	instructions := ""
 	if req.AssistantID != "" {
@@ -124,15 +131,15 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 			}
 		}
 	}
-	conv.Files = []llm.FileInfo{}
-	if len(files) > 0 {
-		// One-shot runs show one file to the code (sessions show them all).
-		fi, err := llm.DescribeFile(files[0])
-		if err != nil {
-			return llm.Conversation{}, err
-		}
-		conv.Files = append(conv.Files, fi)
+	// Every file is at /mnt/data: those of the conversation so far, the
+	// ones given now, the assistant's knowledge.
+	all := llm.HostPaths(conv.Files)
+	all = append(all, files...)
+	infos, notes, err := llm.DescribeFiles(all)
+	if err != nil {
+		return llm.Conversation{}, err
 	}
+	conv.Files = infos
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -165,19 +172,18 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	if err != nil {
 		return llm.Conversation{}, err
 	}
-	ex := &sandboxexec.OneShot{Engine: e, Limits: lim, OutputDir: filepath.Join(a.cfg.DataDir, RunsDir), InlinePlots: true,
-		Done: func(r sandbox.RunRequest, res *sandbox.Result) {
-			if err := sandbox.SaveRecord(a.store, sandbox.NewRecord(r, res, "ask")); err != nil {
-				a.log.Error("store run", "run", res.ID, "err", err)
-			}
-		}}
-	if len(conv.Files) > 0 {
-		ex.InputPath = conv.Files[0].HostPath
-	}
+	ex, fresh := a.askSession(conv, e, lim)
 	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: model, Instructions: instructions,
-		Files: conv.Files, Exec: ex, Stateless: true, MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
+		Files: conv.Files, Exec: ex, MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
 		OnEvent: func(ev llm.Event) { a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: ev}) }}
 	a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "start", Text: fmt.Sprintf("%s at %s", model, srv.BaseURL)}})
+	for _, n := range notes {
+		a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "note", Text: n}})
+	}
+	if fresh && hadCells(conv) {
+		a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "note",
+			Text: "A new Python session: variables from this conversation's earlier cells are gone (the window was closed, or the files changed). The model is told, and re-runs what it needs."}})
+	}
 	t := loop.Ask(ctx, q)
 	conv.Add(t)
 	if err := llm.SaveConversation(a.store, conv); err != nil {
@@ -185,6 +191,106 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	}
 	a.log.Info("ask", "conversation", conv.ID, "model", model, "stopped", t.Stopped, "cells", len(t.Cells()), "ms", t.DurationMS)
 	return *conv, nil
+}
+
+// askSession returns the session executor of conv, started before in
+// this window with the same files, or a new one (fresh) — replacing one
+// started with other files.
+func (a *App) askSession(conv *llm.Conversation, e *sandbox.Engine, lim sandbox.Limits) (*sandboxexec.Session, bool) {
+	key := strings.Join(llm.HostPaths(conv.Files), "\x00")
+	h := &a.asks
+	h.mu.Lock()
+	if h.execs == nil {
+		h.execs = map[string]*askSession{}
+	}
+	old := h.execs[conv.ID]
+	if old != nil && old.files == key {
+		old.used = time.Now()
+		h.mu.Unlock()
+		return old.x, false
+	}
+	x := &sandboxexec.Session{Engine: e, InlinePlots: true,
+		Request: sandbox.SessionRequest{InputPaths: llm.HostPaths(conv.Files), Limits: lim},
+		DirFor:  func(id string) string { return filepath.Join(a.cfg.DataDir, SessionsDir, id) },
+		Earlier: hadCells(conv),
+		MakeRoom: func() bool {
+			// At the limit of sessions: this window's conversation used
+			// longest ago gives way, else a Code Interpreter file's.
+			return a.evictAskSession(conv.ID) || a.evictSession()
+		},
+		Done: func(code string, res *sandbox.CellResult) {
+			req := sandbox.RunRequest{Code: code}
+			if res.Input != nil {
+				req.InputPath = res.Input.HostPath
+			}
+			if err := sandbox.SaveRecord(a.store, sandbox.NewRecord(req, &res.Result, "ask")); err != nil {
+				a.log.Error("store cell", "session", res.SessionID, "err", err)
+			}
+		}}
+	h.execs[conv.ID] = &askSession{x: x, files: key, used: time.Now()}
+	h.mu.Unlock()
+	if old != nil {
+		old.x.Close(context.Background())
+	}
+	return x, true
+}
+
+func hadCells(c *llm.Conversation) bool {
+	for i := range c.Exchanges {
+		if len(c.Exchanges[i].Cells()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// evictAskSession stops the session of the conversation (other than
+// keep, and not answering) used longest ago; false when there is none.
+func (a *App) evictAskSession(keep string) bool {
+	h := &a.asks
+	h.mu.Lock()
+	var oldest string
+	for id, s := range h.execs {
+		if _, busy := h.cancels[id]; busy || id == keep || !s.x.Started() {
+			continue
+		}
+		if oldest == "" || s.used.Before(h.execs[oldest].used) {
+			oldest = id
+		}
+	}
+	s := h.execs[oldest]
+	delete(h.execs, oldest)
+	h.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	a.log.Info("conversation's session stopped for a newer one", "conversation", oldest)
+	s.x.Close(context.Background())
+	return true
+}
+
+// closeAskSession ends a conversation's session, if it has one.
+func (a *App) closeAskSession(id string) {
+	h := &a.asks
+	h.mu.Lock()
+	s := h.execs[id]
+	delete(h.execs, id)
+	h.mu.Unlock()
+	if s != nil {
+		s.x.Close(context.Background())
+	}
+}
+
+// closeAskSessions ends every conversation's session (on exit).
+func closeAskSessions(a *App) {
+	h := &a.asks
+	h.mu.Lock()
+	list := h.execs
+	h.execs = nil
+	h.mu.Unlock()
+	for _, s := range list {
+		s.x.Close(context.Background())
+	}
 }
 
 func fileExists(p string) bool {
@@ -243,5 +349,6 @@ func (a *App) DeleteConversation(id string) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
+	a.closeAskSession(id)
 	return a.store.Delete(store.Conversations, id)
 }

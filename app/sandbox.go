@@ -45,6 +45,7 @@ func (a *App) engine() (*sandbox.Engine, error) {
 // CloseSandbox stops the session's Podman service if rehome started one.
 // (Podman's service also dies with the process.)
 func CloseSandbox(a *App) {
+	closeAskSessions(a)
 	closeSessions(a)
 	h := a.sandboxHold()
 	h.mu.Lock()

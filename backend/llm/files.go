@@ -89,3 +89,45 @@ func humanBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// DescribeFiles previews each file for the model, in order: the same file
+// given twice is kept once, and a file whose name is taken already (two
+// files cannot both be /mnt/data/<name>) is left out with a note saying
+// so. A file that cannot be read is an error.
+func DescribeFiles(hostPaths []string) ([]FileInfo, []string, error) {
+	out := []FileInfo{}
+	var notes []string
+	byName := map[string]string{}
+	for _, p := range hostPaths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		name := filepath.Base(abs)
+		if other, ok := byName[name]; ok {
+			if other != abs {
+				notes = append(notes, fmt.Sprintf("%s is left out: %s is at /mnt/data/%s already (rename one to give both)", p, other, name))
+			}
+			continue
+		}
+		fi, err := DescribeFile(abs)
+		if err != nil {
+			return nil, nil, err
+		}
+		byName[name] = abs
+		out = append(out, fi)
+	}
+	return out, notes, nil
+}
+
+// HostPaths are the files' paths on this machine.
+func HostPaths(files []FileInfo) []string {
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		out = append(out, f.HostPath)
+	}
+	return out
+}

@@ -1,3 +1,6 @@
+// Package sandboxexec runs the ask loop's cells in rehome's sandbox: each
+// conversation's cells in one session (sandbox.Session), so that what a
+// cell defines is there for the next, as in ChatGPT's Code Interpreter.
 package sandboxexec
 
 import (
@@ -178,4 +181,18 @@ func (x *Session) Close(ctx context.Context) error {
 	x.s = nil
 	x.cur.Store(nil)
 	return err
+}
+
+// FromResult turns a sandbox result into a cell result.
+func FromResult(res *sandbox.Result) llm.CellResult {
+	c := llm.CellResult{RunID: res.ID, ExitCode: res.ExitCode, TimedOut: res.TimedOut, OOMKilled: res.OOMKilled,
+		Stdout: res.Stdout, Stderr: res.Stderr, Summary: res.Summary, Notes: res.Notes, DurationMS: res.DurationMS,
+		Files: []llm.OutFile{}}
+	if res.StdoutTruncated {
+		c.Notes = append(c.Notes, "stdout was cut at the sandbox's output limit")
+	}
+	for _, f := range res.Files {
+		c.Files = append(c.Files, llm.OutFile{Name: f.Name, Kind: f.Kind, Size: f.Size, Path: f.Path, DataURL: f.DataURL})
+	}
+	return c
 }
