@@ -10,8 +10,10 @@ import (
 
 	"rehome/backend/assistant"
 	"rehome/backend/audit"
+	"rehome/backend/hardware"
 	"rehome/backend/llm"
 	"rehome/backend/llm/sandboxexec"
+	"rehome/backend/models"
 	"rehome/backend/store"
 	"rehome/sandbox"
 )
@@ -26,7 +28,8 @@ func cmdAsk(env *cliEnv, args []string) int {
 	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable)")
 	assistantID := fs.String("assistant", "", "the assistant `id` whose instructions and knowledge to use")
 	server := fs.String("server", "", "the model server's base `URL`, as an OpenAI client takes it (http://127.0.0.1:11434/v1); default: the first found on this machine")
-	model := fs.String("model", "", "the `model` to use (default: the server's first that calls tools)")
+	model := fs.String("model", "", "the `model` to use (default: the assistant's default model, else the server's first that calls tools)")
+	keepModel := fs.Bool("keep-model", false, "store --model as the assistant's default model (with --assistant)")
 	maxSteps := fs.Int("max-steps", llm.DefaultMaxSteps, "most code `runs` for the question")
 	mode := fs.String("mode", llm.ModeAuto, "how the model runs code: auto (the python tool, falling back to ```python blocks), tools, fenced")
 	cont := fs.String("continue", "", "the conversation `id` to continue (its earlier answers are the context)")
@@ -73,7 +76,11 @@ func cmdAsk(env *cliEnv, args []string) int {
 			}
 		}
 	}
+	if *keepModel && (*model == "" || *assistantID == "") {
+		return env.usage("--keep-model stores --model as the default of --assistant: give both")
+	}
 	var instructions string
+	fromAssistant := false
 	if *assistantID != "" {
 		a, err := assistant.NewService(st).Get(*assistantID)
 		if err != nil {
@@ -81,6 +88,16 @@ func cmdAsk(env *cliEnv, args []string) int {
 		}
 		instructions = a.Instructions
 		conv.AssistantID, conv.AssistantName = a.ID, a.Name
+		switch {
+		case *keepModel && *model != "":
+			a.Model = *model
+			if _, err := assistant.NewService(st).Update(a); err != nil {
+				return env.fail(err)
+			}
+			fmt.Fprintf(env.stderr, "rehome: %s is now %s's default model\n", *model, a.Name)
+		case *model == "" && a.Model != "":
+			*model, fromAssistant = a.Model, true
+		}
 		for _, k := range a.Knowledge {
 			if k.Path != "" {
 				if _, err := os.Stat(k.Path); err == nil {
@@ -102,7 +119,13 @@ func cmdAsk(env *cliEnv, args []string) int {
 	defer cancel()
 	srv, mdl, err := llm.Pick(ctx, *server, *model, llm.CatalogToolsHint, suggestedModel(st))
 	if err != nil {
+		if fromAssistant {
+			err = fmt.Errorf("%w (%s is the assistant's default model; --model names another)", err, *model)
+		}
 		return env.fail(err)
+	}
+	if fit := fitNote(ctx, mdl); strings.HasPrefix(fit, "will not fit") {
+		fmt.Fprintf(env.stderr, "rehome: %s %s\n", mdl, fit)
 	}
 	if !srv.Loopback {
 		fmt.Fprintf(env.stderr, "rehome: %s is on another machine: the question and the files' descriptions go there (the files stay here)\n", srv.BaseURL)
@@ -275,4 +298,14 @@ func suggestedModel(st *store.Store) string {
 		}
 	}
 	return ""
+}
+
+// fitNote says how model fits this machine ("" when the catalog does not
+// know it or the hardware cannot be read).
+func fitNote(ctx context.Context, model string) string {
+	rep, err := hardware.NewDetector(hardware.Options{}).Detect(ctx)
+	if err != nil {
+		return ""
+	}
+	return llm.FitNote(model, models.MachineFrom(rep))
 }

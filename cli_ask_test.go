@@ -213,3 +213,39 @@ func TestAskCLI(t *testing.T) {
 		t.Fatalf("the session's sandbox is left after rehome ask: %v %q", err, out)
 	}
 }
+
+// An assistant's default model: stored with --keep-model, used by a later
+// `rehome ask --assistant ID` that names no model (the server's first
+// tool-calling model would be chosen otherwise).
+func TestAskAssistantDefaultModel(t *testing.T) {
+	home := t.TempDir()
+	r := rehomeCLI(t, home, "assistants", "add", "--name", "Sales", "--instructions", "Be brief.", "--json")
+	var a struct{ ID string }
+	if err := json.Unmarshal([]byte(r.stdout), &a); err != nil || a.ID == "" {
+		t.Fatalf("add: %v %+v", err, r)
+	}
+	wantUsageError(t, rehomeCLI(t, home, "ask", "--keep-model", "--assistant", a.ID, "q"), "--keep-model")
+	// "drop": the server answers a few words and cuts the connection: no
+	// code runs, and the transcript names the model that was asked.
+	srv := recordedOllama(t, "drop")
+	r = rehomeCLI(t, home, "ask", "--json", "--server", srv.URL, "--assistant", a.ID, "--model", "gemma2:2b", "--keep-model", "q")
+	var tr struct{ Model string }
+	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil || tr.Model != "gemma2:2b" || !strings.Contains(r.stderr, "gemma2:2b is now Sales's default model") {
+		t.Fatalf("keep: %v %+v", err, r)
+	}
+	r = rehomeCLI(t, home, "assistants", "show", a.ID, "--json")
+	if !strings.Contains(r.stdout, `"model": "gemma2:2b"`) && !strings.Contains(r.stdout, `"model":"gemma2:2b"`) {
+		t.Fatalf("stored: %s", r.stdout)
+	}
+	srv2 := recordedOllama(t, "drop")
+	r = rehomeCLI(t, home, "ask", "--json", "--server", srv2.URL, "--assistant", a.ID, "q")
+	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil || tr.Model != "gemma2:2b" {
+		t.Fatalf("default: %v %+v", err, r)
+	}
+	// Without the assistant, the tool-calling model.
+	srv3 := recordedOllama(t, "drop")
+	r = rehomeCLI(t, home, "ask", "--json", "--server", srv3.URL, "q")
+	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil || tr.Model != "qwen2.5:7b" {
+		t.Fatalf("no assistant: %v %+v", err, r)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"rehome/backend/assistant"
 	"rehome/backend/audit"
 	"rehome/backend/llm"
 	"rehome/backend/llm/sandboxexec"
@@ -85,6 +86,32 @@ func (a *App) suggestedModel() string {
 	return ""
 }
 
+// SetAssistantModel stores model as the assistant's default ("" lets
+// rehome choose), and returns the assistant.
+func (a *App) SetAssistantModel(id, model string) (assistant.Assistant, error) {
+	if err := a.ready(); err != nil {
+		return assistant.Assistant{}, err
+	}
+	as, err := a.assistants.Get(id)
+	if err != nil {
+		return assistant.Assistant{}, err
+	}
+	as.Model = model
+	return a.assistants.Update(as)
+}
+
+// ModelFit says how a model the catalog knows fits this machine (its
+// verdict, the words, the speed to expect on the CPU); ok false for a
+// model the catalog does not know, or when the hardware is unknown.
+func (a *App) ModelFit(model string) (llm.Fit, error) {
+	rep, err := a.hw.Report(context.Background())
+	if err != nil {
+		return llm.Fit{}, err
+	}
+	f, _ := llm.FitOf(model, models.MachineFrom(rep))
+	return f, nil
+}
+
 // Ask runs one question through the loop and returns the conversation
 // with it added (kept in the database). It returns when the model has
 // answered, the bound is reached, or StopAsk is called.
@@ -124,6 +151,9 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 			return llm.Conversation{}, err
 		}
 		instructions = as.Instructions
+		if req.Model == "" {
+			req.Model = as.Model // the assistant's default model
+		}
 		conv.AssistantID, conv.AssistantName = as.ID, as.Name
 		for _, k := range as.Knowledge {
 			if k.Path != "" && fileExists(k.Path) {
