@@ -167,7 +167,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	cell := 0
 	lastWasText := false
 	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: mdl, Instructions: instructions,
-		Files: infos, Exec: ex, MaxSteps: *maxSteps, Mode: *mode, History: conv.History(),
+		Files: infos, Exec: ex, Vision: srv.ReadsImages(mdl), MaxSteps: *maxSteps, Mode: *mode, History: conv.History(),
 		OnEvent: func(ev llm.Event) {
 			if *asJSON {
 				return

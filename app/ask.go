@@ -204,7 +204,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	}
 	ex, fresh := a.askSession(conv, e, lim)
 	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: model, Instructions: instructions,
-		Files: conv.Files, Exec: ex, MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
+		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
 		OnEvent: func(ev llm.Event) { a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: ev}) }}
 	a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "start", Text: fmt.Sprintf("%s at %s", model, srv.BaseURL)}})
 	for _, n := range notes {

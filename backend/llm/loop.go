@@ -150,6 +150,10 @@ type Loop struct {
 	OnEvent func(Event)
 	// History is earlier exchanges of the conversation, oldest first.
 	History []Message
+	// Vision says the model reads images (per the server or the catalog):
+	// the figures a cell drew are shown to it on the next turn (see
+	// vision.go); else it reads only that each plot was saved.
+	Vision bool
 }
 
 // ToolName is the code tool's name: the one ChatGPT's own Code
@@ -262,6 +266,18 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 	ran := map[string]bool{}
 	cells := 0
 	retried := false
+	shown := 0 // figures shown to the model this question
+	see := func(c *Cell) []string {
+		if !l.Vision || c.Error != "" {
+			return nil
+		}
+		urls, names := plotImages(c.Result.Files, MaxImagesPerQuestion-shown)
+		shown += len(urls)
+		if len(urls) > 0 {
+			c.Fed += "\n(" + strings.Join(names, ", ") + " attached to the next message, so that you can see what the user sees.)"
+		}
+		return urls
+	}
 
 	for {
 		if err := ctx.Err(); err != nil {
@@ -332,6 +348,7 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 
 		if len(calls) > 0 {
 			msgs = append(msgs, Message{Role: "assistant", Content: tu.Text, ToolCalls: calls})
+			var images []string
 			for _, tc := range calls {
 				code, perr := CodeFromArguments(tc.Function.Name, tc.Function.Arguments)
 				cell := Cell{Code: code, Via: "tool_call", ToolCallID: tc.ID}
@@ -348,6 +365,7 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 					cells++
 					ran[normalizeCode(code)] = true
 					l.run(ctx, t, turn, &cell)
+					images = append(images, see(&cell)...)
 				}
 				tu.Cells = append(tu.Cells, cell)
 				msgs = append(msgs, Message{Role: "tool", ToolCallID: tc.ID, Name: ToolName, Content: cell.Fed})
@@ -355,6 +373,10 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 					t.Stopped, t.Note = StopCanceled, "Stopped by the user."
 					return t
 				}
+			}
+			if len(images) > 0 {
+				msgs = append(msgs, Message{Role: "user", Images: images,
+					Content: "(rehome: the figures your code drew, as the user sees them. Do not repeat them; answer or run more code.)"})
 			}
 		} else {
 			if ran[normalizeCode(fenced)] {
@@ -373,9 +395,10 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 			cells++
 			ran[normalizeCode(fenced)] = true
 			l.run(ctx, t, turn, &cell)
+			images := see(&cell)
 			tu.Cells = append(tu.Cells, cell)
 			msgs = append(msgs, Message{Role: "assistant", Content: tu.Text},
-				Message{Role: "user", Content: "Output of the code you ran:\n\n" + cell.Fed + "\n\nContinue: run more code the same way if you need to, or answer the question in words."})
+				Message{Role: "user", Images: images, Content: "Output of the code you ran:\n\n" + cell.Fed + "\n\nContinue: run more code the same way if you need to, or answer the question in words."})
 			if ctx.Err() != nil {
 				t.Stopped, t.Note = StopCanceled, "Stopped by the user."
 				return t
@@ -515,8 +538,8 @@ func FormatOutput(r CellResult, max int) string {
 			files = append(files, f.Name)
 		}
 	}
-	if len(plots) > 0 {
-		fmt.Fprintf(&b, "%d figure(s) drawn and shown to the user (%s); do not repeat them.\n", len(plots), strings.Join(plots, ", "))
+	for _, p := range plots {
+		fmt.Fprintf(&b, "plot saved: %s (shown to the user)\n", p)
 	}
 	if len(files) > 0 {
 		fmt.Fprintf(&b, "File(s) saved and given to the user: %s.\n", strings.Join(files, ", "))

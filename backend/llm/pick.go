@@ -91,5 +91,20 @@ func CatalogToolsHint(model string) (tools, vision, ok bool) {
 			return m.Tools, m.Vision, true
 		}
 	}
+	if m, ok := catalogModel(model); ok {
+		return m.Tools, m.Vision, true
+	}
 	return false, false, false
+}
+
+// ReadsImages says whether the server's model reads images (per the
+// server, or rehome's catalog for servers that cannot say).
+func (s Server) ReadsImages(model string) bool {
+	for _, m := range s.Models {
+		if m.ID == model {
+			return m.Vision
+		}
+	}
+	_, vision, _ := CatalogToolsHint(model)
+	return vision
 }
