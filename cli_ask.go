@@ -148,7 +148,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	ex := &sandboxexec.Session{Engine: e,
 		Request: sandbox.SessionRequest{InputPaths: llm.HostPaths(infos), Limits: lim, IdleTimeout: time.Hour},
 		DirFor:  func(id string) string { return sandbox.SessionDir(dir, id) },
-		Earlier: len(conv.Exchanges) > 0,
+		Earlier: conv.HasCells(),
 		Done: func(code string, res *sandbox.CellResult) {
 			req := sandbox.RunRequest{Code: code}
 			if res.Input != nil {

@@ -186,15 +186,18 @@ func TestAskCLI(t *testing.T) {
 	targets, _ := filepath.Abs(filepath.Join("backend", "llm", "testdata", "targets.csv"))
 	r = rehomeCLI(t, home, "ask", "--json", "--timeout", "2m", "--server", srv3.URL, "--file", csv, "--file", targets, "Which region beat its target by the most?")
 	var tr2 struct {
-		Answer string
-		Cells  []struct {
+		ConversationID string `json:"conversation_id"`
+		Answer         string
+		Cells          []struct {
 			Result struct {
 				ExitCode  int `json:"exit_code"`
 				Stdout    string
 				SessionID string `json:"session_id"`
 				Cell      int
 				Files     []struct{ Kind, DataURL string }
+				StateLost string `json:"state_lost"`
 			}
+			Fed string
 		}
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &tr2); err != nil || r.code != 0 {
@@ -211,6 +214,16 @@ func TestAskCLI(t *testing.T) {
 	out, err := exec.Command("podman", "ps", "-a", "-q", "--filter", "label=io.rehome.session="+c1.SessionID).CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "" {
 		t.Fatalf("the session's sandbox is left after rehome ask: %v %q", err, out)
+	}
+	// Continued later: a new session, and the model is told the earlier
+	// variables are gone (rehome re-runs nothing by itself).
+	srv4 := recordedOllama(t, "ollama-tools")
+	r = rehomeCLI(t, home, "ask", "--json", "--timeout", "2m", "--server", srv4.URL, "--continue", tr2.ConversationID, "Which region had the most revenue?")
+	if err := json.Unmarshal([]byte(r.stdout), &tr2); err != nil || r.code != 0 || len(tr2.Cells) != 1 {
+		t.Fatalf("continue: %v %+v", err, r)
+	}
+	if c := tr2.Cells[0]; !strings.Contains(c.Result.StateLost, "new Python session") || !strings.Contains(c.Fed, "variables and imports from earlier calls are gone") || c.Result.SessionID == c1.SessionID {
+		t.Fatalf("continued cell: %+v", c)
 	}
 }
 

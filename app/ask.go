@@ -210,7 +210,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	for _, n := range notes {
 		a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "note", Text: n}})
 	}
-	if fresh && hadCells(conv) {
+	if fresh && conv.HasCells() {
 		a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "note",
 			Text: "A new Python session: variables from this conversation's earlier cells are gone (the window was closed, or the files changed). The model is told, and re-runs what it needs."}})
 	}
@@ -242,7 +242,7 @@ func (a *App) askSession(conv *llm.Conversation, e *sandbox.Engine, lim sandbox.
 	x := &sandboxexec.Session{Engine: e, InlinePlots: true,
 		Request: sandbox.SessionRequest{InputPaths: llm.HostPaths(conv.Files), Limits: lim},
 		DirFor:  func(id string) string { return filepath.Join(a.cfg.DataDir, SessionsDir, id) },
-		Earlier: hadCells(conv),
+		Earlier: conv.HasCells(),
 		MakeRoom: func() bool {
 			// At the limit of sessions: this window's conversation used
 			// longest ago gives way, else a Code Interpreter file's.
@@ -263,15 +263,6 @@ func (a *App) askSession(conv *llm.Conversation, e *sandbox.Engine, lim sandbox.
 		old.x.Close(context.Background())
 	}
 	return x, true
-}
-
-func hadCells(c *llm.Conversation) bool {
-	for i := range c.Exchanges {
-		if len(c.Exchanges[i].Cells()) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // evictAskSession stops the session of the conversation (other than
