@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"rehome/backend/assistant"
-	"rehome/backend/audit"
 	"rehome/backend/hardware"
 	"rehome/backend/llm"
 	"rehome/backend/llm/sandboxexec"
@@ -117,7 +116,11 @@ func cmdAsk(env *cliEnv, args []string) int {
 
 	ctx, cancel := interruptible()
 	defer cancel()
-	srv, mdl, err := llm.Pick(ctx, *server, *model, llm.CatalogToolsHint, suggestedModel(st))
+	suggested := llm.SuggestedModel(st, *assistantID, "")
+	if fromAssistant {
+		suggested = *model
+	}
+	srv, mdl, err := llm.Pick(ctx, *server, *model, llm.CatalogToolsHint, suggested)
 	if err != nil {
 		if fromAssistant {
 			err = fmt.Errorf("%w (%s is the assistant's default model; --model names another)", err, *model)
@@ -291,14 +294,7 @@ func parseInterspersed(env *cliEnv, fs *flag.FlagSet, args []string) (words []st
 
 // suggestedModel is the text model the latest audit chose, or "" when
 // there is no audit.
-func suggestedModel(st *store.Store) string {
-	if st != nil {
-		if recs, err := store.List[audit.Record](st, store.Audits, 1); err == nil && len(recs) > 0 && recs[0].TextModel != nil {
-			return recs[0].TextModel.Tag
-		}
-	}
-	return ""
-}
+func suggestedModel(st *store.Store) string { return llm.SuggestedModel(st, "", "") }
 
 // fitNote says how model fits this machine ("" when the catalog does not
 // know it or the hardware cannot be read).

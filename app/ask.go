@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"rehome/backend/assistant"
-	"rehome/backend/audit"
 	"rehome/backend/llm"
 	"rehome/backend/llm/sandboxexec"
 	"rehome/backend/models"
@@ -74,16 +73,25 @@ func (a *App) LLMStatus(server string) ([]llm.Server, error) {
 
 // LLMHint says how to start a model server, naming the model the latest
 // audit chose.
-func (a *App) LLMHint() string { return llm.StartHint(a.suggestedModel()) }
+func (a *App) LLMHint() string { return llm.StartHint(a.suggestedModel("")) }
 
-func (a *App) suggestedModel() string {
+// LLMHintFor says how to start a model server for an assistant: the
+// `ollama pull` of its default model, else of the model its audit chose.
+func (a *App) LLMHintFor(assistantID string) string {
+	return llm.StartHint(a.suggestedModel(assistantID))
+}
+
+func (a *App) suggestedModel(assistantID string) string {
 	if a.store == nil {
 		return ""
 	}
-	if recs, err := store.List[audit.Record](a.store, store.Audits, 1); err == nil && len(recs) > 0 && recs[0].TextModel != nil {
-		return recs[0].TextModel.Tag
+	def := ""
+	if assistantID != "" {
+		if as, err := a.assistants.Get(assistantID); err == nil {
+			def = as.Model
+		}
 	}
-	return ""
+	return llm.SuggestedModel(a.store, assistantID, def)
 }
 
 // SetAssistantModel stores model as the assistant's default ("" lets
@@ -189,7 +197,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		a.asks.mu.Unlock()
 	}()
 
-	srv, model, err := llm.Pick(ctx, req.Server, req.Model, llm.CatalogToolsHint, a.suggestedModel())
+	srv, model, err := llm.Pick(ctx, req.Server, req.Model, llm.CatalogToolsHint, a.suggestedModel(req.AssistantID))
 	if err != nil {
 		return llm.Conversation{}, err
 	}
