@@ -378,6 +378,11 @@ func (a *App) DeleteConversation(id string) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
+	a.asks.mu.Lock()
+	if cancel := a.asks.cancels[id]; cancel != nil {
+		cancel() // it was answering: stop it first
+	}
+	a.asks.mu.Unlock()
 	a.closeAskSession(id)
 	return a.store.Delete(store.Conversations, id)
 }

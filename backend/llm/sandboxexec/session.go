@@ -49,6 +49,7 @@ type Session struct {
 	s       *sandbox.Session
 	starts  int
 	pending string // said to the model with the next cell
+	closed  bool
 }
 
 // Exec runs code as the session's next cell. Cancelling ctx interrupts
@@ -59,6 +60,9 @@ func (x *Session) Exec(ctx context.Context, code string) (llm.CellResult, error)
 	defer x.mu.Unlock()
 	if x.Engine == nil {
 		return llm.CellResult{}, errors.New("no sandbox: install Podman and run `rehome sandbox doctor`")
+	}
+	if x.closed {
+		return llm.CellResult{}, errors.New("the conversation's session was closed")
 	}
 	if x.s == nil || x.s.Ended() != "" {
 		if err := x.start(ctx); err != nil {
@@ -164,7 +168,7 @@ func (x *Session) Info() sandbox.SessionInfo {
 }
 
 // Close ends the session (its container is removed; its folder stays).
-// A cell running at the time is interrupted first.
+// A cell running at the time is interrupted first; no cell runs after.
 func (x *Session) Close(ctx context.Context) error {
 	if !x.mu.TryLock() {
 		// A cell runs: interrupt it, then wait for it to end.
@@ -174,6 +178,7 @@ func (x *Session) Close(ctx context.Context) error {
 		x.mu.Lock()
 	}
 	defer x.mu.Unlock()
+	x.closed = true
 	if x.s == nil {
 		return nil
 	}
