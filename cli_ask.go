@@ -69,11 +69,8 @@ func cmdAsk(env *cliEnv, args []string) int {
 		if *assistantID == "" {
 			*assistantID = conv.AssistantID
 		}
-		if len(files) == 0 {
-			for _, f := range conv.Files {
-				files = append(files, f.HostPath)
-			}
-		}
+		// The conversation's files stay; --file adds more.
+		files = append(llm.HostPaths(conv.Files), files...)
 	}
 	if *keepModel && (*model == "" || *assistantID == "") {
 		return env.usage("--keep-model stores --model as the default of --assistant: give both")
