@@ -33,6 +33,15 @@ func DescribeFile(hostPath string) (FileInfo, error) {
 	}
 	fi := FileInfo{Name: p.Name, HostPath: hostPath, Path: "/mnt/data/" + filepath.Base(hostPath),
 		Size: p.Size, Format: string(p.Format), Rows: p.RowCount, RowsKind: p.RowCountKind, Sheet: p.Sheet}
+	if p.Format == dataset.Text || p.Format == dataset.Binary {
+		// Not a table (a PDF, a document, notes among the knowledge
+		// files): its name and size only, its kind from its extension.
+		if ext := strings.TrimPrefix(filepath.Ext(hostPath), "."); ext != "" {
+			fi.Format = strings.ToLower(ext)
+		}
+		fi.Rows, fi.RowsKind = 0, ""
+		return fi, nil
+	}
 	for i, c := range p.Columns {
 		if i == 60 {
 			fi.Columns = append(fi.Columns, fmt.Sprintf("… %d more", len(p.Columns)-60))

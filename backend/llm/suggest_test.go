@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -40,5 +41,21 @@ func TestSuggestedModel(t *testing.T) {
 		if m := SuggestedModel(st, tc.id, tc.def); m != tc.want {
 			t.Errorf("assistant %q default %q: %q, want %q", tc.id, tc.def, m, tc.want)
 		}
+	}
+}
+
+// A file that is not a table (a PDF among the knowledge files) is named
+// with its size and kind, without made-up columns.
+func TestDescribeNonTable(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "guide.pdf")
+	if err := os.WriteFile(p, []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := DescribeFile(p)
+	if err != nil || fi.Format != "pdf" || len(fi.Columns) != 0 || fi.Rows != 0 || fi.Note != "" {
+		t.Fatalf("%v %+v", err, fi)
+	}
+	if d := fi.Describe(); d != "/mnt/data/guide.pdf (23 bytes, PDF)" {
+		t.Errorf("describe: %q", d)
 	}
 }
