@@ -82,14 +82,16 @@ const (
 
 // Transcript is one question through the loop.
 type Transcript struct {
-	Question string    `json:"question"`
-	Model    string    `json:"model"`
-	Server   string    `json:"server"`
-	Mode     string    `json:"mode"` // "tools" or "fenced"
-	Turns    []Turn    `json:"turns"`
-	Answer   string    `json:"answer"`
-	Files    []OutFile `json:"files"` // every plot and file made, in order
-	Stopped  string    `json:"stopped"`
+	Question string `json:"question"`
+	Model    string `json:"model"`
+	Server   string `json:"server"`
+	Mode     string `json:"mode"` // "tools" or "fenced"
+	// Vision says the model was shown the plots (it reads images).
+	Vision  bool      `json:"vision,omitempty"`
+	Turns   []Turn    `json:"turns"`
+	Answer  string    `json:"answer"`
+	Files   []OutFile `json:"files"` // every plot and file made, in order
+	Stopped string    `json:"stopped"`
 	// Note explains a stop other than an answer, in the user's words.
 	Note       string    `json:"note,omitempty"`
 	Error      string    `json:"error,omitempty"`
@@ -235,7 +237,7 @@ func (l *Loop) SystemPrompt(mode string) string {
 // model asks for the same code again, or when ctx is cancelled (the
 // transcript so far is returned, with Stopped saying why).
 func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
-	t := &Transcript{Question: question, Model: l.Model, Started: time.Now().UTC()}
+	t := &Transcript{Question: question, Model: l.Model, Vision: l.Vision, Started: time.Now().UTC()}
 	if l.Client != nil {
 		t.Server = l.Client.BaseURL
 	}

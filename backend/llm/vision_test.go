@@ -44,7 +44,7 @@ func TestVisionModelSeesPlots(t *testing.T) {
 			l, _ := newLoop(t, r, &fakeExec{res: res}, tc.model)
 			l.Vision = tc.vision
 			tr := ask(t, l, "Which region had the most revenue?")
-			if tr.Stopped != StopAnswered {
+			if tr.Stopped != StopAnswered || tr.Vision != tc.vision {
 				t.Fatalf("stopped %q %q %q", tr.Stopped, tr.Note, tr.Error)
 			}
 			last := r.bodies[len(r.bodies)-1]
