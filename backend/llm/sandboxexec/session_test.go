@@ -20,7 +20,9 @@ func sessionExec(t *testing.T, e *sandbox.Engine, files ...string) (*Session, st
 	t.Helper()
 	base := filepath.Join(t.TempDir(), "sessions")
 	x := &Session{Engine: e, InlinePlots: true,
-		Request: sandbox.SessionRequest{InputPaths: files, Limits: sandbox.Limits{Timeout: 2 * time.Minute}},
+		// MaxSessions: other packages' tests run sessions at the same time
+		// (the cap counts every session on this machine).
+		Request: sandbox.SessionRequest{InputPaths: files, Limits: sandbox.Limits{Timeout: 2 * time.Minute}, MaxSessions: 32},
 		DirFor:  func(id string) string { return filepath.Join(base, id) }}
 	t.Cleanup(func() {
 		if err := x.Close(context.Background()); err != nil {
