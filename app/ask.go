@@ -132,16 +132,6 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		return llm.Conversation{}, errors.New("type a question first")
 	}
 	conv := llm.NewConversation()
-	// Only files the user gave (uploaded, picked, dropped) reach a
-	// conversation, as with RunCode; stored conversations keep such paths.
-	var files []string
-	for _, p := range req.Files {
-		p, err := a.readable(p)
-		if err != nil {
-			return llm.Conversation{}, err
-		}
-		files = append(files, p)
-	}
 	if req.ConversationID != "" {
 		c, err := llm.GetConversation(a.store, req.ConversationID)
 		if err != nil {
@@ -152,7 +142,15 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 			req.AssistantID = c.AssistantID
 		}
 	}
+	// Files given before — the conversation's, the assistant's knowledge —
+	// are known; any other must be one the user gave (uploaded, picked,
+	// dropped), as with RunCode.
+	known := map[string]bool{}
+	for _, f := range conv.Files {
+		known[f.HostPath] = true
+	}
 	instructions := ""
+	var knowledge []string
 	if req.AssistantID != "" {
 		as, err := a.assistants.Get(req.AssistantID)
 		if err != nil {
@@ -165,15 +163,28 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		conv.AssistantID, conv.AssistantName = as.ID, as.Name
 		for _, k := range as.Knowledge {
 			if k.Path != "" && fileExists(k.Path) {
-				files = append(files, k.Path)
+				knowledge = append(knowledge, k.Path)
+				known[k.Path] = true
 			}
 		}
 	}
-	// Every file is at /mnt/data: those of the conversation so far, the
-	// ones given now, the assistant's knowledge.
-	all := llm.HostPaths(conv.Files)
-	all = append(all, files...)
-	infos, notes, err := llm.DescribeFiles(all)
+	// The files the screen shows are the conversation's (removing one
+	// removes it from /mnt/data); none given keeps the conversation's.
+	var files []string
+	for _, p := range req.Files {
+		if !known[p] {
+			var err error
+			if p, err = a.readable(p); err != nil {
+				return llm.Conversation{}, err
+			}
+		}
+		files = append(files, p)
+	}
+	if len(req.Files) == 0 {
+		files = llm.HostPaths(conv.Files)
+	}
+	// Every file is at /mnt/data, and the assistant's knowledge too.
+	infos, notes, err := llm.DescribeFiles(append(files, knowledge...))
 	if err != nil {
 		return llm.Conversation{}, err
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"rehome/backend/assistant"
 	"rehome/backend/llm"
 )
 
@@ -134,7 +135,7 @@ func TestAskSessionThroughApp(t *testing.T) {
 		os.WriteFile(p, data, 0o644)
 		files = append(files, p)
 	}
-	server := recorded(t, "session-state", "slow-cell")
+	server := recorded(t, "session-state", "slow-cell", "drop")
 
 	conv, err := a.Ask(AskRequest{Files: files, Server: server, Question: "Which region beat its target by the most?"})
 	if err != nil {
@@ -174,6 +175,27 @@ func TestAskSessionThroughApp(t *testing.T) {
 	}
 	if len(conv2.Files) != 2 {
 		t.Errorf("the conversation's files: %+v", conv2.Files)
+	}
+
+	// An assistant whose knowledge file is outside the uploads: it is at
+	// /mnt/data too, and the screen may send it back with the
+	// conversation's files (a reopened conversation shows them all).
+	kdir := t.TempDir()
+	guide := filepath.Join(kdir, "guide.txt")
+	os.WriteFile(guide, []byte("Targets are set each January.\n"), 0o644)
+	as, err := a.CreateAssistant(assistant.Assistant{Name: "Sales", Knowledge: []assistant.KnowledgeFile{{Name: "guide.txt", Path: guide}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv3, err := a.Ask(AskRequest{ConversationID: conv.ID, AssistantID: as.ID, Files: llm.HostPaths(conv2.Files), Server: server, Question: "And now?"})
+	if err != nil || len(conv3.Files) != 3 || conv3.Files[2].Path != "/mnt/data/guide.txt" {
+		t.Fatalf("with knowledge: %v %+v", err, conv3.Files)
+	}
+	if _, err := a.Ask(AskRequest{ConversationID: conv.ID, Files: llm.HostPaths(conv3.Files), Server: server, Question: "Again?"}); err != nil {
+		t.Fatalf("the conversation's own files were refused: %v", err)
+	}
+	if _, err := a.Ask(AskRequest{ConversationID: conv.ID, Files: []string{filepath.Join(kdir, "other.csv")}, Server: server, Question: "?"}); err == nil || !strings.Contains(err.Error(), "not a file you gave rehome") {
+		t.Fatalf("a file the user did not give: %v", err)
 	}
 	if err := Close(a); err != nil {
 		t.Fatal(err)
