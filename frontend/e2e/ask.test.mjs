@@ -167,3 +167,42 @@ test('two dropped CSVs, two cells in one session: the second uses what the first
     state.close();
   }
 });
+
+test("an assistant's default model: made default on the screen, chosen again with the assistant; the chosen model's fit said", async () => {
+  const ollama = await recordedOllama('drop');
+  try {
+    const as = await srv.call('CreateAssistant', { name: 'Sales', description: '', instructions: 'Be brief.', starters: [], knowledge: [], capabilities: [], actions: [], remote_files: [], notes: '' });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(srv.url);
+    await page.evaluate(() => (location.hash = '#/ask'));
+    const url = `http://127.0.0.1:${ollama.address().port}/v1`;
+    await page.getByTestId('ask-server-url').fill(url);
+    await page.getByTestId('ask-server-url').press('Enter');
+    await page.waitForFunction(() => document.querySelector('[data-testid=ask-model]')?.textContent?.includes('gemma2:2b'));
+    await page.getByTestId('ask-assistant').selectOption(as.id);
+    assert.equal(await page.getByTestId('ask-model').inputValue(), `${url}|qwen2.5:7b`, 'no default yet: the tool-calling model');
+    await page.getByTestId('ask-model').selectOption(`${url}|gemma2:2b`);
+    await page.getByTestId('ask-make-default').click();
+    await page.getByTestId('ask-default-saved').waitFor();
+    const stored = (await srv.call('ListAssistants')).find((a) => a.id === as.id);
+    assert.equal(stored.model, 'gemma2:2b');
+    // Another assistant, then this one again: its default is chosen.
+    await page.getByTestId('ask-assistant').selectOption('');
+    await page.getByTestId('ask-model').selectOption(`${url}|qwen2.5:7b`);
+    await page.getByTestId('ask-assistant').selectOption(as.id);
+    await page.waitForFunction((v) => document.querySelector('[data-testid=ask-model]')?.value === v, `${url}|gemma2:2b`);
+    // The fit line, where the catalog says the chosen model will not fit here.
+    await page.getByTestId('ask-model').selectOption(`${url}|qwen2.5:7b`);
+    const fit = (await srv.call('LLMStatus', url))[0].models.find((m) => m.id === 'qwen2.5:7b').fit;
+    if (fit.startsWith('will not fit')) {
+      assert.match(await page.getByTestId('ask-fit').innerText(), /^qwen2\.5:7b will not fit in your VRAM .*: expect about [\d.]+ tok\/s on the CPU/);
+    } else {
+      assert.equal(await page.getByTestId('ask-fit').count(), 0);
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    ollama.close();
+  }
+});
