@@ -34,41 +34,43 @@ type imageURL struct {
 	URL string `json:"url"`
 }
 
-// sentMessage is Message as it is sent: the same fields, content as a
-// string or as parts.
-type sentMessage struct {
-	Role       string     `json:"role"`
-	Content    any        `json:"content"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-	Name       string     `json:"name,omitempty"`
-}
+// plainMessage is Message without its JSON methods (every field as
+// tagged).
+type plainMessage Message
 
 // MarshalJSON sends the content as a string, or, with images, as a text
 // part followed by one image_url part per image.
 func (m Message) MarshalJSON() ([]byte, error) {
-	w := sentMessage{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name}
-	if len(m.Images) > 0 {
-		parts := []contentPart{{Type: "text", Text: m.Content}}
-		for _, u := range m.Images {
-			parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: u}})
-		}
-		w.Content = parts
+	data, err := json.Marshal(plainMessage(m))
+	if err != nil || len(m.Images) == 0 {
+		return data, err
 	}
-	return json.Marshal(w)
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return nil, err
+	}
+	parts := []contentPart{{Type: "text", Text: m.Content}}
+	for _, u := range m.Images {
+		parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: u}})
+	}
+	if obj["content"], err = json.Marshal(parts); err != nil {
+		return nil, err
+	}
+	return json.Marshal(obj)
 }
 
 // UnmarshalJSON reads content as a string or as parts (text parts joined,
 // image_url parts into Images), for tests and tools that read requests.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var w struct {
-		sentMessage
+		plainMessage
 		Content json.RawMessage `json:"content"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*m = Message{Role: w.Role, ToolCalls: w.ToolCalls, ToolCallID: w.ToolCallID, Name: w.Name}
+	*m = Message(w.plainMessage)
+	m.Content = ""
 	if len(w.Content) == 0 || string(w.Content) == "null" {
 		return nil
 	}

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -102,5 +103,27 @@ func TestVisionBoundPerQuestion(t *testing.T) {
 	}
 	if total != MaxImagesPerQuestion {
 		t.Errorf("%d figures over five cells, want %d", total, MaxImagesPerQuestion)
+	}
+}
+
+// A message without images is sent as before (content a string); with
+// images, as parts; both read back the same.
+func TestMessageWire(t *testing.T) {
+	plain := Message{Role: "tool", Content: "out", ToolCallID: "c1", Name: "python", Reasoning: "never sent"}
+	data, err := json.Marshal(plain)
+	if err != nil || string(data) != `{"role":"tool","content":"out","tool_call_id":"c1","name":"python"}` {
+		t.Fatalf("plain: %v %s", err, data)
+	}
+	img := Message{Role: "user", Content: "see", Images: []string{"data:image/png;base64,AA"}}
+	data, err = json.Marshal(img)
+	if err != nil || string(data) != `{"content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA"}}],"role":"user"}` {
+		t.Fatalf("images: %v %s", err, data)
+	}
+	var back Message
+	if err := json.Unmarshal(data, &back); err != nil || back.Content != "see" || len(back.Images) != 1 || back.Role != "user" {
+		t.Fatalf("read back: %v %+v", err, back)
+	}
+	if err := json.Unmarshal([]byte(`{"role":"assistant","content":null,"tool_calls":[{"id":"x","type":"function","function":{"name":"python","arguments":"{}"}}]}`), &back); err != nil || back.Content != "" || len(back.ToolCalls) != 1 || back.Images != nil {
+		t.Fatalf("null content: %v %+v", err, back)
 	}
 }
