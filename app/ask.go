@@ -108,18 +108,6 @@ func (a *App) SetAssistantModel(id, model string) (assistant.Assistant, error) {
 	return a.assistants.Update(as)
 }
 
-// ModelFit says how a model the catalog knows fits this machine (its
-// verdict, the words, the speed to expect on the CPU); ok false for a
-// model the catalog does not know, or when the hardware is unknown.
-func (a *App) ModelFit(model string) (llm.Fit, error) {
-	rep, err := a.hw.Report(context.Background())
-	if err != nil {
-		return llm.Fit{}, err
-	}
-	f, _ := llm.FitOf(model, models.MachineFrom(rep))
-	return f, nil
-}
-
 // Ask runs one question through the loop and returns the conversation
 // with it added (kept in the database). It returns when the model has
 // answered, the bound is reached, or StopAsk is called.
