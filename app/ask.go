@@ -48,6 +48,8 @@ type askHolder struct {
 	// cells share one Python kernel until the window closes, the
 	// conversation is deleted, or its files change.
 	execs map[string]*askSession
+	// deleted are conversations deleted while answering: not saved again.
+	deleted map[string]bool
 }
 
 // askSession is a conversation's session and what it was started with.
@@ -223,6 +225,13 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	}
 	t := loop.Ask(ctx, q)
 	conv.Add(t)
+	a.asks.mu.Lock()
+	gone := a.asks.deleted[conv.ID]
+	delete(a.asks.deleted, conv.ID)
+	a.asks.mu.Unlock()
+	if gone {
+		return *conv, errors.New("the conversation was deleted while it answered")
+	}
 	if err := llm.SaveConversation(a.store, conv); err != nil {
 		return *conv, err
 	}
@@ -378,10 +387,19 @@ func (a *App) DeleteConversation(id string) error {
 		return err
 	}
 	a.asks.mu.Lock()
-	if cancel := a.asks.cancels[id]; cancel != nil {
-		cancel() // it was answering: stop it first
+	cancel := a.asks.cancels[id]
+	if cancel != nil {
+		cancel() // it was answering: stop it first, and do not keep it
+		if a.asks.deleted == nil {
+			a.asks.deleted = map[string]bool{}
+		}
+		a.asks.deleted[id] = true
 	}
 	a.asks.mu.Unlock()
 	a.closeAskSession(id)
-	return a.store.Delete(store.Conversations, id)
+	err := a.store.Delete(store.Conversations, id)
+	if cancel != nil && errors.Is(err, store.ErrNotFound) {
+		return nil // its first question: not stored yet, and now never
+	}
+	return err
 }

@@ -205,3 +205,74 @@ func TestAskSessionThroughApp(t *testing.T) {
 		t.Fatalf("the conversation's session is left after the app closed: %s", out)
 	}
 }
+
+// Deleting a conversation while it answers stops the question, ends its
+// session and does not keep the conversation.
+func TestAskDeletedWhileAnswering(t *testing.T) {
+	if _, err := exec.LookPath("podman"); err != nil {
+		if os.Getenv("REHOME_REQUIRE_PODMAN") == "1" {
+			t.Fatal("podman is missing")
+		}
+		t.Skip("podman is missing; set REHOME_REQUIRE_PODMAN=1 to make this a failure")
+	}
+	a := New(Config{DataDir: t.TempDir()})
+	if err := Open(a); err != nil {
+		t.Fatal(err)
+	}
+	defer Close(a)
+	ev := &events{}
+	SetEmitter(a, ev)
+	server := recorded(t, "slow-cell")
+	type result struct {
+		conv llm.Conversation
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, err := a.Ask(AskRequest{Server: server, Question: "Wait a while."})
+		done <- result{c, err}
+	}()
+	t1 := time.Now()
+	defer func() { t.Logf("test body %s", time.Since(t1).Round(time.Millisecond)) }()
+	var id, sid string
+	for deadline := time.Now().Add(3 * time.Minute); id == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		ev.mu.Lock()
+		for _, e := range ev.got {
+			if e.Type == "cell_start" {
+				id = e.ConversationID
+			}
+		}
+		ev.mu.Unlock()
+	}
+	time.Sleep(time.Second)
+	a.asks.mu.Lock()
+	if s := a.asks.execs[id]; s != nil {
+		sid = s.x.Info().ID
+	}
+	a.asks.mu.Unlock()
+	if id == "" || sid == "" {
+		t.Fatalf("the cell did not start (conversation %q, session %q)", id, sid)
+	}
+	t0 := time.Now()
+	if err := a.DeleteConversation(id); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("deleted in %s; cell_start seen after %s", time.Since(t0).Round(time.Millisecond), t0.Sub(t1).Round(time.Millisecond))
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the question went on after its conversation was deleted")
+	}
+	t.Logf("the question ended %s after the delete", time.Since(t0).Round(time.Millisecond))
+	if r.err == nil || !strings.Contains(r.err.Error(), "deleted") {
+		t.Fatalf("ask: %v", r.err)
+	}
+	if list, _ := a.ListConversations(10); len(list) != 0 {
+		t.Fatalf("the deleted conversation was kept: %+v", list)
+	}
+	out, _ := exec.Command("podman", "ps", "-a", "--filter", "label=io.rehome.session="+sid, "--format", "{{.ID}}").Output()
+	if strings.TrimSpace(string(out)) != "" {
+		t.Fatalf("the deleted conversation's session is left: %s", out)
+	}
+}

@@ -116,6 +116,7 @@ func (x *Session) start(ctx context.Context) error {
 	if x.s != nil {
 		x.s.Stop(context.WithoutCancel(ctx))
 		x.s = nil
+		x.cur.Store(nil)
 	}
 	req := x.Request
 	if x.NewID != nil {
@@ -150,21 +151,20 @@ func (x *Session) start(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// Started says whether a session is running.
+// Started says whether a session is running; it does not wait for a
+// running cell.
 func (x *Session) Started() bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.s != nil && x.s.Ended() == ""
+	s := x.cur.Load()
+	return s != nil && s.Ended() == ""
 }
 
-// Info is the running session's record (zero when none runs).
+// Info is the session's record (zero before the first cell); it does not
+// wait for a running cell.
 func (x *Session) Info() sandbox.SessionInfo {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.s == nil {
-		return sandbox.SessionInfo{}
+	if s := x.cur.Load(); s != nil {
+		return s.Info()
 	}
-	return x.s.Info()
+	return sandbox.SessionInfo{}
 }
 
 // Close ends the session (its container is removed; its folder stays).
