@@ -88,13 +88,14 @@ test('a question about a CSV comes back answered, with its plot, from a recorded
   await page.getByTestId('ask-stop-button').waitFor(); // Stop while it answers
   await page.getByTestId('ask-answer').waitFor({ timeout: 240000 });
   assert.match(await page.getByTestId('ask-answer').innerText(), /^South had the most revenue: 230\.0\./);
+  // The cell is folded, with the code and its real output inside (its
+  // summary says why when it could not run).
+  const cell = page.getByTestId('ask-cell');
+  assert.match(await cell.locator('summary').innerText(), /ran, 1 plot/);
   const plot = page.getByTestId('ask-plot');
   await plot.waitFor();
   const size = await plot.evaluate((img) => [img.naturalWidth, img.naturalHeight]);
   assert.ok(size[0] > 100 && size[1] > 100, `the plot renders (${size})`);
-  // The cell is folded, with the code and its real output inside.
-  const cell = page.getByTestId('ask-cell');
-  assert.match(await cell.locator('summary').innerText(), /ran, 1 plot/);
   await cell.locator('summary').click();
   assert.match(await cell.innerText(), /South\s+230\.0/);
   await page.screenshot({ path: join(artifacts, 'browser-ask-answer.png'), fullPage: true });
@@ -140,6 +141,7 @@ test('two dropped CSVs, two cells in one session: the second uses what the first
     assert.equal(await page.getByTestId('ask-answer').innerText(), 'East beat its target by the most: 21.0.');
     const cells = page.getByTestId('ask-cell');
     assert.equal(await cells.count(), 2);
+    assert.match(await cells.nth(0).locator('summary').innerText(), /ran/);
     await cells.nth(1).locator('summary').click();
     // Cell 2 used sales and targets from cell 1 without reading them again.
     assert.match(await cells.nth(1).innerText(), /East\s+21\.0/);
