@@ -1,16 +1,18 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"rehome/backend/audit"
+	"rehome/backend/assistant"
+	"rehome/backend/hardware"
 	"rehome/backend/llm"
 	"rehome/backend/llm/sandboxexec"
+	"rehome/backend/models"
 	"rehome/backend/store"
 	"rehome/sandbox"
 )
@@ -22,16 +24,17 @@ import (
 func cmdAsk(env *cliEnv, args []string) int {
 	fs := env.flags("ask", "ask [--file F]... [--assistant ID] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--json] [--verbose] QUESTION")
 	var files stringList
-	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable; one-shot runs show the first)")
+	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable)")
 	assistantID := fs.String("assistant", "", "the assistant `id` whose instructions and knowledge to use")
 	server := fs.String("server", "", "the model server's base `URL`, as an OpenAI client takes it (http://127.0.0.1:11434/v1); default: the first found on this machine")
-	model := fs.String("model", "", "the `model` to use (default: the server's first that calls tools)")
+	model := fs.String("model", "", "the `model` to use (default: the assistant's default model, else the server's first that calls tools)")
+	keepModel := fs.Bool("keep-model", false, "store --model as the assistant's default model (with --assistant)")
 	maxSteps := fs.Int("max-steps", llm.DefaultMaxSteps, "most code `runs` for the question")
 	mode := fs.String("mode", llm.ModeAuto, "how the model runs code: auto (the python tool, falling back to ```python blocks), tools, fenced")
 	cont := fs.String("continue", "", "the conversation `id` to continue (its earlier answers are the context)")
 	asJSON := fs.Bool("json", false, "print the transcript as JSON: cells with code, exit code, outputs and files, and the answer")
 	verbose := fs.Bool("verbose", false, "print each cell's code and output on stderr")
-	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each code run")
+	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each cell")
 	pf := env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
@@ -66,13 +69,14 @@ func cmdAsk(env *cliEnv, args []string) int {
 		if *assistantID == "" {
 			*assistantID = conv.AssistantID
 		}
-		if len(files) == 0 {
-			for _, f := range conv.Files {
-				files = append(files, f.HostPath)
-			}
-		}
+		// The conversation's files stay; --file adds more.
+		files = append(llm.HostPaths(conv.Files), files...)
+	}
+	if *keepModel && (*model == "" || *assistantID == "") {
+		return env.usage("--keep-model stores --model as the default of --assistant: give both")
 	}
 	var instructions string
+	fromAssistant := false
 	if *assistantID != "" {
 		a, err := env.c.Assistants().Get(*assistantID)
 		if err != nil {
@@ -80,6 +84,18 @@ func cmdAsk(env *cliEnv, args []string) int {
 		}
 		instructions = a.Instructions
 		conv.AssistantID, conv.AssistantName = a.ID, a.Name
+		switch {
+		case *keepModel && *model != "":
+			if _, err := env.c.Assistants().Edit(a.ID, func(as *assistant.Assistant) error {
+				as.Model = *model
+				return nil
+			}); err != nil {
+				return env.fail(err)
+			}
+			fmt.Fprintf(env.stderr, "rehome: %s is now %s's default model\n", *model, a.Name)
+		case *model == "" && a.Model != "":
+			*model, fromAssistant = a.Model, true
+		}
 		for _, k := range a.Knowledge {
 			if k.Path != "" {
 				if _, err := os.Stat(k.Path); err == nil {
@@ -88,32 +104,30 @@ func cmdAsk(env *cliEnv, args []string) int {
 			}
 		}
 	}
-	var infos []llm.FileInfo
-	for i, f := range files {
-		if i > 0 {
-			fmt.Fprintf(env.stderr, "rehome: %s is not shown to the code: one-shot runs show one file (%s)\n", f, files[0])
-			continue
-		}
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return env.fail(err)
-		}
-		fi, err := llm.DescribeFile(abs)
-		if err != nil {
-			return env.fail(err)
-		}
-		infos = append(infos, fi)
+	infos, notes, err := llm.DescribeFiles(files)
+	if err != nil {
+		return env.fail(err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(env.stderr, "rehome: %s\n", n)
 	}
 	conv.Files = infos
-	if conv.Files == nil {
-		conv.Files = []llm.FileInfo{}
-	}
 
 	ctx, cancel := env.interruptible()
 	defer cancel()
-	srv, mdl, err := llm.Pick(ctx, *server, *model, llm.CatalogToolsHint, suggestedModel(st))
+	suggested := llm.SuggestedModel(st, *assistantID, "")
+	if fromAssistant {
+		suggested = *model
+	}
+	srv, mdl, err := llm.Pick(ctx, *server, *model, llm.CatalogToolsHint, suggested)
 	if err != nil {
+		if fromAssistant {
+			err = fmt.Errorf("%w (%s is the assistant's default model; --model names another)", err, *model)
+		}
 		return env.fail(err)
+	}
+	if fit := fitNote(ctx, mdl); strings.HasPrefix(fit, "will not fit") {
+		fmt.Fprintf(env.stderr, "rehome: %s %s\n", mdl, fit)
 	}
 	if !srv.Loopback {
 		fmt.Fprintf(env.stderr, "rehome: %s is on another machine: the question and the files' descriptions go there (the files stay here)\n", srv.BaseURL)
@@ -129,21 +143,33 @@ func cmdAsk(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	ex := &sandboxexec.OneShot{Engine: e, Limits: lim,
-		OutputDir: filepath.Join(dir, "runs"),
-		Done: func(req sandbox.RunRequest, res *sandbox.Result) {
-			if err := env.c.Runs().Keep(sandbox.NewRecord(req, res, "ask")); err != nil {
+	// One session for the question: what a cell defines is there for the
+	// next. A continued conversation's earlier state is gone (its session
+	// ended with the command that ran it): the model is told at its first
+	// cell.
+	ex := &sandboxexec.Session{Engine: e,
+		Request: sandbox.SessionRequest{InputPaths: llm.HostPaths(infos), Limits: lim, IdleTimeout: time.Hour},
+		DirFor:  func(id string) string { return sandbox.SessionDir(dir, id) },
+		Earlier: conv.HasCells(),
+		Done: func(code string, res *sandbox.CellResult) {
+			req := sandbox.RunRequest{Code: code}
+			if res.Input != nil {
+				req.InputPath = res.Input.HostPath
+			}
+			if err := env.c.Runs().Keep(sandbox.NewRecord(req, &res.Result, "ask")); err != nil {
 				fmt.Fprintf(env.stderr, "rehome: %v\n", err)
 			}
 		}}
-	if len(infos) > 0 {
-		ex.InputPath = infos[0].HostPath
-	}
+	defer func() {
+		if err := ex.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(env.stderr, "rehome: %v\n", err)
+		}
+	}()
 
 	cell := 0
 	lastWasText := false
 	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: mdl, Instructions: instructions,
-		Files: infos, Exec: ex, Stateless: true, MaxSteps: *maxSteps, Mode: *mode, History: conv.History(),
+		Files: infos, Exec: ex, Vision: srv.ReadsImages(mdl), MaxSteps: *maxSteps, Mode: *mode, History: conv.History(),
 		OnEvent: func(ev llm.Event) {
 			if *asJSON {
 				return
@@ -270,11 +296,14 @@ func parseInterspersed(env *cliEnv, fs *flag.FlagSet, args []string) (words []st
 
 // suggestedModel is the text model the latest audit chose, or "" when
 // there is no audit.
-func suggestedModel(st *store.Store) string {
-	if st != nil {
-		if recs, err := store.List[audit.Record](st, store.Audits, 1); err == nil && len(recs) > 0 && recs[0].TextModel != nil {
-			return recs[0].TextModel.Tag
-		}
+func suggestedModel(st *store.Store) string { return llm.SuggestedModel(st, "", "") }
+
+// fitNote says how model fits this machine ("" when the catalog does not
+// know it or the hardware cannot be read).
+func fitNote(ctx context.Context, model string) string {
+	rep, err := hardware.NewDetector(hardware.Options{}).Detect(ctx)
+	if err != nil {
+		return ""
 	}
-	return ""
+	return llm.FitNote(model, models.MachineFrom(rep))
 }

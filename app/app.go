@@ -79,6 +79,7 @@ func (h *Host) Close() error {
 func (h *Host) CloseSandbox() { h.closeSandbox() }
 
 func (a *App) closeSandbox() {
+	closeAskSessions(a)
 	closeSessions(a)
 	a.core.CloseEngine()
 }

@@ -85,6 +85,10 @@ type SessionRequest struct {
 	ID string `json:"id"`
 	// InputPath is the user's file, at /mnt/data/<its name>, read-only.
 	InputPath string `json:"input_path"`
+	// InputPaths are more files, each at /mnt/data/<its name>, read-only
+	// (a conversation's dropped files and its assistant's knowledge). Two
+	// files of the same name are refused.
+	InputPaths []string `json:"input_paths,omitempty"`
 	// Limits: Timeout is each cell's time limit by default; memory, pids
 	// and CPU hold over the whole session; output caps hold per cell.
 	Limits Limits `json:"limits"`
@@ -105,10 +109,12 @@ type SessionRequest struct {
 // SessionInfo is a session's record (session.json), and its state when
 // listed.
 type SessionInfo struct {
-	Schema      int           `json:"schema"`
-	ID          string        `json:"id"`
-	Container   string        `json:"container"`
-	Input       *InputInfo    `json:"input,omitempty"`
+	Schema    int        `json:"schema"`
+	ID        string     `json:"id"`
+	Container string     `json:"container"`
+	Input     *InputInfo `json:"input,omitempty"`
+	// Inputs are the files beyond Input.
+	Inputs      []InputInfo   `json:"inputs,omitempty"`
 	Limits      Limits        `json:"limits"`
 	IdleTimeout time.Duration `json:"idle_timeout_ns"`
 	Created     time.Time     `json:"created"`
@@ -248,13 +254,25 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	if id == "" {
 		id = NewRunID()
 	}
-	var in *input
-	if req.InputPath != "" {
-		var err error
-		if in, err = openInput(req.InputPath); err != nil {
+	var ins []*input
+	seen := map[string]string{}
+	for _, p := range append([]string{req.InputPath}, req.InputPaths...) {
+		if p == "" {
+			continue
+		}
+		in, err := openInput(p)
+		if err != nil {
 			return nil, err
 		}
 		defer in.close()
+		if other, dup := seen[in.name]; dup {
+			if other == in.hostPath {
+				continue // the same file twice
+			}
+			return nil, fmt.Errorf("two files are named %s (%s and %s): /mnt/data holds one of each name; rename one", in.name, other, in.hostPath)
+		}
+		seen[in.name] = in.hostPath
+		ins = append(ins, in)
 	}
 	if err := e.EnsureImage(ctx, nil); err != nil {
 		return nil, err
@@ -285,25 +303,45 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	}
 	info := SessionInfo{Schema: SessionSchema, ID: id, Limits: lim, IdleTimeout: idle, Created: time.Now().UTC(),
 		Image: e.image, Runtime: runtime, Rootless: e.Host().Rootless, Enforcement: e.Enforcement()}
-	if in != nil {
-		src := in
+	for i, in := range ins {
+		// Each input has a folder of its own in work (a private copy is
+		// always named "input" there).
+		dir := work
+		if i > 0 {
+			dir = filepath.Join(work, strconv.Itoa(i))
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("prepare the input file: %w", err)
+			}
+		}
+		src, owned := in, false
 		if !in.othersCanRead() {
-			cp, err := in.privateCopy(work)
+			cp, err := in.privateCopy(dir)
 			if err != nil {
 				return nil, err
 			}
 			defer cp.close()
-			src = cp
+			src, owned = cp, true
 		}
-		link := filepath.Join(work, "input")
-		if err := os.Symlink(src.hostPath, link); err != nil {
-			return nil, fmt.Errorf("prepare the input file: %w", err)
+		// The private copy is mounted itself (the mount's "U" hands it to
+		// the sandbox's user); the user's file through a link.
+		link := src.hostPath
+		if !owned {
+			link = filepath.Join(dir, "input")
+			if err := os.Symlink(src.hostPath, link); err != nil {
+				return nil, fmt.Errorf("prepare the input file: %w", err)
+			}
 		}
 		if e.Host().Rootless {
-			os.Chmod(work, 0o711)
+			os.Chmod(dir, 0o711)
 		}
-		j.inputSource, j.inputName, j.inputDev, j.inputIno = link, src.name, src.dev, src.ino
-		info.Input = &InputInfo{HostPath: in.hostPath, Path: path.Join(DataDir, in.name), Size: in.size, Renamed: in.renamed}
+		ii := InputInfo{HostPath: in.hostPath, Path: path.Join(DataDir, in.name), Size: in.size, Renamed: in.renamed}
+		if i == 0 {
+			j.inputSource, j.inputName, j.inputDev, j.inputIno, j.inputOwned = link, src.name, src.dev, src.ino, owned
+			info.Input = &ii
+			continue
+		}
+		j.more = append(j.more, moreInput{source: link, name: src.name, dev: src.dev, ino: src.ino, owned: owned})
+		info.Inputs = append(info.Inputs, ii)
 	}
 	if err := os.MkdirAll(filepath.Join(req.Dir, "cells"), 0o700); err != nil {
 		return nil, fmt.Errorf("create the session's folder: %w", err)

@@ -71,6 +71,9 @@ type job struct {
 	// sandbox's user by the mount ("U": the service chowns it to the host
 	// uid that user maps to). Never set for the user's own file.
 	inputOwned bool
+	// more are further inputs beside the first (a session shows several
+	// files), each mounted read-only at /mnt/data/<name> like the first.
+	more []moreInput
 	// seccomp is the path of the seccomp profile (seccomp.go) on the
 	// service's host.
 	seccomp string
@@ -88,18 +91,35 @@ type job struct {
 	hardKillOnly bool
 }
 
+// moreInput is an input file beyond the first, as the job mounts it.
+type moreInput struct {
+	source, name string
+	dev, ino     uint64
+	owned        bool
+}
+
+// inputCheck names an input for the runner: it checks the file is the one
+// the host checked, and leaves it out of the outputs.
+type inputCheck struct {
+	Name string `json:"name"`
+	Dev  uint64 `json:"dev"`
+	Ino  uint64 `json:"ino"`
+}
+
 // runnerConfig is the runner's CONFIG argument.
 type runnerConfig struct {
-	Input          string `json:"input,omitempty"`
-	InputDev       uint64 `json:"input_dev,omitempty"`
-	InputIno       uint64 `json:"input_ino,omitempty"`
-	StdoutMax      int64  `json:"stdout_max"`
-	StderrMax      int64  `json:"stderr_max"`
-	FilesMax       int    `json:"files_max"`
-	FilesBytesMax  int64  `json:"files_bytes_max"`
-	MemoryWatchdog int64  `json:"memory_watchdog,omitempty"`
-	DeadlineMS     int64  `json:"deadline_ms,omitempty"`
-	Threads        int    `json:"threads"`
+	Input    string `json:"input,omitempty"`
+	InputDev uint64 `json:"input_dev,omitempty"`
+	InputIno uint64 `json:"input_ino,omitempty"`
+	// Inputs are the inputs beyond the first.
+	Inputs         []inputCheck `json:"inputs,omitempty"`
+	StdoutMax      int64        `json:"stdout_max"`
+	StderrMax      int64        `json:"stderr_max"`
+	FilesMax       int          `json:"files_max"`
+	FilesBytesMax  int64        `json:"files_bytes_max"`
+	MemoryWatchdog int64        `json:"memory_watchdog,omitempty"`
+	DeadlineMS     int64        `json:"deadline_ms,omitempty"`
+	Threads        int          `json:"threads"`
 }
 
 // runnerDeadline is when the runner kills the code itself, counted from
@@ -121,6 +141,9 @@ func command(lim Limits, j job) []string {
 		FilesMax:      lim.OutputFiles,
 		FilesBytesMax: lim.OutputBytes,
 		Threads:       max(1, int(math.Ceil(lim.CPUs))),
+	}
+	for _, m := range j.more {
+		rc.Inputs = append(rc.Inputs, inputCheck{Name: m.name, Dev: m.dev, Ino: m.ino})
 	}
 	if !j.cgroups.Memory {
 		rc.MemoryWatchdog = lim.Memory
@@ -204,7 +227,7 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 	s.Umask = "0022"
 
 	// File system: a read-only root, sized in-memory /tmp and /mnt/data,
-	// and the one input file, read-only. Nothing else from the host.
+	// and the input files, read-only. Nothing else from the host.
 	s.ReadOnlyFilesystem = true
 	s.ReadWriteTmpfs = false
 	s.ImageVolumeMode = "ignore"
@@ -235,6 +258,13 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 			Destination: path.Join(DataDir, j.inputName),
 			Options:     opts,
 		})
+	}
+	for _, m := range j.more {
+		opts := []string{"ro", "nosuid", "nodev", "noexec", "rprivate"}
+		if m.owned {
+			opts = append(opts, "U")
+		}
+		s.Mounts = append(s.Mounts, spec.Mount{Type: "bind", Source: m.source, Destination: path.Join(DataDir, m.name), Options: opts})
 	}
 
 	// Resource ceilings: cgroups where the service can hold them; rlimits

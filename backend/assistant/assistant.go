@@ -79,8 +79,12 @@ type Assistant struct {
 	// servers.
 	RemoteFiles []RemoteFile `json:"remote_files"`
 	Notes       string       `json:"notes"`
-	Created     time.Time    `json:"created"`
-	Updated     time.Time    `json:"updated"`
+	// Model is the model to ask with by default, as a model server names
+	// it (an Ollama tag such as qwen2.5:7b); "" lets rehome choose. Older
+	// records, without it, load as "".
+	Model   string    `json:"model,omitempty"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
 }
 
 // Limits on what an assistant may hold, matching ChatGPT's own.
@@ -98,6 +102,7 @@ var ErrInvalid = errors.New("invalid assistant")
 func (a *Assistant) Normalize() {
 	a.Name = strings.TrimSpace(a.Name)
 	a.Description = strings.TrimSpace(a.Description)
+	a.Model = strings.TrimSpace(a.Model)
 	starters := []string{}
 	for _, s := range a.Starters {
 		if s = strings.TrimSpace(s); s != "" {

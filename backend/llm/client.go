@@ -26,6 +26,9 @@ type Message struct {
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Name       string     `json:"name,omitempty"`
+	// Images are data: URLs shown to a model that reads images, sent as
+	// image_url content parts after the text (see vision.go).
+	Images []string `json:"-"`
 }
 
 // ToolCall is one call of a function by the model.

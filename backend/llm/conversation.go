@@ -55,6 +55,17 @@ func title(q string) string {
 	return q
 }
 
+// HasCells says whether an earlier question ran code (a new session then
+// starts without that code's state).
+func (c *Conversation) HasCells() bool {
+	for i := range c.Exchanges {
+		if len(c.Exchanges[i].Cells()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // History is the conversation so far as messages for the next question:
 // each question and its answer (the cells' outputs are not repeated).
 func (c *Conversation) History() []Message {

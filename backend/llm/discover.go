@@ -256,10 +256,15 @@ func llamaProps(ctx context.Context, hc *http.Client, root string, mi *ModelInfo
 	}
 	var v struct {
 		Caps map[string]any `json:"chat_template_caps"`
+		// Modalities: a server started with an --mmproj reads images.
+		Modalities struct {
+			Vision bool `json:"vision"`
+		} `json:"modalities"`
 	}
 	if json.Unmarshal(body, &v) != nil {
 		return
 	}
+	mi.Vision = v.Modalities.Vision
 	for _, k := range []string{"supports_tool_calls", "supports_tools"} {
 		if b, ok := v.Caps[k].(bool); ok {
 			mi.Tools, mi.ToolsSource = ToolsNo, "the server (/props chat_template_caps)"

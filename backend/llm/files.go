@@ -34,6 +34,15 @@ func DescribeFile(hostPath string) (FileInfo, error) {
 	}
 	fi := FileInfo{Name: p.Name, HostPath: hostPath, Path: "/mnt/data/" + filepath.Base(hostPath),
 		Size: p.Size, Format: string(p.Format), Rows: p.RowCount, RowsKind: p.RowCountKind, Sheet: p.Sheet}
+	if p.Format == dataset.Text || p.Format == dataset.Binary {
+		// Not a table (a PDF, a document, notes among the knowledge
+		// files): its name and size only, its kind from its extension.
+		if ext := strings.TrimPrefix(filepath.Ext(hostPath), "."); ext != "" {
+			fi.Format = strings.ToLower(ext)
+		}
+		fi.Rows, fi.RowsKind = 0, ""
+		return fi, nil
+	}
 	for i, c := range p.Columns {
 		if i == 60 {
 			fi.Columns = append(fi.Columns, fmt.Sprintf("… %d more", len(p.Columns)-60))
@@ -77,4 +86,46 @@ func (f FileInfo) Describe() string {
 		b.WriteString(f.Note)
 	}
 	return b.String()
+}
+
+// DescribeFiles previews each file for the model, in order: the same file
+// given twice is kept once, and a file whose name is taken already (two
+// files cannot both be /mnt/data/<name>) is left out with a note saying
+// so. A file that cannot be read is an error.
+func DescribeFiles(hostPaths []string) ([]FileInfo, []string, error) {
+	out := []FileInfo{}
+	var notes []string
+	byName := map[string]string{}
+	for _, p := range hostPaths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		name := filepath.Base(abs)
+		if other, ok := byName[name]; ok {
+			if other != abs {
+				notes = append(notes, fmt.Sprintf("%s is left out: %s is at /mnt/data/%s already (rename one to give both)", p, other, name))
+			}
+			continue
+		}
+		fi, err := DescribeFile(abs)
+		if err != nil {
+			return nil, nil, err
+		}
+		byName[name] = abs
+		out = append(out, fi)
+	}
+	return out, notes, nil
+}
+
+// HostPaths are the files' paths on this machine.
+func HostPaths(files []FileInfo) []string {
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		out = append(out, f.HostPath)
+	}
+	return out
 }

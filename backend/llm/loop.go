@@ -28,6 +28,16 @@ type CellResult struct {
 	Summary    string    `json:"summary,omitempty"`
 	Notes      []string  `json:"notes,omitempty"`
 	DurationMS int64     `json:"duration_ms"`
+	// SessionID and Cell name the session and its cell number, when the
+	// cell ran in a session (state kept between cells).
+	SessionID string `json:"session_id,omitempty"`
+	Cell      int    `json:"cell,omitempty"`
+	// Interrupted: Stop or the time limit interrupted the cell
+	// (KeyboardInterrupt); the session's state is kept.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// StateLost, when set, says in words that variables from earlier
+	// cells are gone (a new session, a killed kernel): the model is told.
+	StateLost string `json:"state_lost,omitempty"`
 }
 
 // OutFile is a plot or file a cell made, saved by rehome.
@@ -72,14 +82,16 @@ const (
 
 // Transcript is one question through the loop.
 type Transcript struct {
-	Question string    `json:"question"`
-	Model    string    `json:"model"`
-	Server   string    `json:"server"`
-	Mode     string    `json:"mode"` // "tools" or "fenced"
-	Turns    []Turn    `json:"turns"`
-	Answer   string    `json:"answer"`
-	Files    []OutFile `json:"files"` // every plot and file made, in order
-	Stopped  string    `json:"stopped"`
+	Question string `json:"question"`
+	Model    string `json:"model"`
+	Server   string `json:"server"`
+	Mode     string `json:"mode"` // "tools" or "fenced"
+	// Vision says the model was shown the plots (it reads images).
+	Vision  bool      `json:"vision,omitempty"`
+	Turns   []Turn    `json:"turns"`
+	Answer  string    `json:"answer"`
+	Files   []OutFile `json:"files"` // every plot and file made, in order
+	Stopped string    `json:"stopped"`
 	// Note explains a stop other than an answer, in the user's words.
 	Note       string    `json:"note,omitempty"`
 	Error      string    `json:"error,omitempty"`
@@ -140,6 +152,10 @@ type Loop struct {
 	OnEvent func(Event)
 	// History is earlier exchanges of the conversation, oldest first.
 	History []Message
+	// Vision says the model reads images (per the server or the catalog):
+	// the figures a cell drew are shown to it on the next turn (see
+	// vision.go); else it reads only that each plot was saved.
+	Vision bool
 }
 
 // ToolName is the code tool's name: the one ChatGPT's own Code
@@ -221,7 +237,7 @@ func (l *Loop) SystemPrompt(mode string) string {
 // model asks for the same code again, or when ctx is cancelled (the
 // transcript so far is returned, with Stopped saying why).
 func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
-	t := &Transcript{Question: question, Model: l.Model, Started: time.Now().UTC()}
+	t := &Transcript{Question: question, Model: l.Model, Vision: l.Vision, Started: time.Now().UTC()}
 	if l.Client != nil {
 		t.Server = l.Client.BaseURL
 	}
@@ -252,6 +268,18 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 	ran := map[string]bool{}
 	cells := 0
 	retried := false
+	shown := 0 // figures shown to the model this question
+	see := func(c *Cell) []string {
+		if !l.Vision || c.Error != "" {
+			return nil
+		}
+		urls, names := plotImages(c.Result.Files, MaxImagesPerQuestion-shown)
+		shown += len(urls)
+		if len(urls) > 0 {
+			c.Fed += "\n(" + strings.Join(names, ", ") + " attached to the next message, so that you can see what the user sees.)"
+		}
+		return urls
+	}
 
 	for {
 		if err := ctx.Err(); err != nil {
@@ -322,6 +350,7 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 
 		if len(calls) > 0 {
 			msgs = append(msgs, Message{Role: "assistant", Content: tu.Text, ToolCalls: calls})
+			var images []string
 			for _, tc := range calls {
 				code, perr := CodeFromArguments(tc.Function.Name, tc.Function.Arguments)
 				cell := Cell{Code: code, Via: "tool_call", ToolCallID: tc.ID}
@@ -338,6 +367,7 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 					cells++
 					ran[normalizeCode(code)] = true
 					l.run(ctx, t, turn, &cell)
+					images = append(images, see(&cell)...)
 				}
 				tu.Cells = append(tu.Cells, cell)
 				msgs = append(msgs, Message{Role: "tool", ToolCallID: tc.ID, Name: ToolName, Content: cell.Fed})
@@ -345,6 +375,10 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 					t.Stopped, t.Note = StopCanceled, "Stopped by the user."
 					return t
 				}
+			}
+			if len(images) > 0 {
+				msgs = append(msgs, Message{Role: "user", Images: images,
+					Content: "(rehome: the figures your code drew, as the user sees them. Do not repeat them; answer or run more code.)"})
 			}
 		} else {
 			if ran[normalizeCode(fenced)] {
@@ -363,9 +397,10 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 			cells++
 			ran[normalizeCode(fenced)] = true
 			l.run(ctx, t, turn, &cell)
+			images := see(&cell)
 			tu.Cells = append(tu.Cells, cell)
 			msgs = append(msgs, Message{Role: "assistant", Content: tu.Text},
-				Message{Role: "user", Content: "Output of the code you ran:\n\n" + cell.Fed + "\n\nContinue: run more code the same way if you need to, or answer the question in words."})
+				Message{Role: "user", Images: images, Content: "Output of the code you ran:\n\n" + cell.Fed + "\n\nContinue: run more code the same way if you need to, or answer the question in words."})
 			if ctx.Err() != nil {
 				t.Stopped, t.Note = StopCanceled, "Stopped by the user."
 				return t
@@ -505,11 +540,14 @@ func FormatOutput(r CellResult, max int) string {
 			files = append(files, f.Name)
 		}
 	}
-	if len(plots) > 0 {
-		fmt.Fprintf(&b, "%d figure(s) drawn and shown to the user (%s); do not repeat them.\n", len(plots), strings.Join(plots, ", "))
+	for _, p := range plots {
+		fmt.Fprintf(&b, "plot saved: %s (shown to the user)\n", p)
 	}
 	if len(files) > 0 {
 		fmt.Fprintf(&b, "File(s) saved and given to the user: %s.\n", strings.Join(files, ", "))
+	}
+	if r.StateLost != "" {
+		b.WriteString("Note: " + r.StateLost + ".\n")
 	}
 	if strings.TrimSpace(out) == "" && strings.TrimSpace(errs) == "" {
 		if r.ExitCode == 0 && !r.TimedOut && !r.OOMKilled {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rehome/backend/audit"
+	"rehome/backend/store"
 )
 
 // Pick finds the server (the one at url, or the first on this machine
@@ -58,6 +59,37 @@ func Pick(ctx context.Context, url, model string, hint func(string) (bool, bool,
 	return Server{}, "", fmt.Errorf("the model server at %s has no model: %s", servers[0].BaseURL, PullHint(suggested))
 }
 
+// SuggestedModel is the model to tell the user to pull for an assistant
+// ("" for none): its default model, else the text model its latest audit
+// chose, else the one the latest audit chose; "" when there is no audit.
+func SuggestedModel(st *store.Store, assistantID string, defaultModel string) string {
+	if defaultModel != "" {
+		return defaultModel
+	}
+	if st == nil {
+		return ""
+	}
+	recs, err := store.List[audit.Record](st, store.Audits, 50)
+	if err != nil || len(recs) == 0 {
+		return ""
+	}
+	if assistantID != "" {
+		for _, r := range recs {
+			for _, aa := range r.Assistants {
+				if aa.Subject.AssistantID == assistantID {
+					if m := r.ModelFor(aa); m != nil {
+						return m.Tag
+					}
+				}
+			}
+		}
+	}
+	if recs[0].TextModel != nil {
+		return recs[0].TextModel.Tag
+	}
+	return ""
+}
+
 // PullHint says how to get a model; suggested is the model the audit
 // chose ("" when there is no audit).
 func PullHint(suggested string) string {
@@ -91,5 +123,20 @@ func CatalogToolsHint(model string) (tools, vision, ok bool) {
 			return m.Tools, m.Vision, true
 		}
 	}
+	if m, ok := catalogModel(model); ok {
+		return m.Tools, m.Vision, true
+	}
 	return false, false, false
+}
+
+// ReadsImages says whether the server's model reads images (per the
+// server, or rehome's catalog for servers that cannot say).
+func (s Server) ReadsImages(model string) bool {
+	for _, m := range s.Models {
+		if m.ID == model {
+			return m.Vision
+		}
+	}
+	_, vision, _ := CatalogToolsHint(model)
+	return vision
 }

@@ -27,6 +27,8 @@ type replay struct {
 	mu    sync.Mutex
 	n     int
 	reqs  []ChatRequest
+	// bodies are the requests as sent.
+	bodies []string
 	// extra serves other paths (discovery fixtures), path → file.
 	extra map[string]string
 }
@@ -79,6 +81,7 @@ func (r *replay) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	r.mu.Lock()
 	r.reqs = append(r.reqs, cr)
+	r.bodies = append(r.bodies, string(body))
 	i := r.n
 	r.n++
 	r.mu.Unlock()

@@ -437,7 +437,7 @@ def collect(cfg, select=None):
 
     def visit(e, prefix, kind, depth, dev):
         rel = prefix + e.name
-        if kind == "file" and prefix == "" and e.name == cfg.get("input"):
+        if kind == "file" and prefix == "" and e.name in input_names(cfg):
             return
         if state["count"] >= files_max:
             # Past the cap nothing more is sent: count files, walk folders.
@@ -560,18 +560,29 @@ def undisturbable():
 INPUT_CHANGED = "the input file changed between its check and the start of the container"
 
 
+def input_names(cfg):
+    """The names of the input files under /mnt/data (not outputs)."""
+    names = {i["name"] for i in cfg.get("inputs") or ()}
+    if cfg.get("input"):
+        names.add(cfg["input"])
+    return names
+
+
 def input_unchanged(cfg):
-    """The host bind-mounts the file it checked; the code must see that very
-    file (same device and inode), not whatever the path named by the time
+    """The host bind-mounts the files it checked; the code must see those very
+    files (same device and inode), not whatever the paths named by the time
     the container started."""
-    name = cfg.get("input")
-    if not name:
-        return True
-    try:
-        st = os.stat(os.path.join(DATA, name), follow_symlinks=False)
-    except OSError:
-        return False
-    return stat.S_ISREG(st.st_mode) and [st.st_dev, st.st_ino] == [cfg["input_dev"], cfg["input_ino"]]
+    checks = [(i["name"], i["dev"], i["ino"]) for i in cfg.get("inputs") or ()]
+    if cfg.get("input"):
+        checks.append((cfg["input"], cfg["input_dev"], cfg["input_ino"]))
+    for name, dev, ino in checks:
+        try:
+            st = os.stat(os.path.join(DATA, name), follow_symlinks=False)
+        except OSError:
+            return False
+        if not stat.S_ISREG(st.st_mode) or [st.st_dev, st.st_ino] != [dev, ino]:
+            return False
+    return True
 
 
 def prepare_work(*dirs):

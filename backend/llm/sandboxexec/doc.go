@@ -1,8 +1,9 @@
 // Package sandboxexec runs the ask loop's cells in rehome's sandbox.
 //
-// OneShot is the implementation until sessions land: each cell is a fresh
-// sandbox run (sandbox.Engine.Run) with the conversation's file under
-// /mnt/data, so no state carries over between cells — the loop says so in
-// the python tool's description (llm.Loop.Stateless). A session-backed
-// Executor replaces it by implementing the same llm.Executor.
+// Session is the llm.Executor of every face: a conversation's cells run in
+// one sandbox session (a Python kernel in a hardened container, see
+// sandbox.Session), started at the first cell, so what one cell defines is
+// there for the next, with the conversation's files and the assistant's
+// knowledge under /mnt/data. A cell is interrupted when its context ends
+// (Stop, Ctrl-C); the session keeps its state.
 package sandboxexec

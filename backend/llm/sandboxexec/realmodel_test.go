@@ -82,12 +82,15 @@ func TestRealModelQuestions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := &llm.Loop{Client: &llm.Client{BaseURL: base}, Model: models[0].ID, Files: []llm.FileInfo{fi},
-			Exec: &OneShot{Engine: e, InputPath: csv, OutputDir: t.TempDir(), Limits: sandbox.Limits{Timeout: 2 * time.Minute}}, Stateless: true}
+		x := &Session{Engine: e, Request: sandbox.SessionRequest{InputPath: csv, Limits: sandbox.Limits{Timeout: 2 * time.Minute}, Dir: filepath.Join(t.TempDir(), "session")}}
+		l := &llm.Loop{Client: &llm.Client{BaseURL: base}, Model: models[0].ID, Files: []llm.FileInfo{fi}, Exec: x}
 		qctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		start := time.Now()
 		tr := l.Ask(qctx, q.question)
 		cancel()
+		if err := x.Close(ctx); err != nil {
+			t.Errorf("close the session: %v", err)
+		}
 		took := time.Since(start)
 		total += took
 		ok := answerHolds(tr.Answer, truth)

@@ -180,3 +180,28 @@ write("drop", "01.sse", s)
 think = "<think>\nMaybe ```python\nimport os; os.system('rm -rf /')\n```\n</think>\n\n```python\n" + CODE + "```"
 write("think", "01.sse", ollama_answer("deepseek-r1:7b", 1744439100, 950, [think[i:i + 5] for i in range(0, len(think), 5)]))
 write("think", "02.sse", ollama_answer("deepseek-r1:7b", 1744439110, 951, ["<thi", "nk>done</th", "ink>", "South had the most revenue: 230.0."]))
+
+# --- A session: two files, two calls, the second using what the first
+# defined (no reload); then the answer. Ollama's shape; rehome's own words.
+S1 = ("import pandas as pd\n"
+      "sales = pd.read_csv('/mnt/data/sales.csv')\n"
+      "targets = pd.read_csv('/mnt/data/targets.csv')\n"
+      "print(len(sales), 'sales rows,', len(targets), 'targets')\n")
+S2 = ("import matplotlib.pyplot as plt\n"
+      "d = (sales.groupby('region')['revenue'].sum() - targets.set_index('region')['target']).sort_values()\n"
+      "print(d.to_string())\n"
+      "d.plot.bar(title='Revenue over target')\n"
+      "plt.show()\n")
+for i, (cid, code) in enumerate([("call_s1e55i0n", S1), ("call_s2e55i0n", S2)]):
+    s = ollama(m, 1744439200 + i, 960 + i, {"role": "assistant", "content": "", "tool_calls": [
+        {"id": cid, "index": 0, "type": "function", "function": {"name": "python", "arguments": j({"code": code})}}]})
+    s += ollama(m, 1744439200 + i, 960 + i, {"role": "assistant", "content": ""}, "tool_calls") + "data: [DONE]\n\n"
+    write("session-state", "%02d.sse" % (i + 1), s)
+write("session-state", "03.sse", ollama_answer(m, 1744439210, 962, ["East", " beat", " its", " target", " by", " the", " most", ":", " 21.0", "."]))
+
+# --- A cell that runs until it is stopped.
+s = ollama(m, 1744439300, 970, {"role": "assistant", "content": "", "tool_calls": [
+    {"id": "call_s1eep000", "index": 0, "type": "function", "function": {"name": "python", "arguments": j({"code": "import time\nx = 41\nprint('started', flush=True)\ntime.sleep(600)\n"})}}]})
+s += ollama(m, 1744439300, 970, {"role": "assistant", "content": ""}, "tool_calls") + "data: [DONE]\n\n"
+write("slow-cell", "01.sse", s)
+write("slow-cell", "02.sse", ollama_answer(m, 1744439310, 971, ["Not", " reached", "."]))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyEvent, cellSummary, liveTranscript, modelChoices, proseOf, stopLine, type Cell } from './ask';
+import { applyEvent, cellSummary, defaultChoice, fitWarning, liveTranscript, modelChoices, proseOf, stopLine, type Cell, type Server } from './ask';
 
 const cell = (over: Partial<Cell> = {}): Cell => ({
   code: "print('x')",
@@ -58,5 +58,22 @@ describe('helpers', () => {
     expect(ch[0].model).toBe('qwen2.5:7b');
     expect(ch.find((c) => c.model === 'big')!.label).toContain('another machine');
     expect(ch[0].label).toContain('will not fit in your VRAM');
+  });
+  it('warns when the chosen model will not fit, and finds an assistant\'s default model', () => {
+    const servers: Server[] = [
+      { kind: 'ollama', name: 'Ollama', base_url: 'http://127.0.0.1:11434/v1', loopback: true, models: [
+        { id: 'qwen2.5:7b', tools: 'yes', fit: 'fits in your VRAM (5.4 GiB of 24 GiB)' },
+        { id: 'qwen2.5:32b', tools: 'yes', fit: 'will not fit in your VRAM (needs 20 GiB, 8 GiB here): expect about 1.1 tok/s on the CPU' },
+      ] },
+    ];
+    expect(fitWarning(servers, 'http://127.0.0.1:11434/v1', 'qwen2.5:7b')).toBe('');
+    expect(fitWarning(servers, 'http://127.0.0.1:11434/v1', 'qwen2.5:32b')).toBe('qwen2.5:32b will not fit in your VRAM (needs 20 GiB, 8 GiB here): expect about 1.1 tok/s on the CPU');
+    const ch = modelChoices(servers);
+    expect(defaultChoice(ch, 'qwen2.5:32b')).toBe('http://127.0.0.1:11434/v1|qwen2.5:32b');
+    expect(defaultChoice(ch, 'llama3.1:8b')).toBe('');
+    expect(defaultChoice(ch, undefined)).toBe('');
+  });
+  it('says a cell was interrupted', () => {
+    expect(cellSummary(cell({ result: { exit_code: 1, stdout: '', stderr: 'KeyboardInterrupt', files: [], duration_ms: 10, interrupted: true } }))).toBe('interrupted');
   });
 });

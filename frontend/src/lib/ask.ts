@@ -98,7 +98,8 @@ export function cellSummary(c: Cell): string {
   if (c.running) return 'running…';
   if (c.error) return 'could not run: ' + c.error;
   const r = c.result;
-  if (r.timed_out) return 'killed at the time limit';
+  if (r.timed_out) return 'stopped at the time limit';
+  if (r.interrupted) return 'interrupted';
   if (r.oom_killed) return 'killed for using too much memory';
   const plots = r.files.filter((f) => f.kind === 'plot').length;
   const files = r.files.length - plots;
@@ -134,4 +135,16 @@ export function modelChoices(servers: Server[]): { server: string; model: string
     }
   }
   return out.sort((a, b) => a.rank - b.rank).map(({ server, model, label }) => ({ server, model, label }));
+}
+
+/** The fit warning of the chosen model ("" when it fits or is unknown). */
+export function fitWarning(servers: Server[], server: string, model: string): string {
+  const m = servers.find((s) => s.base_url === server)?.models.find((m) => m.id === model);
+  return m?.fit && !m.fit.startsWith('fits') ? `${model} ${m.fit}` : '';
+}
+
+/** The choice ("server|model") for an assistant's default model, '' when no server offers it. */
+export function defaultChoice(choices: { server: string; model: string }[], model: string | undefined): string {
+  const c = model ? choices.find((c) => c.model === model) : undefined;
+  return c ? `${c.server}|${c.model}` : '';
 }

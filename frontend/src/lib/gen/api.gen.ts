@@ -106,6 +106,7 @@ export namespace assistant {
     actions: assistant.Action[];
     remote_files: assistant.RemoteFile[];
     notes: string;
+    model?: string;
     created: string;
     updated: string;
   }
@@ -534,6 +535,10 @@ export namespace llm {
     summary?: string;
     notes?: string[];
     duration_ms: number;
+    session_id?: string;
+    cell?: number;
+    interrupted?: boolean;
+    state_lost?: string;
   }
 
   export interface Conversation {
@@ -595,6 +600,7 @@ export namespace llm {
     model: string;
     server: string;
     mode: string;
+    vision?: boolean;
     turns: llm.Turn[];
     answer: string;
     files: llm.OutFile[];
@@ -986,6 +992,7 @@ export namespace sandbox {
     id: string;
     container: string;
     input?: sandbox.InputInfo;
+    inputs?: sandbox.InputInfo[];
     limits: sandbox.Limits;
     idle_timeout_ns: number;
     created: string;
@@ -1079,6 +1086,7 @@ export const methods = [
   'ImportAssistants',
   'InterruptSession',
   'LLMHint',
+  'LLMHintFor',
   'LLMStatus',
   'ListAssistants',
   'ListConversations',
@@ -1098,6 +1106,7 @@ export const methods = [
   'SaveImage',
   'SaveOutput',
   'SessionCells',
+  'SetAssistantModel',
   'SetRunLimits',
   'StartSession',
   'Status',
@@ -1242,6 +1251,10 @@ export function LLMHint(): Promise<string> {
   return call<string>('LLMHint');
 }
 
+export function LLMHintFor(assistantID: string): Promise<string> {
+  return call<string>('LLMHintFor', assistantID);
+}
+
 export function LLMStatus(server: string): Promise<llm.Server[]> {
   return call<llm.Server[]>('LLMStatus', server);
 }
@@ -1316,6 +1329,10 @@ export function SaveOutput(path: string): Promise<string> {
 
 export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
   return call<sandbox.CellResult[]>('SessionCells', id);
+}
+
+export function SetAssistantModel(id: string, model: string): Promise<assistant.Assistant> {
+  return call<assistant.Assistant>('SetAssistantModel', id, model);
 }
 
 export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> {

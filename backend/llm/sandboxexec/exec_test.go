@@ -101,11 +101,10 @@ func TestLoopRealSandbox(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var runs []*sandbox.Result
-			// A generous time limit: a loaded machine takes long to import pandas.
-			ex := &OneShot{Engine: e, InputPath: csv, OutputDir: t.TempDir(), InlinePlots: true, Limits: sandbox.Limits{Timeout: 2 * time.Minute},
-				Done: func(_ sandbox.RunRequest, res *sandbox.Result) { runs = append(runs, res) }}
-			l := &llm.Loop{Client: &llm.Client{BaseURL: base}, Model: "m", Files: []llm.FileInfo{fi}, Exec: ex, Stateless: true}
+			var runs []*sandbox.CellResult
+			x, _ := sessionExec(t, e, csv)
+			x.Done = func(_ string, res *sandbox.CellResult) { runs = append(runs, res) }
+			l := &llm.Loop{Client: &llm.Client{BaseURL: base}, Model: "m", Files: []llm.FileInfo{fi}, Exec: x}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			tr := l.Ask(ctx, "Which region had the most revenue?")
