@@ -1,6 +1,3 @@
-// Package sandboxexec runs the ask loop's cells in rehome's sandbox: each
-// conversation's cells in one session (sandbox.Session), so that what a
-// cell defines is there for the next, as in ChatGPT's Code Interpreter.
 package sandboxexec
 
 import (
