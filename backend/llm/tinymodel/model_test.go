@@ -12,6 +12,9 @@ import (
 func llamaSource(t *testing.T) string {
 	t.Helper()
 	dirs := []string{os.Getenv("REHOME_LLAMA_SRC")}
+	if bin := os.Getenv("REHOME_LLAMA_SERVER"); bin != "" {
+		dirs = append(dirs, filepath.Dir(bin)) // the build script copies them there
+	}
 	cache := os.Getenv("REHOME_CACHE")
 	if cache == "" {
 		cache = "/var/cache/rehome"
