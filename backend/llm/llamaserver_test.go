@@ -243,3 +243,29 @@ func TestLlamaServerWire(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayLlamaServerReal replays the wire recorded from the real
+// llama-server (testdata/llama-server-real) through the loop: it runs
+// wherever the server is not built.
+func TestReplayLlamaServerReal(t *testing.T) {
+	r := newReplay(t, "llama-server-real")
+	ex := &recordingExec{}
+	var frags int
+	l := &Loop{Client: &Client{BaseURL: r.base()}, Model: llamatest.Alias, Exec: ex, Stateless: true,
+		OnEvent: func(e Event) {
+			if e.Type == "code" {
+				frags++
+			}
+		}}
+	tr := l.Ask(context.Background(), "Which region had the most revenue?")
+	if tr.Stopped != StopAnswered || len(ex.codes) != 1 || ex.codes[0] != strings.Join(salesScript.Code, "") ||
+		tr.Answer != strings.Join(salesScript.Answer, "") || tr.Turns[0].Text != strings.Join(salesScript.Before, "") {
+		t.Fatalf("stopped %q (%s %s), ran %q, answer %q, turns %+v", tr.Stopped, tr.Note, tr.Error, ex.codes, tr.Answer, tr.Turns)
+	}
+	if frags < len(salesScript.Code) {
+		t.Fatalf("%d code fragments", frags)
+	}
+	if reqs := r.requests(); len(reqs) != 2 || len(reqs[1].Messages) != 4 || reqs[1].Messages[3].Role != "tool" {
+		t.Fatalf("requests %+v", reqs)
+	}
+}

@@ -28,6 +28,9 @@ import (
 	"rehome/backend/llm/tinymodel"
 )
 
+// Alias is the model's name on the server (/v1/models, "model" of each chunk).
+const Alias = "rehome-tiny"
+
 // Server is a running llama-server.
 type Server struct {
 	// URL is the base URL an OpenAI client takes: http://127.0.0.1:PORT/v1.
@@ -146,7 +149,7 @@ func StartModel(bin, model string, extra ...string) (*Server, error) {
 		return nil, err
 	}
 	args := []string{"-m", model, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--jinja", "-c", "4096", "--threads", "1", "--threads-batch", "1", "-np", "1", "--no-webui"}
+		"--jinja", "-c", "4096", "--threads", "1", "--threads-batch", "1", "-np", "1", "--no-webui", "--alias", Alias}
 	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	log := &syncBuffer{}
