@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"rehome/backend/llm/llamatest"
 	"rehome/backend/llm/tinymodel"
@@ -19,6 +20,7 @@ import (
 func TestAskCLILlamaServer(t *testing.T) {
 	script := tinymodel.DefaultScript("sales.csv", "region", "revenue")
 	srv := llamatest.Start(t, script)
+	t.Logf("llama-server healthy %s after start", srv.Started.Round(time.Millisecond))
 	home := t.TempDir()
 	csv, _ := filepath.Abs(filepath.Join("backend", "llm", "testdata", "sales.csv"))
 
@@ -34,10 +36,12 @@ func TestAskCLILlamaServer(t *testing.T) {
 	}
 
 	needPodman(t)
+	start := time.Now()
 	r = rehomeCLI(t, home, "ask", "--server", srv.URL, "--timeout", "2m", "--file", csv, "Which region had the most revenue?", "--json")
 	if r.code != 0 {
 		t.Fatalf("ask: %+v", r)
 	}
+	t.Logf("rehome ask --json: %s", time.Since(start).Round(time.Millisecond))
 	var tr struct {
 		Answer  string
 		Stopped string
