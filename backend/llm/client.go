@@ -299,6 +299,12 @@ func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(D
 		return Reply{}, err
 	}
 	hreq.Header.Set("Accept", "text/event-stream")
+	// llama-server closes a kept-alive connection after a streamed answer
+	// without saying so, and the next POST on it failed with EOF (9 of 60
+	// back-to-back requests here). An idempotency key lets Go's transport
+	// send the request again on a new connection when a reused one fails
+	// before any answer came; an empty one is not sent on the wire.
+	hreq.Header["Idempotency-Key"] = []string{}
 	resp, err := c.http().Do(hreq)
 	if err != nil {
 		if ctx.Err() != nil {

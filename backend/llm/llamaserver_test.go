@@ -107,7 +107,10 @@ func TestLlamaServerLoop(t *testing.T) {
 func chat(t *testing.T, srv *llamatest.Server, req map[string]any) (int, []byte) {
 	t.Helper()
 	data, _ := json.Marshal(req)
-	resp, err := http.Post(srv.URL+"/chat/completions", "application/json", bytes.NewReader(data))
+	hreq, _ := http.NewRequest(http.MethodPost, srv.URL+"/chat/completions", bytes.NewReader(data))
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header["Idempotency-Key"] = []string{} // as the client does (see ChatStream)
+	resp, err := http.DefaultClient.Do(hreq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,6 +204,44 @@ func TestLlamaServerFacts(t *testing.T) {
 	}
 	if code, err := CodeFromArguments(ToolName, reply.Message.ToolCalls[0].Function.Arguments); err == nil {
 		t.Fatalf("cut call: arguments %q gave code %q", reply.Message.ToolCalls[0].Function.Arguments, code)
+	}
+}
+
+// TestLlamaServerNoTools: asked without `tools` (the loop's last step,
+// fenced mode) a model that calls anyway leaves the raw <tool_call> block
+// in the content; so does tool_choice "none". The client makes it a call,
+// so the loop sees a call — not an answer made of markup.
+func TestLlamaServerNoTools(t *testing.T) {
+	srv := llamatest.Start(t, salesScript)
+	c := &Client{BaseURL: srv.URL}
+	status, body := chat(t, srv, map[string]any{"messages": askMessages(false), "stream": false})
+	if status != http.StatusOK || !bytes.Contains(body, []byte(`<tool_call>`)) {
+		t.Fatalf("no tools: %d %s", status, body)
+	}
+	r, err := c.ChatStream(context.Background(), ChatRequest{Messages: askMessages(false)}, nil)
+	if err != nil || r.Message.Content != strings.Join(salesScript.Before, "") || len(r.Message.ToolCalls) != 1 {
+		t.Fatalf("no tools: %v %+v", err, r)
+	}
+	if code, err := CodeFromArguments(r.Message.ToolCalls[0].Function.Name, r.Message.ToolCalls[0].Function.Arguments); err != nil || code != strings.Join(salesScript.Code, "") {
+		t.Fatalf("no tools: code %q %v", code, err)
+	}
+}
+
+// TestLlamaServerBackToBack sends answers back to back, as the loop
+// does: llama-server closes a kept-alive connection after a streamed
+// answer without saying so, and a POST reusing it failed with EOF about
+// one time in seven; the client lets Go's transport retry it.
+func TestLlamaServerBackToBack(t *testing.T) {
+	srv := llamatest.Start(t, salesScript)
+	c := &Client{BaseURL: srv.URL}
+	for i := range 30 {
+		r, err := c.ChatStream(context.Background(), ChatRequest{Messages: askMessages(i%2 == 1), Tools: pythonTools()}, nil)
+		if err != nil {
+			t.Fatalf("answer %d: %v", i+1, err)
+		}
+		if want := []string{"tool_calls", "stop"}[i%2]; r.FinishReason != want {
+			t.Fatalf("answer %d: finish %q, want %q", i+1, r.FinishReason, want)
+		}
 	}
 }
 
