@@ -54,7 +54,7 @@ func TestLlamaServerLoop(t *testing.T) {
 	}
 	files := []FileInfo{fi}
 	var first *Transcript
-	for _, temp := range []float64{0, 0.7, 1.5} {
+	for _, temp := range []float64{0, 0.7, 1.5, 5} {
 		ex := &recordingExec{}
 		var mu sync.Mutex
 		var codeFrags, tokens []string
