@@ -204,8 +204,33 @@ type Model struct {
 	OwnedBy string `json:"owned_by,omitempty"`
 }
 
-// Models lists the models the server offers (GET /v1/models).
+// LoadingWait is how long Models waits for a server that is still
+// loading its model.
+const LoadingWait = 20 * time.Second
+
+// Models lists the models the server offers (GET /v1/models). A server
+// still loading its model (llama-server answers 503 "Loading model" for
+// the first seconds after it starts) is asked again, for up to
+// LoadingWait or until ctx ends.
 func (c *Client) Models(ctx context.Context) ([]Model, error) {
+	give := time.After(LoadingWait)
+	for {
+		ms, err := c.models(ctx)
+		var se *ServerError
+		if !errors.As(err, &se) || se.Status != http.StatusServiceUnavailable || !strings.Contains(strings.ToLower(se.Message), "loading") {
+			return ms, err
+		}
+		select {
+		case <-ctx.Done():
+		case <-give:
+		case <-time.After(200 * time.Millisecond):
+			continue
+		}
+		return nil, fmt.Errorf("%w (the server is still loading its model: ask again when it is ready)", err)
+	}
+}
+
+func (c *Client) models(ctx context.Context) ([]Model, error) {
 	req, err := c.newRequest(ctx, http.MethodGet, "/models", nil)
 	if err != nil {
 		return nil, err

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -224,6 +227,44 @@ func TestLlamaServerNoTools(t *testing.T) {
 	}
 	if code, err := CodeFromArguments(r.Message.ToolCalls[0].Function.Name, r.Message.ToolCalls[0].Function.Arguments); err != nil || code != strings.Join(salesScript.Code, "") {
 		t.Fatalf("no tools: code %q %v", code, err)
+	}
+}
+
+// TestLlamaServerLoading asks for the models the moment the server
+// starts: llama-server answers 503 "Loading model" until the model is
+// loaded, and the client waits through it instead of reporting a server
+// with no model.
+func TestLlamaServerLoading(t *testing.T) {
+	bin := llamatest.Need(t)
+	model := llamatest.Model(t, bin, t.TempDir(), salesScript)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "-m", model, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--jinja", "-c", "4096", "--threads", "1", "-np", "1", "--no-webui")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	loading := false
+	for start := time.Now(); time.Since(start) < 20*time.Second; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get(base + "/v1/models"); err == nil {
+			resp.Body.Close()
+			loading = resp.StatusCode == http.StatusServiceUnavailable
+			break
+		}
+	}
+	if !loading {
+		t.Skip("skipped: the server was not caught loading (it loaded before it answered)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ms, err := (&Client{BaseURL: base + "/v1"}).Models(ctx)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("models while loading: %v %v", ms, err)
 	}
 }
 
