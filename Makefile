@@ -89,9 +89,9 @@ gotest: build sandbox-image llama
 uitest:
 	cd frontend && npx vitest run
 
-e2e: build sandbox-image
+e2e: build sandbox-image llama
 	mkdir -p $(ARTIFACTS)
-	cd frontend && REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 $$(ls e2e/*.test.mjs | grep -v window)
+	cd frontend && REHOME_LLAMA_SERVER=$$(bash ../build/llm/llama-server.sh --find) REHOME_REQUIRE_LLAMA=1 REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 $$(ls e2e/*.test.mjs | grep -v window)
 
 window: build sandbox-image
 	mkdir -p $(ARTIFACTS)
