@@ -105,6 +105,21 @@ func TestLlamaServerLoop(t *testing.T) {
 	}
 }
 
+// TestLlamaServerFencedMode runs the loop with no tools offered (as
+// --mode fenced, and the loop's last step, do): the model calls anyway,
+// llama-server leaves the <tool_call> block in the text, the client makes
+// it a call, the cell runs once, and the answer comes.
+func TestLlamaServerFencedMode(t *testing.T) {
+	srv := llamatest.Start(t, salesScript)
+	ex := &recordingExec{}
+	l := &Loop{Client: &Client{BaseURL: srv.URL}, Model: llamatest.Alias, Exec: ex, Stateless: true, Mode: ModeFenced}
+	tr := l.Ask(context.Background(), "Which region had the most revenue?")
+	if tr.Stopped != StopAnswered || len(ex.codes) != 1 || ex.codes[0] != strings.Join(salesScript.Code, "") ||
+		tr.Answer != strings.Join(salesScript.Answer, "") || tr.Turns[0].Text != strings.Join(salesScript.Before, "") {
+		t.Fatalf("stopped %q (%s %s), ran %q, answer %q, turns %+v", tr.Stopped, tr.Note, tr.Error, ex.codes, tr.Answer, tr.Turns)
+	}
+}
+
 // chat posts a raw chat completion to the real server and returns the
 // status and body.
 func chat(t *testing.T, srv *llamatest.Server, req map[string]any) (int, []byte) {
