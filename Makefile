@@ -26,7 +26,7 @@ GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
-.PHONY: all run test build install-desktop deps deps-test deps-package ui sandbox-image gotest vet lint fmt-check uitest e2e window bench clean package package-check fresh-check gen
+.PHONY: all run test build install-desktop deps deps-test deps-package ui sandbox-image gotest vet lint fmt-check uitest e2e window bench clean package package-check fresh-check gen llama
 
 all: build
 
@@ -92,19 +92,26 @@ lint: frontend/dist/index.html $(STATICCHECK)
 	@go mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy"; go mod tidy -diff; exit 1; }
 	cd frontend && npx svelte-check --tsconfig ./tsconfig.json --fail-on-warnings
 
+# llama.cpp's llama-server, CPU-only, for the tests that run the ask loop
+# against a real model server process (backend/llm/llamatest): built from
+# the source inside npm's node-llama-cpp once, then kept in the cache
+# (/var/cache/rehome or $$REHOME_CACHE; about 8 minutes on 2 cores).
+llama: deps-test
+	@bash build/llm/llama-server.sh
+
 # Never from the test cache (-count=1: Podman, the image and the tools are
 # outside what Go hashes). Every skipped test is listed at the end (never
 # read as a pass); the raw events are kept in $(ARTIFACTS)/gotest.json.
-gotest: build sandbox-image
+gotest: build sandbox-image llama
 	mkdir -p $(ARTIFACTS)
-	set -o pipefail; REHOME_REQUIRE_PODMAN=1 REHOME_REQUIRE_TOOLS=1 REHOME_BIN=$(abspath $(BIN)) go test -count=1 -json -tags "$(call csv,$(TAGS))" -timeout 20m ./... 2>&1 | python3 build/gotest-report.py $(ARTIFACTS)/gotest.json
+	set -o pipefail; REHOME_LLAMA_SERVER=$$(bash build/llm/llama-server.sh --find) REHOME_REQUIRE_LLAMA=1 REHOME_REQUIRE_PODMAN=1 REHOME_REQUIRE_TOOLS=1 REHOME_BIN=$(abspath $(BIN)) go test -count=1 -json -tags "$(call csv,$(TAGS))" -timeout 20m ./... 2>&1 | python3 build/gotest-report.py $(ARTIFACTS)/gotest.json
 
 uitest:
 	cd frontend && npx vitest run
 
-e2e: build sandbox-image
+e2e: build sandbox-image llama
 	mkdir -p $(ARTIFACTS)
-	cd frontend && REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 $$(ls e2e/*.test.mjs | grep -v window)
+	cd frontend && REHOME_LLAMA_SERVER=$$(bash ../build/llm/llama-server.sh --find) REHOME_REQUIRE_LLAMA=1 REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 $$(ls e2e/*.test.mjs | grep -v window)
 
 window: build sandbox-image
 	mkdir -p $(ARTIFACTS)

@@ -25,8 +25,9 @@ apt_run=(build-essential make pkg-config git curl ca-certificates xz-utils libgt
 # The test set: the window under Xvfb (xauth, screenshots with ImageMagick,
 # clicks with xdotool, a GTK drag source in Python), headless Chromium,
 # python3 to check generated code, and useradd/runuser (passwd, util-linux)
-# for the rootless test's user, python3-nbformat to validate exported notebooks.
-apt_test=(xvfb xauth imagemagick xdotool chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux python3-nbformat)
+# for the rootless test's user, python3-nbformat to validate exported notebooks,
+# cmake to build llama.cpp's llama-server (build/llm/llama-server.sh).
+apt_test=(xvfb xauth imagemagick xdotool chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux python3-nbformat cmake)
 want=("${apt_run[@]}")
 [ "$mode" = test ] && want+=("${apt_test[@]}")
 # The packages: dpkg-deb and dpkg-shlibdeps, fakeroot, dpkg-scanpackages for

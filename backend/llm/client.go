@@ -200,8 +200,33 @@ type Model struct {
 	OwnedBy string `json:"owned_by,omitempty"`
 }
 
-// Models lists the models the server offers (GET /v1/models).
+// LoadingWait is how long Models waits for a server that is still
+// loading its model.
+const LoadingWait = 20 * time.Second
+
+// Models lists the models the server offers (GET /v1/models). A server
+// still loading its model (llama-server answers 503 "Loading model" for
+// the first seconds after it starts) is asked again, for up to
+// LoadingWait or until ctx ends.
 func (c *Client) Models(ctx context.Context) ([]Model, error) {
+	give := time.After(LoadingWait)
+	for {
+		ms, err := c.models(ctx)
+		var se *ServerError
+		if !errors.As(err, &se) || se.Status != http.StatusServiceUnavailable || !strings.Contains(strings.ToLower(se.Message), "loading") {
+			return ms, err
+		}
+		select {
+		case <-ctx.Done():
+		case <-give:
+		case <-time.After(200 * time.Millisecond):
+			continue
+		}
+		return nil, fmt.Errorf("%w (the server is still loading its model: ask again when it is ready)", err)
+	}
+}
+
+func (c *Client) models(ctx context.Context) ([]Model, error) {
 	req, err := c.newRequest(ctx, http.MethodGet, "/models", nil)
 	if err != nil {
 		return nil, err
@@ -295,6 +320,12 @@ func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(D
 		return Reply{}, err
 	}
 	hreq.Header.Set("Accept", "text/event-stream")
+	// llama-server closes a kept-alive connection after a streamed answer
+	// without saying so, and the next POST on it failed with EOF (9 of 60
+	// back-to-back requests here). An idempotency key lets Go's transport
+	// send the request again on a new connection when a reused one fails
+	// before any answer came; an empty one is not sent on the wire.
+	hreq.Header["Idempotency-Key"] = []string{}
 	resp, err := c.http().Do(hreq)
 	if err != nil {
 		if ctx.Err() != nil {

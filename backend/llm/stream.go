@@ -97,6 +97,8 @@ func streamError(payload []byte) error {
 type accumulator struct {
 	onDelta func(Delta)
 	think   thinkSplitter
+	text    textCalls
+	raw     strings.Builder // visible text with any <tool_call> blocks
 	content strings.Builder
 	reason  strings.Builder
 	calls   []*ToolCall
@@ -212,6 +214,11 @@ func (a *accumulator) emit(vis, th string) {
 		a.reason.WriteString(th)
 		a.onDelta(Delta{Reasoning: th})
 	}
+	a.raw.WriteString(vis)
+	vis, call := a.text.feed(vis)
+	if call != "" {
+		a.onDelta(Delta{ToolCall: &ToolCallDelta{Index: len(a.calls) + a.text.seen - 1, Arguments: call}})
+	}
 	if vis != "" {
 		a.content.WriteString(vis)
 		a.onDelta(Delta{Content: vis})
@@ -319,7 +326,19 @@ func rawArguments(raw json.RawMessage) argFragment {
 func (a *accumulator) reply() Reply {
 	vis, th := a.think.flush()
 	a.emit(vis, th)
+	if rest := a.text.flush(); rest != "" {
+		a.content.WriteString(rest)
+		a.onDelta(Delta{Content: rest})
+	}
 	content := a.content.String()
+	calls := a.calls
+	if a.text.seen > 0 {
+		var text []ToolCall
+		content, text = splitTextCalls(a.raw.String())
+		for i := range text {
+			calls = append(calls, &text[i])
+		}
+	}
 	reasoning := a.reason.String()
 	// A template that opens the thinking itself: the model's text holds
 	// only the closing tag. Everything before it is thinking.
@@ -328,7 +347,7 @@ func (a *accumulator) reply() Reply {
 		content = content[i+len("</think>"):]
 	}
 	m := Message{Role: "assistant", Content: strings.TrimLeft(content, "\n"), Reasoning: reasoning}
-	for i, c := range a.calls {
+	for i, c := range calls {
 		tc := *c
 		if tc.ID == "" {
 			tc.ID = "call_" + strconv.Itoa(i)
@@ -339,6 +358,102 @@ func (a *accumulator) reply() Reply {
 		m.ToolCalls = append(m.ToolCalls, tc)
 	}
 	return Reply{Message: m, FinishReason: a.finish, PromptTokens: a.prompt, CompletionTokens: a.compl}
+}
+
+// textCalls takes <tool_call>…</tool_call> blocks (the Hermes and Qwen
+// format) out of visible text as it streams. A server leaves a call in
+// the content when it was not given tools — llama-server asked without
+// `tools` or with tool_choice "none", as on the loop's last step and in
+// fenced mode — or has no parser for the model's format. While streaming,
+// a block's text is sent as code, not as words; at the end, a block that
+// parses as {"name": …, "arguments": …} becomes a tool call and any other
+// stays in the text where it was (splitTextCalls), so nothing is lost.
+type textCalls struct {
+	in   bool
+	buf  string
+	seen int // blocks opened
+}
+
+const (
+	openCall  = "<tool_call>"
+	closeCall = "</tool_call>"
+)
+
+// feed returns the visible text s completes and the text of calls it
+// adds (for showing the code as it comes).
+func (t *textCalls) feed(s string) (vis, call string) {
+	t.buf += s
+	var v, c strings.Builder
+	for {
+		tag := openCall
+		if t.in {
+			tag = closeCall
+		}
+		if i := strings.Index(t.buf, tag); i >= 0 {
+			if t.in {
+				c.WriteString(t.buf[:i])
+			} else {
+				v.WriteString(t.buf[:i])
+				t.seen++
+			}
+			t.buf = t.buf[i+len(tag):]
+			t.in = !t.in
+			continue
+		}
+		keep := partialSuffix(t.buf, tag)
+		out := t.buf[:len(t.buf)-keep]
+		t.buf = t.buf[len(t.buf)-keep:]
+		if t.in {
+			c.WriteString(out)
+		} else {
+			v.WriteString(out)
+		}
+		return v.String(), c.String()
+	}
+}
+
+// flush returns the visible text held back (a partial tag at the end).
+func (t *textCalls) flush() string {
+	s := t.buf
+	t.buf = ""
+	if t.in {
+		return ""
+	}
+	return s
+}
+
+// splitTextCalls takes the blocks that are calls out of s, in order; an
+// unclosed last block (a call cut at the token limit) counts when it
+// parses.
+func splitTextCalls(s string) (string, []ToolCall) {
+	var out strings.Builder
+	var calls []ToolCall
+	for {
+		i := strings.Index(s, openCall)
+		if i < 0 {
+			out.WriteString(s)
+			break
+		}
+		out.WriteString(s[:i])
+		body, after, closed := strings.Cut(s[i+len(openCall):], closeCall)
+		var c struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal([]byte(strings.TrimSpace(body)), &c) == nil && c.Name != "" && len(c.Arguments) > 0 {
+			calls = append(calls, ToolCall{Type: "function", Function: FunctionCall{Name: c.Name, Arguments: rawArguments(c.Arguments).text}})
+		} else {
+			out.WriteString(openCall + body)
+			if closed {
+				out.WriteString(closeCall)
+			}
+		}
+		if !closed {
+			break
+		}
+		s = after
+	}
+	return out.String(), calls
 }
 
 // thinkSplitter separates <think>…</think> blocks from visible text as

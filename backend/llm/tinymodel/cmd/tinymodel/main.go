@@ -1,0 +1,51 @@
+// Command tinymodel writes the tests' tiny tool-calling model (package
+// tinymodel) as a GGUF file, for running llama-server with it by hand or
+// from a test written in another language:
+//
+//	go run ./backend/llm/tinymodel/cmd/tinymodel -o tiny.gguf
+//	llama-server -m tiny.gguf --jinja
+//
+// -src is the folder with the Qwen2 vocabulary and the Qwen2.5 template:
+// the one beside the llama-server that build/llm/llama-server.sh built
+// (the default), or a llama.cpp checkout.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"rehome/backend/llm/tinymodel"
+)
+
+func main() {
+	out := flag.String("o", "tiny.gguf", "the GGUF `file` to write")
+	src := flag.String("src", "", "the `folder` with "+tinymodel.VocabFile+" and "+tinymodel.TemplateFile+" (default: beside the cached llama-server)")
+	csv := flag.String("csv", "sales.csv", "the CSV `name` the code reads from /mnt/data")
+	group := flag.String("group", "region", "the `column` the plot groups by")
+	value := flag.String("value", "revenue", "the `column` the plot sums")
+	flag.Parse()
+	if *src == "" {
+		bin, err := exec.Command("bash", "build/llm/llama-server.sh", "--find").Output()
+		if err != nil {
+			fail(fmt.Errorf("no -src, and no built llama-server to take the files from (run from the repository root after `make llama`)"))
+		}
+		*src = filepath.Dir(strings.TrimSpace(string(bin)))
+	}
+	m, err := tinymodel.Build(*src, tinymodel.DefaultScript(*csv, *group, *value))
+	if err != nil {
+		fail(err)
+	}
+	if err := m.WriteFile(*out); err != nil {
+		fail(err)
+	}
+	fmt.Println(*out)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "tinymodel:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,454 @@
+// Package tinymodel writes a tiny llama-architecture GGUF model whose
+// weights are set by hand, so that llama.cpp's real llama-server, given
+// the `python` tool, answers like a tool-calling instruct model would:
+// asked a question, it calls `python` with the script's code (streamed
+// token by token, so the call arrives in fragments); once a tool result
+// is in the prompt, it answers in words. It does so identically at any
+// temperature: each step's logit margin is in the hundreds.
+//
+// How: the tokenizer is Qwen2's (the vocab-only GGUF that ships in the
+// llama.cpp source) and the chat template Qwen2.5's (whose `<tool_call>`
+// format llama-server parses). Every fragment the model says is one token
+// (padding slots of the vocabulary become user-defined tokens), so the
+// whole reply is a chain of distinct tokens and the next token is a table
+// lookup: each fragment's embedding is a one-hot code and the output
+// matrix maps it to the next fragment. The one choice that depends on
+// more than the current token — call the tool, or answer — is made by one
+// attention head that looks for a `<tool_response>` token anywhere in the
+// prompt; it writes a ±1 flag into the residual stream that tips the
+// first token. Everything else (the second layer, the feed-forward
+// networks) is zero.
+package tinymodel
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Script is what the model says.
+type Script struct {
+	// Before is text said before the call, in fragments (may be empty).
+	Before []string
+	// Code is the Python the call runs, in the fragments it streams in
+	// (raw code: the generator escapes it as a JSON string).
+	Code []string
+	// Answer is said, in fragments, when a tool result is in the prompt.
+	Answer []string
+}
+
+// DefaultScript reads /mnt/data/<csv> with pandas, prints a summary and
+// shows a bar chart of column value summed by column group; then answers.
+func DefaultScript(csv, group, value string) Script {
+	return Script{
+		Before: []string{"I will load " + csv, " and summarise it."},
+		Code: []string{
+			"import pandas as pd\n",
+			"import matplotlib.pyplot as plt\n",
+			"df = pd.read_csv('/mnt/data/" + csv + "')\n",
+			"print(df.describe())\n",
+			"df.groupby('" + group + "')['" + value + "'].sum().plot(kind='bar', title='" + value + " by " + group + "')\n",
+			"plt.show()",
+		},
+		Answer: []string{
+			"The summary of " + csv,
+			" is above: count, mean, spread and range of " + value + ";",
+			" the bar chart shows " + value,
+			" summed by " + group + ".",
+		},
+	}
+}
+
+// Shape of the model.
+const (
+	nEmbd  = 64
+	nFF    = 32
+	nLayer = 2
+	nCtx   = 8192
+
+	// Residual-stream dimensions: [0, maxCodes) one-hot codes of the
+	// fragments, then the marker of <tool_response>, the filler of every
+	// other token, the flag the attention head writes, and a constant.
+	maxCodes = 56
+	dimTR    = 56
+	dimFill  = 57
+	dimFlag  = 58
+	dimBias  = 59
+
+	// Head dimensions the detector uses: the last rope pair, whose
+	// rotation at freq_base 1e6 is ~1.6e-6 rad per position.
+	headQK = 62
+
+	// Logit scales: a fragment's successor gets about 4.6·alpha, the flag
+	// moves the first token by ±4.6·beta.
+	alpha = 200
+	beta  = 50
+)
+
+// Template file names inside a llama.cpp source tree.
+const (
+	VocabFile    = "ggml-vocab-qwen2.gguf"
+	TemplateFile = "Qwen-Qwen2.5-7B-Instruct.jinja"
+)
+
+// Token types (llama_token_type).
+const (
+	tokNormal      = 1
+	tokControl     = 3
+	tokUserDefined = 4
+)
+
+// Model is a generated model, before it is written.
+type Model struct {
+	meta    []kv
+	tensors []*tensor
+	// Chain is the token ids the model says, for each case: the call
+	// (from the token after the prompt to <|im_end|>) and the answer.
+	Call, Answer []int32
+	// ToolResponse is the <tool_response> token the detector looks for.
+	ToolResponse int32
+}
+
+// vocab is the tokenizer being extended.
+type vocab struct {
+	tokens []any // strings
+	types  []any // int32
+	byText map[string]int
+	free   []int // padding slots, in order
+}
+
+func (v *vocab) id(text string) (int, bool) {
+	i, ok := v.byText[text]
+	return i, ok
+}
+
+// addUserToken gives text a token: its own when the vocabulary has it as
+// a single token already, else the next padding slot, made user-defined.
+func (v *vocab) addUserToken(text string) (int, error) {
+	if i, ok := v.byText[byteLevel(text)]; ok && v.types[i].(int32) == tokNormal {
+		return i, nil
+	}
+	if i, ok := v.byText[text]; ok && v.types[i].(int32) != tokNormal {
+		return i, nil
+	}
+	if len(v.free) == 0 {
+		return 0, errors.New("the vocabulary has no padding slots left for the script's fragments")
+	}
+	i := v.free[0]
+	v.free = v.free[1:]
+	delete(v.byText, v.tokens[i].(string))
+	v.tokens[i] = text
+	v.types[i] = int32(tokUserDefined)
+	v.byText[text] = i
+	return i, nil
+}
+
+// setSlot puts text at slot i (a padding slot), as Qwen2.5 numbers its
+// added tokens.
+func (v *vocab) setSlot(i int, text string) error {
+	if i >= len(v.tokens) || !strings.HasPrefix(v.tokens[i].(string), "[PAD") {
+		return fmt.Errorf("token %d is not a padding slot", i)
+	}
+	for k, f := range v.free {
+		if f == i {
+			v.free = append(v.free[:k], v.free[k+1:]...)
+			break
+		}
+	}
+	delete(v.byText, v.tokens[i].(string))
+	v.tokens[i] = text
+	v.types[i] = int32(tokUserDefined)
+	v.byText[text] = i
+	return nil
+}
+
+// byteLevel is text in GPT-2's byte-level alphabet, as BPE vocabularies
+// store their normal tokens.
+func byteLevel(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		b.WriteRune(byteRune[c])
+	}
+	return b.String()
+}
+
+var byteRune = func() [256]rune {
+	var t [256]rune
+	n := 0
+	for c := 0; c < 256; c++ {
+		if (c >= '!' && c <= '~') || (c >= 0xA1 && c <= 0xAC) || (c >= 0xAE && c <= 0xFF) {
+			t[c] = rune(c)
+		} else {
+			t[c] = rune(256 + n)
+			n++
+		}
+	}
+	return t
+}()
+
+// jsonString is s escaped as the inside of a JSON string (no HTML escapes,
+// as Python's json.dumps and llama-server's own JSON write it).
+func jsonString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	out := strings.TrimSuffix(b.String(), "\n")
+	return out[1 : len(out)-1]
+}
+
+// Build makes the model from a llama.cpp source tree's Qwen2 vocabulary
+// and Qwen2.5 chat template (the files VocabFile and TemplateFile in dir,
+// or under models/ and models/templates/ of a source checkout).
+func Build(dir string, s Script) (*Model, error) {
+	vocabPath, tmplPath := sourceFiles(dir)
+	tmpl, err := os.ReadFile(tmplPath)
+	if err != nil {
+		return nil, fmt.Errorf("the Qwen2.5 chat template: %w", err)
+	}
+	meta, err := readMetadata(vocabPath)
+	if err != nil {
+		return nil, fmt.Errorf("the Qwen2 vocabulary: %w", err)
+	}
+	if len(s.Code) == 0 || len(s.Answer) == 0 {
+		return nil, errors.New("the script needs code and an answer")
+	}
+	v := &vocab{byText: map[string]int{}}
+	var tokenizer []kv
+	for _, e := range meta {
+		switch {
+		case e.Key == "tokenizer.ggml.tokens":
+			v.tokens = append([]any{}, e.Value.(array).Items...)
+		case e.Key == "tokenizer.ggml.token_type":
+			v.types = append([]any{}, e.Value.(array).Items...)
+		case e.Key == "tokenizer.chat_template":
+		case strings.HasPrefix(e.Key, "tokenizer.ggml.") && !strings.HasSuffix(e.Key, "_token_id"):
+			tokenizer = append(tokenizer, e)
+		}
+	}
+	if len(v.tokens) == 0 || len(v.tokens) != len(v.types) {
+		return nil, fmt.Errorf("%s holds no usable token list", vocabPath)
+	}
+	for i, t := range v.tokens {
+		text := t.(string)
+		v.byText[text] = i
+		if strings.HasPrefix(text, "[PAD") && v.types[i].(int32) == tokUserDefined {
+			v.free = append(v.free, i)
+		}
+	}
+	// Qwen2.5's numbering of the tool tokens.
+	for id, text := range map[int]string{151657: "<tool_call>", 151658: "</tool_call>"} {
+		if err := v.setSlot(id, text); err != nil {
+			return nil, err
+		}
+	}
+	nl, ok1 := v.id(byteLevel("\n"))
+	imEnd, ok2 := v.id("<|im_end|>")
+	endText, ok3 := v.id("<|endoftext|>")
+	if !ok1 || !ok2 || !ok3 {
+		return nil, fmt.Errorf("%s is not Qwen2's vocabulary (no newline, <|im_end|> or <|endoftext|> token)", vocabPath)
+	}
+	tr, err := v.addUserToken("<tool_response>")
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{ToolResponse: int32(tr)}
+	if _, err := v.addUserToken("</tool_response>"); err != nil {
+		return nil, err
+	}
+
+	// The two chains, as text, then as tokens.
+	callText := append([]string{}, s.Before...)
+	callText = append(callText, "<tool_call>", "\n{\"name\": \"", "python", "\", \"arguments\": {\"code\": \"")
+	for _, c := range s.Code {
+		callText = append(callText, jsonString(c))
+	}
+	callText = append(callText, "\"}}\n", "</tool_call>")
+	seen := map[int]string{nl: "\n", imEnd: "<|im_end|>"}
+	toIDs := func(texts []string) ([]int32, error) {
+		var out []int32
+		for _, t := range texts {
+			if t == "" {
+				return nil, errors.New("the script has an empty fragment")
+			}
+			id, err := v.addUserToken(t)
+			if err != nil {
+				return nil, err
+			}
+			if prev, dup := seen[id]; dup {
+				return nil, fmt.Errorf("the fragment %q is said twice (or is %q): each fragment must be distinct", t, prev)
+			}
+			seen[id] = t
+			out = append(out, int32(id))
+		}
+		return append(out, int32(imEnd)), nil
+	}
+	if m.Call, err = toIDs(callText); err != nil {
+		return nil, err
+	}
+	if m.Answer, err = toIDs(s.Answer); err != nil {
+		return nil, err
+	}
+	sources := len(m.Call) + len(m.Answer) - 1 // each but the two ends, plus the newline
+	if sources > maxCodes {
+		return nil, fmt.Errorf("the script has %d fragments; at most %d fit", sources-1, maxCodes-1)
+	}
+
+	nVocab := len(v.tokens)
+	code := map[int]int{nl: 0}
+	for _, chain := range [][]int32{m.Call, m.Answer} {
+		for _, id := range chain[:len(chain)-1] {
+			code[int(id)] = len(code)
+		}
+	}
+	// Embeddings: every token has norm √2 (so RMS norm scales all alike):
+	// the constant plus its code, the <tool_response> marker or the filler.
+	embd := make([]float32, nVocab*nEmbd)
+	for t := 0; t < nVocab; t++ {
+		row := embd[t*nEmbd : (t+1)*nEmbd]
+		row[dimBias] = 1
+		switch c, ok := code[t]; {
+		case ok:
+			row[c] = 1
+		case t == tr:
+			row[dimTR] = 1
+		default:
+			row[dimFill] = 1
+		}
+	}
+	// Output: each fragment's code points at the next token; the newline
+	// ending the prompt points at both first tokens, the flag decides.
+	out := make([]float32, nVocab*nEmbd)
+	for _, chain := range [][]int32{m.Call, m.Answer} {
+		prev := nl
+		for _, id := range chain {
+			out[int(id)*nEmbd+code[prev]] += alpha
+			prev = int(id)
+		}
+	}
+	out[int(m.Call[0])*nEmbd+dimFlag] = -beta
+	out[int(m.Answer[0])*nEmbd+dimFlag] = beta
+
+	// The detector. After the attention norm each set dimension is
+	// √(64/2) = 5.657. Query: the constant; key: the marker; score on
+	// <tool_response> = 5.657²·3.2²/8 ≈ 41 (weight ≈ 1), 0 elsewhere
+	// (uniform). Value: +1 on <tool_response>, −1 on any other token, so
+	// the head writes +1 when a tool result is in the prompt, −1 if not.
+	const unit = 0.17677669 // 1/√32
+	wq := make([]float32, nEmbd*nEmbd)
+	wk := make([]float32, nEmbd*nEmbd)
+	wv := make([]float32, nEmbd*nEmbd)
+	wo := make([]float32, nEmbd*nEmbd)
+	wq[headQK*nEmbd+dimBias] = 3.2
+	wk[headQK*nEmbd+dimTR] = 3.2
+	wv[0*nEmbd+dimTR] = 2 * unit
+	wv[0*nEmbd+dimBias] = -unit
+	wo[dimFlag*nEmbd+0] = 1
+
+	ones := func() []float32 {
+		o := make([]float32, nEmbd)
+		for i := range o {
+			o[i] = 1
+		}
+		return o
+	}
+	mat := func(name string, in, outDim int, data []float32) *tensor {
+		if data == nil {
+			data = make([]float32, in*outDim)
+		}
+		return &tensor{Name: name, Shape: []uint64{uint64(in), uint64(outDim)}, Type: ggmlF16, Data: data}
+	}
+	vec := func(name string) *tensor {
+		return &tensor{Name: name, Shape: []uint64{nEmbd}, Type: ggmlF32, Data: ones()}
+	}
+	m.tensors = []*tensor{
+		{Name: "token_embd.weight", Shape: []uint64{nEmbd, uint64(nVocab)}, Type: ggmlF16, Data: embd},
+		vec("output_norm.weight"),
+		{Name: "output.weight", Shape: []uint64{nEmbd, uint64(nVocab)}, Type: ggmlF16, Data: out},
+	}
+	for l := 0; l < nLayer; l++ {
+		p := fmt.Sprintf("blk.%d.", l)
+		q, k, vv, o := wq, wk, wv, wo
+		if l > 0 {
+			q, k, vv, o = nil, nil, nil, nil
+		}
+		m.tensors = append(m.tensors,
+			vec(p+"attn_norm.weight"),
+			mat(p+"attn_q.weight", nEmbd, nEmbd, q),
+			mat(p+"attn_k.weight", nEmbd, nEmbd, k),
+			mat(p+"attn_v.weight", nEmbd, nEmbd, vv),
+			mat(p+"attn_output.weight", nEmbd, nEmbd, o),
+			vec(p+"ffn_norm.weight"),
+			mat(p+"ffn_gate.weight", nEmbd, nFF, nil),
+			mat(p+"ffn_up.weight", nEmbd, nFF, nil),
+			mat(p+"ffn_down.weight", nFF, nEmbd, nil),
+		)
+	}
+
+	m.meta = []kv{
+		{"general.architecture", ggufString, "llama"},
+		{"general.name", ggufString, "rehome tiny tool caller"},
+		{"general.description", ggufString, "weights set by hand by rehome's tests (backend/llm/tinymodel): calls python, then answers"},
+		{"general.file_type", ggufUint32, uint32(1)},
+		{"llama.context_length", ggufUint32, uint32(nCtx)},
+		{"llama.embedding_length", ggufUint32, uint32(nEmbd)},
+		{"llama.block_count", ggufUint32, uint32(nLayer)},
+		{"llama.feed_forward_length", ggufUint32, uint32(nFF)},
+		{"llama.attention.head_count", ggufUint32, uint32(1)},
+		{"llama.attention.head_count_kv", ggufUint32, uint32(1)},
+		{"llama.rope.dimension_count", ggufUint32, uint32(nEmbd)},
+		{"llama.rope.freq_base", ggufFloat32, float32(1e6)},
+		{"llama.attention.layer_norm_rms_epsilon", ggufFloat32, float32(1e-6)},
+		{"llama.vocab_size", ggufUint32, uint32(nVocab)},
+	}
+	m.meta = append(m.meta, tokenizer...)
+	m.meta = append(m.meta,
+		kv{"tokenizer.ggml.tokens", ggufArray, array{Type: ggufString, Items: v.tokens}},
+		kv{"tokenizer.ggml.token_type", ggufArray, array{Type: ggufInt32, Items: v.types}},
+		kv{"tokenizer.ggml.bos_token_id", ggufUint32, uint32(endText)},
+		kv{"tokenizer.ggml.eos_token_id", ggufUint32, uint32(imEnd)},
+		kv{"tokenizer.ggml.padding_token_id", ggufUint32, uint32(endText)},
+		kv{"tokenizer.ggml.add_bos_token", ggufBool, false},
+		kv{"tokenizer.chat_template", ggufString, string(tmpl)},
+	)
+	return m, nil
+}
+
+// sourceFiles finds the vocabulary and the template in dir: side by side,
+// or where a llama.cpp checkout keeps them.
+func sourceFiles(dir string) (vocab, tmpl string) {
+	vocab = filepath.Join(dir, VocabFile)
+	if _, err := os.Stat(vocab); err != nil {
+		vocab = filepath.Join(dir, "models", VocabFile)
+	}
+	tmpl = filepath.Join(dir, TemplateFile)
+	if _, err := os.Stat(tmpl); err != nil {
+		tmpl = filepath.Join(dir, "models", "templates", TemplateFile)
+	}
+	return vocab, tmpl
+}
+
+// WriteFile writes the model as a GGUF file (atomically: a temporary file
+// renamed into place).
+func (m *Model) WriteFile(path string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tinymodel-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := writeGGUF(tmp, m.meta, m.tensors); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
