@@ -86,7 +86,7 @@ func TestLlamaServerLoop(t *testing.T) {
 			t.Fatalf("turns %+v", tr.Turns)
 		}
 		cell := tr.Turns[0].Cells[0]
-		if cell.Via != "tool_call" || cell.ToolCallID == "" || !strings.Contains(cell.Fed, "figure(s) drawn") {
+		if cell.Via != "tool_call" || cell.ToolCallID == "" || !strings.Contains(cell.Fed, "plot saved: plot-001.png (shown to the user)") {
 			t.Fatalf("cell %+v", cell)
 		}
 		// The call streamed in fragments: one per line of code at least.
