@@ -219,7 +219,11 @@ func cmdAsk(env *cliEnv, args []string) int {
 			fmt.Fprintln(env.stdout)
 		}
 		if t.Note != "" {
-			fmt.Fprintf(env.stderr, "rehome: %s\n", t.Note)
+			note := t.Note
+			if t.Stopped == llm.StopMaxSteps {
+				note += fmt.Sprintf(" More runs: --max-steps (now %d).", *maxSteps)
+			}
+			fmt.Fprintf(env.stderr, "rehome: %s\n", note)
 		}
 		if t.Error != "" {
 			fmt.Fprintf(env.stderr, "rehome: %s\n", t.Error)

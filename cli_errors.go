@@ -7,6 +7,7 @@ import (
 	"rehome/backend/assistant"
 	"rehome/backend/audit"
 	"rehome/backend/core"
+	"rehome/backend/llm"
 	"rehome/backend/models"
 )
 
@@ -19,6 +20,8 @@ func cliError(err error) error {
 		nv *audit.NeedVRAMError
 		mk *assistant.MissingKnowledgeError
 		um *core.UnnamedModelError
+		ns *llm.NoServerError
+		na *audit.NotAuditedError
 	)
 	switch {
 	case errors.As(err, &mm) && mm.VRAM:
@@ -33,6 +36,10 @@ func cliError(err error) error {
 		return fmt.Errorf("%w: give the Ollama name or a GGUF file's path with --model", err)
 	case errors.Is(err, assistant.ErrNoModel):
 		return fmt.Errorf("%w: give it with --model (`rehome fit` says which ones fit)", err)
+	case errors.As(err, &ns):
+		return fmt.Errorf("%w Or name one with --server URL", err)
+	case errors.As(err, &na):
+		return fmt.Errorf("%w: run `rehome audit --assistant %s` first", err, na.AssistantID)
 	}
 	return err
 }

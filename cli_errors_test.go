@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"rehome/app"
+	"rehome/backend/llm"
 )
 
 // TestDomainErrorsInEachFacesWords: the backend names the missing fact;
@@ -22,6 +23,14 @@ func TestDomainErrorsInEachFacesWords(t *testing.T) {
 		t.Fatalf("export without a model: %+v", r)
 	}
 
+	r = rehomeCLI(t, home, "audit", "checklist", id)
+	if r.code != 1 || !strings.Contains(r.stderr, "has not been audited yet: run `rehome audit --assistant "+id+"` first") {
+		t.Fatalf("checklist before an audit: %+v", r)
+	}
+	if err := cliError(&llm.NoServerError{}); !strings.HasSuffix(err.Error(), "Or name one with --server URL") {
+		t.Fatalf("no model server: %v", err)
+	}
+
 	// The window, over the same data folder, says the same facts in its
 	// own words.
 	h := app.New(app.Config{DataDir: home})
@@ -32,5 +41,9 @@ func TestDomainErrorsInEachFacesWords(t *testing.T) {
 	_, err := h.ExportAssistant(id, "modelfile", "")
 	if err == nil || !strings.Contains(err.Error(), "such as qwen2.5:7b: type it in “Local model”") || strings.Contains(err.Error(), "--") {
 		t.Fatalf("the window's export without a model: %v", err)
+	}
+	_, err = h.Checklist(id)
+	if err == nil || !strings.Contains(err.Error(), "has not been audited yet: audit it on the Audit screen first") || strings.Contains(err.Error(), "--") {
+		t.Fatalf("the window's checklist before an audit: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"rehome/backend/audit"
 	"rehome/backend/core"
 	"rehome/backend/hardware"
+	"rehome/backend/llm"
 	"rehome/backend/models"
 	"rehome/sandbox"
 )
@@ -104,5 +105,8 @@ func TestErrorsInTheUIsWords(t *testing.T) {
 	_, err = a.RunAudit(audit.Request{Features: []string{"knowledge"}})
 	if err == nil || !strings.Contains(err.Error(), "VRAM is unknown") || !strings.Contains(err.Error(), "enter it in the VRAM field") || strings.Contains(err.Error(), "--") {
 		t.Fatalf("audit without VRAM: %v", err)
+	}
+	if err := uiError(&llm.NoServerError{Suggested: "qwen2.5:7b"}); !strings.Contains(err.Error(), "ollama pull qwen2.5:7b") || !strings.Contains(err.Error(), "the Ask screen's server field") || strings.Contains(err.Error(), "--server") {
+		t.Fatalf("no model server: %v", err)
 	}
 }

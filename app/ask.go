@@ -198,7 +198,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 
 	srv, model, err := llm.Pick(ctx, req.Server, req.Model, llm.CatalogToolsHint, a.suggestedModel(req.AssistantID))
 	if err != nil {
-		return llm.Conversation{}, err
+		return llm.Conversation{}, uiError(err)
 	}
 	conv.Server, conv.Model = srv.BaseURL, model
 	e, err := a.engine()

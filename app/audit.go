@@ -86,7 +86,8 @@ func (a *App) Checklist(assistantID string) (audit.Checklist, error) {
 	if err != nil {
 		return audit.Checklist{}, err
 	}
-	return s.Checklist(assistantID)
+	c, err := s.Checklist(assistantID)
+	return c, uiError(err)
 }
 
 // AssistantImport is what the import form sends: a GPT's JSON description,

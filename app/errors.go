@@ -7,6 +7,7 @@ import (
 	"rehome/backend/assistant"
 	"rehome/backend/audit"
 	"rehome/backend/core"
+	"rehome/backend/llm"
 	"rehome/backend/models"
 )
 
@@ -19,6 +20,8 @@ func uiError(err error) error {
 		nv *audit.NeedVRAMError
 		mk *assistant.MissingKnowledgeError
 		um *core.UnnamedModelError
+		ns *llm.NoServerError
+		na *audit.NotAuditedError
 	)
 	switch {
 	case errors.As(err, &mm) && mm.VRAM:
@@ -33,6 +36,10 @@ func uiError(err error) error {
 		return fmt.Errorf("%w: type its Ollama name, or a GGUF file's path, in “Local model”", err)
 	case errors.Is(err, assistant.ErrNoModel):
 		return fmt.Errorf("%w: type it in “Local model” (the Hardware screen says which ones fit)", err)
+	case errors.As(err, &ns):
+		return fmt.Errorf("%w Or type a server's URL in the Ask screen's server field", err)
+	case errors.As(err, &na):
+		return fmt.Errorf("%w: audit it on the Audit screen first", err)
 	}
 	return err
 }

@@ -301,6 +301,20 @@ func (s *Service) Compare(a, b string) (Comparison, error) {
 	return Compare(ra, rb), nil
 }
 
+// NotAuditedError is Latest's error for an assistant no audit covers yet;
+// it matches store.ErrNotFound. Each face adds how to audit it.
+type NotAuditedError struct {
+	// AssistantID is the assistant's id.
+	AssistantID string
+}
+
+func (e *NotAuditedError) Error() string {
+	return fmt.Sprintf("assistant %q has not been audited yet", e.AssistantID)
+}
+
+// Unwrap makes the error match store.ErrNotFound.
+func (e *NotAuditedError) Unwrap() error { return store.ErrNotFound }
+
 // Latest returns the newest stored audit that covers assistant id.
 func (s *Service) Latest(assistantID string) (Record, AssistantAudit, error) {
 	var found Record
@@ -323,7 +337,7 @@ func (s *Service) Latest(assistantID string) (Record, AssistantAudit, error) {
 		return Record{}, AssistantAudit{}, err
 	}
 	if !ok {
-		return Record{}, AssistantAudit{}, fmt.Errorf("assistant %q has not been audited yet: run `rehome audit --assistant %s` first: %w", assistantID, assistantID, store.ErrNotFound)
+		return Record{}, AssistantAudit{}, &NotAuditedError{AssistantID: assistantID}
 	}
 	return found, aa, nil
 }

@@ -344,7 +344,7 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 		}
 		if last {
 			t.Stopped, t.Answer = StopMaxSteps, tu.Text
-			t.Note = fmt.Sprintf("The model still wanted to run code after %d runs; rehome stopped it. Ask again with more steps (--max-steps) or a narrower question.", maxSteps)
+			t.Note = fmt.Sprintf("The model still wanted to run code after %d runs; rehome stopped it. Ask again allowing more code runs, or a narrower question.", maxSteps)
 			return t
 		}
 

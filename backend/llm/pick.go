@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -24,7 +23,7 @@ func Pick(ctx context.Context, url, model string, hint func(string) (bool, bool,
 		return Server{}, "", err
 	}
 	if len(servers) == 0 {
-		return Server{}, "", errors.New(NoServerHint(suggested))
+		return Server{}, "", &NoServerError{Suggested: suggested}
 	}
 	for _, s := range servers {
 		if model != "" {
@@ -105,13 +104,24 @@ func StartHint(suggested string) string {
 	return "Start one — Ollama: `ollama serve`, then " + PullHint(suggested) + "."
 }
 
+// NoServerError is Pick's error when no model server answers on this
+// machine's known ports: it says where rehome looked and how to start one;
+// each face adds how to name a server elsewhere (a flag, a field).
+type NoServerError struct {
+	// Suggested is the model to tell the user to pull ("" for rehome's
+	// general suggestion).
+	Suggested string
+}
+
+func (e *NoServerError) Error() string { return NoServerHint(e.Suggested) }
+
 // NoServerHint says where rehome looked and how to start a server.
 func NoServerHint(suggested string) string {
 	var ports []string
 	for _, k := range KnownServers {
 		ports = append(ports, fmt.Sprintf("%s %d", k.Name, k.Port))
 	}
-	return fmt.Sprintf("no model server found on this machine (looked at 127.0.0.1: %s). %s Or name one with --server URL",
+	return fmt.Sprintf("no model server found on this machine (looked at 127.0.0.1: %s). %s",
 		strings.Join(ports, ", "), StartHint(suggested))
 }
 
