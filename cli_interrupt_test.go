@@ -106,8 +106,9 @@ func (l *liveCLI) interrupt(t *testing.T, code int, msg string) time.Duration {
 
 // TestInterruptLongCommands: Ctrl-C (SIGINT) ends every long command
 // within a second, with a clean message and exit code — a run of a
-// sleeping cell, an image save, an answer from a server that never
-// answers, and serve — and leaves nothing behind.
+// sleeping cell, a session's sleeping cell (the session and its state
+// stay), the sandbox doctor, an image save, an answer from a server that
+// never answers, and serve — and leaves nothing behind.
 func TestInterruptLongCommands(t *testing.T) {
 	home := t.TempDir()
 	dir := t.TempDir()
@@ -173,6 +174,34 @@ func TestInterruptLongCommands(t *testing.T) {
 		if exec.Command("podman", "container", "exists", "rehome-run-"+recs[0].ID).Run() == nil {
 			t.Errorf("the run's container rehome-run-%s is left behind", recs[0].ID)
 		}
+	})
+
+	t.Run("session exec", func(t *testing.T) {
+		r := rehomeCLI(t, home, "session", "start")
+		if r.code != 0 {
+			t.Fatalf("session start: %+v", r)
+		}
+		id := strings.TrimSpace(r.stdout)
+		defer rehomeCLI(t, home, "session", "stop", id)
+		script := filepath.Join(dir, "sleep-cell.py")
+		os.WriteFile(script, []byte("import time\nx = 41\nprint('started', flush=True)\ntime.sleep(600)\n"), 0o600)
+		l := startCLI(t, home, "session", "exec", id, "--timeout", "10m", script)
+		l.waitFor(t, "the cell running", 120*time.Second, func(o, _ string) bool { return strings.Contains(o, "started") })
+		took := l.interrupt(t, exitInterrupted, "was interrupted (KeyboardInterrupt); the session's state is kept")
+		t.Logf("session exec ended %v after Ctrl-C", took.Round(time.Millisecond))
+		// The cell was interrupted, not the session: its state is there.
+		next := filepath.Join(dir, "next-cell.py")
+		os.WriteFile(next, []byte("print(x + 1)\n"), 0o600)
+		if r := rehomeCLI(t, home, "session", "exec", id, next); r.code != 0 || strings.TrimSpace(r.stdout) != "42" {
+			t.Fatalf("the next cell after Ctrl-C: %+v", r)
+		}
+	})
+
+	t.Run("sandbox doctor", func(t *testing.T) {
+		l := startCLI(t, home, "sandbox", "doctor")
+		l.waitFor(t, "the timeout check", 120*time.Second, func(_, e string) bool { return strings.Contains(e, "checking timeout") })
+		took := l.interrupt(t, exitInterrupted, "rehome: interrupted")
+		t.Logf("sandbox doctor ended %v after Ctrl-C", took.Round(time.Millisecond))
 	})
 
 	t.Run("image save", func(t *testing.T) {

@@ -279,7 +279,10 @@ func cmdSandboxDoctor(env *cliEnv, args []string) int {
 	} else {
 		printDoctor(env, rep)
 	}
-	if !rep.OK {
+	switch {
+	case rep.Interrupted:
+		return env.fail(ctx.Err())
+	case !rep.OK:
 		return exitFail
 	}
 	return exitOK

@@ -261,7 +261,10 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 			fmt.Fprintf(env.stderr, "rehome: STATE LOST: %s\n", res.LostReason)
 		}
 	}
-	if res.Status != "ok" {
+	switch {
+	case res.Status != "ok" && ctx.Err() != nil:
+		return exitInterrupted // Ctrl-C interrupted the cell: said above, the session's state kept
+	case res.Status != "ok":
 		return exitFail
 	}
 	return exitOK

@@ -41,6 +41,10 @@ type DoctorReport struct {
 	// Notes are findings that are not guarantees (speed, configuration).
 	Notes      []string `json:"notes,omitempty"`
 	DurationMS int64    `json:"duration_ms"`
+	// Interrupted is true when the caller's context ended (Ctrl-C, the
+	// window closed) before every check ran: Checks holds those that
+	// finished, and OK is false, since the rest were never tried.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // NoPodmanReport is the self-test's report when Podman cannot be reached:
@@ -60,6 +64,9 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 	host := e.Host()
 	rep := DoctorReport{Host: &host, Image: e.image}
 	add := func(name string, s Strength, format string, a ...any) {
+		if ctx.Err() != nil {
+			return // cut short by the caller, not a finding about the sandbox
+		}
 		rep.Checks = append(rep.Checks, Check{Name: name, Strength: s, Detail: fmt.Sprintf(format, a...)})
 	}
 	step := func(name string) {
@@ -81,6 +88,9 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 			}
 		}
 		switch {
+		case ctx.Err() != nil:
+			rep.OK, rep.Interrupted = false, true
+			rep.Summary = fmt.Sprintf("Interrupted after %d checks: the self-test did not finish, so it says nothing of the rest; run it again to the end.", len(rep.Checks))
 		case !rep.OK:
 			rep.Summary = "NOT SAFE: these guarantees do not hold here: " + strings.Join(bad, ", ") + "."
 		case len(weak) > 0:
@@ -125,13 +135,22 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 	os.WriteFile(secret, []byte("host canary "+token), 0o644)
 
 	run := func(name, code string, lim Limits, withInput bool) (*Result, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		step(name)
 		// The timeout probe attacks the kill from outside itself.
 		req := RunRequest{Code: code, Limits: lim, OutputDir: filepath.Join(work, "out-"+name), HardKillOnly: name == "timeout"}
 		if withInput {
 			req.InputPath = input
 		}
-		return e.Run(ctx, req, nil)
+		res, err := e.Run(ctx, req, nil)
+		if err == nil && ctx.Err() != nil {
+			// Stopped by the caller: the probe says nothing, and no more
+			// Podman calls (the bindings retry a failed call for 0.6 s).
+			return nil, ctx.Err()
+		}
+		return res, err
 	}
 	probeLimits := Limits{Timeout: 60 * time.Second}
 
@@ -229,6 +248,10 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 	// Kernel surfaces and host facts (keyring, user namespaces, sockets,
 	// PID 1, mount table, hosts, resolver).
 	e.attackKernel(ctx, run, add, work, token)
+	if ctx.Err() != nil {
+		// Cut short: each probe's run removed its sandbox on the way out.
+		return finishReport()
+	}
 
 	// Findings that are not guarantees.
 	step("storage")

@@ -315,6 +315,13 @@ func (e *Engine) execute(r *run) (*outcome, error) {
 	}
 
 	e.trace("attached")
+	if err := r.ctx.Err(); err != nil {
+		// Stopped before it started: Podman's bindings would retry a
+		// cancelled Start for 0.6 s before failing.
+		sockets.closeAll()
+		<-attachDone
+		return nil, fmt.Errorf("start the sandbox: %w", err)
+	}
 	if err := containers.Start(api, cid, nil); err != nil {
 		sockets.closeAll()
 		<-attachDone

@@ -832,6 +832,7 @@ export namespace sandbox {
     checks: sandbox.Check[];
     notes?: string[];
     duration_ms: number;
+    interrupted?: boolean;
   }
 
   export interface Enforcement {
