@@ -520,7 +520,6 @@ async function askInWindow(name, serverURL, model, question) {
     await focus(app.id);
     typeInto(app.id, askAt.question, question);
     await waitLog(app.log, /"event":"answer streaming"/, 120000, 'the answer to start streaming');
-    shot(`ask-${name}-streaming`);
     const [plot] = await waitLog(app.log, /"event":"plot shown".*"screen":"ask"|"screen":"ask".*"event":"plot shown"/, 240000, 'the plot inline');
     assert.ok(plot.width > 100 && plot.height > 100, `the plot has no size: ${JSON.stringify(plot)}`);
     const [answer] = await waitLog(app.log, /"event":"answer shown"/, 240000, 'the answer');
