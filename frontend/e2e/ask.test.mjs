@@ -9,42 +9,12 @@
 // Screenshots land in $ARTIFACTS as browser-ask-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { startServe, launchBrowser, artifacts } from './harness.mjs';
+import { join } from 'node:path';
+import { startServe, launchBrowser, artifacts, recordedOllama, testdata } from './harness.mjs';
 
-const testdata = resolve('../backend/llm/testdata');
 let srv, browser, model;
-
-/** A loopback server that looks like Ollama and answers from a scenario. */
-function recordedOllama(scenario) {
-  let asked = 0;
-  const answers = readdirSync(join(testdata, scenario)).filter((f) => /^\d\d/.test(f)).sort();
-  const disc = (f) => readFileSync(join(testdata, 'discovery', f));
-  return new Promise((ok) => {
-    const s = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', async () => {
-        if (req.url === '/') return res.end(disc('ollama-root.txt'));
-        if (req.url === '/v1/models') return res.end(disc('ollama-models.json'));
-        if (req.url === '/api/show') return res.end(disc(`ollama-show-${JSON.parse(body).model.split(':')[0]}.json`));
-        if (req.url !== '/v1/chat/completions') return res.writeHead(404).end();
-        const f = answers[asked++];
-        if (!f) return res.writeHead(500).end('{"error":{"message":"no more recorded answers"}}');
-        res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-        for (const ev of readFileSync(join(testdata, scenario, f), 'utf8').split(/(?<=\n\n)/)) {
-          res.write(ev);
-          await new Promise((r) => setTimeout(r, 15)); // tokens arrive over time
-        }
-        res.end();
-      });
-    });
-    s.listen(0, '127.0.0.1', () => ok(s));
-  });
-}
 
 before(async () => {
   srv = await startServe();

@@ -9,53 +9,17 @@
 // Screenshot: $ARTIFACTS/browser-ask-llama.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { startServe, launchBrowser, artifacts } from './harness.mjs';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServe, launchBrowser, artifacts, startLlama, testdata } from './harness.mjs';
 
-const root = resolve('..');
-const testdata = join(root, 'backend/llm/testdata');
-let srv, browser, llama, dir, why;
-
-function llamaServer() {
-  if (process.env.REHOME_LLAMA_SERVER) return existsSync(process.env.REHOME_LLAMA_SERVER) ? process.env.REHOME_LLAMA_SERVER : null;
-  try {
-    return execFileSync('bash', [join(root, 'build/llm/llama-server.sh'), '--find'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-  } catch (e) {
-    return null;
-  }
-}
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.on('error', fail);
-    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => ok(p)); });
-  });
-}
+let srv, browser, llama, why;
 
 before(async () => {
-  const bin = llamaServer();
-  if (!bin) {
-    why = 'no llama-server: `make llama` builds it, or set REHOME_LLAMA_SERVER';
-    if (process.env.REHOME_REQUIRE_LLAMA) throw new Error(`REHOME_REQUIRE_LLAMA is set but there is ${why}`);
+  llama = await startLlama();
+  if (llama.skip) {
+    why = llama.skip;
     return;
-  }
-  dir = mkdtempSync(join(tmpdir(), 'rehome-askllama-'));
-  const model = join(dir, 'tiny.gguf');
-  execFileSync('go', ['run', './backend/llm/tinymodel/cmd/tinymodel', '-src', dirname(bin), '-o', model], { cwd: root, stdio: 'inherit' });
-  const port = await freePort();
-  llama = spawn(bin, ['-m', model, '--host', '127.0.0.1', '--port', String(port), '--jinja', '-c', '4096',
-    '--threads', '1', '-np', '1', '--no-webui', '--alias', 'rehome-tiny'], { stdio: 'ignore' });
-  llama.url = `http://127.0.0.1:${port}/v1`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
   }
   srv = await startServe();
   browser = await launchBrowser();
@@ -64,8 +28,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await srv?.stop();
-  llama?.kill();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  llama?.stop?.();
 });
 
 test('a question about a CSV comes back answered, with its plot, from the real llama-server and the real sandbox', async (t) => {

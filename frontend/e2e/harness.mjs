@@ -1,11 +1,18 @@
 // Shared set-up for the browser end-to-end tests: starts `rehome serve` on
 // a free loopback port with a fresh data directory, and a headless
 // Chromium driven by playwright-core.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+
+/** The repository's root, and the ask loop's recorded transcripts and CSVs. */
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const testdata = join(root, 'backend/llm/testdata');
 
 export const bin = resolve(process.env.REHOME_BIN ?? '../build/bin/rehome');
 export const artifacts = resolve(process.env.ARTIFACTS ?? '../build/test-artifacts');
@@ -83,4 +90,97 @@ export async function openApp(browser, url, { hash = '' } = {}) {
   await page.waitForSelector('nav >> text=rehome');
   page.jsErrors = errors;
   return page;
+}
+
+/**
+ * A loopback server that looks like Ollama and answers each chat request
+ * with the next recorded answer of a scenario (backend/llm/testdata/NAME),
+ * event by event, as tokens arrive over time. Resolves to the listening
+ * http.Server; its URL for the ask loop is http://127.0.0.1:PORT/v1.
+ */
+export function recordedOllama(scenario) {
+  let asked = 0;
+  const answers = readdirSync(join(testdata, scenario)).filter((f) => /^\d\d/.test(f)).sort();
+  const disc = (f) => readFileSync(join(testdata, 'discovery', f));
+  return new Promise((ok) => {
+    const s = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', async () => {
+        if (req.url === '/') return res.end(disc('ollama-root.txt'));
+        if (req.url === '/v1/models') return res.end(disc('ollama-models.json'));
+        if (req.url === '/api/show') return res.end(disc(`ollama-show-${JSON.parse(body).model.split(':')[0]}.json`));
+        if (req.url !== '/v1/chat/completions') return res.writeHead(404).end();
+        const f = answers[asked++];
+        if (!f) return res.writeHead(500).end('{"error":{"message":"no more recorded answers"}}');
+        res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        for (const ev of readFileSync(join(testdata, scenario, f), 'utf8').split(/(?<=\n\n)/)) {
+          res.write(ev);
+          await new Promise((r) => setTimeout(r, 15)); // tokens arrive over time
+        }
+        res.end();
+      });
+    });
+    s.listen(0, '127.0.0.1', () => ok(s));
+  });
+}
+
+/** The llama-server to run: $REHOME_LLAMA_SERVER, else the cached build (`make llama`), else null. */
+function llamaBinary() {
+  if (process.env.REHOME_LLAMA_SERVER) return existsSync(process.env.REHOME_LLAMA_SERVER) ? process.env.REHOME_LLAMA_SERVER : null;
+  try {
+    return execFileSync('bash', [join(root, 'build/llm/llama-server.sh'), '--find'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createNetServer();
+    s.on('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => ok(p));
+    });
+  });
+}
+
+/**
+ * Starts llama.cpp's real llama-server serving the tests' tiny hand-set
+ * model (backend/llm/tinymodel) as "rehome-tiny", as backend/llm/llamatest
+ * does for the Go tests. Resolves to { url, model, stop } once /health
+ * answers, or to { skip: reason } when there is no llama-server; throws
+ * instead when REHOME_REQUIRE_LLAMA is set.
+ */
+export async function startLlama() {
+  const bin = llamaBinary();
+  if (!bin) {
+    const why = 'no llama-server: `make llama` builds it, or set REHOME_LLAMA_SERVER';
+    if (process.env.REHOME_REQUIRE_LLAMA) throw new Error(`REHOME_REQUIRE_LLAMA is set but there is ${why}`);
+    return { skip: why };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'rehome-llama-'));
+  const model = join(dir, 'tiny.gguf');
+  execFileSync('go', ['run', './backend/llm/tinymodel/cmd/tinymodel', '-src', dirname(bin), '-o', model], { cwd: root, stdio: 'inherit' });
+  const port = await freePort();
+  const proc = spawn(bin, ['-m', model, '--host', '127.0.0.1', '--port', String(port), '--jinja', '-c', '4096',
+    '--threads', '1', '-np', '1', '--no-webui', '--alias', 'rehome-tiny'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  proc.stderr.on('data', (d) => (log = (log + d).slice(-8000)));
+  const stop = () => {
+    proc.kill();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
+    } catch {}
+    if (proc.exitCode !== null || i >= 600) {
+      stop();
+      throw new Error(`llama-server did not become healthy:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url: `http://127.0.0.1:${port}/v1`, model: 'rehome-tiny', stop };
 }

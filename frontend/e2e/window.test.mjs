@@ -4,6 +4,12 @@
 // error-showing screen fails) and rehome's log, where the UI records its
 // milestones (ui ready, preview shown, plot shown, run finished).
 //
+// Ask in words in the window: a CSV dragged onto the Ask screen, a typed
+// question, the answer streamed back with its plot inline, against a
+// loopback server replaying a recorded Ollama transcript and against the
+// real llama-server with the tests' tiny model (skipped with the reason
+// without one, failing instead when REHOME_REQUIRE_LLAMA is set).
+//
 // Screenshots land in $ARTIFACTS (build/test-artifacts): window-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +18,7 @@ import { mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync, exist
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bin, artifacts } from './harness.mjs';
+import { bin, artifacts, recordedOllama, startLlama, testdata } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '../..');
@@ -401,11 +407,7 @@ test('a CSV dragged onto the window previews at once and plots; Describe runs on
     // Keys go to the focused window. Without a window manager a click does
     // not focus it (and GTK ignores keys sent to a window), so focus it
     // the way a window manager would.
-    x('xdotool', ['windowfocus', '--sync', app.id]);
-    await until(() => {
-      const focus = x('xdotool', ['getwindowfocus']).trim();
-      return focus === app.id || x('xdotool', ['getwindowname', focus]).trim() === 'rehome';
-    }, 10000, 'the window to have the focus');
+    await focus(app.id);
     x('xdotool', ['key', 'alt+2']);
     const [describe] = await waitLog(app.log, /"event":"run finished".*"analysis":"Describe"|"analysis":"Describe".*"event":"run finished"/, 180000, 'Describe to run');
     assert.equal(describe.outcome, 'ok');
@@ -459,6 +461,105 @@ test('a 2 GiB CSV opened in the window shows its head in well under a second', a
     await app.stop();
     rmSync(app.home, { recursive: true, force: true });
     rmSync(data, { recursive: true, force: true });
+  }
+});
+
+// Where the Ask screen's fields are, in window coordinates (Ask.svelte at
+// the window's size, no model server found yet): the server URL field
+// and the question box.
+const askAt = { serverURL: [812, 88], question: [791, 773] };
+
+/** Gives the window the keyboard, as a window manager would on a click. */
+async function focus(id) {
+  x('xdotool', ['windowfocus', '--sync', id]);
+  await until(() => {
+    const f = x('xdotool', ['getwindowfocus']).trim();
+    return f === id || x('xdotool', ['getwindowname', f]).trim() === 'rehome';
+  }, 10000, 'the window to have the focus');
+}
+
+/** Clicks a field of the window and types into it, then Return. */
+function typeInto(id, [wx, wy], text) {
+  click(id, wx, wy);
+  x('xdotool', ['type', '--delay', '20', text]);
+  x('xdotool', ['key', 'Return']);
+}
+
+/**
+ * The Ask screen in the window: the model server typed in, sales.csv
+ * dragged from a file manager-like window onto it, a question typed; the
+ * answer streams in and shows with its plot inline (an <img>, whose size
+ * the UI reports once loaded) and the cell's output. Returns the
+ * "answer shown" event.
+ */
+async function askInWindow(name, serverURL, model, question) {
+  const app = await launch(name);
+  const data = mkdtempSync(join(tmpdir(), 'rehome-window-ask-'));
+  try {
+    const since = logLines(app.log);
+    click(app.id, 60, nav.ask);
+    await waitScreen(app.log, 'ask', since);
+    await focus(app.id);
+    typeInto(app.id, askAt.serverURL, serverURL);
+    const [choice] = await waitLog(app.log, /"event":"screen shown".*ask-model/, 30000, 'the models of the typed server');
+    assert.equal(choice.errors, 0, `the Ask screen shows an error: ${JSON.stringify(choice)}`);
+
+    const csv = join(data, 'sales.csv');
+    writeFileSync(csv, readFileSync(join(testdata, 'sales.csv')));
+    const g = geometry(app.id);
+    const source = await dragFile(csv, g.x + g.width / 2, g.y + g.height / 2);
+    try {
+      const [dropped] = await waitLog(app.log, /"msg":"file dropped"/, 15000, 'the drop to reach rehome');
+      assert.deepEqual(dropped.paths, [csv]);
+      const [files] = await waitLog(app.log, /"event":"ask files"/, 15000, 'the dropped file on the Ask screen');
+      assert.equal(files.files, 'sales.csv');
+    } finally {
+      source.stop();
+    }
+
+    await focus(app.id);
+    typeInto(app.id, askAt.question, question);
+    await waitLog(app.log, /"event":"answer streaming"/, 120000, 'the answer to start streaming');
+    const [plot] = await waitLog(app.log, /"event":"plot shown".*"screen":"ask"|"screen":"ask".*"event":"plot shown"/, 240000, 'the plot inline');
+    assert.ok(plot.width > 100 && plot.height > 100, `the plot has no size: ${JSON.stringify(plot)}`);
+    const [answer] = await waitLog(app.log, /"event":"answer shown"/, 240000, 'the answer');
+    assert.equal(answer.model, model, 'the model asked');
+    assertShows(await stableShot(`ask-${name}`), `the answer (${name})`);
+    assert.deepEqual(logErrors(app.log), [], 'rehome logged errors');
+    return answer;
+  } finally {
+    await app.stop();
+    rmSync(app.home, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
+  }
+}
+
+test('Ask in the window: a dropped CSV and a typed question come back answered with the plot inline (recorded Ollama)', async (t) => {
+  if (skipSandbox) return t.skip('REHOME_SKIP_SANDBOX=1: the answer needs the sandbox to run its cell');
+  const ollama = await recordedOllama('ollama-tools');
+  try {
+    const a = await askInWindow('recorded', `http://127.0.0.1:${ollama.address().port}/v1`, 'qwen2.5:7b', 'Which region had the most revenue?');
+    assert.match(a.answer, /^South had the most revenue: 230\.0\./);
+    assert.match(a.cell, /ran, 1 plot/);
+    assert.match(a.output, /South\s+230\.0/);
+    assert.equal(a.plots, 1);
+  } finally {
+    ollama.close();
+  }
+});
+
+test('Ask in the window: a dropped CSV and a typed question come back answered with the plot inline (real llama-server)', async (t) => {
+  if (skipSandbox) return t.skip('REHOME_SKIP_SANDBOX=1: the answer needs the sandbox to run its cell');
+  const llama = await startLlama();
+  if (llama.skip) return t.skip(llama.skip);
+  try {
+    const a = await askInWindow('llama', llama.url, llama.model, 'Which region had the most revenue?');
+    assert.match(a.answer, /The summary of sales\.csv is above: .* summed by region\./);
+    assert.match(a.cell, /ran, 1 plot/);
+    assert.match(a.output, /revenue/);
+    assert.equal(a.plots, 1);
+  } finally {
+    llama.stop();
   }
 });
 

@@ -142,7 +142,8 @@ func Start(t testing.TB, script tinymodel.Script, extra ...string) *Server {
 }
 
 // StartModel starts bin serving model on a free loopback port and waits
-// (up to a minute) until it is healthy.
+// (up to five minutes: a real model takes a while to load) until it is
+// healthy.
 func StartModel(bin, model string, extra ...string) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
@@ -162,7 +163,7 @@ func StartModel(bin, model string, extra ...string) (*Server, error) {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	go func() { cmd.Wait(); close(s.done) }()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	for {
 		select {
@@ -170,7 +171,7 @@ func StartModel(bin, model string, extra ...string) (*Server, error) {
 			return nil, fmt.Errorf("llama-server exited before it was healthy (%s):\n%s", cmd.ProcessState, tail(log.String(), 6000))
 		case <-ctx.Done():
 			s.Stop()
-			return nil, fmt.Errorf("llama-server was not healthy within a minute:\n%s", tail(log.String(), 6000))
+			return nil, fmt.Errorf("llama-server was not healthy within five minutes:\n%s", tail(log.String(), 6000))
 		case <-time.After(50 * time.Millisecond):
 		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, root+"/health", nil)

@@ -4,18 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"rehome/backend/llm"
+	"rehome/backend/llm/llamatest"
 	"rehome/sandbox"
 )
 
@@ -44,22 +43,26 @@ var realQuestions = []realQuestion{
 // served by llama-server: ten questions with known answers (computed in
 // the sandbox by reference code), printing accuracy and seconds per
 // answer. Opt-in: REHOME_TEST_MODEL=/path/model.gguf; llama-server from
-// REHOME_LLAMA_SERVER or built by build/llm/llama-server.sh.
+// REHOME_LLAMA_SERVER or the cached build (`make llama`), started by
+// package llamatest.
 func TestRealModelQuestions(t *testing.T) {
 	modelPath := os.Getenv("REHOME_TEST_MODEL")
 	if modelPath == "" {
 		t.Skip("skipped: set REHOME_TEST_MODEL=/path/model.gguf to run the loop against a real model")
 	}
 	e := engine(t)
-	bin := os.Getenv("REHOME_LLAMA_SERVER")
-	if bin == "" {
-		out, err := exec.Command("bash", "../../../build/llm/llama-server.sh").Output()
-		if err != nil {
-			t.Fatalf("build llama-server: %v", err)
-		}
-		bin = strings.TrimSpace(string(out))
+	bin, err := llamatest.Binary()
+	if err != nil {
+		t.Fatalf("REHOME_TEST_MODEL is set but there is no llama-server (%v): `make llama` builds it, or set REHOME_LLAMA_SERVER", err)
 	}
-	base := startLlamaServer(t, bin, modelPath)
+	// llamatest's server, with a context and threads for a real model.
+	threads := strconv.Itoa(max(1, runtime.NumCPU()-1))
+	srv, err := llamatest.StartModel(bin, modelPath, "-c", "8192", "--threads", threads, "--threads-batch", threads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	base := srv.URL
 	ctx := context.Background()
 	models, err := (&llm.Client{BaseURL: base}).Models(ctx)
 	if err != nil || len(models) == 0 {
@@ -122,36 +125,6 @@ func answerHolds(answer, truth string) bool {
 		}
 	}
 	return false
-}
-
-// startLlamaServer runs llama-server on a free loopback port until the
-// test ends and returns its base URL.
-func startLlamaServer(t *testing.T, bin, model string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "-m", model, "--jinja", "--host", "127.0.0.1", "--port", strconv.Itoa(port), "-c", "8192", "--no-webui")
-	logf, _ := os.Create(filepath.Join(t.TempDir(), "llama-server.log"))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start llama-server: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if resp, err := http.Get(base + "/health"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base + "/v1"
-			}
-		}
-	}
-	t.Fatalf("llama-server did not become healthy (log %s)", logf.Name())
-	return ""
 }
 
 func TestAnswerHolds(t *testing.T) {
