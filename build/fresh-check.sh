@@ -28,14 +28,16 @@
 # Caches (so a rerun is quick), under $FRESH_CACHE (default
 # /var/cache/rehome/fresh): the Debian 12 base tarball (rebuilt after a
 # week), the root's downloaded .debs, the Go module and build caches, npm's
-# cache, and the root's /var/cache/rehome (the sandbox image archive: the
-# first run builds the image, later runs load it). FRESH_COLD=1 uses none.
+# cache, the root's /var/cache/rehome (the sandbox image archive: the
+# first run builds the image, later runs load it; the llama-server the
+# tests run: built by the first run) and its ~/.cache/rehome/tools (the
+# pinned staticcheck). FRESH_COLD=1 uses none.
 # Uncommitted changes are not checked: the root gets a clone of HEAD.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$(id -u)" != 0 ]; then exec sudo --preserve-env=FRESH_CACHE,FRESH_COLD,FRESH_HOST_TOOLS,REHOME_DEBIAN_MIRROR bash "$0" "$@"; fi
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(deps-test build fmt-check vet lint sandbox-image gotest uitest e2e window)
+[ ${#parts[@]} -gt 0 ] || parts=(deps-test build fmt-check vet lint sandbox-image llama gotest uitest e2e window)
 
 say() { printf '\033[1mfresh-check:\033[0m %s\n' "$*"; }
 command -v mmdebstrap >/dev/null || { say "needs mmdebstrap: apt-get install mmdebstrap"; exit 1; }
@@ -57,7 +59,7 @@ if [ "${FRESH_COLD:-0}" = 1 ]; then
 else
   cache=${FRESH_CACHE:-/var/cache/rehome/fresh}
 fi
-mkdir -p "$cache"/{apt,gomod,gobuild,npm,rehome}
+mkdir -p "$cache"/{apt,gomod,gobuild,npm,rehome,tools}
 
 # 1. The base: Debian 12 minbase, what a fresh server install has.
 base=$cache/debian12-minbase.tar
@@ -142,11 +144,12 @@ unshare --mount --pid --fork --propagation private bash -euc '
   mount -t tmpfs -o mode=1777 shm "$root/dev/shm"
   mount -t tmpfs -o mode=0755 run "$root/run"
   mount --bind "$cache/apt" "$root/var/cache/apt/archives"
-  mkdir -p "$root/root/go/pkg/mod" "$root/root/.cache/go-build" "$root/root/.npm" "$root/var/cache/rehome"
+  mkdir -p "$root/root/go/pkg/mod" "$root/root/.cache/go-build" "$root/root/.npm" "$root/var/cache/rehome" "$root/root/.cache/rehome/tools"
   mount --bind "$cache/gomod" "$root/root/go/pkg/mod"
   mount --bind "$cache/gobuild" "$root/root/.cache/go-build"
   mount --bind "$cache/npm" "$root/root/.npm"
   mount --bind "$cache/rehome" "$root/var/cache/rehome"
+  mount --bind "$cache/tools" "$root/root/.cache/rehome/tools"
   if [ -n "$node_bin" ]; then
     mount --bind -o ro "$node_bin" "$root/usr/local/bin/node"
     mount --bind -o ro "$npm_dir" "$root/usr/local/lib/node_modules/npm"
