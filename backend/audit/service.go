@@ -308,6 +308,7 @@ type NotAuditedError struct {
 	AssistantID string
 }
 
+// Error names the assistant and says it has no audit yet.
 func (e *NotAuditedError) Error() string {
 	return fmt.Sprintf("assistant %q has not been audited yet", e.AssistantID)
 }

@@ -113,6 +113,7 @@ type NoServerError struct {
 	Suggested string
 }
 
+// Error says where rehome looked and how to start a server.
 func (e *NoServerError) Error() string { return NoServerHint(e.Suggested) }
 
 // NoServerHint says where rehome looked and how to start a server.

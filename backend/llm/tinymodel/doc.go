@@ -1,0 +1,21 @@
+// Package tinymodel writes a tiny llama-architecture GGUF model whose
+// weights are set by hand, so that llama.cpp's real llama-server, given
+// the `python` tool, answers like a tool-calling instruct model would:
+// asked a question, it calls `python` with the script's code (streamed
+// token by token, so the call arrives in fragments); once a tool result
+// is in the prompt, it answers in words. It does so identically at any
+// temperature: each step's logit margin is in the hundreds.
+//
+// How: the tokenizer is Qwen2's (the vocab-only GGUF that ships in the
+// llama.cpp source) and the chat template Qwen2.5's (whose `<tool_call>`
+// format llama-server parses). Every fragment the model says is one token
+// (padding slots of the vocabulary become user-defined tokens), so the
+// whole reply is a chain of distinct tokens and the next token is a table
+// lookup: each fragment's embedding is a one-hot code and the output
+// matrix maps it to the next fragment. The one choice that depends on
+// more than the current token — call the tool, or answer — is made by one
+// attention head that looks for a `<tool_response>` token anywhere in the
+// prompt; it writes a ±1 flag into the residual stream that tips the
+// first token. Everything else (the second layer, the feed-forward
+// networks) is zero.
+package tinymodel
