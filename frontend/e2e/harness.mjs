@@ -184,3 +184,15 @@ export async function startLlama() {
   }
   return { url: `http://127.0.0.1:${port}/v1`, model: 'rehome-tiny', stop };
 }
+
+/**
+ * The Ask screen's chosen model ("server|model") once it is `want`, or
+ * whatever it is after 10 s: the screen picks its choice a moment after
+ * the model list arrives, so reading it at once races that.
+ */
+export async function chosenModel(page, want) {
+  await page
+    .waitForFunction((w) => document.querySelector('[data-testid=ask-model]')?.value === w, want, { timeout: 10000 })
+    .catch(() => {});
+  return page.getByTestId('ask-model').inputValue();
+}
