@@ -42,7 +42,7 @@ func TestActionBlockRule(t *testing.T) {
 func TestThinkSplitterAcrossChunks(t *testing.T) {
 	text := "a<think>b</think>c<th"
 	for size := 1; size <= len(text); size++ {
-		var sp thinkSplitter
+		sp := tagSplitter{open: openThink, close: closeThink}
 		var vis, th strings.Builder
 		for i := 0; i < len(text); i += size {
 			v, h := sp.feed(text[i:min(i+size, len(text))])

@@ -96,8 +96,8 @@ func streamError(payload []byte) error {
 // accumulator builds a Reply from chunks and forwards deltas.
 type accumulator struct {
 	onDelta func(Delta)
-	think   thinkSplitter
-	text    textCalls
+	think   tagSplitter     // <think> blocks out of the content
+	text    tagSplitter     // <tool_call> blocks out of the visible text
 	raw     strings.Builder // visible text with any <tool_call> blocks
 	content strings.Builder
 	reason  strings.Builder
@@ -113,7 +113,9 @@ func newAccumulator(onDelta func(Delta)) *accumulator {
 	if onDelta == nil {
 		onDelta = func(Delta) {}
 	}
-	return &accumulator{onDelta: onDelta}
+	return &accumulator{onDelta: onDelta,
+		think: tagSplitter{open: openThink, close: closeThink},
+		text:  tagSplitter{open: openCall, close: closeCall}}
 }
 
 func (a *accumulator) finished() bool { return a.done || a.finish != "" }
@@ -217,7 +219,7 @@ func (a *accumulator) emit(vis, th string) {
 	a.raw.WriteString(vis)
 	vis, call := a.text.feed(vis)
 	if call != "" {
-		a.onDelta(Delta{ToolCall: &ToolCallDelta{Index: len(a.calls) + a.text.seen - 1, Arguments: call}})
+		a.onDelta(Delta{ToolCall: &ToolCallDelta{Index: len(a.calls) + a.text.opened - 1, Arguments: call}})
 	}
 	if vis != "" {
 		a.content.WriteString(vis)
@@ -326,13 +328,13 @@ func rawArguments(raw json.RawMessage) argFragment {
 func (a *accumulator) reply() Reply {
 	vis, th := a.think.flush()
 	a.emit(vis, th)
-	if rest := a.text.flush(); rest != "" {
+	if rest, _ := a.text.flush(); rest != "" { // a call cut short stays out of the text
 		a.content.WriteString(rest)
 		a.onDelta(Delta{Content: rest})
 	}
 	content := a.content.String()
 	calls := a.calls
-	if a.text.seen > 0 {
+	if a.text.opened > 0 {
 		var text []ToolCall
 		content, text = splitTextCalls(a.raw.String())
 		for i := range text {
@@ -360,67 +362,18 @@ func (a *accumulator) reply() Reply {
 	return Reply{Message: m, FinishReason: a.finish, PromptTokens: a.prompt, CompletionTokens: a.compl}
 }
 
-// textCalls takes <tool_call>…</tool_call> blocks (the Hermes and Qwen
-// format) out of visible text as it streams. A server leaves a call in
-// the content when it was not given tools — llama-server asked without
-// `tools` or with tool_choice "none", as on the loop's last step and in
-// fenced mode — or has no parser for the model's format. While streaming,
-// a block's text is sent as code, not as words; at the end, a block that
+// The text of a call left in the content: <tool_call>…</tool_call> blocks
+// (the Hermes and Qwen format). A server leaves a call there when it was
+// not given tools — llama-server asked without `tools` or with
+// tool_choice "none", as on the loop's last step and in fenced mode — or
+// has no parser for the model's format. While streaming, a block's text is
+// sent as code, not as words (a tagSplitter); at the end, a block that
 // parses as {"name": …, "arguments": …} becomes a tool call and any other
 // stays in the text where it was (splitTextCalls), so nothing is lost.
-type textCalls struct {
-	in   bool
-	buf  string
-	seen int // blocks opened
-}
-
 const (
 	openCall  = "<tool_call>"
 	closeCall = "</tool_call>"
 )
-
-// feed returns the visible text s completes and the text of calls it
-// adds (for showing the code as it comes).
-func (t *textCalls) feed(s string) (vis, call string) {
-	t.buf += s
-	var v, c strings.Builder
-	for {
-		tag := openCall
-		if t.in {
-			tag = closeCall
-		}
-		if i := strings.Index(t.buf, tag); i >= 0 {
-			if t.in {
-				c.WriteString(t.buf[:i])
-			} else {
-				v.WriteString(t.buf[:i])
-				t.seen++
-			}
-			t.buf = t.buf[i+len(tag):]
-			t.in = !t.in
-			continue
-		}
-		keep := partialSuffix(t.buf, tag)
-		out := t.buf[:len(t.buf)-keep]
-		t.buf = t.buf[len(t.buf)-keep:]
-		if t.in {
-			c.WriteString(out)
-		} else {
-			v.WriteString(out)
-		}
-		return v.String(), c.String()
-	}
-}
-
-// flush returns the visible text held back (a partial tag at the end).
-func (t *textCalls) flush() string {
-	s := t.buf
-	t.buf = ""
-	if t.in {
-		return ""
-	}
-	return s
-}
 
 // splitTextCalls takes the blocks that are calls out of s, in order; an
 // unclosed last block (a call cut at the token limit) counts when it
@@ -456,11 +409,14 @@ func splitTextCalls(s string) (string, []ToolCall) {
 	return out.String(), calls
 }
 
-// thinkSplitter separates <think>…</think> blocks from visible text as
-// it streams, holding back a possible tag split across chunks.
-type thinkSplitter struct {
-	in  bool
-	buf string
+// tagSplitter separates the text inside open…close blocks from the text
+// outside them as it streams, holding back a possible tag split across
+// chunks: <think> blocks from visible text, and <tool_call> blocks.
+type tagSplitter struct {
+	open, close string
+	in          bool
+	buf         string
+	opened      int // blocks opened so far
 }
 
 const (
@@ -468,39 +424,40 @@ const (
 	closeThink = "</think>"
 )
 
-// feed returns the visible text and the thinking text that s completes.
-func (t *thinkSplitter) feed(s string) (vis, think string) {
+// feed returns the outside and inside text that s completes.
+func (t *tagSplitter) feed(s string) (out, inside string) {
 	t.buf += s
-	var v, th strings.Builder
+	var o, in strings.Builder
 	for {
-		tag := openThink
+		tag := t.open
 		if t.in {
-			tag = closeThink
+			tag = t.close
 		}
 		if i := strings.Index(t.buf, tag); i >= 0 {
 			if t.in {
-				th.WriteString(t.buf[:i])
+				in.WriteString(t.buf[:i])
 			} else {
-				v.WriteString(t.buf[:i])
+				o.WriteString(t.buf[:i])
+				t.opened++
 			}
 			t.buf = t.buf[i+len(tag):]
 			t.in = !t.in
 			continue
 		}
 		keep := partialSuffix(t.buf, tag)
-		out := t.buf[:len(t.buf)-keep]
+		rest := t.buf[:len(t.buf)-keep]
 		t.buf = t.buf[len(t.buf)-keep:]
 		if t.in {
-			th.WriteString(out)
+			in.WriteString(rest)
 		} else {
-			v.WriteString(out)
+			o.WriteString(rest)
 		}
-		return v.String(), th.String()
+		return o.String(), in.String()
 	}
 }
 
-// flush returns what was held back.
-func (t *thinkSplitter) flush() (vis, think string) {
+// flush returns what was held back, outside or inside a block.
+func (t *tagSplitter) flush() (out, inside string) {
 	s := t.buf
 	t.buf = ""
 	if t.in {
