@@ -3,77 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
+
+	"rehome/backend/llm/llmtest"
 )
 
-// recordedOllama is a loopback server that looks like Ollama (its root,
-// /v1/models, /api/show) and answers chat completions with a recorded
-// scenario of backend/llm/testdata, in order.
-func recordedOllama(t *testing.T, scenario string) *httptest.Server {
-	t.Helper()
-	dir := filepath.Join("backend", "llm", "testdata")
-	files, _ := filepath.Glob(filepath.Join(dir, scenario, "[0-9][0-9]*"))
-	sort.Strings(files)
-	if len(files) == 0 {
-		t.Fatalf("no transcript %s", scenario)
-	}
-	var mu sync.Mutex
-	n := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		serveFile := func(name string) {
-			data, err := os.ReadFile(filepath.Join(dir, "discovery", name))
-			if err != nil {
-				http.NotFound(w, r)
-				return
-			}
-			w.Write(data)
-		}
-		switch r.URL.Path {
-		case "/":
-			serveFile("ollama-root.txt")
-		case "/v1/models":
-			serveFile("ollama-models.json")
-		case "/api/show":
-			var q struct{ Model string }
-			json.NewDecoder(r.Body).Decode(&q)
-			serveFile("ollama-show-" + strings.SplitN(q.Model, ":", 2)[0] + ".json")
-		case "/v1/chat/completions":
-			io.Copy(io.Discard, r.Body)
-			mu.Lock()
-			i := n
-			n++
-			mu.Unlock()
-			if i >= len(files) {
-				http.Error(w, `{"error":{"message":"no more recorded answers"}}`, 500)
-				return
-			}
-			data, _ := os.ReadFile(files[i])
-			if strings.HasSuffix(files[i], ".json") {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(400)
-				w.Write(data)
-				return
-			}
-			w.Header().Set("Content-Type", "text/event-stream")
-			for _, ev := range strings.SplitAfter(string(data), "\n\n") {
-				io.WriteString(w, ev)
-				w.(http.Flusher).Flush()
-			}
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+// recordedOllama serves a recorded scenario of backend/llm/testdata as
+// Ollama would (see llmtest.Replay).
+func recordedOllama(t *testing.T, scenario string) *llmtest.Recorded {
+	return llmtest.Replay(t, filepath.Join("backend", "llm", "testdata"), scenario)
 }
 
 func needPodman(t *testing.T) {

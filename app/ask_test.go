@@ -1,14 +1,9 @@
 package app
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -16,59 +11,11 @@ import (
 
 	"rehome/backend/assistant"
 	"rehome/backend/llm"
+	"rehome/backend/llm/llmtest"
 )
 
-// recorded is a loopback server that looks like Ollama and answers chat
-// completions with the recorded scenarios of backend/llm/testdata, one
-// after the other.
-func recorded(t *testing.T, scenarios ...string) string {
-	t.Helper()
-	dir := filepath.Join("..", "backend", "llm", "testdata")
-	var files []string
-	for _, sc := range scenarios {
-		fs, _ := filepath.Glob(filepath.Join(dir, sc, "[0-9][0-9]*"))
-		sort.Strings(fs)
-		files = append(files, fs...)
-	}
-	var mu sync.Mutex
-	n := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		disc := func(name string) {
-			data, _ := os.ReadFile(filepath.Join(dir, "discovery", name))
-			w.Write(data)
-		}
-		switch r.URL.Path {
-		case "/":
-			disc("ollama-root.txt")
-		case "/v1/models":
-			disc("ollama-models.json")
-		case "/api/show":
-			var q struct{ Model string }
-			json.NewDecoder(r.Body).Decode(&q)
-			disc("ollama-show-" + strings.SplitN(q.Model, ":", 2)[0] + ".json")
-		case "/v1/chat/completions":
-			io.Copy(io.Discard, r.Body)
-			mu.Lock()
-			i := n
-			n++
-			mu.Unlock()
-			if i >= len(files) {
-				http.Error(w, `{"error":{"message":"no more recorded answers"}}`, 500)
-				return
-			}
-			data, _ := os.ReadFile(files[i])
-			w.Header().Set("Content-Type", "text/event-stream")
-			for _, ev := range strings.SplitAfter(string(data), "\n\n") {
-				io.WriteString(w, ev)
-				w.(http.Flusher).Flush()
-			}
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
-}
+// testdata holds the recorded model-server transcripts.
+var testdata = filepath.Join("..", "backend", "llm", "testdata")
 
 type events struct {
 	mu  sync.Mutex
@@ -135,7 +82,7 @@ func TestAskSessionThroughApp(t *testing.T) {
 		os.WriteFile(p, data, 0o644)
 		files = append(files, p)
 	}
-	server := recorded(t, "session-state", "slow-cell", "drop")
+	server := llmtest.Replay(t, testdata, "session-state", "slow-cell", "drop").Base()
 
 	conv, err := a.Ask(AskRequest{Files: files, Server: server, Question: "Which region beat its target by the most?"})
 	if err != nil {
@@ -222,7 +169,7 @@ func TestAskDeletedWhileAnswering(t *testing.T) {
 	defer a.Close()
 	ev := &events{}
 	a.SetEmitter(ev)
-	server := recorded(t, "slow-cell")
+	server := llmtest.Replay(t, testdata, "slow-cell").Base()
 	type result struct {
 		conv llm.Conversation
 		err  error

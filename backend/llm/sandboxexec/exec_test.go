@@ -3,19 +3,15 @@ package sandboxexec
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"rehome/backend/llm"
+	"rehome/backend/llm/llmtest"
 	"rehome/sandbox"
 )
 
@@ -46,45 +42,6 @@ func engine(t *testing.T) *sandbox.Engine {
 	return nil
 }
 
-// replay answers successive chat completions with a recorded scenario of
-// ../testdata (see its README), one event at a time.
-func replay(t *testing.T, scenario string) (string, *[]llm.ChatRequest) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", scenario, "[0-9][0-9]*"))
-	sort.Strings(files)
-	if len(files) == 0 {
-		t.Fatalf("no transcript %s", scenario)
-	}
-	var mu sync.Mutex
-	n := 0
-	var reqs []llm.ChatRequest
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		i := n
-		n++
-		reqs = append(reqs, llm.ChatRequest{Messages: []llm.Message{{Content: string(body)}}})
-		mu.Unlock()
-		if i >= len(files) {
-			http.Error(w, `{"error":"no more answers"}`, 500)
-			return
-		}
-		data, _ := os.ReadFile(files[i])
-		if strings.HasSuffix(files[i], ".json") {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(400)
-			w.Write(data)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, ev := range strings.SplitAfter(string(data), "\n\n") {
-			io.WriteString(w, ev)
-			w.(http.Flusher).Flush()
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1", &reqs
-}
-
 // The whole loop against a recorded Ollama with tools, and a recorded
 // model without tools, with the cells run in the real sandbox: the code
 // reads the CSV at /mnt/data, prints, and the plot comes back as a file.
@@ -96,7 +53,7 @@ func TestLoopRealSandbox(t *testing.T) {
 	}
 	for _, scenario := range []string{"ollama-tools", "ollama-no-tools"} {
 		t.Run(scenario, func(t *testing.T) {
-			base, reqs := replay(t, scenario)
+			rec := llmtest.Replay(t, "../testdata", scenario)
 			fi, err := llm.DescribeFile(csv)
 			if err != nil {
 				t.Fatal(err)
@@ -104,7 +61,7 @@ func TestLoopRealSandbox(t *testing.T) {
 			var runs []*sandbox.CellResult
 			x, _ := sessionExec(t, e, csv)
 			x.Done = func(_ string, res *sandbox.CellResult) { runs = append(runs, res) }
-			l := &llm.Loop{Client: &llm.Client{BaseURL: base}, Model: "m", Files: []llm.FileInfo{fi}, Exec: x}
+			l := &llm.Loop{Client: &llm.Client{BaseURL: rec.Base()}, Model: "m", Files: []llm.FileInfo{fi}, Exec: x}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			tr := l.Ask(ctx, "Which region had the most revenue?")
@@ -127,7 +84,8 @@ func TestLoopRealSandbox(t *testing.T) {
 				t.Fatalf("plot on disk: %v", err)
 			}
 			// What went back to the model is the real output.
-			last := (*reqs)[len(*reqs)-1].Messages[0].Content
+			bodies := rec.Bodies()
+			last := bodies[len(bodies)-1]
 			if !strings.Contains(last, `South    230.0`) || !strings.Contains(last, "shown to the user") {
 				t.Errorf("last request did not carry the output: %.400s", last)
 			}

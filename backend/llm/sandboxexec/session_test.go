@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"rehome/backend/llm"
+	"rehome/backend/llm/llmtest"
 	"rehome/sandbox"
 )
 
@@ -67,9 +68,9 @@ func TestSessionStateAcrossCells(t *testing.T) {
 		}
 		infos = append(infos, fi)
 	}
-	base, reqs := replay(t, "session-state")
+	rec := llmtest.Replay(t, "../testdata", "session-state")
 	x, sessions := sessionExec(t, e, sales, targets)
-	l := &llm.Loop{Client: &llm.Client{BaseURL: base}, Model: "m", Files: infos, Exec: x}
+	l := &llm.Loop{Client: &llm.Client{BaseURL: rec.Base()}, Model: "m", Files: infos, Exec: x}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	tr := l.Ask(ctx, "Which region beat its target by the most?")
@@ -103,7 +104,7 @@ func TestSessionStateAcrossCells(t *testing.T) {
 		t.Errorf("plot saved outside the session's folder: %s", c2.Files[0].Path)
 	}
 	// The tool says state persists; the model was given both files.
-	first := (*reqs)[0].Messages[0].Content
+	first := rec.Bodies()[0]
 	if !strings.Contains(first, "State persists between calls") || !strings.Contains(first, "/mnt/data/targets.csv") {
 		t.Errorf("first request: %.600s", first)
 	}
@@ -117,7 +118,7 @@ func TestSessionStateAcrossCells(t *testing.T) {
 // (the variable set before the sleep is there), and Close removes it.
 func TestSessionStopInterruptsCell(t *testing.T) {
 	e := engine(t)
-	base, _ := replay(t, "slow-cell")
+	base := llmtest.Replay(t, "../testdata", "slow-cell").Base()
 	x, _ := sessionExec(t, e)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -1,0 +1,4 @@
+// Package llmtest serves the recorded model-server transcripts of
+// backend/llm/testdata on a loopback port, for the tests of every face
+// that asks a model (the loop's executor, the window's App, the CLI).
+package llmtest
