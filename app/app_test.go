@@ -17,6 +17,28 @@ import (
 )
 
 // runEvents records what the App emits.
+// needPodman skips a test that needs Podman where there is none, or
+// fails it under REHOME_REQUIRE_PODMAN=1.
+func needPodman(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("podman"); err != nil {
+		if os.Getenv("REHOME_REQUIRE_PODMAN") == "1" {
+			t.Fatal("podman is missing")
+		}
+		t.Skip("podman is missing; set REHOME_REQUIRE_PODMAN=1 to make this a failure")
+	}
+}
+
+// openApp opens an App over a new data folder; the test closes it.
+func openApp(t *testing.T) *Host {
+	t.Helper()
+	a := New(Config{DataDir: t.TempDir()})
+	if err := a.Open(); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 type runEvents struct {
 	mu  sync.Mutex
 	out strings.Builder
@@ -41,16 +63,8 @@ func (e *runEvents) text() string {
 // context, and with it a run in progress: it ends at once as stopped, its
 // sandbox removed, instead of running on to its time limit.
 func TestCloseCancelsRuns(t *testing.T) {
-	if _, err := exec.LookPath("podman"); err != nil {
-		if os.Getenv("REHOME_REQUIRE_PODMAN") == "1" {
-			t.Fatal("podman is missing")
-		}
-		t.Skip("podman is missing; set REHOME_REQUIRE_PODMAN=1 to make this a failure")
-	}
-	a := New(Config{DataDir: t.TempDir()})
-	if err := a.Open(); err != nil {
-		t.Fatal(err)
-	}
+	needPodman(t)
+	a := openApp(t)
 	ev := &runEvents{}
 	a.SetEmitter(ev)
 	type reply struct {

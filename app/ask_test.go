@@ -47,16 +47,8 @@ func (e *events) count(typ string) int {
 // running cell and the question ends as stopped, and the session is gone
 // when the app closes.
 func TestAskSessionThroughApp(t *testing.T) {
-	if _, err := exec.LookPath("podman"); err != nil {
-		if os.Getenv("REHOME_REQUIRE_PODMAN") == "1" {
-			t.Fatal("podman is missing")
-		}
-		t.Skip("podman is missing; set REHOME_REQUIRE_PODMAN=1 to make this a failure")
-	}
-	a := New(Config{DataDir: t.TempDir()})
-	if err := a.Open(); err != nil {
-		t.Fatal(err)
-	}
+	needPodman(t)
+	a := openApp(t)
 	ev := &events{}
 	a.SetEmitter(ev)
 	lim, err := a.RunLimits()
@@ -156,16 +148,8 @@ func TestAskSessionThroughApp(t *testing.T) {
 // Deleting a conversation while it answers stops the question, ends its
 // session and does not keep the conversation.
 func TestAskDeletedWhileAnswering(t *testing.T) {
-	if _, err := exec.LookPath("podman"); err != nil {
-		if os.Getenv("REHOME_REQUIRE_PODMAN") == "1" {
-			t.Fatal("podman is missing")
-		}
-		t.Skip("podman is missing; set REHOME_REQUIRE_PODMAN=1 to make this a failure")
-	}
-	a := New(Config{DataDir: t.TempDir()})
-	if err := a.Open(); err != nil {
-		t.Fatal(err)
-	}
+	needPodman(t)
+	a := openApp(t)
 	defer a.Close()
 	ev := &events{}
 	a.SetEmitter(ev)

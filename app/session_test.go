@@ -13,16 +13,8 @@ import (
 // same file), cells sharing state, Interrupt, Restart, export, and every
 // session gone when the app closes.
 func TestSessionThroughApp(t *testing.T) {
-	if _, err := exec.LookPath("podman"); err != nil {
-		if os.Getenv("REHOME_REQUIRE_PODMAN") == "1" {
-			t.Fatal("podman is missing")
-		}
-		t.Skip("podman is missing; set REHOME_REQUIRE_PODMAN=1 to make this a failure")
-	}
-	a := New(Config{DataDir: t.TempDir()})
-	if err := a.Open(); err != nil {
-		t.Fatal(err)
-	}
+	needPodman(t)
+	a := openApp(t)
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)
 	csv := filepath.Join(dir, "d.csv")
