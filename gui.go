@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -28,7 +29,10 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"rehome/app"
+	"rehome/app/bridge"
 	"rehome/backend/atomicfile"
+	"rehome/backend/logs"
+	"rehome/backend/store"
 )
 
 //go:embed build/appicon.png
@@ -42,23 +46,31 @@ const (
 	geometryFile                = "window.json"
 )
 
-// runWindow opens the desktop window. With no display it says so and
-// serves the UI to a browser instead. A second launch on the same data
-// folder hands its file to the open window, brings it forward and exits.
-func runWindow(env *cliEnv, openFile string) int {
-	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		fmt.Fprintln(env.stderr, "rehome: no display found (DISPLAY and WAYLAND_DISPLAY are unset): starting `rehome serve` instead; open the URL below in a browser on this machine.")
-		return cmdServe(env, nil)
-	}
-	dir, err := env.dir()
+// windowConfig is what the entry hands the window.
+type windowConfig struct {
+	Version string                // rehome's version, shown in the header
+	Verbose bool                  // -v: debug lines in the log, and on stderr
+	Open    string                // a file to open ("Open with rehome"), or ""
+	Assets  func() (fs.FS, error) // the built UI
+}
+
+// runWindow opens the desktop window and returns the exit code. A second
+// launch on the same data folder hands its file to the open window,
+// brings it forward and exits. The entry checks for a display first.
+func runWindow(cfg windowConfig) int {
+	app.Version = cfg.Version
+	dir, err := store.DataDir()
 	if err != nil {
-		return env.fail(err)
+		return windowFail(err)
 	}
+	log, closeLog := logs.New(logs.Options{Dir: dir, Verbose: cfg.Verbose, Stderr: os.Stderr})
+	defer closeLog()
+	openFile := cfg.Open
 	var files []string
 	if openFile != "" {
 		abs, err := filepath.Abs(openFile)
 		if err != nil {
-			return env.fail(err)
+			return windowFail(err)
 		}
 		files = append(files, abs)
 	}
@@ -67,22 +79,22 @@ func runWindow(env *cliEnv, openFile string) int {
 	guard, err := listenSingleInstance(dir)
 	if errors.Is(err, errAlreadyRunning) {
 		if err := handOver(dir, files); err != nil {
-			return env.fail(fmt.Errorf("rehome is already open on %s but does not answer: %w (close it, or end it with `pkill -x rehome`)", dir, err))
+			return windowFail(fmt.Errorf("rehome is already open on %s but does not answer: %w (close it, or end it with `pkill -x rehome`)", dir, err))
 		}
-		fmt.Fprintln(env.stdout, "rehome is already open: brought its window forward.")
-		env.log.Info("handed over to the open window", "files", files)
-		return exitOK
+		fmt.Fprintln(os.Stdout, "rehome is already open: brought its window forward.")
+		log.Info("handed over to the open window", "files", files)
+		return 0
 	}
 	if err != nil {
-		env.log.Warn("single-instance guard unavailable", "err", err)
+		log.Warn("single-instance guard unavailable", "err", err)
 	}
 
-	assets, err := assets()
+	assets, err := cfg.Assets()
 	if err != nil {
-		return env.fail(err)
+		return windowFail(err)
 	}
-	a := app.New(app.Config{DataDir: dir, Log: env.log})
-	w := &window{log: env.log, opened: files}
+	a := app.New(app.Config{DataDir: dir, Log: log})
+	w := &window{log: log, opened: files}
 	geo := loadGeometry(dir)
 	width, height := defaultWidth, defaultHeight
 	if geo.valid() {
@@ -129,12 +141,12 @@ func runWindow(env *cliEnv, openFile string) int {
 			// UI read them (the user gave them: see app/access.go).
 			runtime.OnFileDrop(ctx, func(x, y int, paths []string) {
 				app.GrantRead(a.App, paths...)
-				env.log.Info("file dropped", "x", x, "y", y, "paths", paths)
+				log.Info("file dropped", "x", x, "y", y, "paths", paths)
 			})
 			if guard != nil {
 				go w.serveSecondLaunches(guard)
 			}
-			env.log.Info("window started", "data", dir, "open", files)
+			log.Info("window started", "data", dir, "open", files)
 		},
 		OnDomReady: func(ctx context.Context) {
 			if geo.valid() && !geo.Maximised {
@@ -147,7 +159,7 @@ func runWindow(env *cliEnv, openFile string) int {
 		// Closing the window, and SIGTERM/SIGINT (Wails turns them into a
 		// close), remember where the window was.
 		OnBeforeClose: func(ctx context.Context) bool {
-			geometryOf(ctx).save(dir, env.log)
+			geometryOf(ctx).save(dir, log)
 			return false
 		},
 		OnShutdown: func(ctx context.Context) {
@@ -172,15 +184,15 @@ func runWindow(env *cliEnv, openFile string) int {
 		},
 	})
 	if err != nil {
-		return env.fail(fmt.Errorf("open the window: %w (run `rehome serve` to use rehome in a browser)", err))
+		return windowFail(fmt.Errorf("open the window: %w (run `rehome serve` to use rehome in a browser)", err))
 	}
-	return exitOK
+	return 0
 }
 
 // fileRoutes answers the window's requests that are not the UI's own files.
 func fileRoutes(a *app.App) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /api/file", app.NewFileHandler(a))
+	mux.Handle("GET /api/file", bridge.NewFileHandler(a))
 	return mux
 }
 
@@ -433,4 +445,10 @@ func (g geometry) save(dir string, log *slog.Logger) {
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// windowFail reports err on one line, as the CLI does, and returns 1.
+func windowFail(err error) int {
+	fmt.Fprintf(os.Stderr, "rehome: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+	return 1
 }

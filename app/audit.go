@@ -200,7 +200,7 @@ func (a *App) ExportAssistant(id, format, model string) (AssistantExport, error)
 		out.FileName = slug + ".openwebui.json"
 	case "bundle":
 		out.FileName = slug + ".rehome.tar.gz"
-		dir := filepath.Join(a.cfg.DataDir, UploadsDir, newUploadID())
+		dir := filepath.Join(a.cfg.DataDir, UploadsDir, NewUploadID())
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return AssistantExport{}, err
 		}

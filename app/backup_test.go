@@ -38,7 +38,7 @@ func TestBackupDatabaseWhileOpen(t *testing.T) {
 	if n, _ := st.Count(store.Assistants); n != 1 {
 		t.Fatalf("backup holds %d assistants", n)
 	}
-	if _, err := a.servedFile(info.Path); err != nil {
+	if _, err := ServedFile(a.App, info.Path); err != nil {
 		t.Fatalf("backup not downloadable: %v", err)
 	}
 	// A second backup in the same second gets its own file.

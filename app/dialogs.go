@@ -89,7 +89,7 @@ func (a *App) SaveOutput(path string) (string, error) {
 	if w == nil {
 		return "", errors.New("saving with a dialog needs the rehome window: in a browser, use the download link")
 	}
-	src, err := a.servedFile(path)
+	src, err := ServedFile(a, path)
 	if err != nil {
 		return "", err
 	}

@@ -3,7 +3,7 @@ package app
 import "rehome/backend/core"
 
 // uiHints say how the window gives what a domain error names as missing:
-// its fields and screens (the CLI names its flags; see cli_errors.go).
+// its fields and screens (the CLI names its flags; see app/cli/hints.go).
 var uiHints = core.Hints{
 	VRAMAndRAM: ": tick “Plan a purchase” and enter the VRAM and RAM in GiB",
 	RAM:        ": tick “Plan a purchase” and enter the RAM in GiB",

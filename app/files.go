@@ -60,7 +60,7 @@ func (a *App) UIEvent(event string, data map[string]any) {
 // and carry to an air-gapped machine. The window saves with ChooseSavePath
 // and SaveImage instead.
 func (a *App) ExportImage() (string, error) {
-	dir := filepath.Join(a.cfg.DataDir, UploadsDir, newUploadID())
+	dir := filepath.Join(a.cfg.DataDir, UploadsDir, NewUploadID())
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}

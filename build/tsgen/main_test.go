@@ -16,6 +16,7 @@ import (
 	"testing/fstest"
 
 	"rehome/app"
+	"rehome/app/bridge"
 )
 
 // generation is one run of the generator, shared by the tests here.
@@ -116,14 +117,14 @@ func TestBridgeServesEveryMethod(t *testing.T) {
 
 	a := app.New(app.Config{DataDir: t.TempDir()})
 	const token, host = "0123456789abcdef0123456789abcdef", "127.0.0.1:1"
-	srv := app.NewServer(a.App, app.ServerOptions{
+	srv := bridge.NewServer(a.App, bridge.ServerOptions{
 		Assets: fstest.MapFS{"index.html": {Data: []byte("<!doctype html><html><head></head></html>")}},
 		Token:  token,
 		Hosts:  []string{host},
 	})
 	post := func(method string) (int, string) {
 		req := httptest.NewRequest(http.MethodPost, "http://"+host+"/api/call/"+method, strings.NewReader("{not an array"))
-		req.Header.Set(app.TokenHeader, token)
+		req.Header.Set(bridge.TokenHeader, token)
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)
 		return rec.Code, rec.Body.String()

@@ -1,0 +1,316 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"rehome/backend/assistant"
+	"rehome/backend/store"
+)
+
+func cmdAssistants(env *cliEnv, args []string) int {
+	return dispatch(env, []command{
+		{"add", "store a new assistant", cmdAssistantsAdd},
+		{"list", "list stored assistants, newest first", cmdAssistantsList},
+		{"show", "show one assistant", cmdAssistantsShow},
+		{"edit", "change fields of an assistant", cmdAssistantsEdit},
+		{"rm", "delete an assistant", cmdAssistantsRm},
+		{"import", "import a GPT description (JSON) or a rehome bundle", cmdAssistantsImport},
+		{"export", "export as an Ollama Modelfile, Open WebUI JSON or a rehome bundle", cmdAssistantsExport},
+	}, "rehome assistants", args)
+}
+
+// assistantFlags are the fields add and edit accept.
+type assistantFlags struct {
+	name, description, instructions, instructionsFile, notes string
+	starters, capabilities                                   stringList
+	json                                                     bool
+}
+
+func (f *assistantFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.name, "name", "", "the assistant's name")
+	fs.StringVar(&f.description, "description", "", "a one-line description")
+	fs.StringVar(&f.instructions, "instructions", "", "the instructions (system prompt)")
+	fs.StringVar(&f.instructionsFile, "instructions-file", "", "read the instructions from this file")
+	fs.StringVar(&f.notes, "notes", "", "your notes")
+	fs.Var(&f.starters, "starter", "a conversation starter (repeat for more)")
+	fs.Var(&f.capabilities, "capability", "a capability: "+capList()+" (repeat for more)")
+	fs.BoolVar(&f.json, "json", false, "print JSON")
+}
+
+// apply copies the flags that were given onto a.
+func (f *assistantFlags) apply(env *cliEnv, fs *flag.FlagSet, a *assistant.Assistant) int {
+	var code int
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "name":
+			a.Name = f.name
+		case "description":
+			a.Description = f.description
+		case "instructions":
+			a.Instructions = f.instructions
+		case "instructions-file":
+			b, err := os.ReadFile(f.instructionsFile)
+			if err != nil {
+				code = env.usage("--instructions-file: %v", err)
+				return
+			}
+			a.Instructions = string(b)
+		case "notes":
+			a.Notes = f.notes
+		case "starter":
+			a.Starters = f.starters
+		case "capability":
+			a.Capabilities = nil
+			for _, c := range f.capabilities {
+				for _, one := range strings.Split(c, ",") {
+					a.Capabilities = append(a.Capabilities, assistant.Capability(one))
+				}
+			}
+		}
+	})
+	if code == exitOK && f.instructions != "" && f.instructionsFile != "" {
+		code = env.usage("give --instructions or --instructions-file, not both")
+	}
+	return code
+}
+
+func capList() string {
+	s := make([]string, len(assistant.Capabilities))
+	for i, c := range assistant.Capabilities {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+func cmdAssistantsAdd(env *cliEnv, args []string) int {
+	fs := env.flags("assistants add", "assistants add --name NAME [--description D] [--instructions TEXT] [--starter S]... [--capability C]... [--json]")
+	var f assistantFlags
+	f.register(fs)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return env.usage("assistants add: unexpected argument %q (quote values with spaces)", fs.Arg(0))
+	}
+	var a assistant.Assistant
+	if code := f.apply(env, fs, &a); code != exitOK {
+		return code
+	}
+	if a.Name == "" {
+		return env.usage("assistants add: --name is required")
+	}
+	svc, code := assistantService(env)
+	if svc == nil {
+		return code
+	}
+	a, err := svc.Create(a)
+	if err != nil {
+		return env.fail(err)
+	}
+	return printAssistant(env, a, f.json)
+}
+
+func cmdAssistantsEdit(env *cliEnv, args []string) int {
+	fs := env.flags("assistants edit", "assistants edit ID [--name NAME] [--description D] [--instructions TEXT] [--starter S]... [--capability C]... [--json]")
+	var f assistantFlags
+	f.register(fs)
+	id, code, ok := parseID(env, fs, args, ", then the flags to change")
+	if !ok {
+		return code
+	}
+	if fs.NFlag() == 0 || (fs.NFlag() == 1 && f.json) {
+		return env.usage("assistants edit: nothing to change: give at least one field flag (see --help)")
+	}
+	svc, code := assistantService(env)
+	if svc == nil {
+		return code
+	}
+	// The flags change the stored record in the same transaction that
+	// reads it, so an edit made meanwhile (the window) is not undone.
+	errUsage := errors.New("usage")
+	a, err := svc.Edit(id, func(a *assistant.Assistant) error {
+		if code = f.apply(env, fs, a); code != exitOK {
+			return errUsage
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errUsage):
+		return code
+	case errors.Is(err, store.ErrNotFound):
+		return env.fail(fmt.Errorf("%w (see `rehome assistants list`)", err))
+	case err != nil:
+		return env.fail(err)
+	}
+	return printAssistant(env, a, f.json)
+}
+
+func cmdAssistantsList(env *cliEnv, args []string) int {
+	fs := env.flags("assistants list", "assistants list [--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	svc, code := assistantService(env)
+	if svc == nil {
+		return code
+	}
+	list, err := svc.List()
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(env.stdout, "No assistants yet. Add one with `rehome assistants add --name NAME`.")
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(env.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tCAPABILITIES\tUPDATED")
+	for _, a := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.ID, oneLine(a.Name), capsText(a.Capabilities), a.Updated.Local().Format("2006-01-02 15:04"))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func cmdAssistantsShow(env *cliEnv, args []string) int {
+	fs := env.flags("assistants show", "assistants show ID [--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	id, code, ok := parseID(env, fs, args, "")
+	if !ok {
+		return code
+	}
+	svc, code := assistantService(env)
+	if svc == nil {
+		return code
+	}
+	a, err := svc.Get(id)
+	if err != nil {
+		return env.fail(fmt.Errorf("%w (see `rehome assistants list`)", err))
+	}
+	return printAssistant(env, a, *asJSON)
+}
+
+func cmdAssistantsRm(env *cliEnv, args []string) int {
+	fs := env.flags("assistants rm", "assistants rm ID [--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	id, code, ok := parseID(env, fs, args, "")
+	if !ok {
+		return code
+	}
+	svc, code := assistantService(env)
+	if svc == nil {
+		return code
+	}
+	if err := svc.Delete(id); err != nil {
+		return env.fail(fmt.Errorf("%w (see `rehome assistants list`)", err))
+	}
+	if *asJSON {
+		return env.json(map[string]string{"deleted": id})
+	}
+	fmt.Fprintf(env.stdout, "Deleted assistant %s.\n", id)
+	return exitOK
+}
+
+// parseID parses the arguments of a command on one assistant: its id,
+// before or after the flags, and the flags. A missing or extra id is a usage
+// error; hint follows "give exactly one assistant id".
+func parseID(env *cliEnv, fs *flag.FlagSet, args []string, hint string) (id string, code int, ok bool) {
+	id, rest := splitID(args)
+	if code, ok := env.parse(fs, rest); !ok {
+		return "", code, false
+	}
+	if id == "" || fs.NArg() > 0 {
+		return "", env.usage("%s: give exactly one assistant id%s", fs.Name(), hint), false
+	}
+	return id, exitOK, true
+}
+
+// splitID takes a leading positional id off args so flags may follow it.
+func splitID(args []string) (string, []string) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return args[0], args[1:]
+	}
+	// The id may also come after the flags.
+	for i := len(args) - 1; i >= 0; i-- {
+		if !strings.HasPrefix(args[i], "-") && (i == 0 || !needsValue(args[i-1])) {
+			return args[i], append(append([]string{}, args[:i]...), args[i+1:]...)
+		}
+	}
+	return "", args
+}
+
+func needsValue(flagArg string) bool {
+	if strings.Contains(flagArg, "=") {
+		return false
+	}
+	switch strings.TrimLeft(flagArg, "-") {
+	case "json", "h", "help":
+		return false
+	}
+	return true
+}
+
+func assistantService(env *cliEnv) (*assistant.Service, int) {
+	if _, err := env.openStore(); err != nil {
+		return nil, env.fail(err)
+	}
+	return env.c.Assistants(), exitOK
+}
+
+func printAssistant(env *cliEnv, a assistant.Assistant, asJSON bool) int {
+	if asJSON {
+		return env.json(a)
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "ID:            %s\n", a.ID)
+	fmt.Fprintf(w, "Name:          %s\n", a.Name)
+	if a.Description != "" {
+		fmt.Fprintf(w, "Description:   %s\n", a.Description)
+	}
+	fmt.Fprintf(w, "Capabilities:  %s\n", capsText(a.Capabilities))
+	for _, s := range a.Starters {
+		fmt.Fprintf(w, "Starter:       %s\n", oneLine(s))
+	}
+	for _, k := range a.Knowledge {
+		fmt.Fprintf(w, "Knowledge:     %s (%d bytes, sha256 %s)\n", k.Name, k.Size, k.SHA256)
+	}
+	if len(a.Actions) > 0 {
+		fmt.Fprintf(w, "Actions:       %d\n", len(a.Actions))
+	}
+	fmt.Fprintf(w, "Created:       %s\n", a.Created.Local().Format("2006-01-02 15:04:05"))
+	fmt.Fprintf(w, "Updated:       %s\n", a.Updated.Local().Format("2006-01-02 15:04:05"))
+	if a.Instructions != "" {
+		fmt.Fprintf(w, "Instructions:\n%s\n", a.Instructions)
+	}
+	if a.Notes != "" {
+		fmt.Fprintf(w, "Notes:\n%s\n", a.Notes)
+	}
+	return exitOK
+}
+
+func capsText(cs []assistant.Capability) string {
+	if len(cs) == 0 {
+		return "-"
+	}
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:57]) + "..."
+	}
+	return s
+}

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"rehome/app"
+	"rehome/backend/logs"
+)
+
+// Config is what the entry (main.go) hands the CLI.
+type Config struct {
+	Version string                // rehome's version
+	Assets  func() (fs.FS, error) // the built UI, for `rehome serve` and `rehome doctor`
+}
+
+// commands is the table of subcommands.
+func commands() []command {
+	return []command{
+		{"assistants", "manage stored assistants (add, list, show, edit, rm, import, export)", cmdAssistants},
+		{"audit", "say per capability what ports, what you rebuild, what does not port", cmdAudit},
+		{"hw", "detect CPU, RAM, GPUs and VRAM", cmdHW},
+		{"models", "list the catalog of open-weight models", cmdModels},
+		{"fit", "estimate which models fit this machine's memory", cmdFit},
+		{"ask", "ask a question in words: a local model writes the code, the sandbox runs it", cmdAsk},
+		{"llm", "the local model servers: status (servers, models, tool calling)", cmdLLM},
+		{"conversations", "the kept conversations: list, show, export (Markdown, notebook), rm", cmdConversations},
+		{"run", "run a Python script in the sandbox against a file", cmdRun},
+		{"session", "a Code Interpreter session that keeps its state: start, exec, list, stop, export", cmdSession},
+		{"sandbox", "the code sandbox: doctor, image build|load|save|status, clean", cmdSandbox},
+		{"serve", "serve the UI in a browser on this machine", cmdServe},
+		{"doctor", "check the installation and the database", cmdDoctor},
+		{"backup", "write a consistent copy of the database while rehome runs", cmdBackup},
+		{"version", "print the version", cmdVersion},
+	}
+}
+
+// Run runs the command line args (without the program's name) in the
+// terminal and returns the exit code. Leading flags: -v/--verbose,
+// --version, -h/--help.
+func Run(args []string, cfg Config) int {
+	env := &cliEnv{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, version: cfg.Version, assets: cfg.Assets}
+	if env.assets == nil {
+		env.assets = func() (fs.FS, error) {
+			return nil, errors.New("this build of rehome has no UI built in: rebuild it with `make build`")
+		}
+	}
+	app.Version = cfg.Version
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-v", "--verbose":
+			env.verbose = true
+		case "--version":
+			args[0] = "version"
+			continue
+		case "-h", "--help":
+			printTable(env.stdout, "rehome", commands())
+			return exitOK
+		default:
+			return env.usage("unknown flag %s (see `rehome --help`)", args[0])
+		}
+		args = args[1:]
+	}
+	// Hidden: the manual page, for the package build; touches no data.
+	if len(args) > 0 && args[0] == "man" {
+		return cmdMan(env, args[1:])
+	}
+	dir, err := env.dir()
+	if err != nil {
+		return env.fail(err)
+	}
+	log, closeLog := logs.New(logs.Options{Dir: dir, Verbose: env.verbose, Stderr: env.stderr})
+	defer closeLog()
+	env.log = log
+	defer env.close()
+
+	// Ctrl-C and SIGTERM end the command's context: every long command —
+	// a run, an image save, an answer, serve — stops its work, cleans up
+	// and exits with exitInterrupted. A second Ctrl-C ends rehome at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }()
+	env.ctx = ctx
+	return dispatch(env, commands(), "rehome", args)
+}
+
+func cmdVersion(env *cliEnv, args []string) int {
+	fs := env.flags("version", "version")
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	env.stdout.Write([]byte("rehome " + env.version + "\n"))
+	return exitOK
+}

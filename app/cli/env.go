@@ -1,0 +1,267 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"time"
+
+	"rehome/backend/core"
+	"rehome/backend/hardware"
+	"rehome/backend/store"
+)
+
+// Exit codes of every subcommand.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+	// exitInterrupted is a command stopped by Ctrl-C or SIGTERM (128 +
+	// SIGINT, as shells report it).
+	exitInterrupted = 130
+)
+
+// cliEnv is what a subcommand gets: its streams, the logger, its context
+// and the core of the data folder. Tests build one over buffers.
+type cliEnv struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	log            *slog.Logger
+	verbose        bool
+	dataDir        string // resolved data directory ("" until needed)
+	// ctx ends on Ctrl-C or SIGTERM (main's run): long commands stop, say
+	// so and exit with exitInterrupted. nil: never.
+	ctx context.Context
+
+	c  *core.Core        // made on first use, closed with the command
+	pf *podmanFlags      // the command's --podman and --runtime, if it takes them
+	hw *hardware.Options // the command's detection sources (hw, fit)
+
+	version string                // rehome's version (Config.Version)
+	assets  func() (fs.FS, error) // the built UI (Config.Assets)
+}
+
+// command is one row of the subcommand table (cli.go).
+type command struct {
+	name    string
+	summary string
+	run     func(env *cliEnv, args []string) int
+}
+
+// flags returns a FlagSet for subcommand name whose --help prints synopsis
+// and the flags to stdout.
+func (e *cliEnv) flags(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stdout, "usage: rehome %s\n", synopsis)
+		fs.SetOutput(e.stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parse parses args into fs. ok is false when the command must stop with
+// code: 0 after --help, 2 after a bad flag (reported on one line).
+func (e *cliEnv) parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	// The flag package prints the usage on any error; keep it for --help.
+	help := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = help
+	switch {
+	case err == nil:
+		return exitOK, true
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return exitOK, false
+	default:
+		fmt.Fprintf(e.stderr, "rehome %s: %v (see `rehome %s --help`)\n", fs.Name(), err, fs.Name())
+		return exitUsage, false
+	}
+}
+
+// parseNoArgs is parse for a command that takes flags only: a positional
+// argument is a usage error naming the command.
+func (e *cliEnv) parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if code, ok := e.parse(fs, args); !ok {
+		return code, false
+	}
+	if fs.NArg() > 0 {
+		return e.usage("%s takes no arguments, got %q (see `rehome %s --help`)", fs.Name(), fs.Arg(0), fs.Name()), false
+	}
+	return exitOK, true
+}
+
+// json prints v as indented JSON on stdout.
+func (e *cliEnv) json(v any) int {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return e.fail(err)
+	}
+	return exitOK
+}
+
+// fail reports err on one line and returns the failure code; an error
+// that Ctrl-C caused is reported as such, with exitInterrupted.
+func (e *cliEnv) fail(err error) int {
+	if e.interrupted(err) {
+		fmt.Fprintln(e.stderr, "rehome: interrupted: stopped and cleaned up")
+		return exitInterrupted
+	}
+	err = cliError(err)
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	fmt.Fprintf(e.stderr, "rehome: %s\n", msg)
+	if e.log != nil {
+		e.log.Error("command failed", "err", err)
+	}
+	return exitFail
+}
+
+// usage reports a usage error on one line and returns the usage code.
+func (e *cliEnv) usage(format string, a ...any) int {
+	fmt.Fprintf(e.stderr, "rehome: "+format+"\n", a...)
+	return exitUsage
+}
+
+// dir resolves the data directory.
+func (e *cliEnv) dir() (string, error) {
+	if e.dataDir != "" {
+		return e.dataDir, nil
+	}
+	d, err := store.DataDir()
+	if err != nil {
+		return "", err
+	}
+	e.dataDir = d
+	return d, nil
+}
+
+// context is the command's context: it ends on Ctrl-C or SIGTERM.
+func (e *cliEnv) context() context.Context {
+	if e.ctx == nil {
+		return context.Background()
+	}
+	return e.ctx
+}
+
+// interruptible returns the command's context with a cancel of its own.
+func (e *cliEnv) interruptible() (context.Context, context.CancelFunc) {
+	return context.WithCancel(e.context())
+}
+
+// interrupted reports whether a command failed because of Ctrl-C (or
+// SIGTERM): whatever the failing call said, it was cut short.
+func (e *cliEnv) interrupted(error) bool {
+	return e.ctx != nil && e.ctx.Err() != nil
+}
+
+// storeWait is how long a command waits for another rehome to release the
+// database before it says who holds it.
+const storeWait = time.Second
+
+// core opens the data folder's services (package core) once per command;
+// opts apply to the first call. The log and the data folder are the
+// command's.
+func (e *cliEnv) core(opts core.Options) (*core.Core, error) {
+	if e.c != nil {
+		return e.c, nil
+	}
+	d, err := e.dir()
+	if err != nil {
+		return nil, err
+	}
+	c := core.New(d, e.coreOptions(opts))
+	if err := c.Open(); err != nil {
+		return nil, err
+	}
+	e.c = c
+	return c, nil
+}
+
+// coreOptions completes opts with the command's log and Podman flags.
+func (e *cliEnv) coreOptions(opts core.Options) core.Options {
+	opts.Log = e.log
+	if opts.StoreTimeout == 0 {
+		opts.StoreTimeout = storeWait
+	}
+	if e.pf != nil {
+		opts.Sandbox = e.pf.options()
+	}
+	if e.hw != nil {
+		opts.Hardware = *e.hw
+	}
+	return opts
+}
+
+// sandboxCore is the command's core for the sandbox and the hardware
+// detection: the one it opened, or one that does not open the database
+// (Podman or the hardware is all that these commands need, and a window
+// may hold the database).
+func (e *cliEnv) sandboxCore() *core.Core {
+	if e.c == nil {
+		d, _ := e.dir() // main resolved it before any command
+		e.c = core.New(d, e.coreOptions(core.Options{}))
+	}
+	return e.c
+}
+
+// openStore opens the core with its defaults and returns its store (held
+// until the command ends; one second's wait on another rehome).
+func (e *cliEnv) openStore() (*store.Store, error) {
+	c, err := e.core(core.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Ready(); err != nil {
+		return nil, err
+	}
+	return c.Store(), nil
+}
+
+// close releases what the command opened.
+func (e *cliEnv) close() {
+	if e.c != nil {
+		e.c.Close()
+		e.c = nil
+	}
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// dispatch runs the subcommand named by args[0] from table.
+func dispatch(env *cliEnv, table []command, group string, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		if len(args) == 0 {
+			printTable(env.stderr, group, table)
+			return exitUsage
+		}
+		printTable(env.stdout, group, table)
+		return exitOK
+	}
+	for _, c := range table {
+		if c.name == args[0] {
+			return c.run(env, args[1:])
+		}
+	}
+	return env.usage("unknown command %q for %q (see `%s --help`)", args[0], group, group)
+}
+
+func printTable(w io.Writer, group string, table []command) {
+	fmt.Fprintf(w, "usage: %s <command> [flags]\n\ncommands:\n", group)
+	for _, c := range table {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+}

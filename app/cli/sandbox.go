@@ -1,0 +1,308 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"rehome/backend/bytesize"
+	"rehome/sandbox"
+)
+
+// cmdSandbox is `rehome sandbox`: the self-test and the image.
+func cmdSandbox(env *cliEnv, args []string) int {
+	return dispatch(env, []command{
+		{"doctor", "attack each guarantee of the sandbox and say which hold", cmdSandboxDoctor},
+		{"image", "the sandbox image: build, load FILE, save FILE, status", cmdSandboxImage},
+		{"clean", "remove sandboxes left by a crashed rehome, and images and archives of old recipes", cmdSandboxClean},
+	}, "rehome sandbox", args)
+}
+
+func cmdSandboxImage(env *cliEnv, args []string) int {
+	return dispatch(env, []command{
+		{"build", "build the image from Debian packages (mmdebstrap; no registry)", cmdImageBuild},
+		{"load", "load an image archive (air-gapped machines)", cmdImageLoad},
+		{"save", "write the image as an archive to carry to another machine", cmdImageSave},
+		{"status", "say whether the image this rehome expects is ready", cmdImageStatus},
+	}, "rehome sandbox image", args)
+}
+
+// podmanFlags are the flags every command that talks to Podman takes.
+type podmanFlags struct {
+	env     *cliEnv
+	uri     *string
+	runtime *string
+}
+
+// addPodmanFlags adds --podman and --runtime to fs; the command's core
+// starts its engine with them.
+func (env *cliEnv) addPodmanFlags(fs *flag.FlagSet) podmanFlags {
+	p := podmanFlags{
+		env:     env,
+		uri:     fs.String("podman", "", "Podman service `URI` (default: $CONTAINER_HOST, the user's socket, or a private service)"),
+		runtime: fs.String("runtime", "", "OCI `runtime` (runc, crun; default: probed)"),
+	}
+	env.pf = &p
+	return p
+}
+
+// cliServiceLinger is how long a Podman service the CLI started waits,
+// idle, for the next command.
+const cliServiceLinger = 10 * time.Minute
+
+// options are the engine's options for these flags.
+func (p *podmanFlags) options() sandbox.Options {
+	return sandbox.Options{
+		// A service rehome starts stays for the next command (each would
+		// otherwise pay a start), and ends itself when idle.
+		Connect: sandbox.ConnectOptions{URI: *p.uri, Linger: cliServiceLinger},
+		Runtime: *p.runtime,
+	}
+}
+
+// engine starts the command's sandbox engine, through its core.
+func (p podmanFlags) engine(ctx context.Context) (*sandbox.Engine, error) {
+	return p.env.sandboxCore().Engine(ctx)
+}
+
+// connect starts the engine for one command under its context, which
+// Ctrl-C ends; done stops the engine (a private Podman service that does
+// not linger stops with it).
+func (p podmanFlags) connect() (ctx context.Context, e *sandbox.Engine, done func(), err error) {
+	ctx, cancel := p.env.interruptible()
+	c := p.env.sandboxCore()
+	if e, err = c.Engine(ctx); err != nil {
+		cancel()
+		return ctx, nil, func() {}, err
+	}
+	return ctx, e, func() { c.CloseEngine(); cancel() }, nil
+}
+
+func cmdImageBuild(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox image build", "sandbox image build [--force] [--json] [--quiet]")
+	asJSON := fs.Bool("json", false, "print the build report as JSON")
+	quiet := fs.Bool("quiet", false, "do not print the build's output")
+	force := fs.Bool("force", false, "build even when the image of this recipe is present or its archive is cached")
+	pf := env.addPodmanFlags(fs)
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	ctx, e, done, err := pf.connect()
+	if err != nil {
+		return env.fail(err)
+	}
+	defer done()
+	if !*force {
+		// The image is versioned by its recipe: present, or archived in
+		// the cache, it is the same image, and nothing needs building.
+		st, err := e.ImageStatus(ctx)
+		if err != nil {
+			return env.fail(err)
+		}
+		switch {
+		case st.Present:
+			fmt.Fprintf(env.stdout, "%s is already built (use --force to rebuild)\n", st.Image)
+			return exitOK
+		case st.ArchivePresent:
+			if _, err := e.LoadImage(ctx, st.Archive); err != nil {
+				return env.fail(err)
+			}
+			fmt.Fprintf(env.stdout, "%s loaded from the cached archive %s (use --force to rebuild)\n", st.Image, st.Archive)
+			return exitOK
+		}
+	}
+	fmt.Fprintf(env.stderr, "building %s from Debian packages (about two minutes)…\n", e.Image())
+	rep, err := e.BuildImage(ctx, func(line string) {
+		if !*quiet {
+			fmt.Fprintln(env.stderr, line)
+		}
+	})
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(rep)
+	}
+	fmt.Fprintf(env.stdout, "built %s: image %s (root file system %s), built in %s, imported in %s\n",
+		rep.Image, bytesize.Format(rep.ImageBytes), bytesize.Format(rep.RootfsBytes),
+		rep.BuildTime.Round(time.Second), rep.ImportTime.Round(time.Second))
+	fmt.Fprintf(env.stdout, "archive for air-gapped machines: %s (%s); load it there with `rehome sandbox image load FILE`\n",
+		rep.Archive, bytesize.Format(rep.ArchiveBytes))
+	return exitOK
+}
+
+func cmdImageLoad(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox image load", "sandbox image load [--json] FILE")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pf := env.addPodmanFlags(fs)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return env.usage("sandbox image load takes one archive file (see `rehome sandbox image load --help`)")
+	}
+	ctx, e, done, err := pf.connect()
+	if err != nil {
+		return env.fail(err)
+	}
+	defer done()
+	start := time.Now()
+	names, err := e.LoadImage(ctx, fs.Arg(0))
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(map[string]any{"loaded": names, "image": e.Image(), "duration_ms": time.Since(start).Milliseconds()})
+	}
+	fmt.Fprintf(env.stdout, "loaded %s in %s\n", strings.Join(names, ", "), time.Since(start).Round(100*time.Millisecond))
+	return exitOK
+}
+
+func cmdImageSave(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox image save", "sandbox image save FILE")
+	pf := env.addPodmanFlags(fs)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return env.usage("sandbox image save takes one output file")
+	}
+	ctx, e, done, err := pf.connect()
+	if err != nil {
+		return env.fail(err)
+	}
+	defer done()
+	if err := e.EnsureImage(ctx, nil); err != nil {
+		return env.fail(err)
+	}
+	if err := e.SaveImage(ctx, fs.Arg(0)); err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprintf(env.stdout, "saved %s to %s\n", e.Image(), fs.Arg(0))
+	return exitOK
+}
+
+func cmdImageStatus(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox image status", "sandbox image status [--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pf := env.addPodmanFlags(fs)
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	ctx, e, done, err := pf.connect()
+	if err != nil {
+		return env.fail(err)
+	}
+	defer done()
+	st, err := e.ImageStatus(ctx)
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		env.json(st)
+	} else {
+		state := "missing"
+		if st.Present {
+			state = "ready (" + bytesize.Format(st.Size) + ")"
+		}
+		fmt.Fprintf(env.stdout, "image    %s: %s\n", st.Image, state)
+		arch := "none"
+		if st.ArchivePresent {
+			arch = bytesize.Format(st.ArchiveSize)
+		}
+		fmt.Fprintf(env.stdout, "archive  %s: %s\n", st.Archive, arch)
+		if len(st.Stale) > 0 {
+			fmt.Fprintf(env.stdout, "stale    %s (remove with `rehome sandbox clean`)\n", strings.Join(st.Stale, ", "))
+		}
+		if st.Fix != "" {
+			fmt.Fprintf(env.stdout, "fix      %s\n", st.Fix)
+		}
+	}
+	if !st.Present {
+		return exitFail
+	}
+	return exitOK
+}
+
+func cmdSandboxClean(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox clean", "sandbox clean")
+	pf := env.addPodmanFlags(fs)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	ctx, e, done, err := pf.connect()
+	if err != nil {
+		return env.fail(err)
+	}
+	defer done()
+	n := e.Sweep(ctx)
+	removed, err := e.RemoveStale(ctx)
+	if err != nil {
+		return env.fail(err)
+	}
+	for _, r := range removed {
+		fmt.Fprintf(env.stdout, "removed %s\n", r)
+	}
+	fmt.Fprintf(env.stdout, "removed %d leftover sandbox(es) and %d old image(s) or archive(s)\n", n, len(removed))
+	return exitOK
+}
+
+func cmdSandboxDoctor(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox doctor", "sandbox doctor [--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pf := env.addPodmanFlags(fs)
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	ctx, cancel := env.interruptible()
+	defer cancel()
+	e, err := pf.engine(ctx)
+	if err != nil {
+		rep := sandbox.NoPodmanReport(err)
+		if *asJSON {
+			env.json(rep)
+		} else {
+			printDoctor(env, rep)
+		}
+		return exitFail
+	}
+	defer e.Close()
+	rep := e.Doctor(ctx, func(check string) {
+		if !*asJSON {
+			fmt.Fprintf(env.stderr, "checking %s…\n", check)
+		}
+	})
+	if *asJSON {
+		env.json(rep)
+	} else {
+		printDoctor(env, rep)
+	}
+	switch {
+	case rep.Interrupted:
+		return env.fail(ctx.Err())
+	case !rep.OK:
+		return exitFail
+	}
+	return exitOK
+}
+
+func printDoctor(env *cliEnv, rep sandbox.DoctorReport) {
+	if rep.Host != nil {
+		h := rep.Host
+		mode := "rootful"
+		if h.Rootless {
+			mode = "rootless"
+		}
+		fmt.Fprintf(env.stdout, "podman %s (%s, cgroup %s, %s), runtime %s, image %s\n",
+			h.PodmanVersion, mode, h.CgroupVersion, h.ServiceURI, rep.Runtime, rep.Image)
+	}
+	for _, c := range rep.Checks {
+		fmt.Fprintf(env.stdout, "%-9s %-13s %s\n", c.Strength, c.Name, c.Detail)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(env.stdout, "note      %s\n", n)
+	}
+	fmt.Fprintln(env.stdout, rep.Summary)
+}

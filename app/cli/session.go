@@ -1,0 +1,431 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"rehome/backend/atomicfile"
+	"rehome/backend/bytesize"
+	"rehome/sandbox"
+)
+
+// cmdSession is `rehome session`: a Code Interpreter that keeps its state
+// across cells. A session outlives the command that started it, until it is
+// stopped or idle; every command reaches it through Podman.
+func cmdSession(env *cliEnv, args []string) int {
+	return dispatch(env, []command{
+		{"start", "start a session on a file and print its id", cmdSessionStart},
+		{"exec", "run a cell in a session (state kept between cells)", cmdSessionExec},
+		{"list", "list the sessions and whether they run", cmdSessionList},
+		{"interrupt", "interrupt a session's running cell", cmdSessionInterrupt},
+		{"restart", "restart a session's kernel (variables are lost, files stay)", cmdSessionRestart},
+		{"stop", "stop a session (its cells stay for export)", cmdSessionStop},
+		{"export", "write a session's cells and outputs as .ipynb or .py", cmdSessionExport},
+		{"relay", "(started by start) hold a session for later commands", cmdSessionRelay},
+	}, "rehome session", args)
+}
+
+// sessionDir is the folder of session id, checked to hold one.
+func sessionDir(env *cliEnv, id string) (string, error) {
+	if id == "" || strings.ContainsAny(id, `/\.`) {
+		return "", fmt.Errorf("%q is not a session id (see `rehome session list`)", id)
+	}
+	dir, err := env.dir()
+	if err != nil {
+		return "", err
+	}
+	d := sandbox.SessionDir(dir, id)
+	if _, err := os.Stat(filepath.Join(d, "session.json")); err != nil {
+		return "", fmt.Errorf("no session %s (see `rehome session list`)", id)
+	}
+	return d, nil
+}
+
+func cmdSessionStart(env *cliEnv, args []string) int {
+	fs := env.flags("session start", "session start --file PATH [--timeout 30s] [--idle 30m] [--memory 1GiB] [--cpus 1] [--pids 128] [--json]")
+	sf := addSessionFlags(env, fs)
+	asJSON := fs.Bool("json", false, "print the session as JSON")
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	if _, err := sf.limits(); err != nil {
+		return env.usage("%v", err)
+	}
+	dir, err := env.dir()
+	if err != nil {
+		return env.fail(err)
+	}
+	id := sandbox.NewRunID()
+	sdir := sandbox.SessionDir(dir, id)
+	if err := os.MkdirAll(sdir, 0o700); err != nil {
+		return env.fail(fmt.Errorf("create the session's folder: %w", err))
+	}
+	// The session outlives this command: a relay process of its own holds
+	// it (see sandbox/relay.go) and says on its stdout when it runs.
+	self, err := os.Executable()
+	if err != nil {
+		return env.fail(err)
+	}
+	rargs := append([]string{"session", "relay", "--dir", sdir, "--id", id}, sf.args()...)
+	cmd := exec.Command(self, rargs...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	logf, err := os.OpenFile(filepath.Join(sdir, "relay.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return env.fail(err)
+	}
+	defer logf.Close()
+	cmd.Stderr = logf
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return env.fail(err)
+	}
+	if err := cmd.Start(); err != nil {
+		return env.fail(fmt.Errorf("start the session's relay: %w", err))
+	}
+	line, err := bufio.NewReader(out).ReadBytes('\n')
+	var st struct {
+		Error string               `json:"error"`
+		Info  *sandbox.SessionInfo `json:"info"`
+	}
+	if err != nil || json.Unmarshal(line, &st) != nil || (st.Error == "" && st.Info == nil) {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return env.fail(fmt.Errorf("the session could not start (see %s)", filepath.Join(sdir, "relay.log")))
+	}
+	if st.Error != "" {
+		cmd.Wait()
+		os.RemoveAll(sdir)
+		return env.fail(fmt.Errorf("the session could not start: %s", st.Error))
+	}
+	cmd.Process.Release()
+	if *asJSON {
+		return env.json(st.Info)
+	}
+	fmt.Fprintln(env.stdout, id)
+	return exitOK
+}
+
+// sessionFlags are the limits a session starts with.
+type sessionFlags struct {
+	file    *string
+	timeout *time.Duration
+	idle    *time.Duration
+	memory  *string
+	cpus    *float64
+	pids    *int64
+	pf      podmanFlags
+}
+
+func addSessionFlags(env *cliEnv, fs *flag.FlagSet) sessionFlags {
+	return sessionFlags{
+		file:    fs.String("file", "", "the `file` the cells work on, seen read-only at /mnt/data/<name>"),
+		timeout: fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "each cell's time `limit` (then KeyboardInterrupt)"),
+		idle:    fs.Duration("idle", sandbox.DefaultIdleTimeout, "end the session after this `time` without a cell"),
+		memory:  fs.String("memory", "1GiB", "memory `ceiling` of the whole session (1GiB, 512m; GB is 10⁹ bytes)"),
+		cpus:    fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the session may use"),
+		pids:    fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once"),
+		pf:      env.addPodmanFlags(fs),
+	}
+}
+
+func (f sessionFlags) limits() (sandbox.Limits, error) {
+	mem, err := bytesize.Parse(*f.memory)
+	if err != nil {
+		return sandbox.Limits{}, fmt.Errorf("--memory: %v", err)
+	}
+	lim := sandbox.Limits{Timeout: *f.timeout, Memory: mem, CPUs: *f.cpus, Pids: *f.pids}.WithDefaults()
+	return lim, lim.Validate()
+}
+
+// args passes the flags on to the relay.
+func (f sessionFlags) args() []string {
+	file := *f.file
+	if file != "" {
+		if abs, err := filepath.Abs(file); err == nil {
+			file = abs
+		}
+	}
+	return []string{"--file", file, "--timeout", f.timeout.String(), "--idle", f.idle.String(), "--memory", *f.memory,
+		"--cpus", fmt.Sprint(*f.cpus), "--pids", fmt.Sprint(*f.pids), "--podman", *f.pf.uri, "--runtime", *f.pf.runtime}
+}
+
+// cmdSessionRelay is the background process `session start` leaves: it
+// starts the session, says so on stdout, and serves it to later commands
+// until it ends.
+func cmdSessionRelay(env *cliEnv, args []string) int {
+	fs := env.flags("session relay", "session relay --dir DIR --id ID [session start's flags] (started by session start)")
+	dir := fs.String("dir", "", "the session's `folder`")
+	id := fs.String("id", "", "the session's `id`")
+	sf := addSessionFlags(env, fs)
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	say := func(v any) {
+		data, _ := json.Marshal(v)
+		env.stdout.Write(append(data, '\n'))
+		if f, ok := env.stdout.(*os.File); ok {
+			f.Close()
+		}
+	}
+	lim, err := sf.limits()
+	if err != nil {
+		say(map[string]string{"error": err.Error()})
+		return exitUsage
+	}
+	ctx, e, done, err := sf.pf.connect()
+	if err != nil {
+		say(map[string]string{"error": err.Error()})
+		return exitFail
+	}
+	defer done()
+	s, err := e.StartSession(ctx, sandbox.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir})
+	if err != nil {
+		say(map[string]string{"error": err.Error()})
+		return exitFail
+	}
+	info := s.Info()
+	say(map[string]any{"info": info})
+	go func() {
+		<-ctx.Done() // SIGTERM, Ctrl-C: the session ends with its relay
+		s.Stop(context.Background())
+	}()
+	if err := s.ServeRelay(); err != nil {
+		fmt.Fprintf(env.stderr, "rehome: session %s: %v\n", info.ID, err)
+		s.Stop(context.Background())
+		return exitFail
+	}
+	fmt.Fprintf(env.stderr, "rehome: session %s ended: %s\n", info.ID, s.Ended())
+	return exitOK
+}
+
+func cmdSessionExec(env *cliEnv, args []string) int {
+	fs := env.flags("session exec", "session exec ID [--timeout D] [--json] SCRIPT.py|-")
+	timeout := fs.Duration("timeout", 0, "this cell's time `limit` (default: the session's)")
+	asJSON := fs.Bool("json", false, "print the cell's result as JSON")
+	id, args := idFirst(args)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	rest := fs.Args()
+	if id == "" && len(rest) > 0 {
+		id, rest = rest[0], rest[1:]
+	}
+	if id == "" || len(rest) != 1 {
+		return env.usage("session exec takes a session id and a script (a .py file, or - for stdin)")
+	}
+	dir, err := sessionDir(env, id)
+	if err != nil {
+		return env.fail(err)
+	}
+	code, err := readScript(env, rest[0])
+	if err != nil {
+		return env.fail(err)
+	}
+	ctx, cancel := env.interruptible() // Ctrl-C interrupts the cell
+	defer cancel()
+	s, err := sandbox.OpenSession(ctx, dir)
+	if err != nil {
+		return env.fail(err)
+	}
+	defer s.Close()
+	show := newShower(env)
+	res, err := s.Exec(ctx, code, *timeout, func(p sandbox.Progress) {
+		switch {
+		case *asJSON:
+		case p.Stage == "output" && p.Stream == "stdout":
+			show.stdout(p.Text)
+		case p.Stage == "output":
+			show.stderr(p.Text)
+		}
+	})
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		env.json(res)
+	} else {
+		show.flush()
+		printDisplays(show, res.Displays, res.Cell)
+		printRunSummary(env, &res.Result, show.safe)
+		if res.StateLost {
+			fmt.Fprintf(env.stderr, "rehome: STATE LOST: %s\n", res.LostReason)
+		}
+	}
+	switch {
+	case res.Status != "ok" && ctx.Err() != nil:
+		return exitInterrupted // Ctrl-C interrupted the cell: said above, the session's state kept
+	case res.Status != "ok":
+		return exitFail
+	}
+	return exitOK
+}
+
+// printDisplays prints the values the code showed, Jupyter style: Out[n]
+// for the last expression's.
+func printDisplays(show *shower, ds []sandbox.Display, cell int) {
+	for _, d := range ds {
+		text := d.Text
+		if d.Kind == "image" {
+			text = "<figure " + d.File + ">"
+		}
+		if d.Result && cell > 0 {
+			show.stdout(fmt.Sprintf("Out[%d]: ", cell))
+			if strings.Contains(text, "\n") {
+				show.stdout("\n")
+			}
+		}
+		// The value is the code's: neutralised on a terminal like its output.
+		show.stdout(strings.TrimRight(text, "\n") + "\n")
+	}
+	show.flush()
+}
+
+func cmdSessionList(env *cliEnv, args []string) int {
+	fs := env.flags("session list", "session list [--json]")
+	asJSON := fs.Bool("json", false, "print the sessions as JSON")
+	pf := env.addPodmanFlags(fs)
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	dir, err := env.dir()
+	if err != nil {
+		return env.fail(err)
+	}
+	ctx, e, done, err := pf.connect()
+	if err != nil {
+		return env.fail(err)
+	}
+	defer done()
+	list, err := e.ListSessions(ctx, filepath.Join(dir, "sessions"))
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		if list == nil {
+			list = []sandbox.SessionInfo{}
+		}
+		return env.json(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(env.stderr, "rehome: no sessions; start one with `rehome session start --file F`")
+		return exitOK
+	}
+	for _, s := range list {
+		state := "ended"
+		if s.Running {
+			state = "running"
+		}
+		file := "-"
+		if s.Input != nil {
+			file = s.Input.HostPath
+		}
+		fmt.Fprintf(env.stdout, "%s  %-7s  %3d cells  %s  %s\n", s.ID, state, s.Cells, s.Created.Local().Format("2006-01-02 15:04"), file)
+	}
+	return exitOK
+}
+
+// sessionControl is interrupt, restart and stop: one id, one action,
+// through the session's relay.
+func sessionControl(env *cliEnv, name string, args []string, act func(context.Context, *sandbox.Session) error) int {
+	fs := env.flags("session "+name, "session "+name+" ID")
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return env.usage("session %s takes a session id", name)
+	}
+	dir, err := sessionDir(env, fs.Arg(0))
+	if err != nil {
+		return env.fail(err)
+	}
+	ctx, cancel := env.interruptible()
+	defer cancel()
+	s, err := sandbox.OpenSession(ctx, dir)
+	if err != nil {
+		return env.fail(err)
+	}
+	defer s.Close()
+	if err := act(ctx, s); err != nil {
+		return env.fail(err)
+	}
+	return exitOK
+}
+
+func cmdSessionInterrupt(env *cliEnv, args []string) int {
+	return sessionControl(env, "interrupt", args, func(_ context.Context, s *sandbox.Session) error { return s.Interrupt() })
+}
+
+func cmdSessionRestart(env *cliEnv, args []string) int {
+	return sessionControl(env, "restart", args, func(ctx context.Context, s *sandbox.Session) error { return s.Restart(ctx) })
+}
+
+func cmdSessionStop(env *cliEnv, args []string) int {
+	return sessionControl(env, "stop", args, func(ctx context.Context, s *sandbox.Session) error {
+		if err := s.Stop(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stderr, "rehome: session %s stopped; its cells stay for `rehome session export`\n", s.ID())
+		return nil
+	})
+}
+
+func cmdSessionExport(env *cliEnv, args []string) int {
+	fs := env.flags("session export", "session export ID -o FILE.ipynb|FILE.py")
+	out := fs.String("o", "", "the `file` to write: .ipynb (a Jupyter notebook with outputs) or .py")
+	id, args := idFirst(args)
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if id == "" && fs.NArg() == 1 {
+		id = fs.Arg(0)
+	} else if fs.NArg() != 0 {
+		id = ""
+	}
+	if id == "" || *out == "" {
+		return env.usage("session export takes a session id and -o FILE.ipynb|FILE.py")
+	}
+	dir, err := sessionDir(env, id)
+	if err != nil {
+		return env.fail(err)
+	}
+	cells, err := sandbox.ReadCells(dir)
+	if err != nil {
+		return env.fail(err)
+	}
+	var buf bytes.Buffer
+	switch strings.ToLower(filepath.Ext(*out)) {
+	case ".ipynb":
+		err = sandbox.WriteNotebook(&buf, cells)
+	case ".py":
+		err = sandbox.WritePython(&buf, cells)
+	default:
+		return env.usage("-o %s: name a .ipynb or a .py file", *out)
+	}
+	if err != nil {
+		return env.fail(err)
+	}
+	if err := atomicfile.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+		return env.fail(fmt.Errorf("write %s: %w", *out, err))
+	}
+	fmt.Fprintf(env.stderr, "rehome: %d cells → %s\n", len(cells), *out)
+	return exitOK
+}
+
+// idFirst takes a leading session id off args, so that flags may follow it
+// (`session exec ID --json -`).
+func idFirst(args []string) (string, []string) {
+	if len(args) > 0 && args[0] != "-" && !strings.HasPrefix(args[0], "-") {
+		return args[0], args[1:]
+	}
+	return "", args
+}

@@ -1,0 +1,16 @@
+package app
+
+import "log/slog"
+
+// What the faces that serve an App over HTTP (app/bridge, the window's
+// file server) read of it. Functions, not methods: an exported method of
+// *App is bound to the UI.
+
+// DataDir is the data folder the App serves.
+func DataDir(a *App) string { return a.cfg.DataDir }
+
+// Logger is the App's log.
+func Logger(a *App) *slog.Logger { return a.log }
+
+// Attach makes e the UI that receives the App's events.
+func Attach(a *App, e Emitter) { a.setEmitter(e) }
