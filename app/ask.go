@@ -4,18 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"rehome/backend/assistant"
+	"rehome/backend/core"
 	"rehome/backend/llm"
-	"rehome/backend/llm/sandboxexec"
 	"rehome/backend/models"
 	"rehome/backend/store"
-	"rehome/sandbox"
 )
 
 // Ask in words: a question goes to a local model, whose code runs in the
@@ -44,19 +40,8 @@ type AskEvent struct {
 type askHolder struct {
 	mu      sync.Mutex
 	cancels map[string]context.CancelFunc
-	// execs is the session of each conversation open in this window: its
-	// cells share one Python kernel until the window closes, the
-	// conversation is deleted, or its files change.
-	execs map[string]*askSession
 	// deleted are conversations deleted while answering: not saved again.
 	deleted map[string]bool
-}
-
-// askSession is a conversation's session and what it was started with.
-type askSession struct {
-	x     *sandboxexec.Session
-	files string // the host paths, joined: other files need another session
-	used  time.Time
 }
 
 // LLMStatus lists the model servers (on this machine, or the one at
@@ -115,114 +100,42 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	if err := a.ready(); err != nil {
 		return llm.Conversation{}, err
 	}
-	q := strings.TrimSpace(req.Question)
-	if q == "" {
-		return llm.Conversation{}, errors.New("type a question first")
+	if strings.TrimSpace(req.Question) == "" {
+		return llm.Conversation{}, core.ErrNoQuestion
 	}
-	conv := llm.NewConversation()
-	if req.ConversationID != "" {
-		c, err := llm.GetConversation(a.core.Store(), req.ConversationID)
-		if err != nil {
-			return llm.Conversation{}, err
-		}
-		conv = c
-		if req.AssistantID == "" {
-			req.AssistantID = c.AssistantID
-		}
-	}
-	// Files given before — the conversation's, the assistant's knowledge —
-	// are known; any other must be one the user gave (uploaded, picked,
-	// dropped), as with RunCode.
-	known := map[string]bool{}
-	for _, f := range conv.Files {
-		known[f.HostPath] = true
-	}
-	instructions := ""
-	var knowledge []string
-	if req.AssistantID != "" {
-		as, err := a.core.Assistants().Get(req.AssistantID)
-		if err != nil {
-			return llm.Conversation{}, err
-		}
-		instructions = as.Instructions
-		if req.Model == "" {
-			req.Model = as.Model // the assistant's default model
-		}
-		conv.AssistantID, conv.AssistantName = as.ID, as.Name
-		for _, k := range as.Knowledge {
-			if k.Path != "" && fileExists(k.Path) {
-				knowledge = append(knowledge, k.Path)
-				known[k.Path] = true
-			}
-		}
-	}
-	// The files the screen shows are the conversation's (removing one
-	// removes it from /mnt/data); none given keeps the conversation's.
-	var files []string
-	for _, p := range req.Files {
-		if !known[p] {
-			var err error
-			if p, err = a.readable(p); err != nil {
-				return llm.Conversation{}, err
-			}
-		}
-		files = append(files, p)
-	}
-	if len(req.Files) == 0 {
-		files = llm.HostPaths(conv.Files)
-	}
-	// Every file is at /mnt/data, and the assistant's knowledge too.
-	infos, notes, err := llm.DescribeFiles(append(files, knowledge...))
-	if err != nil {
-		return llm.Conversation{}, err
-	}
-	conv.Files = infos
-
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
-	a.asks.mu.Lock()
-	if a.asks.cancels == nil {
-		a.asks.cancels = map[string]context.CancelFunc{}
+	// A new conversation's id is the core's to make: the busy check is
+	// for one that answers already.
+	if req.ConversationID != "" {
+		if !a.asks.begin(req.ConversationID, cancel) {
+			return llm.Conversation{}, errors.New("this conversation is still answering: wait, or press Stop")
+		}
+		defer a.asks.end(req.ConversationID)
 	}
-	if _, busy := a.asks.cancels[conv.ID]; busy {
-		a.asks.mu.Unlock()
-		return llm.Conversation{}, errors.New("this conversation is still answering: wait, or press Stop")
-	}
-	a.asks.cancels[conv.ID] = cancel
-	a.asks.mu.Unlock()
-	defer func() {
-		a.asks.mu.Lock()
-		delete(a.asks.cancels, conv.ID)
-		a.asks.mu.Unlock()
-	}()
-
-	srv, model, err := llm.Pick(ctx, req.Server, req.Model, llm.CatalogToolsHint, a.suggestedModel(req.AssistantID))
+	ask, err := a.core.Asks().Prepare(ctx, core.AskRequest{
+		ConversationID: req.ConversationID, AssistantID: req.AssistantID,
+		Files: req.Files, Check: a.readable,
+		Server: req.Server, Model: req.Model, MaxSteps: req.MaxSteps, Mode: req.Mode, Question: req.Question,
+		InlinePlots: true, MakeRoom: a.evictSession,
+	})
 	if err != nil {
 		return llm.Conversation{}, uiError(err)
 	}
-	conv.Server, conv.Model = srv.BaseURL, model
-	e, err := a.engine()
-	if err != nil {
-		return llm.Conversation{}, err
+	conv := ask.Conversation
+	if req.ConversationID == "" {
+		a.asks.begin(conv.ID, cancel)
+		defer a.asks.end(conv.ID)
 	}
-	lim, err := a.RunLimits()
-	if err != nil {
-		return llm.Conversation{}, err
+	emit := func(ev llm.Event) { a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: ev}) }
+	emit(llm.Event{Type: "start", Text: fmt.Sprintf("%s at %s", ask.Model, ask.Server.BaseURL)})
+	for _, n := range ask.Notes {
+		emit(llm.Event{Type: "note", Text: n})
 	}
-	ex, fresh := a.askSession(conv, e, lim)
-	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: model, Instructions: instructions,
-		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
-		OnEvent: func(ev llm.Event) { a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: ev}) }}
-	a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "start", Text: fmt.Sprintf("%s at %s", model, srv.BaseURL)}})
-	for _, n := range notes {
-		a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "note", Text: n}})
+	if ask.Fresh {
+		emit(llm.Event{Type: "note", Text: "A new Python session: variables from this conversation's earlier cells are gone (the window was closed, or the files changed). The model is told, and re-runs what it needs."})
 	}
-	if fresh && conv.HasCells() {
-		a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "note",
-			Text: "A new Python session: variables from this conversation's earlier cells are gone (the window was closed, or the files changed). The model is told, and re-runs what it needs."}})
-	}
-	t := loop.Ask(ctx, q)
-	conv.Add(t)
+	ask.Run(ctx, emit)
 	a.asks.mu.Lock()
 	gone := a.asks.deleted[conv.ID]
 	delete(a.asks.deleted, conv.ID)
@@ -230,108 +143,55 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	if gone {
 		return *conv, errors.New("the conversation was deleted while it answered")
 	}
-	if err := llm.SaveConversation(a.core.Store(), conv); err != nil {
+	if err := ask.Keep(); err != nil {
 		return *conv, err
 	}
-	a.log.Info("ask", "conversation", conv.ID, "model", model, "stopped", t.Stopped, "cells", len(t.Cells()), "ms", t.DurationMS)
 	return *conv, nil
 }
 
-// askSession returns the session executor of conv, started before in
-// this window with the same files, or a new one (fresh) — replacing one
-// started with other files.
-func (a *App) askSession(conv *llm.Conversation, e *sandbox.Engine, lim sandbox.Limits) (*sandboxexec.Session, bool) {
-	key := strings.Join(llm.HostPaths(conv.Files), "\x00")
-	h := &a.asks
+// begin marks a conversation as answering, with the cancel that stops
+// it; false when it answers already.
+func (h *askHolder) begin(id string, cancel context.CancelFunc) bool {
 	h.mu.Lock()
-	if h.execs == nil {
-		h.execs = map[string]*askSession{}
+	defer h.mu.Unlock()
+	if h.cancels == nil {
+		h.cancels = map[string]context.CancelFunc{}
 	}
-	old := h.execs[conv.ID]
-	if old != nil && old.files == key {
-		old.used = time.Now()
-		h.mu.Unlock()
-		return old.x, false
+	if _, busy := h.cancels[id]; busy {
+		return false
 	}
-	x := &sandboxexec.Session{Engine: e, InlinePlots: true,
-		Request: sandbox.SessionRequest{InputPaths: llm.HostPaths(conv.Files), Limits: lim},
-		DirFor:  func(id string) string { return filepath.Join(a.cfg.DataDir, SessionsDir, id) },
-		Earlier: conv.HasCells(),
-		MakeRoom: func() bool {
-			// At the limit of sessions: this window's conversation used
-			// longest ago gives way, else a Code Interpreter file's.
-			return a.evictAskSession(conv.ID) || a.evictSession()
-		},
-		Done: func(code string, res *sandbox.CellResult) {
-			req := sandbox.RunRequest{Code: code}
-			if res.Input != nil {
-				req.InputPath = res.Input.HostPath
-			}
-			if err := a.core.Runs().Keep(sandbox.NewRecord(req, &res.Result, "ask")); err != nil {
-				a.log.Error("store cell", "session", res.SessionID, "err", err)
-			}
-		}}
-	h.execs[conv.ID] = &askSession{x: x, files: key, used: time.Now()}
+	h.cancels[id] = cancel
+	return true
+}
+
+// end marks a conversation as done answering.
+func (h *askHolder) end(id string) {
+	h.mu.Lock()
+	delete(h.cancels, id)
 	h.mu.Unlock()
-	if old != nil {
-		old.x.Close(context.Background())
-	}
-	return x, true
+}
+
+// busy reports whether a conversation is answering.
+func (h *askHolder) busy(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.cancels[id]
+	return ok
 }
 
 // evictAskSession stops the session of the conversation (other than
 // keep, and not answering) used longest ago; false when there is none.
 func (a *App) evictAskSession(keep string) bool {
-	h := &a.asks
-	h.mu.Lock()
-	var oldest string
-	for id, s := range h.execs {
-		if _, busy := h.cancels[id]; busy || id == keep || !s.x.Started() {
-			continue
-		}
-		if oldest == "" || s.used.Before(h.execs[oldest].used) {
-			oldest = id
-		}
-	}
-	s := h.execs[oldest]
-	delete(h.execs, oldest)
-	h.mu.Unlock()
-	if s == nil {
-		return false
-	}
-	a.log.Info("conversation's session stopped for a newer one", "conversation", oldest)
-	s.x.Close(context.Background())
-	return true
+	return a.core.Asks().Evict(keep, a.asks.busy)
 }
 
 // closeAskSession ends a conversation's session, if it has one.
 func (a *App) closeAskSession(id string) {
-	h := &a.asks
-	h.mu.Lock()
-	s := h.execs[id]
-	delete(h.execs, id)
-	h.mu.Unlock()
-	if s != nil {
-		s.x.Close(context.Background())
-	}
+	a.core.Asks().Close(context.Background(), id)
 }
 
 // closeAskSessions ends every conversation's session (on exit).
-func closeAskSessions(a *App) {
-	h := &a.asks
-	h.mu.Lock()
-	list := h.execs
-	h.execs = nil
-	h.mu.Unlock()
-	for _, s := range list {
-		s.x.Close(context.Background())
-	}
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
+func closeAskSessions(a *App) { a.core.Asks().CloseAll() }
 
 // StopAsk stops the question a conversation is answering.
 func (a *App) StopAsk(conversationID string) error {

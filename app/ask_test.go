@@ -176,11 +176,7 @@ func TestAskDeletedWhileAnswering(t *testing.T) {
 		ev.mu.Unlock()
 	}
 	time.Sleep(time.Second)
-	a.asks.mu.Lock()
-	if s := a.asks.execs[id]; s != nil {
-		sid = s.x.Info().ID
-	}
-	a.asks.mu.Unlock()
+	sid = a.core.Asks().SessionID(id)
 	if id == "" || sid == "" {
 		t.Fatalf("the cell did not start (conversation %q, session %q)", id, sid)
 	}

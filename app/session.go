@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"rehome/backend/core"
 	"rehome/sandbox"
 )
 
@@ -20,7 +21,7 @@ import (
 
 // SessionsDir is where sessions keep their cells and outputs, under the
 // data directory.
-const SessionsDir = "sessions"
+const SessionsDir = core.SessionsDir
 
 // sessionHolder keeps the sessions this App started, by id.
 type sessionHolder struct {
@@ -45,20 +46,14 @@ func (a *App) StartSession(path string) (sandbox.SessionInfo, error) {
 		}
 	}
 	h.mu.Unlock()
-	e, err := a.engine()
-	if err != nil {
-		return sandbox.SessionInfo{}, err
-	}
-	lim, err := a.RunLimits()
-	if err != nil {
-		return sandbox.SessionInfo{}, err
-	}
+	// The limits saved in Settings, as for every session and run.
+	sessions := a.core.Sessions()
 	id := sandbox.NewRunID()
-	req := sandbox.SessionRequest{ID: id, InputPath: path, Limits: lim, Dir: filepath.Join(a.cfg.DataDir, SessionsDir, id)}
-	s, err := e.StartSession(a.ctx, req)
+	req := sandbox.SessionRequest{ID: id, InputPath: path}
+	s, err := sessions.Start(a.ctx, req)
 	if errors.Is(err, sandbox.ErrTooManySessions) && a.evictSession() {
 		// At the limit: the file opened longest ago gives way to this one.
-		s, err = e.StartSession(a.ctx, req)
+		s, err = sessions.Start(a.ctx, req)
 	}
 	if err != nil {
 		a.log.Warn("session could not start", "file", path, "err", err)
@@ -136,8 +131,7 @@ func (a *App) ExecCell(id, code string, timeoutMS int64) (sandbox.CellResult, er
 	}
 	// The cell joins the file's history like a run (shown again when the
 	// file is opened later).
-	rec := sandbox.NewRecord(sandbox.RunRequest{Code: code, InputPath: inputPath(s)}, &res.Result, "session")
-	a.core.Runs().Keep(rec) // a record not kept is logged; the cell stands
+	a.core.Sessions().Keep(code, res, "session") // a record not kept is logged; the cell stands
 	a.log.Info("cell", "session", id, "cell", res.Cell, "status", res.Status, "state_lost", res.StateLost, "ms", res.DurationMS)
 	return *res, nil
 }
@@ -208,7 +202,7 @@ func (a *App) sessionDir(id string) (string, error) {
 	if id == "" || filepath.Base(id) != id || id[0] == '.' {
 		return "", fmt.Errorf("%q is not a session id", id)
 	}
-	return sandbox.SessionDir(a.cfg.DataDir, id), nil
+	return a.core.Sessions().Dir(id), nil
 }
 
 // closeSessions stops every session this App started (on exit).
@@ -221,11 +215,4 @@ func closeSessions(a *App) {
 	for _, s := range list {
 		s.Stop(context.Background())
 	}
-}
-
-func inputPath(s *sandbox.Session) string {
-	if in := s.Info().Input; in != nil {
-		return in.HostPath
-	}
-	return ""
 }

@@ -2,17 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
-	"rehome/backend/assistant"
-	"rehome/backend/hardware"
+	"rehome/backend/core"
 	"rehome/backend/llm"
-	"rehome/backend/llm/sandboxexec"
-	"rehome/backend/models"
 	"rehome/backend/store"
 	"rehome/sandbox"
 )
@@ -34,8 +31,8 @@ func cmdAsk(env *cliEnv, args []string) int {
 	cont := fs.String("continue", "", "the conversation `id` to continue (its earlier answers are the context)")
 	asJSON := fs.Bool("json", false, "print the transcript as JSON: cells with code, exit code, outputs and files, and the answer")
 	verbose := fs.Bool("verbose", false, "print each cell's code and output on stderr")
-	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each cell")
-	pf := env.addPodmanFlags(fs)
+	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each cell (default: as saved in Settings)")
+	env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
 		return code
@@ -52,164 +49,106 @@ func cmdAsk(env *cliEnv, args []string) int {
 	default:
 		return env.usage("--mode is auto, tools or fenced")
 	}
-	lim := sandbox.Limits{Timeout: *timeout}.WithDefaults()
-	if err := lim.Validate(); err != nil {
-		return env.usage("--timeout: %v", err)
-	}
-	st, err := env.openStore()
-	if err != nil {
-		return env.fail(err)
-	}
-
-	conv := llm.NewConversation()
-	if *cont != "" {
-		if conv, err = llm.GetConversation(st, *cont); err != nil {
-			return env.fail(fmt.Errorf("%w (see `rehome conversations list`)", err))
-		}
-		if *assistantID == "" {
-			*assistantID = conv.AssistantID
-		}
-		// The conversation's files stay; --file adds more.
-		files = append(llm.HostPaths(conv.Files), files...)
-	}
 	if *keepModel && (*model == "" || *assistantID == "") {
 		return env.usage("--keep-model stores --model as the default of --assistant: give both")
 	}
-	var instructions string
-	fromAssistant := false
-	if *assistantID != "" {
-		a, err := env.c.Assistants().Get(*assistantID)
-		if err != nil {
-			return env.fail(fmt.Errorf("%w (see `rehome assistants list`)", err))
+	// --timeout, when given, wins over the limits saved in Settings.
+	var lim sandbox.Limits
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "timeout" {
+			lim.Timeout = *timeout
 		}
-		instructions = a.Instructions
-		conv.AssistantID, conv.AssistantName = a.ID, a.Name
-		switch {
-		case *keepModel && *model != "":
-			if _, err := env.c.Assistants().Edit(a.ID, func(as *assistant.Assistant) error {
-				as.Model = *model
-				return nil
-			}); err != nil {
-				return env.fail(err)
-			}
-			fmt.Fprintf(env.stderr, "rehome: %s is now %s's default model\n", *model, a.Name)
-		case *model == "" && a.Model != "":
-			*model, fromAssistant = a.Model, true
-		}
-		for _, k := range a.Knowledge {
-			if k.Path != "" {
-				if _, err := os.Stat(k.Path); err == nil {
-					files = append(files, k.Path)
-				}
-			}
-		}
-	}
-	infos, notes, err := llm.DescribeFiles(files)
+	})
+	c, err := env.core(core.Options{})
 	if err != nil {
 		return env.fail(err)
 	}
-	for _, n := range notes {
-		fmt.Fprintf(env.stderr, "rehome: %s\n", n)
+	if lim, err = c.Sessions().Limits(lim); err != nil {
+		var le *core.LimitsError
+		if errors.As(err, &le) {
+			return env.usage("--timeout: %v", err)
+		}
+		return env.fail(err)
 	}
-	conv.Files = infos
-
 	ctx, cancel := env.interruptible()
 	defer cancel()
-	suggested := llm.SuggestedModel(st, *assistantID, "")
-	if fromAssistant {
-		suggested = *model
-	}
-	srv, mdl, err := llm.Pick(ctx, *server, *model, llm.CatalogToolsHint, suggested)
+	asks := c.Asks()
+	ask, err := asks.Prepare(ctx, core.AskRequest{ConversationID: *cont, AssistantID: *assistantID,
+		Files: files, KeepFiles: true, Server: *server, Model: *model, KeepModel: *keepModel,
+		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim})
 	if err != nil {
-		if fromAssistant {
-			err = fmt.Errorf("%w (%s is the assistant's default model; --model names another)", err, *model)
+		switch {
+		case *cont != "" && errors.Is(err, store.ErrNotFound):
+			err = fmt.Errorf("%w (see `rehome conversations list`)", err)
+		case *assistantID != "" && errors.Is(err, store.ErrNotFound):
+			err = fmt.Errorf("%w (see `rehome assistants list`)", err)
 		}
 		return env.fail(err)
 	}
-	if fit := fitNote(ctx, mdl); strings.HasPrefix(fit, "will not fit") {
-		fmt.Fprintf(env.stderr, "rehome: %s %s\n", mdl, fit)
-	}
-	if !srv.Loopback {
-		fmt.Fprintf(env.stderr, "rehome: %s is on another machine: the question and the files' descriptions go there (the files stay here)\n", srv.BaseURL)
-	}
-	conv.Server, conv.Model = srv.BaseURL, mdl
-
-	e, err := pf.engine(ctx)
-	if err != nil {
-		return env.fail(err)
-	}
-	defer e.Close()
-	dir, err := env.dir()
-	if err != nil {
-		return env.fail(err)
-	}
+	conv, mdl, srv := ask.Conversation, ask.Model, ask.Server
 	// One session for the question: what a cell defines is there for the
 	// next. A continued conversation's earlier state is gone (its session
 	// ended with the command that ran it): the model is told at its first
 	// cell.
-	ex := &sandboxexec.Session{Engine: e,
-		Request: sandbox.SessionRequest{InputPaths: llm.HostPaths(infos), Limits: lim, IdleTimeout: time.Hour},
-		DirFor:  func(id string) string { return sandbox.SessionDir(dir, id) },
-		Earlier: conv.HasCells(),
-		Done: func(code string, res *sandbox.CellResult) {
-			req := sandbox.RunRequest{Code: code}
-			if res.Input != nil {
-				req.InputPath = res.Input.HostPath
-			}
-			if err := env.c.Runs().Keep(sandbox.NewRecord(req, &res.Result, "ask")); err != nil {
-				fmt.Fprintf(env.stderr, "rehome: %v\n", err)
-			}
-		}}
 	defer func() {
-		if err := ex.Close(context.WithoutCancel(ctx)); err != nil {
+		if err := asks.Close(context.WithoutCancel(ctx), conv.ID); err != nil {
 			fmt.Fprintf(env.stderr, "rehome: %v\n", err)
 		}
 	}()
+	if ask.KeptModel {
+		fmt.Fprintf(env.stderr, "rehome: %s is now %s's default model\n", mdl, conv.AssistantName)
+	}
+	for _, n := range ask.Notes {
+		fmt.Fprintf(env.stderr, "rehome: %s\n", n)
+	}
+	if strings.HasPrefix(ask.Fit, "will not fit") {
+		fmt.Fprintf(env.stderr, "rehome: %s %s\n", mdl, ask.Fit)
+	}
+	if !srv.Loopback {
+		fmt.Fprintf(env.stderr, "rehome: %s is on another machine: the question and the files' descriptions go there (the files stay here)\n", srv.BaseURL)
+	}
 
 	cell := 0
 	lastWasText := false
-	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: mdl, Instructions: instructions,
-		Files: infos, Exec: ex, Vision: srv.ReadsImages(mdl), MaxSteps: *maxSteps, Mode: *mode, History: conv.History(),
-		OnEvent: func(ev llm.Event) {
-			if *asJSON {
-				return
+	onEvent := func(ev llm.Event) {
+		if *asJSON {
+			return
+		}
+		switch ev.Type {
+		case "token":
+			fmt.Fprint(env.stdout, ev.Text)
+			lastWasText = !strings.HasSuffix(ev.Text, "\n")
+		case "note":
+			fmt.Fprintf(env.stderr, "\nrehome: %s\n", ev.Text)
+		case "cell_start":
+			if lastWasText {
+				fmt.Fprintln(env.stdout)
+				lastWasText = false
 			}
-			switch ev.Type {
-			case "token":
-				fmt.Fprint(env.stdout, ev.Text)
-				lastWasText = !strings.HasSuffix(ev.Text, "\n")
-			case "note":
-				fmt.Fprintf(env.stderr, "\nrehome: %s\n", ev.Text)
-			case "cell_start":
-				if lastWasText {
-					fmt.Fprintln(env.stdout)
-					lastWasText = false
-				}
-				cell++
-				if *verbose {
-					fmt.Fprintf(env.stderr, "── cell %d ──\n%s\n", cell, strings.TrimRight(ev.Cell.Code, "\n"))
-				} else {
-					fmt.Fprintf(env.stderr, "rehome: running cell %d…\n", cell)
-				}
-			case "cell_done":
-				c := ev.Cell
-				if *verbose {
-					fmt.Fprintf(env.stderr, "── output ──\n%s\n", c.Fed)
-				}
-				if c.Error != "" {
-					fmt.Fprintf(env.stderr, "rehome: cell %d could not run: %s\n", cell, c.Error)
-				} else {
-					fmt.Fprintf(env.stderr, "rehome: cell %d: %s\n", cell, cellLine(c.Result))
-				}
-				for _, f := range c.Result.Files {
-					fmt.Fprintf(env.stderr, "rehome: %-5s %s → %s\n", f.Kind, f.Name, f.Path)
-				}
+			cell++
+			if *verbose {
+				fmt.Fprintf(env.stderr, "── cell %d ──\n%s\n", cell, strings.TrimRight(ev.Cell.Code, "\n"))
+			} else {
+				fmt.Fprintf(env.stderr, "rehome: running cell %d…\n", cell)
 			}
-		}}
+		case "cell_done":
+			c := ev.Cell
+			if *verbose {
+				fmt.Fprintf(env.stderr, "── output ──\n%s\n", c.Fed)
+			}
+			if c.Error != "" {
+				fmt.Fprintf(env.stderr, "rehome: cell %d could not run: %s\n", cell, c.Error)
+			} else {
+				fmt.Fprintf(env.stderr, "rehome: cell %d: %s\n", cell, cellLine(c.Result))
+			}
+			for _, f := range c.Result.Files {
+				fmt.Fprintf(env.stderr, "rehome: %-5s %s → %s\n", f.Kind, f.Name, f.Path)
+			}
+		}
+	}
 	started := time.Now()
-	t := loop.Ask(ctx, question)
-	conv.Add(t)
-	if err := llm.SaveConversation(st, conv); err != nil {
+	t := ask.Run(ctx, onEvent)
+	if err := ask.Keep(); err != nil {
 		fmt.Fprintf(env.stderr, "rehome: %v (the answer is printed but not kept)\n", err)
 	}
 	if *asJSON {
@@ -301,13 +240,3 @@ func parseInterspersed(env *cliEnv, fs *flag.FlagSet, args []string) (words []st
 // suggestedModel is the text model the latest audit chose, or "" when
 // there is no audit.
 func suggestedModel(st *store.Store) string { return llm.SuggestedModel(st, "", "") }
-
-// fitNote says how model fits this machine ("" when the catalog does not
-// know it or the hardware cannot be read).
-func fitNote(ctx context.Context, model string) string {
-	rep, err := hardware.NewDetector(hardware.Options{}).Detect(ctx)
-	if err != nil {
-		return ""
-	}
-	return llm.FitNote(model, models.MachineFrom(rep))
-}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
+	"rehome/backend/core"
 	"rehome/sandbox"
 )
 
@@ -58,8 +60,23 @@ func cmdSessionStart(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	if _, err := sf.limits(); err != nil {
+	// The flags given win over the limits saved in Settings, field by
+	// field, as for `rehome run`; the relay gets what is resolved.
+	given, err := sf.given(fs)
+	if err != nil {
 		return env.usage("%v", err)
+	}
+	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
+	if err != nil {
+		return env.fail(err)
+	}
+	lim, err := c.Sessions().Limits(given)
+	if err != nil {
+		var le *core.LimitsError
+		if errors.As(err, &le) {
+			return env.usage("%v", err)
+		}
+		return env.fail(err)
 	}
 	dir, err := env.dir()
 	if err != nil {
@@ -76,7 +93,7 @@ func cmdSessionStart(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	rargs := append([]string{"session", "relay", "--dir", sdir, "--id", id}, sf.args()...)
+	rargs := append([]string{"session", "relay", "--dir", sdir, "--id", id}, sf.args(lim)...)
 	cmd := exec.Command(self, rargs...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	logf, err := os.OpenFile(filepath.Join(sdir, "relay.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
@@ -129,11 +146,11 @@ type sessionFlags struct {
 func addSessionFlags(env *cliEnv, fs *flag.FlagSet) sessionFlags {
 	return sessionFlags{
 		file:    fs.String("file", "", "the `file` the cells work on, seen read-only at /mnt/data/<name>"),
-		timeout: fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "each cell's time `limit` (then KeyboardInterrupt)"),
+		timeout: fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "each cell's time `limit` (then KeyboardInterrupt; default: as saved in Settings)"),
 		idle:    fs.Duration("idle", sandbox.DefaultIdleTimeout, "end the session after this `time` without a cell"),
-		memory:  fs.String("memory", "1GiB", "memory `ceiling` of the whole session (1GiB, 512m; GB is 10⁹ bytes)"),
-		cpus:    fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the session may use"),
-		pids:    fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once"),
+		memory:  fs.String("memory", "1GiB", "memory `ceiling` of the whole session (1GiB, 512m; GB is 10⁹ bytes; default: as saved in Settings)"),
+		cpus:    fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the session may use (default: as saved in Settings)"),
+		pids:    fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once (default: as saved in Settings)"),
 		pf:      env.addPodmanFlags(fs),
 	}
 }
@@ -147,16 +164,38 @@ func (f sessionFlags) limits() (sandbox.Limits, error) {
 	return lim, lim.Validate()
 }
 
-// args passes the flags on to the relay.
-func (f sessionFlags) args() []string {
+// given returns the limits of the flags given on the command line (the
+// others zero: as saved).
+func (f sessionFlags) given(fs *flag.FlagSet) (sandbox.Limits, error) {
+	var l sandbox.Limits
+	var bad error
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "timeout":
+			l.Timeout = *f.timeout
+		case "memory":
+			if l.Memory, bad = bytesize.Parse(*f.memory); bad != nil {
+				bad = fmt.Errorf("--memory: %v", bad)
+			}
+		case "cpus":
+			l.CPUs = *f.cpus
+		case "pids":
+			l.Pids = *f.pids
+		}
+	})
+	return l, bad
+}
+
+// args passes the flags on to the relay, with the limits lim.
+func (f sessionFlags) args(lim sandbox.Limits) []string {
 	file := *f.file
 	if file != "" {
 		if abs, err := filepath.Abs(file); err == nil {
 			file = abs
 		}
 	}
-	return []string{"--file", file, "--timeout", f.timeout.String(), "--idle", f.idle.String(), "--memory", *f.memory,
-		"--cpus", fmt.Sprint(*f.cpus), "--pids", fmt.Sprint(*f.pids), "--podman", *f.pf.uri, "--runtime", *f.pf.runtime}
+	return []string{"--file", file, "--timeout", lim.Timeout.String(), "--idle", f.idle.String(), "--memory", fmt.Sprint(lim.Memory),
+		"--cpus", fmt.Sprint(lim.CPUs), "--pids", fmt.Sprint(lim.Pids), "--podman", *f.pf.uri, "--runtime", *f.pf.runtime}
 }
 
 // cmdSessionRelay is the background process `session start` leaves: it

@@ -48,6 +48,7 @@ type Core struct {
 	log    *slog.Logger
 	hw     *hardware.Cache
 	runSvc *Runs
+	askSvc *Asks
 
 	st         *store.Store
 	assistants *assistant.Service
@@ -70,6 +71,7 @@ func New(dir string, opts Options) *Core {
 	}
 	c := &Core{dir: dir, opts: opts, log: opts.Log, hw: hardware.NewCache(hardware.NewDetector(opts.Hardware))}
 	c.runSvc = &Runs{c: c}
+	c.askSvc = &Asks{c: c}
 	return c
 }
 
@@ -95,6 +97,7 @@ func (c *Core) Open() error {
 // Close stops the sandbox's engine (and a Podman service rehome started
 // that does not linger) and releases the database.
 func (c *Core) Close() error {
+	c.askSvc.CloseAll()
 	c.CloseEngine()
 	if c.st == nil {
 		return nil

@@ -164,15 +164,21 @@ func (r *Runs) Bounds() sandbox.LimitBounds { return sandbox.MachineBounds() }
 // Saved returns the limits each run gets unless it asks otherwise: the
 // user's choice, else the sandbox's defaults.
 func (r *Runs) Saved() (sandbox.Limits, error) {
-	var rec limitsRecord
-	err := r.c.db(func(st *store.Store) error { return st.Get(store.Settings, limitsKey, &rec) })
+	l, err := r.stored()
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return sandbox.DefaultLimits, nil
 	case err != nil:
 		return sandbox.DefaultLimits, err
 	}
-	return rec.Limits.WithDefaults(), nil
+	return l.WithDefaults(), nil
+}
+
+// stored returns the limits the user saved (store.ErrNotFound: none).
+func (r *Runs) stored() (sandbox.Limits, error) {
+	var rec limitsRecord
+	err := r.c.db(func(st *store.Store) error { return st.Get(store.Settings, limitsKey, &rec) })
+	return rec.Limits, err
 }
 
 // Save checks l against Bounds and the sandbox's own rules (a

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"rehome/backend/core"
+	"rehome/sandbox"
+)
+
+// cmdSettings is `rehome settings`: the limits saved in Settings → Sandbox
+// (what every run, session and answer gets unless it asks otherwise), with
+// this machine's safe range; `settings set KEY=VALUE…` saves them with the
+// window's validation, `settings reset` goes back to the defaults.
+func cmdSettings(env *cliEnv, args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "set":
+			return cmdSettingsSet(env, args[1:])
+		case "reset":
+			return cmdSettingsReset(env, args[1:])
+		}
+	}
+	fs := env.flags("settings", "settings [--json] | settings set KEY=VALUE... | settings reset")
+	asJSON := fs.Bool("json", false, "print the saved limits and this machine's range as JSON")
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	runs, code, ok := settingsRuns(env)
+	if !ok {
+		return code
+	}
+	l, err := runs.Saved()
+	if err != nil {
+		return env.fail(err)
+	}
+	return showSettings(env, l, runs.Bounds(), *asJSON)
+}
+
+// settingsJSON is what `rehome settings --json` prints.
+type settingsJSON struct {
+	Limits sandbox.Limits      `json:"limits"`
+	Bounds sandbox.LimitBounds `json:"bounds"`
+}
+
+func showSettings(env *cliEnv, l sandbox.Limits, b sandbox.LimitBounds, asJSON bool) int {
+	if asJSON {
+		return env.json(settingsJSON{Limits: l, Bounds: b})
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tVALUE\tSAFE RANGE HERE\tWHAT")
+	for _, k := range core.LimitKeys {
+		fmt.Fprintf(tw, "%s\t%s\t%s – %s\t%s\n", k.Name, k.Get(l), k.Get(b.Min), k.Get(b.Max), k.What)
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func cmdSettingsSet(env *cliEnv, args []string) int {
+	fs := env.flags("settings set", "settings set KEY=VALUE... (timeout=3s memory=1GiB cpus=2 pids=256)")
+	asJSON := fs.Bool("json", false, "print what is now saved as JSON")
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return env.usage("settings set takes KEY=VALUE pairs, such as timeout=3s memory=1GiB (see `rehome settings`)")
+	}
+	runs, code, ok := settingsRuns(env)
+	if !ok {
+		return code
+	}
+	l, err := runs.Saved()
+	if err != nil {
+		return env.fail(err)
+	}
+	if l, err = core.SetLimits(l, fs.Args()); err != nil {
+		return env.usage("%v", err)
+	}
+	// The same check as Settings → Sandbox: this machine's range and the
+	// sandbox's own rules.
+	if l, err = runs.Save(l); err != nil {
+		var le *core.LimitsError
+		if errors.As(err, &le) {
+			return env.usage("%v: nothing was saved", err)
+		}
+		return env.fail(err)
+	}
+	return showSettings(env, l, runs.Bounds(), *asJSON)
+}
+
+func cmdSettingsReset(env *cliEnv, args []string) int {
+	fs := env.flags("settings reset", "settings reset")
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	runs, code, ok := settingsRuns(env)
+	if !ok {
+		return code
+	}
+	l, err := runs.Reset()
+	if err != nil {
+		return env.fail(err)
+	}
+	return showSettings(env, l, runs.Bounds(), false)
+}
+
+// settingsRuns opens the core's run service, which keeps the limits.
+func settingsRuns(env *cliEnv) (*core.Runs, int, bool) {
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return nil, env.fail(err), false
+	}
+	if err := c.Ready(); err != nil {
+		return nil, env.fail(err), false
+	}
+	return c.Runs(), exitOK, true
+}

@@ -1,0 +1,322 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"rehome/backend/assistant"
+	"rehome/backend/llm"
+	"rehome/backend/llm/sandboxexec"
+	"rehome/backend/models"
+	"rehome/sandbox"
+)
+
+// ErrNoQuestion is an ask with nothing to ask.
+var ErrNoQuestion = errors.New("type a question first")
+
+// AskRequest is one question, as a face hands it over.
+type AskRequest struct {
+	// ConversationID continues a kept conversation ("" starts one).
+	ConversationID string
+	// AssistantID lends its instructions, knowledge and default model
+	// (default: the conversation's assistant).
+	AssistantID string
+	// Files are host paths the code may read at /mnt/data. With KeepFiles
+	// they add to the conversation's; else, when any are given, they are
+	// the conversation's files from now on.
+	Files     []string
+	KeepFiles bool
+	// Check vets a file the conversation and the assistant do not already
+	// hold (the window: one the user gave); nil accepts every file.
+	Check func(path string) (string, error)
+	// Server and Model pick the model (default: the assistant's default
+	// model, else the first found that calls tools).
+	Server, Model string
+	// KeepModel stores Model as the assistant's default.
+	KeepModel bool
+	MaxSteps  int
+	Mode      string
+	Question  string
+	// Limits are what the face asks for; the rest as saved in Settings
+	// (see Sessions.Limits).
+	Limits sandbox.Limits
+	// InlinePlots keeps plots' data: URLs in the results (the window).
+	InlinePlots bool
+	// MakeRoom may stop one of the face's own sessions when too many run
+	// (after the conversations' least recently used); may be nil.
+	MakeRoom func() bool
+}
+
+// Ask is a question ready to run: the model picked, the files described,
+// the session and its limits chosen. Run it once.
+type Ask struct {
+	Conversation  *llm.Conversation
+	Server        llm.Server
+	Model         string
+	FromAssistant bool           // Model is the assistant's default model
+	KeptModel     bool           // Model was stored as the assistant's default
+	Notes         []string       // about the files (truncated, unreadable…)
+	Fit           string         // how Model fits this machine ("" unknown)
+	Fresh         bool           // a new Python session for a conversation with cells
+	Limits        sandbox.Limits // each cell's
+
+	asks     *Asks
+	question string
+	loop     *llm.Loop
+}
+
+// Asks answers questions in words the same way for every face: the
+// conversation and the assistant's instructions, knowledge and default
+// model, a model server picked, the code run in one session per
+// conversation under the saved limits, each cell's record kept, the
+// conversation saved.
+type Asks struct {
+	c        *Core
+	mu       sync.Mutex
+	sessions map[string]*askSession // by conversation
+}
+
+// askSession is a conversation's session and what it was started with.
+type askSession struct {
+	x     *sandboxexec.Session
+	files string // the host paths, joined: other files need another session
+	used  time.Time
+}
+
+// Asks is the ask service.
+func (c *Core) Asks() *Asks { return c.askSvc }
+
+// Prepare readies req: ctx bounds the model server's discovery.
+func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
+	if err := s.c.Ready(); err != nil {
+		return nil, err
+	}
+	q := strings.TrimSpace(req.Question)
+	if q == "" {
+		return nil, ErrNoQuestion
+	}
+	st := s.c.Store()
+	conv := llm.NewConversation()
+	if req.ConversationID != "" {
+		c, err := llm.GetConversation(st, req.ConversationID)
+		if err != nil {
+			return nil, err
+		}
+		conv = c
+		if req.AssistantID == "" {
+			req.AssistantID = c.AssistantID
+		}
+	}
+	a := &Ask{Conversation: conv, asks: s, question: q}
+	// Files given before — the conversation's, the assistant's knowledge —
+	// are known; any other is vetted by the face.
+	known := map[string]bool{}
+	for _, f := range conv.Files {
+		known[f.HostPath] = true
+	}
+	instructions, suggested := "", ""
+	var knowledge []string
+	if req.AssistantID != "" {
+		as, err := s.c.Assistants().Get(req.AssistantID)
+		if err != nil {
+			return nil, err
+		}
+		if req.KeepModel && req.Model != "" {
+			if as, err = s.c.Assistants().Edit(as.ID, func(x *assistant.Assistant) error {
+				x.Model = req.Model
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+			a.KeptModel = true
+		}
+		instructions = as.Instructions
+		if req.Model == "" && as.Model != "" {
+			req.Model, a.FromAssistant = as.Model, true
+		}
+		suggested = as.Model
+		conv.AssistantID, conv.AssistantName = as.ID, as.Name
+		for _, k := range as.Knowledge {
+			if k.Path != "" && isFile(k.Path) {
+				knowledge = append(knowledge, k.Path)
+				known[k.Path] = true
+			}
+		}
+	}
+	var files []string
+	if req.KeepFiles || len(req.Files) == 0 {
+		files = llm.HostPaths(conv.Files)
+	}
+	for _, p := range req.Files {
+		if !known[p] && req.Check != nil {
+			var err error
+			if p, err = req.Check(p); err != nil {
+				return nil, err
+			}
+		}
+		files = append(files, p)
+	}
+	// Every file is at /mnt/data, and the assistant's knowledge too.
+	infos, notes, err := llm.DescribeFiles(uniq(append(files, knowledge...)))
+	if err != nil {
+		return nil, err
+	}
+	conv.Files, a.Notes = infos, notes
+
+	srv, model, err := llm.Pick(ctx, req.Server, req.Model, llm.CatalogToolsHint, llm.SuggestedModel(st, req.AssistantID, suggested))
+	if err != nil {
+		if a.FromAssistant {
+			err = fmt.Errorf("%w (%s is the assistant's default model)", err, req.Model)
+		}
+		return nil, err
+	}
+	a.Server, a.Model = srv, model
+	conv.Server, conv.Model = srv.BaseURL, model
+	if rep, err := s.c.Hardware().Report(ctx); err == nil {
+		a.Fit = llm.FitNote(model, models.MachineFrom(rep))
+	}
+	if a.Limits, err = s.c.Sessions().Limits(req.Limits); err != nil {
+		return nil, err
+	}
+	e, err := s.c.Engine(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ex, fresh := s.session(conv, e, a.Limits, req)
+	a.Fresh = fresh && conv.HasCells()
+	a.loop = &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: model, Instructions: instructions,
+		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History()}
+	return a, nil
+}
+
+// Run asks the question, with each step to onEvent (may be nil), and adds
+// the answer to the conversation; Keep saves it. ctx ends the answer.
+func (a *Ask) Run(ctx context.Context, onEvent func(llm.Event)) *llm.Transcript {
+	a.loop.OnEvent = onEvent
+	t := a.loop.Ask(ctx, a.question)
+	a.Conversation.Add(t)
+	a.asks.c.log.Info("ask", "conversation", a.Conversation.ID, "model", a.Model, "stopped", t.Stopped, "cells", len(t.Cells()), "ms", t.DurationMS)
+	return t
+}
+
+// Keep saves the conversation.
+func (a *Ask) Keep() error { return llm.SaveConversation(a.asks.c.Store(), a.Conversation) }
+
+// session returns the session executor of conv, started before with the
+// same files, or a new one (fresh) — replacing one started with other
+// files.
+func (s *Asks) session(conv *llm.Conversation, e *sandbox.Engine, lim sandbox.Limits, req AskRequest) (*sandboxexec.Session, bool) {
+	key := strings.Join(llm.HostPaths(conv.Files), "\x00")
+	s.mu.Lock()
+	if s.sessions == nil {
+		s.sessions = map[string]*askSession{}
+	}
+	old := s.sessions[conv.ID]
+	if old != nil && old.files == key {
+		old.used = time.Now()
+		old.x.Request.Limits = lim // the limits saved since apply to the next start
+		s.mu.Unlock()
+		return old.x, false
+	}
+	sessions := s.c.Sessions()
+	x := &sandboxexec.Session{Engine: e, InlinePlots: req.InlinePlots,
+		Request: sandbox.SessionRequest{InputPaths: llm.HostPaths(conv.Files), Limits: lim},
+		DirFor:  sessions.Dir,
+		Earlier: conv.HasCells(),
+		MakeRoom: func() bool {
+			// At the limit of sessions: the conversation used longest ago
+			// gives way, else one of the face's.
+			return s.Evict(conv.ID, nil) || (req.MakeRoom != nil && req.MakeRoom())
+		},
+		Done: func(code string, res *sandbox.CellResult) {
+			sessions.Keep(code, res, "ask") // a record not kept is logged
+		}}
+	s.sessions[conv.ID] = &askSession{x: x, files: key, used: time.Now()}
+	s.mu.Unlock()
+	if old != nil {
+		old.x.Close(context.Background())
+	}
+	return x, true
+}
+
+// Evict stops the session of the conversation used longest ago, other
+// than keep's and those busy reports (may be nil); false when there is
+// none.
+func (s *Asks) Evict(keep string, busy func(conversationID string) bool) bool {
+	s.mu.Lock()
+	var oldest string
+	for id, x := range s.sessions {
+		if id == keep || !x.x.Started() || (busy != nil && busy(id)) {
+			continue
+		}
+		if oldest == "" || x.used.Before(s.sessions[oldest].used) {
+			oldest = id
+		}
+	}
+	x := s.sessions[oldest]
+	delete(s.sessions, oldest)
+	s.mu.Unlock()
+	if x == nil {
+		return false
+	}
+	s.c.log.Info("conversation's session stopped for a newer one", "conversation", oldest)
+	x.x.Close(context.Background())
+	return true
+}
+
+// Close ends a conversation's session, if it has one.
+func (s *Asks) Close(ctx context.Context, conversationID string) error {
+	s.mu.Lock()
+	x := s.sessions[conversationID]
+	delete(s.sessions, conversationID)
+	s.mu.Unlock()
+	if x == nil {
+		return nil
+	}
+	return x.x.Close(ctx)
+}
+
+// SessionID is the id of the session a conversation's cells run in (""
+// when none runs).
+func (s *Asks) SessionID(conversationID string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if x := s.sessions[conversationID]; x != nil && x.x.Started() {
+		return x.x.Info().ID
+	}
+	return ""
+}
+
+// CloseAll ends every conversation's session (on exit).
+func (s *Asks) CloseAll() {
+	s.mu.Lock()
+	list := s.sessions
+	s.sessions = nil
+	s.mu.Unlock()
+	for _, x := range list {
+		x.x.Close(context.Background())
+	}
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// uniq drops repeated paths, keeping the first.
+func uniq(paths []string) []string {
+	seen := map[string]bool{}
+	out := paths[:0:0]
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
