@@ -23,6 +23,7 @@ import (
 
 	"github.com/containers/podman/v4/libpod/define"
 	"github.com/containers/podman/v4/pkg/bindings/containers"
+	"github.com/containers/podman/v4/pkg/specgen"
 
 	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
@@ -190,6 +191,8 @@ type Session struct {
 	e    *Engine
 	info SessionInfo
 	lim  Limits
+	// release gives back the session's host ids (rootful) once it stopped.
+	release func()
 
 	mu sync.Mutex // one cell or control request at a time
 
@@ -289,58 +292,33 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 		return nil, fmt.Errorf("%w: %d are running already (at most %d at once): stop one with `rehome session stop ID` or close its file", ErrTooManySessions, len(running), maxN)
 	}
 
-	work, err := os.MkdirTemp("", "rehome-session-")
+	j, release, err := e.newJob(ctx, "session", id, true)
 	if err != nil {
-		return nil, fmt.Errorf("create a folder for the session: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(work) // the mount holds the file once the container runs
-	j := job{
-		image:     e.image,
-		name:      "rehome-session-" + strings.ToLower(id),
-		labels:    map[string]string{LabelSandbox: "1", LabelOwner: e.owner, LabelSession: id},
-		cgroups:   e.Enforcement(),
-		nprocHard: nprocHard(),
+	started := false
+	defer func() {
+		if !started {
+			release()
+		}
+	}()
+	j.labels[LabelSession] = id
+	// The stage goes once the container runs: its mounts hold the files.
+	st, staged, _, done, err := e.stageInputs(ins)
+	if err != nil {
+		return nil, err
 	}
+	defer st.remove()
+	defer done()
+	j.setInputs(staged)
 	info := SessionInfo{Schema: SessionSchema, ID: id, Limits: lim, IdleTimeout: idle, Created: time.Now().UTC(),
 		Image: e.image, Runtime: runtime, Rootless: e.Host().Rootless, Enforcement: e.Enforcement()}
 	for i, in := range ins {
-		// Each input has a folder of its own in work (a private copy is
-		// always named "input" there).
-		dir := work
-		if i > 0 {
-			dir = filepath.Join(work, strconv.Itoa(i))
-			if err := os.Mkdir(dir, 0o700); err != nil {
-				return nil, fmt.Errorf("prepare the input file: %w", err)
-			}
-		}
-		src, owned := in, false
-		if !in.othersCanRead() {
-			cp, err := in.privateCopy(dir)
-			if err != nil {
-				return nil, err
-			}
-			defer cp.close()
-			src, owned = cp, true
-		}
-		// The private copy is mounted itself (the mount's "U" hands it to
-		// the sandbox's user); the user's file through a link.
-		link := src.hostPath
-		if !owned {
-			link = filepath.Join(dir, "input")
-			if err := os.Symlink(src.hostPath, link); err != nil {
-				return nil, fmt.Errorf("prepare the input file: %w", err)
-			}
-		}
-		if e.Host().Rootless {
-			os.Chmod(dir, 0o711)
-		}
 		ii := InputInfo{HostPath: in.hostPath, Path: path.Join(DataDir, in.name), Size: in.size, Renamed: in.renamed}
 		if i == 0 {
-			j.inputSource, j.inputName, j.inputDev, j.inputIno, j.inputOwned = link, src.name, src.dev, src.ino, owned
 			info.Input = &ii
 			continue
 		}
-		j.more = append(j.more, moreInput{source: link, name: src.name, dev: src.dev, ino: src.ino, owned: owned})
 		info.Inputs = append(info.Inputs, ii)
 	}
 	if err := os.MkdirAll(filepath.Join(req.Dir, "cells"), 0o700); err != nil {
@@ -352,14 +330,10 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	}
 	info.Dir = abs
 
-	spec := buildSpec(lim, j)
-	cmd, err := sessionCommand(lim, j, idle, preload)
+	spec, err := sessionSpec(lim, j, idle, preload)
 	if err != nil {
 		return nil, err
 	}
-	spec.Command = cmd
-	spec.Stdin = true
-	spec.Timeout = uint(sessionLifetime.Seconds())
 
 	api := e.api(ctx)
 	created, err := containers.CreateWithSpec(api, spec, nil)
@@ -367,7 +341,7 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 		return nil, fmt.Errorf("create the session's sandbox: %w", explain(err))
 	}
 	info.Container = created.ID
-	s := &Session{e: e, info: info, lim: lim}
+	s := &Session{e: e, info: info, lim: lim, release: release}
 	fail := func(err error) (*Session, error) {
 		s.detach()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(api), 30*time.Second)
@@ -398,7 +372,23 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	if err := writeJSON(filepath.Join(abs, "session.json"), s.info); err != nil {
 		return fail(err)
 	}
+	started = true
 	return s, nil
+}
+
+// sessionSpec is a session's container spec: a one-shot run's (buildSpec,
+// the same hardening field for field) but for its command (the
+// supervisor), an open stdin (the requests) and its lifetime.
+func sessionSpec(lim Limits, j job, idle time.Duration, preload []string) (*specgen.SpecGenerator, error) {
+	spec := buildSpec(lim, j)
+	cmd, err := sessionCommand(lim, j, idle, preload)
+	if err != nil {
+		return nil, err
+	}
+	spec.Command = cmd
+	spec.Stdin = true
+	spec.Timeout = uint(sessionLifetime.Seconds())
+	return spec, nil
 }
 
 // sessionCommand is the container's argv: the supervisor and its config —
@@ -896,7 +886,11 @@ func (s *Session) Stop(ctx context.Context) error {
 	}
 	s.detach()
 	s.end("the session was stopped")
-	return s.e.removeSession(ctx, s.info.Container)
+	err := s.e.removeSession(ctx, s.info.Container)
+	if err == nil && s.release != nil {
+		s.release()
+	}
+	return err
 }
 
 // removeSession removes a session's container and waits until it is gone
