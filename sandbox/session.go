@@ -11,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,6 +49,10 @@ import (
 const (
 	// LabelSession carries a session's id on its container.
 	LabelSession = "io.rehome.session"
+	// LabelSessions names the folder that holds the session's folder (a
+	// data folder's sessions/): the cap on sessions at once counts only
+	// that folder's, which its `rehome session list` shows.
+	LabelSessions = "io.rehome.sessions"
 	kernelPath   = "/opt/rehome/kernel.py"
 
 	// SessionSchema is the version of session.json and the cell records.
@@ -284,12 +290,18 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	if err != nil {
 		return nil, err
 	}
-	running, err := e.runningSessions(ctx)
+	abs, err := filepath.Abs(req.Dir)
+	if err != nil {
+		return nil, err
+	}
+	base := filepath.Dir(abs)
+	running, err := e.runningSessions(ctx, base)
 	if err != nil {
 		return nil, err
 	}
 	if len(running) >= maxN {
-		return nil, fmt.Errorf("%w: %d are running already (at most %d at once): stop one with `rehome session stop ID` or close its file", ErrTooManySessions, len(running), maxN)
+		ids := slices.Sorted(maps.Keys(running))
+		return nil, fmt.Errorf("%w: %d of at most %d sessions of %s are running already (%s): stop one with `rehome session stop ID` (`rehome session list` shows them) or close its file", ErrTooManySessions, len(running), maxN, base, strings.Join(ids, ", "))
 	}
 
 	j, release, err := e.newJob(ctx, "session", id, true)
@@ -303,6 +315,7 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 		}
 	}()
 	j.labels[LabelSession] = id
+	j.labels[LabelSessions] = base
 	// The stage goes once the container runs: its mounts hold the files.
 	st, staged, _, done, err := e.stageInputs(ins)
 	if err != nil {
@@ -321,12 +334,8 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 		}
 		info.Inputs = append(info.Inputs, ii)
 	}
-	if err := os.MkdirAll(filepath.Join(req.Dir, "cells"), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(abs, "cells"), 0o700); err != nil {
 		return nil, fmt.Errorf("create the session's folder: %w", err)
-	}
-	abs, err := filepath.Abs(req.Dir)
-	if err != nil {
-		return nil, err
 	}
 	info.Dir = abs
 
@@ -935,10 +944,15 @@ func (s *Session) detach() {
 	}
 }
 
-// runningSessions lists the session containers that run now.
-func (e *Engine) runningSessions(ctx context.Context) (map[string]string, error) {
+// runningSessions lists the session containers of the sessions folder base
+// ("": of any folder) that run now, by session id.
+func (e *Engine) runningSessions(ctx context.Context, base string) (map[string]string, error) {
+	labels := []string{LabelSession}
+	if base != "" {
+		labels = append(labels, LabelSessions+"="+base)
+	}
 	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {LabelSession}}))
+		WithFilters(map[string][]string{"label": labels}))
 	if err != nil {
 		return nil, fmt.Errorf("list the sessions: %w", explain(err))
 	}
@@ -954,7 +968,11 @@ func (e *Engine) runningSessions(ctx context.Context) (map[string]string, error)
 // ListSessions returns the sessions recorded under base (the data
 // directory's sessions folder), newest first, with whether each runs.
 func (e *Engine) ListSessions(ctx context.Context, base string) ([]SessionInfo, error) {
-	running, err := e.runningSessions(ctx)
+	abs, err := filepath.Abs(base)
+	if err != nil {
+		return nil, err
+	}
+	running, err := e.runningSessions(ctx, abs)
 	if err != nil {
 		return nil, err
 	}
@@ -994,7 +1012,7 @@ func (e *Engine) StopSessions(ctx context.Context) int {
 
 // StopSessionByID removes a session's container by the session's id.
 func (e *Engine) StopSessionByID(ctx context.Context, id string) error {
-	running, err := e.runningSessions(ctx)
+	running, err := e.runningSessions(ctx, "")
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,5 +151,39 @@ func TestSessionAttackInputStaged(t *testing.T) {
 	t.Logf("%s", r.Stdout)
 	if strings.Contains(r.Stdout, "user-folder-") || !strings.Contains(r.Stdout, "a,b\n1,2") {
 		t.Fatalf("the session's mount table names the host folder:\n%s", r.Stdout)
+	}
+}
+
+// The cap on sessions at once counts only the sessions of one data
+// folder: a session of folder A does not refuse one of folder B (on
+// 089ebe7 every session container on the service counted, whoever started
+// it), a second of A is refused with advice naming it, and A's list shows
+// the one that counts.
+func TestSessionCapCountsOwnFolder(t *testing.T) {
+	e := testEngine(t)
+	ctx := context.Background()
+	start := func(base string) (*Session, error) {
+		s, err := e.StartSession(ctx, SessionRequest{Limits: Limits{}, Dir: filepath.Join(base, NewRunID()), MaxSessions: 1, Preload: []string{}})
+		if err == nil {
+			t.Cleanup(func() { s.Stop(context.Background()) })
+		}
+		return s, err
+	}
+	a, b := t.TempDir(), t.TempDir()
+	sa, err := start(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := start(b); err != nil {
+		t.Fatalf("folder B refused because of folder A's session: %v", err)
+	}
+	_, err = start(a)
+	if !errors.Is(err, ErrTooManySessions) || !strings.Contains(err.Error(), sa.ID()) {
+		t.Fatalf("second session of A: %v", err)
+	}
+	t.Logf("%v", err)
+	list, err := e.ListSessions(ctx, a)
+	if err != nil || len(list) != 1 || !list[0].Running || list[0].ID != sa.ID() {
+		t.Fatalf("A's list: %v %+v", err, list)
 	}
 }
