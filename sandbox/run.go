@@ -57,9 +57,6 @@ type Progress struct {
 	Text      string `json:"text,omitempty"`
 }
 
-// ErrStopped is reported (in Result.Summary) when StopRun ended a run.
-var ErrStopped = errors.New("stopped by the user")
-
 // Run runs req.Code in a fresh sandbox and returns what it did. An error
 // means the run could not happen (bad input, no image, Podman failing);
 // anything the code itself did — fail, hang, flood, exhaust memory — is
