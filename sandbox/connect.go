@@ -49,9 +49,6 @@ type ConnectOptions struct {
 	LingerBase string
 }
 
-// ErrPodmanMissing is wrapped by Connect when no podman binary is installed.
-var ErrPodmanMissing = errors.New("podman is not installed")
-
 // Connection is an open connection to a Podman service.
 type Connection struct {
 	// URI is the service's address.

@@ -9,20 +9,24 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 	"github.com/containers/podman/v4/pkg/bindings/system"
-
-	"rehome/backend/bytesize"
 )
 
 // Check is one probe of the self-test.
 type Check struct {
-	// Name is the guarantee attacked ("filesystem", "network", …).
-	Name     string   `json:"name"`
-	Strength Strength `json:"strength"`
+	// Name is the guarantee attacked ("filesystem", "network", …), with
+	// "session: " before it for the session path.
+	Name string `json:"name"`
+	// Guarantee is the guarantee alone; Path is where code ran for it
+	// (PathOneShot, PathSession; empty for checks of the host).
+	Guarantee string   `json:"guarantee"`
+	Path      string   `json:"path,omitempty"`
+	Strength  Strength `json:"strength"`
 	// Detail says what was tried and what was seen.
 	Detail string `json:"detail"`
 }
@@ -67,7 +71,7 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 		if ctx.Err() != nil {
 			return // cut short by the caller, not a finding about the sandbox
 		}
-		rep.Checks = append(rep.Checks, Check{Name: name, Strength: s, Detail: fmt.Sprintf(format, a...)})
+		rep.Checks = append(rep.Checks, Check{Name: name, Guarantee: name, Strength: s, Detail: fmt.Sprintf(format, a...)})
 	}
 	step := func(name string) {
 		if progress != nil {
@@ -134,120 +138,27 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 	os.WriteFile(input, []byte("a,b\n1,2\n"), 0o644)
 	os.WriteFile(secret, []byte("host canary "+token), 0o644)
 
-	run := func(name, code string, lim Limits, withInput bool) (*Result, error) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		step(name)
-		// The timeout probe attacks the kill from outside itself.
-		req := RunRequest{Code: code, Limits: lim, OutputDir: filepath.Join(work, "out-"+name), HardKillOnly: name == "timeout"}
-		if withInput {
-			req.InputPath = input
-		}
-		res, err := e.Run(ctx, req, nil)
-		if err == nil && ctx.Err() != nil {
-			// Stopped by the caller: the probe says nothing, and no more
-			// Podman calls (the bindings retry a failed call for 0.6 s).
-			return nil, ctx.Err()
-		}
-		return res, err
-	}
-	probeLimits := Limits{Timeout: 60 * time.Second}
-
-	// 1. File system isolation.
-	code := strings.NewReplacer("SECRET", secret, "WORKDIR", work, "TOKEN", token).Replace(probeFilesystem)
-	if res, err := run("filesystem", code, probeLimits, true); err != nil {
-		add("filesystem", NotHeld, "the probe could not run: %v", err)
-	} else {
-		add("filesystem", gradeProbe(res), "%s", probeDetail(res, "read the input; could not read a file next to it on the host, write the input, the root file system or any host path; /mnt/data holds only the input; no Podman socket, no capabilities"))
-	}
-
-	// 2. No network.
-	if res, err := run("network", probeNetwork, probeLimits, false); err != nil {
-		add("network", NotHeld, "the probe could not run: %v", err)
-	} else {
-		add("network", gradeProbe(res), "%s", probeDetail(res, "only the loopback interface; connecting out, resolving names and pip install all fail at once"))
-	}
-
-	// 3. Wall-clock timeout that kills everything.
-	marker := fmt.Sprintf("%d.%s", 1000+time.Now().UnixNano()%1000, "4242")
-	tcode := strings.ReplaceAll(probeTimeout, "MARKER", marker)
-	tl := Limits{Timeout: 3 * time.Second}
-	if res, err := run("timeout", tcode, tl, false); err != nil {
-		add("timeout", NotHeld, "the probe could not run: %v", err)
-	} else {
-		left := hostProcessesWith("sleep " + marker)
-		gone := !e.containerExists(ctx, res.ID)
-		switch {
-		case !res.TimedOut:
-			add("timeout", NotHeld, "a script that ignores SIGTERM, double-forks and sleeps in C was not stopped at %s (exit %d)", tl.Timeout, res.ExitCode)
-		case left > 0 || !gone:
-			add("timeout", NotHeld, "stopped at %s, but %d of its processes survive on the host and the container exists=%t", tl.Timeout, left, !gone)
-		default:
-			add("timeout", Held, "a script that ignores SIGTERM, double-forks a sleeper and sleeps in C was killed whole at %s (after %d ms), no process of it left on the host, the container removed", tl.Timeout, res.DurationMS)
+	for _, path := range bothPaths {
+		for _, pr := range doctorProbes {
+			if !slices.Contains(pr.paths, path) || ctx.Err() != nil {
+				continue
+			}
+			label := pr.name
+			if path == PathSession {
+				label = "session: " + pr.name
+			}
+			step(label)
+			env := &probeEnv{ctx: ctx, e: e, path: path, work: work, secret: secret, token: token,
+				run: e.doctorRunner(ctx, path, pr.name, work, input)}
+			st, detail, err := pr.check(env)
+			if err != nil {
+				st, detail = NotHeld, fmt.Sprintf("the probe could not run: %v", err)
+			}
+			if ctx.Err() == nil {
+				rep.Checks = append(rep.Checks, Check{Name: label, Guarantee: pr.name, Path: path, Strength: st, Detail: detail})
+			}
 		}
 	}
-
-	// 4. Memory, pids and CPU ceilings.
-	ml := Limits{Timeout: 60 * time.Second, Memory: 128 * MiB}
-	if res, err := run("memory", probeMemory, ml, false); err != nil {
-		add("memory", NotHeld, "the probe could not run: %v", err)
-	} else {
-		lim := res.Limits.Memory
-		switch {
-		case strings.Contains(res.Stdout, "ALLOCATED"):
-			add("memory", NotHeld, "the code allocated and touched 512 MiB under a 128 MiB ceiling (%s)", lim.How)
-		case res.OOMKilled && lim.Strength == Held:
-			add("memory", Held, "allocating past 128 MiB got the code killed by the kernel (%s); reported as oom_killed", lim.How)
-		case res.OOMKilled || strings.Contains(res.Stderr, "MemoryError"):
-			add("memory", Weaker, "allocating past 128 MiB was stopped (%s): %s", res.Summary, lim.How)
-		default:
-			add("memory", NotHeld, "unclear outcome: %s (%s)", res.Summary, lim.How)
-		}
-	}
-	pl := Limits{Timeout: 60 * time.Second, Pids: 32}
-	if res, err := run("pids", probePids, pl, false); err != nil {
-		add("pids", NotHeld, "the probe could not run: %v", err)
-	} else {
-		n := parseCount(res.Stdout, "FORKED")
-		lim := res.Limits.Pids
-		switch {
-		case n < 0:
-			add("pids", NotHeld, "the fork probe did not report (%s)", res.Summary)
-		case n >= 64:
-			add("pids", NotHeld, "the code started %d processes under a ceiling of 32 (%s)", n, lim.How)
-		default:
-			add("pids", lim.Strength, "forking 64 processes stopped at %d under a ceiling of 32: %s", n, lim.How)
-		}
-		add("cpu", res.Limits.CPU.Strength, "%s", res.Limits.CPU.How)
-	}
-
-	// 5. The result channel: floods and hostile outputs.
-	fl := Limits{Timeout: 60 * time.Second, StdoutMax: 64 * KiB, StderrMax: 64 * KiB}
-	if res, err := run("stdout flood", probeFlood, fl, false); err != nil {
-		add("stdout flood", NotHeld, "the probe could not run: %v", err)
-	} else if res.StdoutTruncated && len(res.Stdout) <= int(fl.StdoutMax) && res.ExitCode == 0 {
-		add("stdout flood", Held, "200 MiB printed: the first %s kept, the rest counted and dropped, nothing written to disk (%d ms)", bytesize.Format(int64(len(res.Stdout))), res.DurationMS)
-	} else {
-		add("stdout flood", NotHeld, "200 MiB printed: kept %s, truncated=%t, %s", bytesize.Format(int64(len(res.Stdout))), res.StdoutTruncated, res.Summary)
-	}
-	ol := Limits{Timeout: 60 * time.Second, OutputFiles: 8, OutputBytes: 4 * MiB}
-	if res, err := run("outputs", probeOutputs, ol, true); err != nil {
-		add("outputs", NotHeld, "the probe could not run: %v", err)
-	} else {
-		add("outputs", gradeOutputs(res, ol), "%s", outputsDetail(res))
-	}
-
-	// Privileges, identity, environment, as the code saw them.
-	if res, err := run("privileges", probePrivileges, probeLimits, false); err != nil {
-		add("privileges", NotHeld, "the probe could not run: %v", err)
-	} else {
-		add("privileges", gradeProbe(res), "%s", probeDetail(res, "no capabilities, no-new-privileges, seccomp filter, user 10001, host name \"sandbox\", only rehome's environment variables"))
-	}
-
-	// Kernel surfaces and host facts (keyring, user namespaces, sockets,
-	// PID 1, mount table, hosts, resolver).
-	e.attackKernel(ctx, run, add, work, token)
 	if ctx.Err() != nil {
 		// Cut short: each probe's run removed its sandbox on the way out.
 		return finishReport()
@@ -279,6 +190,46 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 		add("leftovers", Held, "every sandbox of this self-test was removed")
 	}
 	return finishReport()
+}
+
+// doctorRunner runs the self-test's probe name on path: a one-shot run, or
+// a cell of a fresh session (stopped after it).
+func (e *Engine) doctorRunner(ctx context.Context, path, name, work, input string) func(code string, lim Limits, withInput bool) (*Result, error) {
+	n := 0
+	return func(code string, lim Limits, withInput bool) (*Result, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n++
+		in := ""
+		if withInput {
+			in = input
+		}
+		folder := filepath.Join(work, fmt.Sprintf("%s-%s-%d", path, strings.ReplaceAll(name, " ", "-"), n))
+		if path == PathOneShot {
+			// The timeout probe attacks the kill from outside itself.
+			res, err := e.Run(ctx, RunRequest{Code: code, Limits: lim, InputPath: in, OutputDir: folder, HardKillOnly: name == "timeout"}, nil)
+			if err == nil && ctx.Err() != nil {
+				// Stopped by the caller: the probe says nothing, and no more
+				// Podman calls (the bindings retry a failed call for 0.6 s).
+				return nil, ctx.Err()
+			}
+			return res, err
+		}
+		s, err := e.StartSession(ctx, SessionRequest{InputPath: in, Limits: lim, Dir: filepath.Join(folder, "session"), Preload: []string{}})
+		if err != nil {
+			return nil, err
+		}
+		defer s.Stop(context.WithoutCancel(ctx))
+		cell, err := s.Exec(ctx, code, lim.Timeout, nil)
+		if err != nil {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return &cell.Result, nil
+	}
 }
 
 func (e *Engine) containerExists(ctx context.Context, runID string) bool {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"sync"
 
@@ -110,11 +111,16 @@ func (e *Engine) seccompProfile() (string, error) {
 	return writeSeccompProfile(e.cacheDir())
 }
 
-// takeIDBase picks the host ids of a rootful run's user namespace.
-func (e *Engine) takeIDBase() uint32 {
+// takeIDBase picks the host ids of a rootful run's user namespace, apart
+// from those this process holds and those taken.
+func (e *Engine) takeIDBase(taken ...uint32) uint32 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	b := pickIDBase(e.idsInUse)
+	avoid := maps.Clone(e.idsInUse)
+	for _, b := range taken {
+		avoid[b] = true
+	}
+	b := pickIDBase(avoid)
 	e.idsInUse[b] = true
 	return b
 }

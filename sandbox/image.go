@@ -24,10 +24,6 @@ import (
 // digest, so a rehome built from another recipe never runs a stale image.
 const ImageRepo = "localhost/rehome-sandbox"
 
-// ErrImageMissing is wrapped when the sandbox image is not in Podman's
-// storage and no archive of it is cached.
-var ErrImageMissing = errors.New("the sandbox image is not installed")
-
 // ImageRef is the image this build of rehome runs.
 func ImageRef() string { return ImageRepo + ":" + recipe.Tag() }
 

@@ -701,9 +701,11 @@ func TestDoctor(t *testing.T) {
 		t.Fatal(rep.Summary)
 	}
 	en := e.Enforcement()
+	paths := map[string]int{}
 	for _, c := range rep.Checks {
+		paths[c.Path]++
 		want := Held
-		switch c.Name {
+		switch c.Guarantee {
 		case "memory", "pids", "cpu":
 			if !en.Memory {
 				want = Weaker
@@ -712,6 +714,11 @@ func TestDoctor(t *testing.T) {
 		if c.Strength != want {
 			t.Errorf("%s: %s, want %s: %s", c.Name, c.Strength, want, c.Detail)
 		}
+	}
+	// Both paths code runs on are attacked (issue 18: the session path was
+	// not probed at all).
+	if paths[PathOneShot] != 16 || paths[PathSession] != 14 {
+		t.Errorf("checks per path: %v", paths)
 	}
 }
 
@@ -835,7 +842,7 @@ func TestRootlessChild(t *testing.T) {
 		t.Fatalf("rootless self-test: %s", rep.Summary)
 	}
 	for _, c := range rep.Checks {
-		switch c.Name {
+		switch c.Guarantee {
 		case "memory", "pids", "cpu":
 			if !en.Memory && c.Strength != Weaker {
 				t.Errorf("%s should be reported weaker rootless on cgroup v1: %s %s", c.Name, c.Strength, c.Detail)

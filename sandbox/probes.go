@@ -38,4 +38,7 @@ var (
 	probeSockets      = probeLibc + probe("sockets.py")
 	probeSignals      = probe("signals.py")
 	probeHostFacts    = probe("host_facts.py")
+	probeSharedMemory = probeLibc + probe("shared_memory.py")
+	probePID1Limits   = probeLibc + probe("pid1_limits.py")
+	probeCellEnd      = probe("cell_end.py")
 )

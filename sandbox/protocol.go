@@ -217,6 +217,10 @@ type collector struct {
 	stderr capBuffer
 	onLive func(stream string, p []byte)
 	save   *saver
+	// keep, when set, decides on each saved file once it is complete: it
+	// may replace it (by a link to an identical file kept earlier) or
+	// refuse it (the reason; the file is then removed).
+	keep func(f *File) string
 
 	hello *helloFrame
 	exit  *exitFrame
@@ -417,13 +421,23 @@ func (c *collector) finishFile() error {
 	if kind == "plot" && !bytes.Equal(in.head, pngMagic) {
 		kind = "file" // a plot that is not a PNG is shown as a file, never as an image
 	}
-	c.files = append(c.files, File{
+	f := File{
 		Name:   in.name,
 		Kind:   kind,
 		Size:   in.size,
 		SHA256: hex.EncodeToString(in.h.Sum(nil)),
 		Path:   in.path,
-	})
+	}
+	if c.keep != nil {
+		if why := c.keep(&f); why != "" {
+			os.Remove(in.path)
+			c.nfiles--
+			c.nbytes -= in.size
+			c.skip(in.name, why)
+			return nil
+		}
+	}
+	c.files = append(c.files, f)
 	return nil
 }
 

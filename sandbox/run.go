@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path"
-	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -59,9 +57,6 @@ type Progress struct {
 	Text      string `json:"text,omitempty"`
 }
 
-// ErrStopped is reported (in Result.Summary) when StopRun ended a run.
-var ErrStopped = errors.New("stopped by the user")
-
 // Run runs req.Code in a fresh sandbox and returns what it did. An error
 // means the run could not happen (bad input, no image, Podman failing);
 // anything the code itself did — fail, hang, flood, exhaust memory — is
@@ -104,65 +99,24 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 	}
 	e.trace("runtime known")
 
-	seccompPath, err := e.seccompProfile()
+	j, release, err := e.newJob(ctx, "run", id, false)
 	if err != nil {
 		return nil, err
 	}
-	j := job{
-		image:        e.image,
-		name:         "rehome-run-" + strings.ToLower(id),
-		labels:       map[string]string{LabelSandbox: "1", LabelOwner: e.owner, LabelRun: id},
-		script:       []byte(req.Code),
-		cgroups:      e.Enforcement(),
-		nprocHard:    nprocHard(),
-		hardKillOnly: req.HardKillOnly,
-		seccomp:      seccompPath,
-	}
-	if !e.Host().Rootless && !e.noUserNS {
-		j.idBase = e.takeIDBase()
-		defer e.releaseIDBase(j.idBase)
-		j.labels[LabelIDBase] = formatID(j.idBase)
-	}
+	defer release()
+	j.labels[LabelRun] = id
+	j.script = []byte(req.Code)
+	j.hardKillOnly = req.HardKillOnly
 	var notes []string
 	if in != nil {
-		// The run's private folder holds what Podman mounts: a private
-		// copy of the input under a neutral name (the code's mount table
-		// then names no folder of the host's) or, for a large file others
-		// may read, a hard link to it where the folder is on the file's
-		// own file system (the same effect without a copy), else a
-		// symbolic link (so that any host name — spaces, quotes, newlines,
-		// bytes that are not UTF-8 — travels as a plain path; the mount
-		// table then shows the file's path).
-		copyIt := !in.othersCanRead() || in.size <= stageCopyMax
-		need := int64(0)
-		roots := stageRoots(e.cacheDir())
-		if copyIt {
-			need = in.size
-		} else {
-			roots = sameDeviceFirst(roots, in.dev)
-		}
-		st, err := newStage(roots, need)
+		st, staged, stNotes, done, err := e.stageInputs([]*input{in})
 		if err != nil {
 			return nil, err
 		}
 		defer st.remove()
-		src, source := in, filepath.Join(st.dir, "input")
-		if copyIt {
-			cp, err := in.privateCopy(st.dir)
-			if err != nil {
-				return nil, err
-			}
-			defer cp.close()
-			src, j.inputOwned = cp, true
-			if !in.othersCanRead() {
-				notes = append(notes, fmt.Sprintf("%s is readable only by its owner (mode %04o), so the sandbox's unprivileged user got a private read-only copy of it (%s), removed after the run", filepath.Base(in.hostPath), in.mode.Perm(), bytesize.Format(in.size)))
-			}
-		} else if !hardLink(in.f, source, in.dev, in.ino) {
-			if err := os.Symlink(in.hostPath, source); err != nil {
-				return nil, fmt.Errorf("prepare the input file: %w", err)
-			}
-		}
-		j.inputSource, j.inputName, j.inputDev, j.inputIno = source, src.name, src.dev, src.ino
+		defer done()
+		j.setInputs(staged)
+		notes = stNotes
 	}
 
 	var sv *saver

@@ -225,24 +225,14 @@ func (e *Engine) serviceLabel() string {
 // tryRuntime starts a trivial container, hardened like a real run.
 func (e *Engine) tryRuntime(ctx context.Context) error {
 	api := e.api(ctx)
-	j := job{
-		image:     e.image,
-		name:      fmt.Sprintf("rehome-probe-%s", NewRunID()),
-		labels:    map[string]string{LabelSandbox: "1", LabelOwner: e.owner, LabelRun: "probe"},
-		cgroups:   e.Enforcement(),
-		nprocHard: nprocHard(),
-	}
 	// With the run's seccomp profile and user namespace too: a runtime
 	// that cannot hold them is no runtime for the sandbox.
-	seccompPath, err := e.seccompProfile()
+	j, release, err := e.newJob(ctx, "probe", NewRunID(), false)
 	if err != nil {
 		return err
 	}
-	j.seccomp = seccompPath
-	if !e.Host().Rootless && !e.noUserNS {
-		j.idBase = e.takeIDBase()
-		defer e.releaseIDBase(j.idBase)
-	}
+	defer release()
+	j.labels[LabelRun] = "probe"
 	s := buildSpec(DefaultLimits, j)
 	s.Command = []string{"/bin/true"}
 	s.Timeout = 60

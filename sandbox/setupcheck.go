@@ -43,9 +43,6 @@ func PackagedImageArchive() string {
 	return ""
 }
 
-// ErrArchiveDamaged is wrapped when an archive does not match its .sha256.
-var ErrArchiveDamaged = errors.New("the image archive is damaged")
-
 // LoadProgress receives the progress of an image load: stage "verify"
 // (checking the archive's SHA-256) or "load" (sending it to Podman), with
 // bytes done of total.

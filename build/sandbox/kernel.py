@@ -35,6 +35,16 @@ as untrusted as the code. It talks to the supervisor only through pipes
 there is data, capped per cell, never a frame. A cell that does not answer
 SIGINT within the grace is killed with its kernel, and the host is told
 that the state is lost.
+
+The end of a cell cannot be forged by its code: the kernel's "done" on its
+control pipe is only a claim (the code runs in the kernel and can write it
+too). The cell ends when the supervisor sees, in /proc/<kernel>/syscall,
+the kernel's main thread blocked reading its request pipe; until then the
+cell's clock and limit run on. The cell's time is the supervisor's own
+clock. Between cells the kernel must be idle: when the threads a cell left
+behind burn more than IDLE_CPU_BASE seconds of CPU (plus IDLE_CPU_SHARE of
+the time since), the kernel is replaced and the next cell is told that the
+state was lost.
 """
 
 import base64
@@ -63,6 +73,13 @@ def kernel_main(preload):
 
     prelude.setup()
     sys.path[0] = os.getcwd()
+    # Each printed line reaches the host as it is printed, as in a notebook
+    # (stdout to a pipe is block-buffered otherwise).
+    for st in (sys.stdout, sys.stderr):
+        try:
+            st.reconfigure(line_buffering=True)
+        except (AttributeError, ValueError):
+            pass
     out_fd, err_fd = os.dup(1), os.dup(2)
     stdout, stderr = sys.stdout, sys.stderr
     requests = os.fdopen(3, "rb", buffering=0)
@@ -250,6 +267,40 @@ def clear_dir(root):
             pass
 
 
+# The kernel's read(2) of its request pipe (fd 3), per architecture.
+READ_NR = {"x86_64": 0, "aarch64": 63}.get(os.uname().machine, 0)
+# What the threads a cell left behind may burn between cells: a second of
+# CPU, and one percent of the time since the cell ended.
+IDLE_CPU_BASE = 1.0
+IDLE_CPU_SHARE = 0.01
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def waiting_for_request(pid):
+    """True when the kernel's main thread is blocked reading its request
+    pipe: the one state in which its cell is over. The kernel runs the
+    cell's code and may write anything on its control pipe; only this, read
+    by the kernel's parent from /proc, says the code is no longer running
+    there. False when it cannot be read (the code made the kernel
+    non-dumpable): the cell then runs on to its limit."""
+    try:
+        with open("/proc/%d/syscall" % pid, "rb") as f:
+            parts = f.read().split()
+    except OSError:
+        return False
+    return len(parts) > 1 and parts[0] == str(READ_NR).encode() and int(parts[1], 16) == 3
+
+
+def cpu_seconds(pid):
+    """User and system CPU time of every thread of pid, in seconds."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class Supervisor:
     def __init__(self, cfg, env):
         self.cfg = cfg
@@ -267,12 +318,17 @@ class Supervisor:
         self.skipping = False
         self.stdin_open = True
         self.quit = None
+        # Between cells: when the last cell ended and the kernel's CPU time
+        # then (threads of a cell may keep running in the kernel).
+        self.idle_since = None
+        self.idle_cpu = None
 
     # -- the kernel --------------------------------------------------------
 
     def start_kernel(self):
         k = Kernel(self.env, self.cfg.get("preload", []))
         self.kernel = k
+        self.idle_since = None  # a new kernel imports its preload
         self.sel.register(k.out, selectors.EVENT_READ, "out")
         self.sel.register(k.err, selectors.EVENT_READ, "err")
         self.sel.register(k.ctl, selectors.EVENT_READ, "ctl")
@@ -388,8 +444,11 @@ class Supervisor:
             "oom_start": self.cg.oom_kills(),
             # The kernel ended between cells: this cell runs in a new one.
             "prior_lost": self.lost,
+            # The kernel's "done": the cell ends once it is waiting again.
+            "claimed": None,
         }
         self.lost = ""
+        self.idle_since = None
         if self.kernel is None:
             self.start_kernel()
         if not self.kernel.send({"cell": msg.get("cell"), "code": msg.get("code", "")}):
@@ -473,8 +532,20 @@ class Supervisor:
                 status = msg.get("status")
                 if status not in ("ok", "error", "interrupted"):
                     status = "error"
-                self.finish(status, "")
+                # A claim: the code may have written it itself. The cell
+                # ends once the kernel waits for its next request.
+                if c["claimed"] is None:
+                    c["claimed_at"] = time.monotonic()
+                c["claimed"] = status
+                self.check_claim()
                 return
+
+    def check_claim(self):
+        c = self.cell
+        if c is None or c.get("claimed") is None or self.kernel is None:
+            return
+        if waiting_for_request(self.kernel.pid):
+            self.finish(c["claimed"], "")
 
     def finish(self, status, lost):
         c = self.cell
@@ -515,7 +586,26 @@ class Supervisor:
         self.lost = ""
         self.cell = None
         self.last = time.monotonic()
+        if self.kernel is not None:
+            self.idle_since, self.idle_cpu = self.last, cpu_seconds(self.kernel.pid)
         frame(b"X", result)
+
+    def check_idle_cpu(self, now):
+        """Between cells, the kernel should be idle: threads a cell started
+        that keep burning CPU end with their kernel (the next cell is told
+        the state was lost)."""
+        if self.kernel is None or self.idle_since is None or self.idle_cpu is None:
+            return
+        used = cpu_seconds(self.kernel.pid)
+        if used is None:
+            return
+        used -= self.idle_cpu
+        if used > IDLE_CPU_BASE + IDLE_CPU_SHARE * (now - self.idle_since):
+            self.idle_since = None
+            self.drop_kernel("a thread an earlier cell started kept running after its cell ended (%.1fs of CPU), so its kernel was stopped" % used)
+            why = self.lost
+            self.start_kernel()
+            self.lost = why
 
     def kernel_ended(self):
         k = self.kernel
@@ -544,6 +634,7 @@ class Supervisor:
         self.start_kernel()
         watch = self.cfg.get("memory_watchdog", 0)
         next_watch = time.monotonic()
+        next_idle_check = next_watch
         while self.quit is None:
             now = time.monotonic()
             waits = []
@@ -555,8 +646,15 @@ class Supervisor:
                     waits.append(c["deadline"])
                 if watch:
                     waits.append(next_watch)
-            elif self.idle:
-                waits.append(self.last + self.idle)
+                if c["claimed"] is not None:
+                    # The kernel is about to read: look again soon, then
+                    # less often (the code wrote the claim itself).
+                    waits.append(now + (0.002 if now - c["claimed_at"] < 0.05 else 0.02))
+            else:
+                if self.idle:
+                    waits.append(self.last + self.idle)
+                if self.idle_since is not None:
+                    waits.append(next_idle_check)
             timeout = max(0.0, min(waits) - now) if waits else None
             for key, _ in self.sel.select(timeout):
                 what = key.data
@@ -576,7 +674,11 @@ class Supervisor:
             if self.kernel is not None and self.kernel.status is not None:
                 self.kernel_ended()
             now = time.monotonic()
+            self.check_claim()
             c = self.cell
+            if c is None and self.idle_since is not None and now >= next_idle_check:
+                next_idle_check = now + 0.5
+                self.check_idle_cpu(now)
             if c is not None:
                 if watch and now >= next_watch:
                     next_watch = now + 0.05

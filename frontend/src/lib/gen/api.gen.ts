@@ -807,6 +807,8 @@ export namespace sandbox {
 
   export interface Check {
     name: string;
+    guarantee: string;
+    path?: string;
     strength: sandbox.Strength;
     detail: string;
   }
@@ -996,6 +998,7 @@ export namespace sandbox {
     inputs?: sandbox.InputInfo[];
     limits: sandbox.Limits;
     idle_timeout_ns: number;
+    max_kept_bytes?: number;
     created: string;
     image: string;
     runtime: string;

@@ -1,0 +1,24 @@
+package sandbox
+
+import "errors"
+
+// The sandbox package's sentinel errors, compared with errors.Is. Each is
+// wrapped in a message that says what happened and what to do next.
+var (
+	// ErrPodmanMissing is wrapped by Connect when no podman binary is
+	// installed.
+	ErrPodmanMissing = errors.New("podman is not installed")
+	// ErrImageMissing is wrapped when the sandbox image is not in Podman's
+	// storage and no archive of it is cached.
+	ErrImageMissing = errors.New("the sandbox image is not installed")
+	// ErrArchiveDamaged is wrapped when an archive does not match its
+	// .sha256.
+	ErrArchiveDamaged = errors.New("the image archive is damaged")
+	// ErrStopped is reported (in Result.Summary) when StopRun ended a run.
+	ErrStopped = errors.New("stopped by the user")
+	// ErrTooManySessions is wrapped when MaxSessions sessions of a data
+	// folder run already.
+	ErrTooManySessions = errors.New("too many sessions")
+	// ErrSessionEnded is returned by a session whose container is gone.
+	ErrSessionEnded = errors.New("the session has ended (idle, stopped, or its sandbox was killed): start a new one")
+)

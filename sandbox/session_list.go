@@ -1,0 +1,93 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/containers/podman/v4/pkg/bindings/containers"
+)
+
+// The sessions of a data folder, and which of them run.
+
+// runningSessions lists the session containers of the sessions folder base
+// ("": of any folder) that run now, by session id.
+func (e *Engine) runningSessions(ctx context.Context, base string) (map[string]string, error) {
+	labels := []string{LabelSession}
+	if base != "" {
+		labels = append(labels, LabelSessions+"="+base)
+	}
+	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
+		WithFilters(map[string][]string{"label": labels}))
+	if err != nil {
+		return nil, fmt.Errorf("list the sessions: %w", explain(err))
+	}
+	out := map[string]string{}
+	for _, c := range list {
+		if c.State == "running" || c.State == "created" {
+			out[c.Labels[LabelSession]] = c.ID
+		}
+	}
+	return out, nil
+}
+
+// ListSessions returns the sessions recorded under base (the data
+// directory's sessions folder), newest first, with whether each runs.
+func (e *Engine) ListSessions(ctx context.Context, base string) ([]SessionInfo, error) {
+	abs, err := filepath.Abs(base)
+	if err != nil {
+		return nil, err
+	}
+	running, err := e.runningSessions(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(base)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	var out []SessionInfo
+	for _, ent := range entries {
+		var info SessionInfo
+		if readJSON(filepath.Join(base, ent.Name(), "session.json"), &info) != nil {
+			continue
+		}
+		_, info.Running = running[info.ID]
+		info.Cells = countCells(filepath.Join(base, ent.Name()))
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
+	return out, nil
+}
+
+// StopSessions removes the session containers this process owns (on exit).
+func (e *Engine) StopSessions(ctx context.Context) int {
+	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
+		WithFilters(map[string][]string{"label": {LabelSession, LabelOwner + "=" + e.owner}}))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, c := range list {
+		if removeContainer(e.api(ctx), c.ID) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// StopSessionByID removes a session's container by the session's id.
+func (e *Engine) StopSessionByID(ctx context.Context, id string) error {
+	running, err := e.runningSessions(ctx, "")
+	if err != nil {
+		return err
+	}
+	cid, ok := running[id]
+	if !ok {
+		return fmt.Errorf("session %s is not running", id)
+	}
+	return e.removeSession(ctx, cid)
+}
