@@ -320,7 +320,7 @@ func TestLlamaServerWire(t *testing.T) {
 			}
 		}
 		acc := newAccumulator(nil)
-		if err := readSSE(bytes.NewReader(body), acc); err != nil {
+		if err := readSSE(bytes.NewReader(body), acc, func() {}); err != nil {
 			t.Fatalf("read the real stream: %v\n%s", err, body)
 		}
 		r := acc.reply()

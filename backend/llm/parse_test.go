@@ -192,7 +192,7 @@ func TestStreamFramings(t *testing.T) {
 		"bare-json": fmt.Sprintf(chunk, "Sou", "null") + "\n" + fmt.Sprintf(chunk, "th", `"stop"`) + "\n",
 	} {
 		acc := newAccumulator(nil)
-		if err := readSSE(strings.NewReader(body), acc); err != nil {
+		if err := readSSE(strings.NewReader(body), acc, func() {}); err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
