@@ -35,6 +35,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	asJSON := fs.Bool("json", false, "print the transcript as JSON: cells with code, exit code, outputs and files, and the answer")
 	verbose := fs.Bool("verbose", false, "print each cell's code and output on stderr")
 	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each cell")
+	answerTimeout := fs.Duration("answer-timeout", llm.DefaultDeadline, "the most `time` the model server may take for one answer")
 	pf := env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
@@ -43,6 +44,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 	question := strings.TrimSpace(strings.Join(words, " "))
 	if question == "" {
 		return env.usage("ask takes a question (see `rehome ask --help`)")
+	}
+	if *answerTimeout <= 0 {
+		return env.usage("--answer-timeout must be a positive duration, like 30m")
 	}
 	if *maxSteps < 1 || *maxSteps > 50 {
 		return env.usage("--max-steps must be between 1 and 50")
@@ -168,7 +172,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 
 	cell := 0
 	lastWasText := false
-	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: mdl, Instructions: instructions,
+	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL, Deadline: *answerTimeout}, Model: mdl, Instructions: instructions,
 		Files: infos, Exec: ex, Vision: srv.ReadsImages(mdl), MaxSteps: *maxSteps, Mode: *mode, History: conv.History(),
 		OnEvent: func(ev llm.Event) {
 			if *asJSON {

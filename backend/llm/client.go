@@ -324,7 +324,7 @@ func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(D
 	defer whole.Stop()
 	end := func(err error, idled bool, idle time.Duration) error {
 		if err != nil && late.Load() {
-			return fmt.Errorf("%w: it was still answering after %s, so rehome stopped waiting (a slow model on a long question: ask again with a longer answer time limit, a narrower question or a smaller model)", ErrDeadline, deadline)
+			return fmt.Errorf("%w: it was still answering after %s, so rehome stopped waiting (a slow model on a long question: ask again allowing more time with `rehome ask --answer-timeout 1h`, with a narrower question, or with a smaller model)", ErrDeadline, deadline)
 		}
 		return c.explainEnd(ctx, err, idled, idle)
 	}
