@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,7 +119,14 @@ func cmdConvList(env *cliEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "rehome: no conversations yet (ask one with `rehome ask --file data.csv \"a question\"`)")
 	}
 	for _, c := range cs {
-		fmt.Fprintf(env.stdout, "%s  %s  %-20s %d question(s)  %s\n", c.ID, c.Updated.Local().Format("2006-01-02 15:04"), c.Model, len(c.Exchanges), c.Title)
+		when, n := "????-??-?? ??:??", "?"
+		if !c.Updated.IsZero() {
+			when = c.Updated.Local().Format("2006-01-02 15:04")
+		}
+		if c.Questions >= 0 {
+			n = strconv.Itoa(c.Questions)
+		}
+		fmt.Fprintf(env.stdout, "%s  %s  %-20s %s question(s)  %s\n", c.ID, when, c.Model, n, c.Title)
 	}
 	return exitOK
 }

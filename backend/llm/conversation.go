@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/store"
 )
 
@@ -17,18 +18,22 @@ const ConversationSchema = 1
 
 // Conversation is a kept conversation: its assistant, model, files and
 // every question with its cells and answer.
+// Its summary's fields come first, so that a list reads only the head of
+// each record (see summary.go).
 type Conversation struct {
-	Schema        int          `json:"schema"`
-	ID            string       `json:"id"`
-	Title         string       `json:"title"`
-	AssistantID   string       `json:"assistant_id,omitempty"`
-	AssistantName string       `json:"assistant_name,omitempty"`
-	Server        string       `json:"server"`
-	Model         string       `json:"model"`
-	Files         []FileInfo   `json:"files"`
-	Exchanges     []Transcript `json:"exchanges"`
-	Created       time.Time    `json:"created"`
-	Updated       time.Time    `json:"updated"`
+	Schema        int       `json:"schema"`
+	ID            string    `json:"id"`
+	Title         string    `json:"title"`
+	AssistantID   string    `json:"assistant_id,omitempty"`
+	AssistantName string    `json:"assistant_name,omitempty"`
+	Server        string    `json:"server"`
+	Model         string    `json:"model"`
+	Created       time.Time `json:"created"`
+	Updated       time.Time `json:"updated"`
+	// Questions is len(Exchanges), kept for the summary.
+	Questions int          `json:"questions"`
+	Files     []FileInfo   `json:"files"`
+	Exchanges []Transcript `json:"exchanges"`
 }
 
 // NewConversation starts one.
@@ -41,6 +46,7 @@ func NewConversation() *Conversation {
 // first question.
 func (c *Conversation) Add(t *Transcript) {
 	c.Exchanges = append(c.Exchanges, *t)
+	c.Questions = len(c.Exchanges)
 	if c.Title == "" {
 		c.Title = title(t.Question)
 	}
@@ -79,8 +85,15 @@ func (c *Conversation) History() []Message {
 	return out
 }
 
-// SaveConversation stores c.
+// SaveConversation stores c, shortened to its bounds first (see keep.go):
+// a conversation that cannot be kept within MaxConversationBytes fails
+// with ErrConversationFull.
 func SaveConversation(st *store.Store, c *Conversation) error {
+	c.Questions = len(c.Exchanges)
+	if size, ok := c.fit(); !ok {
+		return fmt.Errorf("%w: it holds %s, over the %s a conversation keeps; start a new conversation", ErrConversationFull,
+			bytesize.Format(int64(size)), bytesize.Format(MaxConversationBytes))
+	}
 	if err := st.Put(store.Conversations, c.ID, c); err != nil {
 		return fmt.Errorf("keep the conversation: %w", err)
 	}
@@ -97,11 +110,6 @@ func GetConversation(st *store.Store, id string) (*Conversation, error) {
 		return nil, fmt.Errorf("conversation %s was written by a newer rehome (schema %d): upgrade rehome", id, c.Schema)
 	}
 	return &c, nil
-}
-
-// ListConversations returns up to limit conversations, newest first.
-func ListConversations(st *store.Store, limit int) ([]Conversation, error) {
-	return store.List[Conversation](st, store.Conversations, limit)
 }
 
 // Markdown writes the conversation as a Markdown document: each question,

@@ -93,7 +93,10 @@ type Transcript struct {
 	Files   []OutFile `json:"files"` // every plot and file made, in order
 	Stopped string    `json:"stopped"`
 	// Note explains a stop other than an answer, in the user's words.
-	Note       string    `json:"note,omitempty"`
+	Note string `json:"note,omitempty"`
+	// Shortened, when set, says rehome cut this exchange to keep it
+	// within its bound (see keep.go).
+	Shortened  string    `json:"shortened,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	Started    time.Time `json:"started"`
 	DurationMS int64     `json:"duration_ms"`
@@ -267,6 +270,7 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 	msgs = append(msgs, Message{Role: "user", Content: question})
 	ran := map[string]bool{}
 	cells := 0
+	kept := 0 // bytes of text, thinking and code this question holds
 	retried := false
 	shown := 0 // figures shown to the model this question
 	see := func(c *Cell) []string {
@@ -329,6 +333,16 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 			}
 			t.Stopped, t.Error = StopError, err.Error()
 			t.Answer = tu.Text
+			return t
+		}
+
+		kept += len(tu.Text) + len(tu.Reasoning)
+		for _, tc := range reply.Message.ToolCalls {
+			kept += len(tc.Function.Arguments)
+		}
+		if kept > MaxTranscriptBytes {
+			t.Stopped, t.Answer = StopError, tu.Text
+			t.Error = tooLarge("answers to one question", MaxTranscriptBytes).Error()
 			return t
 		}
 
