@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +74,21 @@ func TestIdleTimerIgnoresComments(t *testing.T) {
 	_, err := c.ChatStream(context.Background(), ChatRequest{Model: llmtest.HostileModel}, nil)
 	if !errors.Is(err, ErrDropped) || time.Since(start) > 10*time.Second {
 		t.Fatalf("after %s: %v, want the idle limit", time.Since(start), err)
+	}
+}
+
+// A server whose every answer is within the per-answer bounds is stopped
+// by the bound on one question: the loop ends with an error that says so,
+// long before its code runs are spent.
+func TestLoopStopsAtQuestionBound(t *testing.T) {
+	srv := llmtest.Hostile(t, llmtest.HostileChatty, 0)
+	runs := 0
+	l := &Loop{Client: &Client{BaseURL: srv.URL + "/v1"}, Model: llmtest.HostileModel, MaxSteps: 50,
+		Exec: execFunc(func(context.Context, string) (CellResult, error) { runs++; return CellResult{Stdout: "ok"}, nil })}
+	tr := l.Ask(context.Background(), "q")
+	kept := jsonSize(tr)
+	t.Logf("stopped %s after %d runs, %d turns, %d bytes: %s", tr.Stopped, runs, len(tr.Turns), kept, tr.Error)
+	if tr.Stopped != StopError || !strings.Contains(tr.Error, "answers to one question") || kept > MaxTranscriptBytes+MaxReplyBytes {
+		t.Fatalf("stopped %s (%s), %d bytes", tr.Stopped, tr.Error, kept)
 	}
 }

@@ -21,6 +21,11 @@ const (
 	HostileComments  = "comments"  // 64 KiB keep-alive comments without end, as fast as it can
 	HostilePing      = "ping"      // ": ping" every Every, without end
 	HostileTrickle   = "trickle"   // one character of content every Every, without end
+	// HostileChatty answers each request within every per-answer bound —
+	// 900 KiB of words and a python call with new code — so that only
+	// the bound on a whole question stops it. Its calls need a sandbox,
+	// so it is not in HostileModes.
+	HostileChatty = "chatty"
 )
 
 // HostileModes are every mode, in a fixed order.
@@ -93,6 +98,12 @@ func HostileHandler(mode string, every time.Duration) http.Handler {
 				}
 			}
 			send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]any{"arguments": `print(1)"}`}}}}) +
+				`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n")
+		case HostileChatty:
+			code, _ := json.Marshal(map[string]string{"code": fmt.Sprintf("print(%d)", time.Now().UnixNano())})
+			send(chunk(map[string]any{"content": strings.Repeat(block, 15)[:900<<10]}) +
+				chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "call_0", "type": "function",
+					"function": map[string]any{"name": "python", "arguments": string(code)}}}}) +
 				`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n")
 		case HostilePing, HostileTrickle:
 			ev := ": ping\n\n"
