@@ -172,6 +172,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 
 	cell := 0
 	lastWasText := false
+	sh := newShower(env) // the model's and the server's words, shown on a terminal, never obeyed
 	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL, Deadline: *answerTimeout}, Model: mdl, Instructions: instructions,
 		Files: infos, Exec: ex, Vision: srv.ReadsImages(mdl), MaxSteps: *maxSteps, Mode: *mode, History: conv.History(),
 		OnEvent: func(ev llm.Event) {
@@ -180,10 +181,10 @@ func cmdAsk(env *cliEnv, args []string) int {
 			}
 			switch ev.Type {
 			case "token":
-				fmt.Fprint(env.stdout, ev.Text)
+				sh.stdout(ev.Text)
 				lastWasText = !strings.HasSuffix(ev.Text, "\n")
 			case "note":
-				fmt.Fprintf(env.stderr, "\nrehome: %s\n", ev.Text)
+				fmt.Fprintf(env.stderr, "\nrehome: %s\n", sh.safe(ev.Text))
 			case "cell_start":
 				if lastWasText {
 					fmt.Fprintln(env.stdout)
@@ -191,22 +192,22 @@ func cmdAsk(env *cliEnv, args []string) int {
 				}
 				cell++
 				if *verbose {
-					fmt.Fprintf(env.stderr, "── cell %d ──\n%s\n", cell, strings.TrimRight(ev.Cell.Code, "\n"))
+					fmt.Fprintf(env.stderr, "── cell %d ──\n%s\n", cell, sh.safe(strings.TrimRight(ev.Cell.Code, "\n")))
 				} else {
 					fmt.Fprintf(env.stderr, "rehome: running cell %d…\n", cell)
 				}
 			case "cell_done":
 				c := ev.Cell
 				if *verbose {
-					fmt.Fprintf(env.stderr, "── output ──\n%s\n", c.Fed)
+					fmt.Fprintf(env.stderr, "── output ──\n%s\n", sh.safe(c.Fed))
 				}
 				if c.Error != "" {
-					fmt.Fprintf(env.stderr, "rehome: cell %d could not run: %s\n", cell, c.Error)
+					fmt.Fprintf(env.stderr, "rehome: cell %d could not run: %s\n", cell, sh.safe(c.Error))
 				} else {
 					fmt.Fprintf(env.stderr, "rehome: cell %d: %s\n", cell, cellLine(c.Result))
 				}
 				for _, f := range c.Result.Files {
-					fmt.Fprintf(env.stderr, "rehome: %-5s %s → %s\n", f.Kind, f.Name, f.Path)
+					fmt.Fprintf(env.stderr, "rehome: %-5s %s → %s\n", f.Kind, sh.safe(f.Name), sh.safe(f.Path))
 				}
 			}
 		}}
@@ -219,6 +220,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	if *asJSON {
 		env.json(askJSON{ConversationID: conv.ID, Transcript: t, Cells: orEmpty(t.Cells())})
 	} else {
+		sh.flush()
 		if lastWasText {
 			fmt.Fprintln(env.stdout)
 		}
@@ -227,13 +229,13 @@ func cmdAsk(env *cliEnv, args []string) int {
 			if t.Stopped == llm.StopMaxSteps {
 				note += fmt.Sprintf(" More runs: --max-steps (now %d).", *maxSteps)
 			}
-			fmt.Fprintf(env.stderr, "rehome: %s\n", note)
+			fmt.Fprintf(env.stderr, "rehome: %s\n", sh.safe(note))
 		}
 		if t.Error != "" {
-			fmt.Fprintf(env.stderr, "rehome: %s\n", t.Error)
+			fmt.Fprintf(env.stderr, "rehome: %s\n", sh.safe(t.Error))
 		}
 		fmt.Fprintf(env.stderr, "rehome: %s with %s, %d cell(s), %s; conversation %s (continue with --continue %s)\n",
-			t.Stopped, mdl, len(t.Cells()), time.Since(started).Round(100*time.Millisecond), conv.ID, conv.ID)
+			t.Stopped, sh.safe(mdl), len(t.Cells()), time.Since(started).Round(100*time.Millisecond), conv.ID, conv.ID)
 	}
 	if t.Stopped != llm.StopAnswered {
 		if env.interrupted(nil) {
