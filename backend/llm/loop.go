@@ -127,7 +127,7 @@ type Event struct {
 // Mode chooses how the model runs code.
 const (
 	ModeAuto   = "auto"   // offer the python tool; fall back to fenced blocks when refused
-	ModeTools  = "tools"  // offer the python tool only (fenced blocks still accepted)
+	ModeTools  = "tools"  // offer the python tool only: only a tool call runs code
 	ModeFenced = "fenced" // no tools: code in a ```python block that ends the message
 )
 
@@ -348,7 +348,9 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 
 		calls := reply.Message.ToolCalls
 		var fenced string
-		if len(calls) == 0 {
+		if len(calls) == 0 && wireMode == ModeFenced {
+			// Only a tool call runs code where the model was given the
+			// tool: a block in its answer is an example, shown.
 			fenced, _ = ActionBlock(tu.Text)
 		}
 		if len(calls) == 0 && fenced == "" {
