@@ -205,8 +205,9 @@ func (a *App) StopAsk(conversationID string) error {
 	return nil
 }
 
-// ListConversations returns the kept conversations, newest first.
-func (a *App) ListConversations(limit int) ([]llm.Conversation, error) {
+// ListConversations returns the kept conversations' summaries, newest
+// first.
+func (a *App) ListConversations(limit int) ([]llm.ConversationSummary, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}

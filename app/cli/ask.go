@@ -32,6 +32,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	asJSON := fs.Bool("json", false, "print the transcript as JSON: cells with code, exit code, outputs and files, and the answer")
 	verbose := fs.Bool("verbose", false, "print each cell's code and output on stderr")
 	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each cell (default: as saved in Settings)")
+	answerTimeout := fs.Duration("answer-timeout", llm.DefaultDeadline, "the most `time` the model server may take for one answer")
 	env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
@@ -40,6 +41,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 	question := strings.TrimSpace(strings.Join(words, " "))
 	if question == "" {
 		return env.usage("ask takes a question (see `rehome ask --help`)")
+	}
+	if *answerTimeout <= 0 {
+		return env.usage("--answer-timeout must be a positive duration, like 30m")
 	}
 	if *maxSteps < 1 || *maxSteps > 50 {
 		return env.usage("--max-steps must be between 1 and 50")
@@ -75,7 +79,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	asks := c.Asks()
 	ask, err := asks.Prepare(ctx, core.AskRequest{ConversationID: *cont, AssistantID: *assistantID,
 		Files: files, KeepFiles: true, Server: *server, Model: *model, KeepModel: *keepModel,
-		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim})
+		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout})
 	if err != nil {
 		switch {
 		case *cont != "" && errors.Is(err, store.ErrNotFound):
@@ -110,16 +114,17 @@ func cmdAsk(env *cliEnv, args []string) int {
 
 	cell := 0
 	lastWasText := false
+	sh := newShower(env) // the model's and the server's words, shown on a terminal, never obeyed
 	onEvent := func(ev llm.Event) {
 		if *asJSON {
 			return
 		}
 		switch ev.Type {
 		case "token":
-			fmt.Fprint(env.stdout, ev.Text)
+			sh.stdout(ev.Text)
 			lastWasText = !strings.HasSuffix(ev.Text, "\n")
 		case "note":
-			fmt.Fprintf(env.stderr, "\nrehome: %s\n", ev.Text)
+			fmt.Fprintf(env.stderr, "\nrehome: %s\n", sh.safe(ev.Text))
 		case "cell_start":
 			if lastWasText {
 				fmt.Fprintln(env.stdout)
@@ -127,22 +132,22 @@ func cmdAsk(env *cliEnv, args []string) int {
 			}
 			cell++
 			if *verbose {
-				fmt.Fprintf(env.stderr, "── cell %d ──\n%s\n", cell, strings.TrimRight(ev.Cell.Code, "\n"))
+				fmt.Fprintf(env.stderr, "── cell %d ──\n%s\n", cell, sh.safe(strings.TrimRight(ev.Cell.Code, "\n")))
 			} else {
 				fmt.Fprintf(env.stderr, "rehome: running cell %d…\n", cell)
 			}
 		case "cell_done":
 			c := ev.Cell
 			if *verbose {
-				fmt.Fprintf(env.stderr, "── output ──\n%s\n", c.Fed)
+				fmt.Fprintf(env.stderr, "── output ──\n%s\n", sh.safe(c.Fed))
 			}
 			if c.Error != "" {
-				fmt.Fprintf(env.stderr, "rehome: cell %d could not run: %s\n", cell, c.Error)
+				fmt.Fprintf(env.stderr, "rehome: cell %d could not run: %s\n", cell, sh.safe(c.Error))
 			} else {
 				fmt.Fprintf(env.stderr, "rehome: cell %d: %s\n", cell, cellLine(c.Result))
 			}
 			for _, f := range c.Result.Files {
-				fmt.Fprintf(env.stderr, "rehome: %-5s %s → %s\n", f.Kind, f.Name, f.Path)
+				fmt.Fprintf(env.stderr, "rehome: %-5s %s → %s\n", f.Kind, sh.safe(f.Name), sh.safe(f.Path))
 			}
 		}
 	}
@@ -154,6 +159,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	if *asJSON {
 		env.json(askJSON{ConversationID: conv.ID, Transcript: t, Cells: orEmpty(t.Cells())})
 	} else {
+		sh.flush()
 		if lastWasText {
 			fmt.Fprintln(env.stdout)
 		}
@@ -162,13 +168,13 @@ func cmdAsk(env *cliEnv, args []string) int {
 			if t.Stopped == llm.StopMaxSteps {
 				note += fmt.Sprintf(" More runs: --max-steps (now %d).", *maxSteps)
 			}
-			fmt.Fprintf(env.stderr, "rehome: %s\n", note)
+			fmt.Fprintf(env.stderr, "rehome: %s\n", sh.safe(note))
 		}
 		if t.Error != "" {
-			fmt.Fprintf(env.stderr, "rehome: %s\n", t.Error)
+			fmt.Fprintf(env.stderr, "rehome: %s\n", sh.safe(t.Error))
 		}
 		fmt.Fprintf(env.stderr, "rehome: %s with %s, %d cell(s), %s; conversation %s (continue with --continue %s)\n",
-			t.Stopped, mdl, len(t.Cells()), time.Since(started).Round(100*time.Millisecond), conv.ID, conv.ID)
+			t.Stopped, sh.safe(mdl), len(t.Cells()), time.Since(started).Round(100*time.Millisecond), conv.ID, conv.ID)
 	}
 	if t.Stopped != llm.StopAnswered {
 		if env.interrupted(nil) {

@@ -119,7 +119,7 @@ func (e *cliEnv) fail(err error) int {
 	}
 	err = cliError(err)
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
-	fmt.Fprintf(e.stderr, "rehome: %s\n", msg)
+	fmt.Fprintf(safeWriter(e.stderr), "rehome: %s\n", msg) // a server's words may be in it
 	if e.log != nil {
 		e.log.Error("command failed", "err", err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,7 +55,7 @@ func cmdLLMStatus(env *cliEnv, args []string) int {
 }
 
 func printServers(env *cliEnv, servers []llm.Server) {
-	w := env.stdout
+	w := safeWriter(env.stdout) // names, models and errors are the servers' words
 	for i, s := range servers {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -117,8 +118,16 @@ func cmdConvList(env *cliEnv, args []string) int {
 	if len(cs) == 0 {
 		fmt.Fprintln(env.stderr, "rehome: no conversations yet (ask one with `rehome ask --file data.csv \"a question\"`)")
 	}
+	w := safeWriter(env.stdout) // titles and model names may hold what a server sent
 	for _, c := range cs {
-		fmt.Fprintf(env.stdout, "%s  %s  %-20s %d question(s)  %s\n", c.ID, c.Updated.Local().Format("2006-01-02 15:04"), c.Model, len(c.Exchanges), c.Title)
+		when, n := "????-??-?? ??:??", "?"
+		if !c.Updated.IsZero() {
+			when = c.Updated.Local().Format("2006-01-02 15:04")
+		}
+		if c.Questions >= 0 {
+			n = strconv.Itoa(c.Questions)
+		}
+		fmt.Fprintf(w, "%s  %s  %-20s %s question(s)  %s\n", c.ID, when, c.Model, n, c.Title)
 	}
 	return exitOK
 }
@@ -154,7 +163,7 @@ func cmdConvExport(env *cliEnv, name string, args []string) int {
 		return env.usage("--format is md or ipynb")
 	}
 	if *out == "" {
-		env.stdout.Write(data)
+		safeWriter(env.stdout).Write(data) // the model's words, shown on a terminal, never obeyed
 		return exitOK
 	}
 	if err := atomicfile.WriteFile(*out, data, 0o644); err != nil {

@@ -93,3 +93,25 @@ func (t *termFilter) flush() string {
 	t.pending, t.cr = "", false
 	return out
 }
+
+// safeWriter is w, with control sequences neutralised when w is a
+// terminal: for text a model server or a model chose (model names, error
+// messages, answers) printed by commands that are not streams.
+func safeWriter(w io.Writer) io.Writer {
+	if !isTerminal(w) {
+		return w
+	}
+	return &termWriter{w: w}
+}
+
+type termWriter struct {
+	w io.Writer
+	f termFilter
+}
+
+func (t *termWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(t.w, t.f.filter(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -42,6 +42,8 @@ type AskRequest struct {
 	MaxSteps  int
 	Mode      string
 	Question  string
+	// Deadline bounds one answer of the model server (0: llm.DefaultDeadline).
+	Deadline time.Duration
 	// Limits are what the face asks for; the rest as saved in Settings
 	// (see Sessions.Limits).
 	Limits sandbox.Limits
@@ -189,7 +191,7 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	}
 	ex, fresh := s.session(conv, e, a.Limits, req)
 	a.Fresh = fresh && conv.HasCells()
-	a.loop = &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: model, Instructions: instructions,
+	a.loop = &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL, Deadline: req.Deadline}, Model: model, Instructions: instructions,
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History()}
 	return a, nil
 }

@@ -102,9 +102,12 @@ type Client struct {
 	// HTTP is the client used (default: one without an overall timeout,
 	// since a CPU model may stream for minutes; the context bounds it).
 	HTTP *http.Client
-	// IdleTimeout ends a stream that sends nothing for this long
-	// (default 5 minutes: a large prompt on a CPU takes a while).
+	// IdleTimeout ends a stream that sends no event for this long
+	// (default DefaultIdleTimeout); keep-alive comments do not count.
 	IdleTimeout time.Duration
+	// Deadline bounds one whole answer, from the request to its last
+	// byte (default DefaultDeadline).
+	Deadline time.Duration
 }
 
 // ServerError is an error the server reported, in a status or in the stream.
@@ -121,9 +124,6 @@ func (e *ServerError) Error() string {
 	}
 	return "the model server reported an error mid-answer: " + e.Message
 }
-
-// ErrDropped is wrapped when the connection ended before the answer did.
-var ErrDropped = errors.New("the model server closed the connection before the answer was complete")
 
 // NormalizeBaseURL turns what a user types (host:port, a URL with or
 // without /v1, a trailing slash) into the base URL an OpenAI client takes.
@@ -315,6 +315,19 @@ func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(D
 	req.Stream = true
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	deadline := c.Deadline
+	if deadline <= 0 {
+		deadline = DefaultDeadline
+	}
+	var late atomic.Bool
+	whole := time.AfterFunc(deadline, func() { late.Store(true); cancel() })
+	defer whole.Stop()
+	end := func(err error, idled bool, idle time.Duration) error {
+		if err != nil && late.Load() {
+			return fmt.Errorf("%w: it was still answering after %s, so rehome stopped waiting (a slow model on a long question: ask again allowing more time with `rehome ask --answer-timeout 1h`, with a narrower question, or with a smaller model)", ErrDeadline, deadline)
+		}
+		return c.explainEnd(ctx, err, idled, idle)
+	}
 	hreq, err := c.newRequest(ctx, http.MethodPost, "/chat/completions", req)
 	if err != nil {
 		return Reply{}, err
@@ -328,6 +341,9 @@ func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(D
 	hreq.Header["Idempotency-Key"] = []string{}
 	resp, err := c.http().Do(hreq)
 	if err != nil {
+		if late.Load() {
+			return Reply{}, end(err, false, 0)
+		}
 		if ctx.Err() != nil {
 			return Reply{}, ctx.Err()
 		}
@@ -340,26 +356,30 @@ func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(D
 	}
 	idle := c.IdleTimeout
 	if idle <= 0 {
-		idle = 5 * time.Minute
+		idle = DefaultIdleTimeout
 	}
 	var idled atomic.Bool
 	timer := time.AfterFunc(idle, func() { idled.Store(true); cancel() })
 	defer timer.Stop()
-	body := &idleReader{r: resp.Body, reset: func() { timer.Reset(idle) }}
+	tick := func() { timer.Reset(idle) }
 
 	acc := newAccumulator(onDelta)
 	// A server that ignores stream:true answers with one JSON document.
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
-		data, err := io.ReadAll(io.LimitReader(body, 16<<20))
-		if err == nil {
-			err = acc.whole(data)
-		} else {
+		const most = 2*MaxReplyBytes + 64<<10 // the answer, JSON-escaped
+		data, err := io.ReadAll(io.LimitReader(&idleReader{r: resp.Body, reset: tick}, most+1))
+		switch {
+		case err != nil:
 			err = fmt.Errorf("%w: %v", ErrDropped, err)
+		case len(data) > most:
+			err = tooLarge("a JSON answer", most)
+		default:
+			err = acc.whole(data)
 		}
-		return acc.reply(), c.explainEnd(ctx, err, idled.Load(), idle)
+		return acc.reply(), end(err, idled.Load(), idle)
 	}
-	err = readSSE(body, acc)
-	return acc.reply(), c.explainEnd(ctx, err, idled.Load(), idle)
+	err = readSSE(&wireLimit{r: resp.Body, left: MaxWireBytes}, acc, tick)
+	return acc.reply(), end(err, idled.Load(), idle)
 }
 
 // explainEnd says why a stream ended badly: the caller's cancel, the idle
@@ -370,10 +390,30 @@ func (c *Client) explainEnd(ctx context.Context, err error, idled bool, idle tim
 		return nil
 	case idled:
 		return fmt.Errorf("%w: it sent nothing for %s", ErrDropped, idle)
+	case errors.Is(err, ErrTooLarge):
+		return err
 	case ctx.Err() != nil:
 		return context.Canceled
 	}
 	return err
+}
+
+// wireLimit fails with ErrTooLarge once more than left bytes were read.
+type wireLimit struct {
+	r    io.Reader
+	left int
+}
+
+func (w *wireLimit) Read(p []byte) (int, error) {
+	if w.left <= 0 {
+		return 0, tooLarge("stream for one answer", MaxWireBytes)
+	}
+	if len(p) > w.left {
+		p = p[:w.left]
+	}
+	n, err := w.r.Read(p)
+	w.left -= n
+	return n, err
 }
 
 // idleReader resets the idle timer on each read that returns data.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"rehome/backend/bytesize"
 	"rehome/backend/store"
 )
 
@@ -17,18 +18,22 @@ const ConversationSchema = 1
 
 // Conversation is a kept conversation: its assistant, model, files and
 // every question with its cells and answer.
+// Its summary's fields come first, so that a list reads only the head of
+// each record (see summary.go).
 type Conversation struct {
-	Schema        int          `json:"schema"`
-	ID            string       `json:"id"`
-	Title         string       `json:"title"`
-	AssistantID   string       `json:"assistant_id,omitempty"`
-	AssistantName string       `json:"assistant_name,omitempty"`
-	Server        string       `json:"server"`
-	Model         string       `json:"model"`
-	Files         []FileInfo   `json:"files"`
-	Exchanges     []Transcript `json:"exchanges"`
-	Created       time.Time    `json:"created"`
-	Updated       time.Time    `json:"updated"`
+	Schema        int       `json:"schema"`
+	ID            string    `json:"id"`
+	Title         string    `json:"title"`
+	AssistantID   string    `json:"assistant_id,omitempty"`
+	AssistantName string    `json:"assistant_name,omitempty"`
+	Server        string    `json:"server"`
+	Model         string    `json:"model"`
+	Created       time.Time `json:"created"`
+	Updated       time.Time `json:"updated"`
+	// Questions is len(Exchanges), kept for the summary.
+	Questions int          `json:"questions"`
+	Files     []FileInfo   `json:"files"`
+	Exchanges []Transcript `json:"exchanges"`
 }
 
 // NewConversation starts one.
@@ -41,6 +46,7 @@ func NewConversation() *Conversation {
 // first question.
 func (c *Conversation) Add(t *Transcript) {
 	c.Exchanges = append(c.Exchanges, *t)
+	c.Questions = len(c.Exchanges)
 	if c.Title == "" {
 		c.Title = title(t.Question)
 	}
@@ -79,8 +85,15 @@ func (c *Conversation) History() []Message {
 	return out
 }
 
-// SaveConversation stores c.
+// SaveConversation stores c, shortened to its bounds first (see keep.go):
+// a conversation that cannot be kept within MaxConversationBytes fails
+// with ErrConversationFull.
 func SaveConversation(st *store.Store, c *Conversation) error {
+	c.Questions = len(c.Exchanges)
+	if size, ok := c.fit(); !ok {
+		return fmt.Errorf("%w: it holds %s, over the %s a conversation keeps; start a new conversation", ErrConversationFull,
+			bytesize.Format(int64(size)), bytesize.Format(MaxConversationBytes))
+	}
 	if err := st.Put(store.Conversations, c.ID, c); err != nil {
 		return fmt.Errorf("keep the conversation: %w", err)
 	}
@@ -99,64 +112,60 @@ func GetConversation(st *store.Store, id string) (*Conversation, error) {
 	return &c, nil
 }
 
-// ListConversations returns up to limit conversations, newest first.
-func ListConversations(st *store.Store, limit int) ([]Conversation, error) {
-	return store.List[Conversation](st, store.Conversations, limit)
-}
-
 // Markdown writes the conversation as a Markdown document: each question,
 // the model's words, its code and outputs, the plots (linked to where
-// rehome saved them) and the answer; thinking folded in <details>.
+// rehome saved them) and the answer; thinking folded in <details>. What
+// the model, a cell or a server wrote is made safe to render (see
+// mdsafe.go): nothing in it runs, and rehome's notes cannot be forged.
 func (c *Conversation) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", orDefault(c.Title, "Conversation"))
+	line := func(s string) string { return safeMarkdown(oneLine(s)) }
+	fmt.Fprintf(&b, "# %s\n\n", line(orDefault(c.Title, "Conversation")))
 	if c.AssistantName != "" {
-		fmt.Fprintf(&b, "Assistant: %s  \n", c.AssistantName)
+		fmt.Fprintf(&b, "Assistant: %s  \n", line(c.AssistantName))
 	}
-	fmt.Fprintf(&b, "Model: %s at %s  \nStarted: %s\n\n", c.Model, c.Server, c.Created.Format(time.RFC3339))
+	fmt.Fprintf(&b, "Model: %s at %s  \nStarted: %s\n\n", line(c.Model), line(c.Server), c.Created.Format(time.RFC3339))
 	if len(c.Files) > 0 {
 		b.WriteString("Files:\n\n")
 		for _, f := range c.Files {
-			fmt.Fprintf(&b, "- %s\n", f.Describe())
+			fmt.Fprintf(&b, "- %s\n", line(f.Describe()))
 		}
 		b.WriteString("\n")
 	}
 	for _, t := range c.Exchanges {
-		fmt.Fprintf(&b, "## %s\n\n", oneLine(t.Question))
+		fmt.Fprintf(&b, "## %s\n\n", line(t.Question))
 		for i, tu := range t.Turns {
 			if tu.Reasoning != "" {
-				fmt.Fprintf(&b, "<details><summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(tu.Reasoning))
+				fmt.Fprintf(&b, "<details><summary>Thinking</summary>\n\n%s\n\n</details>\n\n", safeMarkdown(strings.TrimSpace(tu.Reasoning)))
 			}
 			final := i == len(t.Turns)-1 && len(tu.Cells) == 0
 			if s := strings.TrimSpace(tu.Text); s != "" && !final {
-				b.WriteString(s + "\n\n")
+				b.WriteString(safeMarkdown(s) + "\n\n")
 			}
 			for _, cell := range tu.Cells {
-				fmt.Fprintf(&b, "```python\n%s\n```\n\n", strings.TrimRight(cell.Code, "\n"))
-				out := strings.TrimRight(cell.Result.Stdout+cell.Result.Stderr, "\n")
-				if cell.Error != "" {
-					out = "rehome: " + cell.Error
+				b.WriteString(codeBlock("python", strings.TrimRight(cell.Code, "\n")))
+				if out := strings.TrimRight(cell.Result.Stdout+cell.Result.Stderr, "\n"); out != "" {
+					b.WriteString(codeBlock("text", out))
 				}
-				if out != "" {
-					fmt.Fprintf(&b, "```text\n%s\n```\n\n", out)
+				if cell.Error != "" {
+					b.WriteString(rehomeNote("the cell could not run: " + cell.Error))
 				}
 				for _, f := range cell.Result.Files {
 					if f.Kind == "plot" {
-						fmt.Fprintf(&b, "![%s](%s)\n\n", f.Name, f.Path)
+						fmt.Fprintf(&b, "![%s](%s)\n\n", linkText.Replace(f.Name), linkDest(f.Path))
 					} else {
-						fmt.Fprintf(&b, "File: [%s](%s)\n\n", f.Name, f.Path)
+						fmt.Fprintf(&b, "File: [%s](%s)\n\n", linkText.Replace(f.Name), linkDest(f.Path))
 					}
 				}
 			}
 		}
 		if s := strings.TrimSpace(t.Answer); s != "" {
-			b.WriteString(s + "\n\n")
+			b.WriteString(safeMarkdown(s) + "\n\n")
 		}
-		if t.Note != "" {
-			fmt.Fprintf(&b, "> rehome: %s\n\n", t.Note)
-		}
-		if t.Error != "" {
-			fmt.Fprintf(&b, "> rehome: %s\n\n", t.Error)
+		for _, n := range []string{t.Note, t.Error, t.Shortened} {
+			if n != "" {
+				b.WriteString(rehomeNote(n))
+			}
 		}
 	}
 	return b.String()
@@ -192,13 +201,13 @@ func (c *Conversation) Notebook() ([]byte, error) {
 	}
 	var cells []cell
 	n := 0
-	cells = append(cells, md(fmt.Sprintf("# %s\n\nModel: %s at %s", orDefault(c.Title, "Conversation"), c.Model, c.Server)))
+	cells = append(cells, md(fmt.Sprintf("# %s\n\nModel: %s at %s", safeMarkdown(oneLine(orDefault(c.Title, "Conversation"))), safeMarkdown(oneLine(c.Model)), safeMarkdown(oneLine(c.Server)))))
 	for _, t := range c.Exchanges {
-		cells = append(cells, md("**Question:** "+t.Question))
+		cells = append(cells, md("**Question:** "+safeMarkdown(t.Question)))
 		for i, tu := range t.Turns {
 			final := i == len(t.Turns)-1 && len(tu.Cells) == 0
 			if s := strings.TrimSpace(tu.Text); s != "" && !final {
-				cells = append(cells, md(s))
+				cells = append(cells, md(safeMarkdown(s)))
 			}
 			for _, ce := range tu.Cells {
 				n++
@@ -231,7 +240,12 @@ func (c *Conversation) Notebook() ([]byte, error) {
 			}
 		}
 		if s := strings.TrimSpace(t.Answer); s != "" {
-			cells = append(cells, md(s))
+			cells = append(cells, md(safeMarkdown(s)))
+		}
+		for _, n := range []string{t.Note, t.Error, t.Shortened} {
+			if n != "" {
+				cells = append(cells, md(rehomeNote(n)))
+			}
 		}
 	}
 	nb := map[string]any{

@@ -3,6 +3,9 @@ package llm
 import (
 	"regexp"
 	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	textm "github.com/yuin/goldmark/text"
 )
 
 // fence matches a fenced code block: the opening fence (three or more
@@ -14,28 +17,47 @@ var pythonInfo = map[string]bool{"python": true, "py": true, "python3": true, "i
 
 // ActionBlock decides whether a message (visible text only: thinking is
 // never looked at) asks rehome to run code, for models without tool
-// calling. The rule: the message's last fenced block is run when it is a
-// ```python (py, python3) block and nothing but white space follows its
-// closing fence. A block followed by words — the model explaining or
-// quoting code in its answer — is shown and never run; so is a block in
-// another language, or one left unclosed.
+// calling (the loop asks it only in fenced mode: with tools, only a tool
+// call runs code). The rule: the message's last block, read as Markdown
+// (goldmark), is run when it is a closed ```python (py, python3, ipython)
+// block at the top level and nothing but white space follows its closing
+// fence. A block followed by words — the model explaining or quoting code
+// in its answer — is shown and never run; so is a block in another
+// language, one left unclosed, one quoted (inside a blockquote or a list)
+// and one shown inside a longer fence.
 func ActionBlock(text string) (code string, ok bool) {
-	ms := fence.FindAllStringSubmatchIndex(text, -1)
-	if len(ms) == 0 {
+	src := []byte(text)
+	doc := mdParser.Parse(textm.NewReader(src))
+	fc, isFence := doc.LastChild().(*ast.FencedCodeBlock)
+	if !isFence || fc.Info == nil || !pythonInfo[strings.ToLower(string(fc.Language(src)))] {
 		return "", false
 	}
-	m := ms[len(ms)-1]
-	open, close := text[m[2]:m[3]], text[m[8]:m[9]]
-	if close[0] != open[0] || len(close) < len(open) {
+	// The opening fence: the run of ` or ~ that ends where the info
+	// string begins (after blanks).
+	open := strings.TrimRight(text[strings.LastIndexByte(text[:fc.Info.Segment.Start], '\n')+1:fc.Info.Segment.Start], " \t")
+	open = strings.TrimLeft(open, " \t")
+	if len(open) < 3 {
 		return "", false
 	}
-	if !pythonInfo[strings.ToLower(text[m[4]:m[5]])] {
+	lines := fc.Lines()
+	var b strings.Builder
+	rest := text[fc.Info.Segment.Stop:]
+	if lines.Len() > 0 {
+		for i := 0; i < lines.Len(); i++ {
+			seg := lines.At(i)
+			b.Write(seg.Value(src))
+		}
+		rest = text[lines.At(lines.Len()-1).Stop:]
+	} else if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	// Closed: what follows the body is one fence line of the same
+	// character, at least as long, then only white space.
+	closing := strings.TrimSpace(rest)
+	if len(closing) < len(open) || strings.Trim(closing, open[:1]) != "" {
 		return "", false
 	}
-	if strings.TrimSpace(text[m[1]:]) != "" {
-		return "", false
-	}
-	code = text[m[6]:m[7]]
+	code = strings.TrimSuffix(b.String(), "\n")
 	if strings.TrimSpace(code) == "" {
 		return "", false
 	}

@@ -120,6 +120,21 @@ func TestLlamaServerFencedMode(t *testing.T) {
 	}
 }
 
+// The real llama-server with a tool-calling model whose answer ends with
+// a python example: the call runs once, the example is shown, not run.
+func TestLlamaServerExampleInAnswerNotRun(t *testing.T) {
+	script := salesScript
+	script.Answer = append(append([]string{}, salesScript.Answer...), "\n\nTo check it:\n\n```python\n", "print(df.describe())\n", "```")
+	srv := llamatest.Start(t, script)
+	ex := &recordingExec{}
+	l := &Loop{Client: &Client{BaseURL: srv.URL}, Model: llamatest.Alias, Exec: ex, Stateless: true}
+	tr := l.Ask(context.Background(), "Which region had the most revenue?")
+	if tr.Stopped != StopAnswered || len(ex.codes) != 1 || ex.codes[0] != strings.Join(salesScript.Code, "") ||
+		!strings.HasSuffix(tr.Answer, "print(df.describe())\n```") {
+		t.Fatalf("stopped %q (%s %s), ran %q, answer %q", tr.Stopped, tr.Note, tr.Error, ex.codes, tr.Answer)
+	}
+}
+
 // chat posts a raw chat completion to the real server and returns the
 // status and body.
 func chat(t *testing.T, srv *llamatest.Server, req map[string]any) (int, []byte) {
@@ -320,7 +335,7 @@ func TestLlamaServerWire(t *testing.T) {
 			}
 		}
 		acc := newAccumulator(nil)
-		if err := readSSE(bytes.NewReader(body), acc); err != nil {
+		if err := readSSE(bytes.NewReader(body), acc, func() {}); err != nil {
 			t.Fatalf("read the real stream: %v\n%s", err, body)
 		}
 		r := acc.reply()

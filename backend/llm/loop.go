@@ -93,7 +93,10 @@ type Transcript struct {
 	Files   []OutFile `json:"files"` // every plot and file made, in order
 	Stopped string    `json:"stopped"`
 	// Note explains a stop other than an answer, in the user's words.
-	Note       string    `json:"note,omitempty"`
+	Note string `json:"note,omitempty"`
+	// Shortened, when set, says rehome cut this exchange to keep it
+	// within its bound (see keep.go).
+	Shortened  string    `json:"shortened,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	Started    time.Time `json:"started"`
 	DurationMS int64     `json:"duration_ms"`
@@ -124,7 +127,7 @@ type Event struct {
 // Mode chooses how the model runs code.
 const (
 	ModeAuto   = "auto"   // offer the python tool; fall back to fenced blocks when refused
-	ModeTools  = "tools"  // offer the python tool only (fenced blocks still accepted)
+	ModeTools  = "tools"  // offer the python tool only: only a tool call runs code
 	ModeFenced = "fenced" // no tools: code in a ```python block that ends the message
 )
 
@@ -267,6 +270,7 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 	msgs = append(msgs, Message{Role: "user", Content: question})
 	ran := map[string]bool{}
 	cells := 0
+	kept := 0 // bytes of text, thinking and code this question holds
 	retried := false
 	shown := 0 // figures shown to the model this question
 	see := func(c *Cell) []string {
@@ -332,9 +336,21 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 			return t
 		}
 
+		kept += len(tu.Text) + len(tu.Reasoning)
+		for _, tc := range reply.Message.ToolCalls {
+			kept += len(tc.Function.Arguments)
+		}
+		if kept > MaxTranscriptBytes {
+			t.Stopped, t.Answer = StopError, tu.Text
+			t.Error = tooLarge("answers to one question", MaxTranscriptBytes).Error()
+			return t
+		}
+
 		calls := reply.Message.ToolCalls
 		var fenced string
-		if len(calls) == 0 {
+		if len(calls) == 0 && wireMode == ModeFenced {
+			// Only a tool call runs code where the model was given the
+			// tool: a block in its answer is an example, shown.
 			fenced, _ = ActionBlock(tu.Text)
 		}
 		if len(calls) == 0 && fenced == "" {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rehome/backend/llm/llmtest"
 )
 
 // salesCode is the code the recorded models write (gen.py's CODE).
@@ -53,12 +55,17 @@ func TestLoopRecordedServers(t *testing.T) {
 		{"object-args", "m", ModeTools, "tool_call", 2, ""},
 		{"ollama-no-tools", "gemma2:2b", ModeFenced, "fenced", 3, ""},
 		{"llama-server-error", "qwen2.5-7b-instruct-q4_k_m.gguf", ModeFenced, "fenced", 3, ""},
-		{"think", "deepseek-r1:7b", ModeTools, "fenced", 2, "done"},
+		// A model without tool calling, asked in fenced mode (with the
+		// tool offered, only a tool call runs code).
+		{"think", "deepseek-r1:7b", ModeFenced, "fenced", 2, "done"},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			r := newReplay(t, tc.scenario)
 			ex := &fakeExec{res: salesResult}
 			l, evs := newLoop(t, r, ex, tc.model)
+			if tc.scenario == "think" {
+				l.Mode = ModeFenced
+			}
 			tr := ask(t, l, "Which region had the most revenue?")
 			if tr.Stopped != StopAnswered {
 				t.Fatalf("stopped %q (%s %s), want answered", tr.Stopped, tr.Note, tr.Error)
@@ -216,3 +223,29 @@ func TestLoopCancel(t *testing.T) {
 type execFunc func(ctx context.Context, code string) (CellResult, error)
 
 func (f execFunc) Exec(ctx context.Context, code string) (CellResult, error) { return f(ctx, code) }
+
+// Only a tool call runs code where the model was given the tool: a
+// python example ending a tool-calling model's answer is shown, not run,
+// and the answer is not asked again. In fenced mode, a block quoted in a
+// blockquote or shown inside a longer fence is not run either.
+func TestFenceRunsOnlyInFencedMode(t *testing.T) {
+	r := llmtest.Replay(t, "testdata", "tools-example-answer")
+	ex := &fakeExec{res: salesResult}
+	l := &Loop{Client: &Client{BaseURL: r.Base()}, Model: "qwen2.5:7b", Exec: ex, Mode: ModeAuto}
+	tr := ask(t, l, "Which region had the most revenue?")
+	if tr.Stopped != StopAnswered || len(ex.codes) != 1 || len(r.Bodies()) != 2 || !strings.HasSuffix(strings.TrimSpace(tr.Answer), "```") {
+		t.Fatalf("tools: stopped %q (%s %s), ran %d cells, %d requests, answer %q", tr.Stopped, tr.Note, tr.Error, len(ex.codes), len(r.Bodies()), tr.Answer)
+	}
+	for _, q := range []string{"blockquote", "longer fence"} {
+		r := llmtest.Replay(t, "testdata", "fenced-quoted")
+		ex := &fakeExec{res: salesResult}
+		l := &Loop{Client: &Client{BaseURL: r.Base()}, Model: "gemma2:2b", Exec: ex, Mode: ModeFenced}
+		tr := ask(t, l, "Which region had the most revenue?")
+		if q == "longer fence" {
+			tr = ask(t, l, "And second?")
+		}
+		if tr.Stopped != StopAnswered || len(ex.codes) != 0 {
+			t.Fatalf("fenced, %s: stopped %q (%s %s), ran %q", q, tr.Stopped, tr.Note, tr.Error, ex.codes)
+		}
+	}
+}

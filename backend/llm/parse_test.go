@@ -29,6 +29,11 @@ func TestActionBlockRule(t *testing.T) {
 		{"tilde fence", "~~~python\nprint(3)\n~~~", "print(3)"},
 		{"answer without code", "South had the most revenue.", ""},
 		{"inline backticks", "Use `df.sum()` here.", ""},
+		{"quoted in a blockquote", "You could run:\n\n> ```python\n> print(1)\n> ```", ""},
+		{"inside a list", "Steps:\n\n- run\n\n  ```python\n  print(1)\n  ```", ""},
+		{"shown inside a longer fence", "Type:\n\n````markdown\n```python\nprint(1)\n```\n````", ""},
+		{"a longer fence of its own", "````python\nprint(\"```\")\n````", "print(\"```\")"},
+		{"closed by a shorter fence is not closed", "````python\nprint(1)\n```", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, ok := ActionBlock(tc.text)
@@ -192,7 +197,7 @@ func TestStreamFramings(t *testing.T) {
 		"bare-json": fmt.Sprintf(chunk, "Sou", "null") + "\n" + fmt.Sprintf(chunk, "th", `"stop"`) + "\n",
 	} {
 		acc := newAccumulator(nil)
-		if err := readSSE(strings.NewReader(body), acc); err != nil {
+		if err := readSSE(strings.NewReader(body), acc, func() {}); err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}

@@ -15,13 +15,17 @@ import (
 // into acc. It accepts "data:" with or without the space, events split
 // over several data lines, comments, an "error:" line or an "event: error"
 // (llama-server), a {"error":…} chunk (LM Studio, vLLM, OpenAI), and a
-// stream that ends without [DONE] once a finish reason came.
-func readSSE(r io.Reader, acc *accumulator) error {
+// stream that ends without [DONE] once a finish reason came. A line or an
+// event longer than MaxEventBytes ends the stream with ErrTooLarge; tick
+// is called on each line that is not a comment (keep-alive comments do
+// not hold the idle timer off).
+func readSSE(r io.Reader, acc *accumulator, tick func()) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var data []string
+	size := 0
 	event := ""
 	dispatch := func() (done bool, err error) {
-		defer func() { data, event = nil, "" }()
+		defer func() { data, event, size = nil, "", 0 }()
 		if len(data) == 0 {
 			return false, nil
 		}
@@ -35,8 +39,16 @@ func readSSE(r io.Reader, acc *accumulator) error {
 		return false, acc.chunk([]byte(payload))
 	}
 	for {
-		line, err := br.ReadString('\n')
+		line, err := readLine(br, MaxEventBytes)
 		if line != "" {
+			// Blank lines and comments are framing and keep-alives, not
+			// answer: they neither reset the idle timer nor count.
+			if t := strings.TrimRight(line, "\r\n"); t != "" && !strings.HasPrefix(t, ":") {
+				tick()
+				if size += len(line); size > MaxEventBytes {
+					return tooLarge("one event", MaxEventBytes)
+				}
+			}
 			done, perr := sseLine(strings.TrimRight(line, "\r\n"), &data, &event, dispatch)
 			if perr != nil {
 				return perr
@@ -47,6 +59,9 @@ func readSSE(r io.Reader, acc *accumulator) error {
 			}
 		}
 		if err != nil {
+			if errors.Is(err, ErrTooLarge) {
+				return err
+			}
 			if !errors.Is(err, io.EOF) {
 				return fmt.Errorf("%w: %v", ErrDropped, err)
 			}
@@ -58,6 +73,38 @@ func readSSE(r io.Reader, acc *accumulator) error {
 			}
 			return fmt.Errorf("%w (no finish reason and no [DONE] came)", ErrDropped)
 		}
+	}
+}
+
+// readLine reads one line with its newline, or fails with ErrTooLarge
+// once it passes max bytes (what was read of it is dropped, not kept). A
+// comment is read to its end and returned as ":" alone: its words are
+// never used.
+func readLine(br *bufio.Reader, max int) (string, error) {
+	var long []byte
+	comment := false
+	for {
+		part, err := br.ReadSlice('\n')
+		if long == nil && !comment && len(part) > 0 && part[0] == ':' {
+			comment = true
+		}
+		if comment {
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			return ":", err
+		}
+		if len(long)+len(part) > max {
+			return "", tooLarge("one line of the event stream", max)
+		}
+		if err == bufio.ErrBufferFull {
+			long = append(long, part...)
+			continue
+		}
+		if long == nil {
+			return string(part), err
+		}
+		return string(append(long, part...)), err
 	}
 }
 
@@ -107,6 +154,33 @@ type accumulator struct {
 	done    bool
 	prompt  int
 	compl   int
+	args    int   // bytes of all tool calls' arguments
+	err     error // a bound crossed (ErrTooLarge): the stream ends
+}
+
+// fit returns the part of s that the builder holding have bytes may
+// still take under limit and under MaxReplyBytes for the whole answer;
+// when s is cut, the answer ends with ErrTooLarge naming what.
+func (a *accumulator) fit(s string, have, limit int, what string) string {
+	room := min(limit-have, MaxReplyBytes-(a.content.Len()+a.reason.Len()+a.args))
+	if s == "" || len(s) <= room {
+		return s
+	}
+	if a.err == nil {
+		if limit-have <= MaxReplyBytes-(a.content.Len()+a.reason.Len()+a.args) {
+			a.err = tooLarge(what, limit)
+		} else {
+			a.err = tooLarge("answer (text, thinking and code together)", MaxReplyBytes)
+		}
+	}
+	if room <= 0 {
+		return ""
+	}
+	s = s[:room]
+	for len(s) > 0 && !validEnd(s) {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 func newAccumulator(onDelta func(Delta)) *accumulator {
@@ -155,6 +229,9 @@ type wireToolCall struct {
 
 // chunk takes one event's JSON.
 func (a *accumulator) chunk(data []byte) error {
+	if a.err != nil {
+		return a.err
+	}
 	var c wireChunk
 	if err := json.Unmarshal(data, &c); err != nil {
 		return fmt.Errorf("the model server sent an event that is not JSON (%v): %.200s", err, data)
@@ -180,7 +257,7 @@ func (a *accumulator) chunk(data []byte) error {
 			a.finish = *ch.FinishReason
 		}
 	}
-	return nil
+	return a.err
 }
 
 // whole takes a non-streamed chat.completion document.
@@ -198,8 +275,10 @@ func (a *accumulator) whole(data []byte) error {
 func (a *accumulator) message(m *wireMessage) {
 	for _, r := range []*string{m.ReasoningContent, m.Reasoning} {
 		if r != nil && *r != "" {
-			a.reason.WriteString(*r)
-			a.onDelta(Delta{Reasoning: *r})
+			if t := a.fit(*r, a.reason.Len(), MaxReasoningBytes, "thinking"); t != "" {
+				a.reason.WriteString(t)
+				a.onDelta(Delta{Reasoning: t})
+			}
 		}
 	}
 	if m.Content != nil && *m.Content != "" {
@@ -212,10 +291,11 @@ func (a *accumulator) message(m *wireMessage) {
 }
 
 func (a *accumulator) emit(vis, th string) {
-	if th != "" {
+	if th = a.fit(th, a.reason.Len(), MaxReasoningBytes, "thinking"); th != "" {
 		a.reason.WriteString(th)
 		a.onDelta(Delta{Reasoning: th})
 	}
+	vis = a.fit(vis, a.raw.Len(), MaxTextBytes, "answer text")
 	a.raw.WriteString(vis)
 	vis, call := a.text.feed(vis)
 	if call != "" {
@@ -258,6 +338,12 @@ func (a *accumulator) toolCall(tc wireToolCall) {
 	case len(a.calls) > 0 && !(name != "" && a.calls[len(a.calls)-1].Function.Name != ""):
 		pos = len(a.calls) - 1
 	}
+	if pos < 0 && len(a.calls) >= MaxToolCalls {
+		if a.err == nil {
+			a.err = fmt.Errorf("%w: more than %d tool calls in one answer; rehome stopped it there (ask again, or try another model)", ErrTooLarge, MaxToolCalls)
+		}
+		return
+	}
 	if pos < 0 {
 		k := -1
 		if tc.Index != nil {
@@ -280,11 +366,15 @@ func (a *accumulator) toolCall(tc wireToolCall) {
 		}
 	}
 	frag := rawArguments(tc.Function.Arguments)
+	have := len(c.Function.Arguments)
 	if frag.whole {
-		c.Function.Arguments = frag.text
-	} else {
-		c.Function.Arguments += frag.text
+		a.args -= have
+		have = 0
+		c.Function.Arguments = ""
 	}
+	frag.text = a.fit(frag.text, have, MaxArgumentsBytes, "one tool call's code")
+	c.Function.Arguments += frag.text
+	a.args += len(frag.text)
 	if frag.text != "" || name != "" {
 		a.onDelta(Delta{ToolCall: &ToolCallDelta{Index: pos, Name: name, Arguments: frag.text}})
 	}

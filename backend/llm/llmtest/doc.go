@@ -1,4 +1,7 @@
 // Package llmtest serves the recorded model-server transcripts of
 // backend/llm/testdata on a loopback port, for the tests of every face
-// that asks a model (the loop's executor, the window's App, the CLI).
+// that asks a model (the loop's executor, the window's App, the CLI), and
+// hostile model servers (endless deltas, one huge line, a huge tool call,
+// keep-alive comments forever, a slow trickle) for the tests of rehome's
+// bounds.
 package llmtest

@@ -549,10 +549,24 @@ export namespace llm {
     assistant_name?: string;
     server: string;
     model: string;
-    files: llm.FileInfo[];
-    exchanges: llm.Transcript[];
     created: string;
     updated: string;
+    questions: number;
+    files: llm.FileInfo[];
+    exchanges: llm.Transcript[];
+  }
+
+  export interface ConversationSummary {
+    id: string;
+    title: string;
+    assistant_id?: string;
+    assistant_name?: string;
+    server: string;
+    model: string;
+    questions: number;
+    created: string;
+    updated: string;
+    size: number;
   }
 
   export interface FileInfo {
@@ -606,6 +620,7 @@ export namespace llm {
     files: llm.OutFile[];
     stopped: string;
     note?: string;
+    shortened?: string;
     error?: string;
     started: string;
     duration_ms: number;
@@ -1267,8 +1282,8 @@ export function ListAssistants(): Promise<assistant.Assistant[]> {
   return call<assistant.Assistant[]>('ListAssistants');
 }
 
-export function ListConversations(limit: number): Promise<llm.Conversation[]> {
-  return call<llm.Conversation[]>('ListConversations', limit);
+export function ListConversations(limit: number): Promise<llm.ConversationSummary[]> {
+  return call<llm.ConversationSummary[]>('ListConversations', limit);
 }
 
 export function ListRuns(limit: number): Promise<sandbox.Record[]> {
