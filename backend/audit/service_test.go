@@ -30,7 +30,7 @@ func newFixture(t *testing.T, det Detector) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	f := &fixture{st: st, as: assistant.NewService(st), now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+	f := &fixture{st: st, as: assistant.NewService(st, filepath.Join(t.TempDir(), "knowledge")), now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
 	f.svc = NewService(st, f.as, Options{Detector: det, Now: func() time.Time { f.now = f.now.Add(time.Minute); return f.now }})
 	return f
 }
