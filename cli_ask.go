@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,6 +62,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	}
 
 	conv := llm.NewConversation()
+	flagFiles := slices.Clone(files)
 	if *cont != "" {
 		if conv, err = llm.GetConversation(st, *cont); err != nil {
 			return env.fail(fmt.Errorf("%w (see `rehome conversations list`)", err))
@@ -96,12 +97,22 @@ func cmdAsk(env *cliEnv, args []string) int {
 		case *model == "" && a.Model != "":
 			*model, fromAssistant = a.Model, true
 		}
-		for _, k := range a.Knowledge {
-			if k.Path != "" {
-				if _, err := os.Stat(k.Path); err == nil {
-					files = append(files, k.Path)
-				}
+		// Only rehome's own copies of the knowledge are mounted (an import
+		// may not choose host files); the conversation's copies of the
+		// references are dropped, the checked ones added.
+		mounts, refused := env.c.Assistants().Library().Mounts(a)
+		var kept []string
+		for i, p := range files {
+			fromConv := i < len(files)-len(flagFiles) // the conversation's come first
+			if fromConv && slices.ContainsFunc(a.Knowledge, func(k assistant.KnowledgeFile) bool { return k.Path != "" && k.Path == p }) {
+				continue
 			}
+			kept = append(kept, p)
+		}
+		files = kept
+		files = append(files, mounts...)
+		for _, n := range refused {
+			fmt.Fprintf(env.stderr, "rehome: %s\n", n)
 		}
 	}
 	infos, notes, err := llm.DescribeFiles(files)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -130,15 +129,12 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 			req.AssistantID = c.AssistantID
 		}
 	}
-	// Files given before — the conversation's, the assistant's knowledge —
-	// are known; any other must be one the user gave (uploaded, picked,
-	// dropped), as with RunCode.
+	// Files given before — the conversation's — are known; any other must
+	// be one the user gave (uploaded, picked, dropped), as with RunCode.
 	known := map[string]bool{}
-	for _, f := range conv.Files {
-		known[f.HostPath] = true
-	}
 	instructions := ""
-	var knowledge []string
+	var knowledge, refused []string
+	var stale map[string]bool
 	if req.AssistantID != "" {
 		as, err := a.core.Assistants().Get(req.AssistantID)
 		if err != nil {
@@ -149,17 +145,28 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 			req.Model = as.Model // the assistant's default model
 		}
 		conv.AssistantID, conv.AssistantName = as.ID, as.Name
+		// Only rehome's own copies are mounted (an import may not choose
+		// host files); the others are refused with a note.
+		knowledge, refused = a.core.Assistants().Library().Mounts(as)
+		// The conversation's copies of knowledge references are dropped:
+		// the knowledge comes from the assistant, checked, each time.
+		stale = map[string]bool{}
 		for _, k := range as.Knowledge {
-			if k.Path != "" && fileExists(k.Path) {
-				knowledge = append(knowledge, k.Path)
-				known[k.Path] = true
-			}
+			stale[k.Path] = k.Path != ""
+		}
+	}
+	for _, f := range conv.Files {
+		if !stale[f.HostPath] {
+			known[f.HostPath] = true
 		}
 	}
 	// The files the screen shows are the conversation's (removing one
 	// removes it from /mnt/data); none given keeps the conversation's.
 	var files []string
 	for _, p := range req.Files {
+		if stale[p] {
+			continue // the assistant's knowledge, added below if allowed
+		}
 		if !known[p] {
 			var err error
 			if p, err = a.readable(p); err != nil {
@@ -169,13 +176,18 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		files = append(files, p)
 	}
 	if len(req.Files) == 0 {
-		files = llm.HostPaths(conv.Files)
+		for _, p := range llm.HostPaths(conv.Files) {
+			if !stale[p] {
+				files = append(files, p)
+			}
+		}
 	}
 	// Every file is at /mnt/data, and the assistant's knowledge too.
 	infos, notes, err := llm.DescribeFiles(append(files, knowledge...))
 	if err != nil {
 		return llm.Conversation{}, err
 	}
+	notes = append(refused, notes...)
 	conv.Files = infos
 
 	ctx, cancel := context.WithCancel(a.ctx)
@@ -326,11 +338,6 @@ func closeAskSessions(a *App) {
 	for _, s := range list {
 		s.x.Close(context.Background())
 	}
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // StopAsk stops the question a conversation is answering.
