@@ -110,12 +110,18 @@ type BundleOptions struct {
 // entryName is the archive name of a knowledge file: its hash and a name
 // that is safe on every file system.
 func entryName(k KnowledgeFile) string {
-	name := strings.Map(func(r rune) rune {
+	return bundleDir + k.SHA256 + "-" + safeName(k.Name)
+}
+
+// safeName is name with what no file system takes replaced, cut to 120
+// bytes; "file" when nothing is left.
+func safeName(name string) string {
+	name = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || strings.ContainsRune(`/\:*?"<>|`, r) {
 			return '_'
 		}
 		return r
-	}, k.Name)
+	}, name)
 	name = strings.Trim(name, ". ")
 	for len(name) > 120 {
 		_, size := lastRune(name)
@@ -124,7 +130,7 @@ func entryName(k KnowledgeFile) string {
 	if name == "" {
 		name = "file"
 	}
-	return bundleDir + k.SHA256 + "-" + name
+	return name
 }
 
 func lastRune(s string) (rune, int) {
@@ -346,7 +352,9 @@ type bundleReader struct {
 	placed   map[string]string     // entry → path on this machine
 	seen     map[string]bool       // entries read so far
 	created  []string              // files this read wrote, removed on failure
-	entries  int
+	// createdDirs are the library's folders this read made.
+	createdDirs []string
+	entries     int
 	// compressed counts the archive's bytes read; inflated the knowledge
 	// bytes they gave.
 	compressed *int64
@@ -470,7 +478,16 @@ func (r *bundleReader) extract(rd io.Reader, bf BundleFile, name string) error {
 	if err := os.MkdirAll(r.destDir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", r.destDir, err)
 	}
-	final := filepath.Join(r.destDir, bf.SHA256)
+	final := NewLibrary(r.destDir).PathFor(bf.SHA256, strings.TrimPrefix(name, bundleDir+bf.SHA256+"-"))
+	if _, err := os.Stat(filepath.Dir(final)); errors.Is(err, os.ErrNotExist) {
+		if err := os.Mkdir(filepath.Dir(final), 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(final), err)
+		}
+		r.createdDirs = append(r.createdDirs, filepath.Dir(final))
+	}
+	if have := NewLibrary(r.destDir).copyOf(bf.SHA256, bf.Size); have != "" {
+		final = have
+	}
 	if got, err := HashFile(final); err == nil && got.SHA256 == bf.SHA256 {
 		// An identical file is already there, from an earlier import.
 		r.placed[name] = final
@@ -500,6 +517,9 @@ func (r *bundleReader) extract(rd io.Reader, bf BundleFile, name string) error {
 func (r *bundleReader) cleanup() {
 	for _, p := range r.created {
 		os.Remove(p)
+	}
+	for _, d := range r.createdDirs {
+		os.Remove(d) // only when empty
 	}
 }
 

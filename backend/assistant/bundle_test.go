@@ -104,7 +104,7 @@ func TestBundleRoundTripsLosslessly(t *testing.T) {
 			}
 			got := imp.Assistant
 			for i, k := range got.Knowledge {
-				if filepath.Dir(k.Path) != dest || fileSHA(t, k.Path) != orig.Knowledge[i].SHA256 {
+				if filepath.Dir(filepath.Dir(k.Path)) != dest || fileSHA(t, k.Path) != orig.Knowledge[i].SHA256 {
 					t.Errorf("knowledge %d at %s does not hold the original bytes", i, k.Path)
 				}
 			}
@@ -121,14 +121,15 @@ func TestBundleRoundTripsLosslessly(t *testing.T) {
 			if err != nil || !reflect.DeepEqual(normalizeTimes(stored), normalizeTimes(got)) {
 				t.Fatalf("stored %+v, %v", stored, err)
 			}
-			// One file per content, named by its hash.
+			// One folder per content, named by its hash, the file in it
+			// under its name.
 			entries, _ := os.ReadDir(dest)
 			if len(entries) != 3 {
-				t.Errorf("%d files extracted, want 3", len(entries))
+				t.Errorf("%d folders extracted, want 3", len(entries))
 			}
 			for _, e := range entries {
-				if !isSHA256(e.Name()) {
-					t.Errorf("extracted %s: not named by its sha256", e.Name())
+				if !isSHA256(e.Name()) || !e.IsDir() {
+					t.Errorf("extracted %s: not a folder named by its sha256", e.Name())
 				}
 			}
 			// Importing again: a new id, the extracted files reused.

@@ -196,12 +196,12 @@ func TestKnowledgeIsCopiedIntoTheLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	own := svc.Library().PathFor(helloSHA)
+	own := svc.Library().PathFor(helloSHA, "hello.txt")
 	if len(imp.Assistant.Knowledge) != 1 || imp.Assistant.Knowledge[0].Path != own || imp.Assistant.Knowledge[0].Name != "hello.txt" || !strings.Contains(strings.Join(imp.Warnings, ""), "the same file as knowledge") {
 		t.Fatalf("duplicate not folded: %+v %v", imp.Assistant.Knowledge, imp.Warnings)
 	}
 	// The file was copied into the library, once, named by its hash.
-	if entries, _ := os.ReadDir(svc.Library().Dir()); len(entries) != 1 || fileSHA(t, own) != helloSHA {
+	if entries, _ := os.ReadDir(filepath.Dir(own)); len(entries) != 1 || fileSHA(t, own) != helloSHA {
 		t.Fatalf("%d files in the library", len(entries))
 	}
 	_, err = svc.Import([]byte(`{"name":"K"}`), ImportOptions{Knowledge: []string{filepath.Join(dir, "nope.pdf")}})
@@ -233,7 +233,7 @@ func TestKnowledgeReferencesInTheJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(imp.Assistant.Knowledge) != 1 || imp.Assistant.Knowledge[0].Path != svc.Library().PathFor(helloSHA) || imp.Assistant.Knowledge[0].Name != "q3.pdf" {
+	if len(imp.Assistant.Knowledge) != 1 || imp.Assistant.Knowledge[0].Path != svc.Library().PathFor(helloSHA, "hello.txt") || imp.Assistant.Knowledge[0].Name != "q3.pdf" {
 		t.Fatalf("%+v", imp.Assistant.Knowledge)
 	}
 }

@@ -14,7 +14,9 @@ import (
 )
 
 // KnowledgeDir is the folder, under rehome's data folder, that holds
-// rehome's own copy of every knowledge file: <data>/knowledge/<sha256>.
+// rehome's own copy of every knowledge file: <data>/knowledge/<sha256>/<name>
+// (one folder per content, the file in it under the name the model sees
+// at /mnt/data; the same bytes attached again under another name reuse it).
 // It is the one place knowledge bytes live: what a bundle carries is
 // written there, a file the user attaches is copied there, and only a
 // file there is ever mounted into the sandbox or put in a bundle.
@@ -31,8 +33,11 @@ func NewLibrary(dir string) Library { return Library{dir: filepath.Clean(dir)} }
 // Dir is the library's folder.
 func (l Library) Dir() string { return l.dir }
 
-// PathFor is where the bytes with hash sum live in the library.
-func (l Library) PathFor(sum string) string { return filepath.Join(l.dir, sum) }
+// PathFor is where the bytes with hash sum live in the library under
+// name (made safe for every file system).
+func (l Library) PathFor(sum, name string) string {
+	return filepath.Join(l.dir, sum, safeName(name))
+}
 
 // Add copies the file at path — one the user named: picked, dropped, or
 // given on the command line — into the library and returns its
@@ -61,13 +66,29 @@ func (l Library) Add(path string) (KnowledgeFile, error) {
 		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: copy into %s: %w (free some disk space and attach it again)", path, l.dir, err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	final := l.PathFor(sum)
-	if st, err := os.Lstat(final); err != nil || !st.Mode().IsRegular() || st.Size() != n {
-		if err := tmp.CommitAs(final); err != nil {
-			return KnowledgeFile{}, fmt.Errorf("knowledge file %s: place it in %s: %w", path, l.dir, err)
-		}
+	final := l.PathFor(sum, filepath.Base(path))
+	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
+		return KnowledgeFile{}, fmt.Errorf("knowledge: create %s: %w", filepath.Dir(final), err)
+	}
+	if have := l.copyOf(sum, n); have != "" {
+		final = have // the same bytes are here already, maybe by another name
+	} else if err := tmp.CommitAs(final); err != nil {
+		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: place it in %s: %w", path, l.dir, err)
 	}
 	return KnowledgeFile{Name: filepath.Base(path), Size: n, SHA256: sum, Path: final}, nil
+}
+
+// copyOf returns a file of size n the library holds for sum, or "".
+func (l Library) copyOf(sum string, n int64) string {
+	entries, _ := os.ReadDir(filepath.Join(l.dir, sum))
+	for _, e := range entries {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+			if fi, err := e.Info(); err == nil && fi.Size() == n {
+				return filepath.Join(l.dir, sum, e.Name())
+			}
+		}
+	}
+	return ""
 }
 
 func openKnowledge(path string) (*os.File, error) {
@@ -93,8 +114,8 @@ func openKnowledge(path string) (*os.File, error) {
 	return f, nil
 }
 
-// Owns says whether k.Path is the library's own copy of k: the file
-// <dir>/<k.SHA256> (or <dir>/<k.SHA256>-<name>, as bundles of earlier
+// Owns says whether k.Path is the library's own copy of k: a file in
+// <dir>/<k.SHA256>/ (or <dir>/<k.SHA256>-<name>, as bundles of earlier
 // rehome versions placed them), a regular file, not a link. Whether it
 // still holds k's bytes is for the reader to check.
 func (l Library) Owns(k KnowledgeFile) bool {
@@ -102,12 +123,15 @@ func (l Library) Owns(k KnowledgeFile) bool {
 		return false
 	}
 	p := filepath.Clean(k.Path)
-	if filepath.Dir(p) != l.dir {
+	inHashDir := filepath.Dir(filepath.Dir(p)) == l.dir && filepath.Base(filepath.Dir(p)) == k.SHA256
+	legacy := filepath.Dir(p) == l.dir && strings.HasPrefix(filepath.Base(p), k.SHA256+"-")
+	if !inHashDir && !legacy {
 		return false
 	}
-	base := filepath.Base(p)
-	if base != k.SHA256 && !strings.HasPrefix(base, k.SHA256+"-") {
-		return false
+	if inHashDir {
+		if st, err := os.Lstat(filepath.Dir(p)); err != nil || !st.IsDir() {
+			return false
+		}
 	}
 	st, err := os.Lstat(p)
 	return err == nil && st.Mode().IsRegular()

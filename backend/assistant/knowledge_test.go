@@ -89,7 +89,7 @@ func TestBundleNeverMakesAHostPathMountable(t *testing.T) {
 			if got == secret || mountsSecret(svc, imp.Assistant, secret) {
 				t.Fatalf("the manifest's host path was kept: %s", got)
 			}
-			if name == "carried" && got != svc.Library().PathFor(sum) {
+			if name == "carried" && got != svc.Library().PathFor(sum, "notes.txt") {
 				t.Fatalf("the carried file is at %s, not in the library", got)
 			}
 		})
@@ -117,12 +117,21 @@ func TestServiceRefusesKnowledgeItDidNotCopy(t *testing.T) {
 	// placed there, is no own copy either.
 	lib := svc.Library()
 	os.MkdirAll(lib.Dir(), 0o700)
-	link := lib.PathFor(evil.SHA256)
+	link := lib.PathFor(evil.SHA256, "n")
+	os.MkdirAll(filepath.Dir(link), 0o700)
 	if err := os.Symlink(secret, link); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{link, filepath.Join(lib.Dir(), "other")} {
-		a.Knowledge = []KnowledgeFile{{Name: "n", SHA256: evil.SHA256, Path: p}}
+	dirLink := filepath.Join(lib.Dir(), strings.Repeat("a", 64))
+	if err := os.Symlink(filepath.Dir(secret), dirLink); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, filepath.Join(lib.Dir(), "other"), filepath.Join(dirLink, "shadow"), filepath.Join(lib.Dir(), evil.SHA256)} {
+		sum := evil.SHA256
+		if strings.HasPrefix(p, dirLink) {
+			sum = strings.Repeat("a", 64)
+		}
+		a.Knowledge = []KnowledgeFile{{Name: "n", SHA256: sum, Path: p}}
 		if _, err := svc.Update(a); !errors.Is(err, ErrNotOwnCopy) {
 			t.Fatalf("%s: %v", p, err)
 		}

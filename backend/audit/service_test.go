@@ -224,7 +224,7 @@ func TestChecklist(t *testing.T) {
 	f := newFixture(t, nil)
 	a := f.assistant(t, assistant.Assistant{
 		Name: "Market Analyst", Instructions: "x", Starters: []string{"Summarise Q3"},
-		Knowledge:    []assistant.KnowledgeFile{{Name: "q3.pdf", Size: 2048, SHA256: strings.Repeat("ab", 32), Path: "/data/q3.pdf"}},
+		Knowledge:    []assistant.KnowledgeFile{{Name: "q3.pdf", Size: 2048, SHA256: strings.Repeat("ab", 32)}},
 		Capabilities: []assistant.Capability{assistant.CodeInterpreter, assistant.WebBrowsing},
 	})
 	if _, err := f.svc.Checklist(a.ID); !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "has not been audited yet") {
