@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"rehome/backend/assistant"
 	"rehome/backend/llm"
 	"rehome/backend/llm/llmtest"
+	"rehome/backend/store"
 )
 
 // testdata holds the recorded model-server transcripts.
@@ -40,6 +42,13 @@ func (e *events) count(typ string) int {
 		}
 	}
 	return n
+}
+
+// has says whether a note event holds text.
+func (e *events) has(text string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.ContainsFunc(e.got, func(ev AskEvent) bool { return ev.Type == "note" && strings.Contains(ev.Text, text) })
 }
 
 // The window's Ask: a conversation keeps one session across its
@@ -116,19 +125,34 @@ func TestAskSessionThroughApp(t *testing.T) {
 		t.Errorf("the conversation's files: %+v", conv2.Files)
 	}
 
-	// An assistant whose knowledge file is outside the uploads: it is at
-	// /mnt/data too, and the screen may send it back with the
-	// conversation's files (a reopened conversation shows them all).
+	// An assistant whose knowledge file the user uploaded: rehome keeps
+	// its own copy, at /mnt/data under its name too, and the screen may
+	// send it back with the conversation's files (a reopened conversation
+	// shows them all).
 	kdir := t.TempDir()
-	guide := filepath.Join(kdir, "guide.txt")
+	guide := filepath.Join(dir, "guide.txt")
 	os.WriteFile(guide, []byte("Targets are set each January.\n"), 0o644)
 	as, err := a.CreateAssistant(assistant.Assistant{Name: "Sales", Knowledge: []assistant.KnowledgeFile{{Name: "guide.txt", Path: guide}}})
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || !strings.HasPrefix(as.Knowledge[0].Path, filepath.Join(a.cfg.DataDir, assistant.KnowledgeDir)+"/") {
+		t.Fatalf("knowledge not copied into the library: %v %+v", err, as.Knowledge)
 	}
 	conv3, err := a.Ask(AskRequest{ConversationID: conv.ID, AssistantID: as.ID, Files: llm.HostPaths(conv2.Files), Server: server, Question: "And now?"})
 	if err != nil || len(conv3.Files) != 3 || conv3.Files[2].Path != "/mnt/data/guide.txt" {
 		t.Fatalf("with knowledge: %v %+v", err, conv3.Files)
+	}
+	// A record from before the knowledge library naming a host file (an
+	// import could choose it): not mounted, and the screen is told.
+	secret := filepath.Join(kdir, "shadow")
+	os.WriteFile(secret, []byte("root:TOPSECRET::::::\n"), 0o600)
+	old := as
+	old.ID = "01OLDRECORD"
+	old.Knowledge = []assistant.KnowledgeFile{{Name: "notes.txt", Size: 21, SHA256: strings.Repeat("a", 64), Path: secret}}
+	if err := a.core.Store().Put(store.Assistants, old.ID, old); err != nil {
+		t.Fatal(err)
+	}
+	convOld, err := a.Ask(AskRequest{ConversationID: conv.ID, AssistantID: old.ID, Files: append(llm.HostPaths(conv3.Files), secret), Server: server, Question: "And the notes?"})
+	if err != nil || slices.ContainsFunc(convOld.Files, func(f llm.FileInfo) bool { return f.HostPath == secret }) || !ev.has(`knowledge "notes.txt" is not mounted`) {
+		t.Fatalf("an old record's host path: %v %+v", err, convOld.Files)
 	}
 	if _, err := a.Ask(AskRequest{ConversationID: conv.ID, Files: llm.HostPaths(conv3.Files), Server: server, Question: "Again?"}); err != nil {
 		t.Fatalf("the conversation's own files were refused: %v", err)

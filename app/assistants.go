@@ -1,6 +1,10 @@
 package app
 
-import "rehome/backend/assistant"
+import (
+	"slices"
+
+	"rehome/backend/assistant"
+)
 
 // ListAssistants returns every stored assistant, newest first.
 func (a *App) ListAssistants() ([]assistant.Assistant, error) {
@@ -18,20 +22,58 @@ func (a *App) GetAssistant(id string) (assistant.Assistant, error) {
 	return a.core.Assistants().Get(id)
 }
 
-// CreateAssistant stores a new assistant and returns it with its id.
+// CreateAssistant stores a new assistant and returns it with its id. A
+// knowledge file must be one the user gave rehome (see readable); it is
+// copied into rehome's knowledge library.
 func (a *App) CreateAssistant(in assistant.Assistant) (assistant.Assistant, error) {
 	if err := a.ready(); err != nil {
+		return assistant.Assistant{}, err
+	}
+	if err := a.attachKnowledge(&in, nil); err != nil {
 		return assistant.Assistant{}, err
 	}
 	return a.core.Assistants().Create(in)
 }
 
-// UpdateAssistant replaces a stored assistant.
+// UpdateAssistant replaces a stored assistant; a knowledge file it did
+// not have before is taken as CreateAssistant takes it.
 func (a *App) UpdateAssistant(in assistant.Assistant) (assistant.Assistant, error) {
 	if err := a.ready(); err != nil {
 		return assistant.Assistant{}, err
 	}
+	old, err := a.core.Assistants().Get(in.ID)
+	if err != nil {
+		return assistant.Assistant{}, err
+	}
+	if err := a.attachKnowledge(&in, old.Knowledge); err != nil {
+		return assistant.Assistant{}, err
+	}
 	return a.core.Assistants().Update(in)
+}
+
+// attachKnowledge replaces every knowledge path of in that is neither
+// rehome's own copy nor unchanged from old with the library's copy of the
+// file — when the user gave rehome that file; else it refuses.
+func (a *App) attachKnowledge(in *assistant.Assistant, old []assistant.KnowledgeFile) error {
+	lib := a.core.Assistants().Library()
+	for i, k := range in.Knowledge {
+		if k.Path == "" || lib.Owns(k) || slices.Contains(old, k) {
+			continue
+		}
+		p, err := a.readable(k.Path)
+		if err != nil {
+			return err
+		}
+		own, err := lib.Add(p)
+		if err != nil {
+			return err
+		}
+		if k.Name != "" {
+			own.Name = k.Name
+		}
+		in.Knowledge[i] = own
+	}
+	return nil
 }
 
 // DeleteAssistant removes an assistant.

@@ -100,8 +100,8 @@ type AssistantImport struct {
 }
 
 // ImportAssistant stores an assistant from a JSON description (knowledge
-// files hashed and referenced where they are) or from a bundle (its files
-// placed in <data>/knowledge unless the originals are still here).
+// files the user gave rehome copied into <data>/knowledge; paths the JSON
+// names are never taken) or from a bundle (its files written there).
 func (a *App) ImportAssistant(in AssistantImport) (assistant.Imported, error) {
 	if err := a.ready(); err != nil {
 		return assistant.Imported{}, err
@@ -130,7 +130,7 @@ func (a *App) ImportAssistant(in AssistantImport) (assistant.Imported, error) {
 		if len(in.Knowledge) > 0 {
 			return assistant.Imported{}, errors.New("a bundle brings its own knowledge files: attach files only to a JSON import")
 		}
-		imp, err = a.core.Assistants().ImportBundle(in.Bundle, filepath.Join(a.cfg.DataDir, "knowledge"))
+		imp, err = a.core.Assistants().ImportBundle(in.Bundle)
 	default:
 		imp, err = a.core.Assistants().Import([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
 	}
@@ -155,9 +155,10 @@ func (a *App) ImportAssistants(in AssistantImport) (assistant.ImportReport, erro
 		}
 		return assistant.ImportReport{Items: []assistant.ImportItem{{Name: imp.Assistant.Name, Imported: true, Assistant: &imp.Assistant, Warnings: imp.Warnings}}, Imported: 1, Notes: []string{}}, nil
 	}
-	for _, p := range in.Knowledge {
-		if !filepath.IsAbs(p) {
-			return assistant.ImportReport{}, fmt.Errorf("%s is not a full path: drop or pick the file again", p)
+	for i, p := range in.Knowledge {
+		var err error
+		if in.Knowledge[i], err = a.readable(p); err != nil {
+			return assistant.ImportReport{}, err
 		}
 	}
 	rep, err := a.core.Assistants().ImportJSON([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})

@@ -36,6 +36,13 @@ func (a *App) StartSession(path string) (sandbox.SessionInfo, error) {
 	if err := a.ready(); err != nil {
 		return sandbox.SessionInfo{}, err
 	}
+	if path != "" {
+		p, err := a.readable(path)
+		if err != nil {
+			return sandbox.SessionInfo{}, err
+		}
+		path = p
+	}
 	h := &a.sessions
 	h.mu.Lock()
 	for _, s := range h.byID {

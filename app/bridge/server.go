@@ -14,6 +14,8 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"slices"
+
 	"rehome/app"
 	"strings"
 	"sync"
@@ -65,7 +67,7 @@ type server struct {
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.hostAllowed(r.Host) {
-		http.Error(w, "refused: unexpected Host header (open the URL that `rehome serve` printed)", http.StatusForbidden)
+		refuse(w, "refused: unexpected Host header (open the URL that `rehome serve` printed)", http.StatusForbidden)
 		return
 	}
 	h := w.Header()
@@ -76,7 +78,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/") {
 		if code, why := s.apiRefusal(r); why != "" {
 			app.Logger(s.app).Warn("bridge call refused", "path", r.URL.Path, "why", why, "origin", r.Header.Get("Origin"), "site", r.Header.Get("Sec-Fetch-Site"))
-			http.Error(w, "refused: "+why, code)
+			refuse(w, "refused: "+why, code)
 			return
 		}
 		s.mux.ServeHTTP(w, r)
@@ -86,7 +88,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// from the address bar.
 	if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet {
 		if !s.tokenOK(t) {
-			http.Error(w, "refused: wrong token (open the URL that `rehome serve` printed)", http.StatusUnauthorized)
+			refuse(w, "refused: wrong token (open the URL that `rehome serve` printed)", http.StatusUnauthorized)
 			return
 		}
 		http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -99,7 +101,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The page's own files need the cookie; the API needs more (apiRefusal).
 	if c, err := r.Cookie(TokenCookie); err != nil || !s.tokenOK(c.Value) {
-		http.Error(w, "refused: missing or wrong token (open the URL that `rehome serve` printed)", http.StatusUnauthorized)
+		refuse(w, "refused: missing or wrong token (open the URL that `rehome serve` printed)", http.StatusUnauthorized)
 		return
 	}
 	if (r.URL.Path == "/" || r.URL.Path == "/index.html") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
@@ -107,6 +109,15 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// refuse answers a refused request and closes its connection without
+// reading the rest of its body: a refused client holds no slot of the
+// bridge (see MaxConns) by trickling a body nobody will read.
+func refuse(w http.ResponseWriter, msg string, code int) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	http.Error(w, msg, code)
 }
 
 // apiRefusal says why an /api/ request is refused (403 for a request
@@ -276,13 +287,20 @@ func invoke(m reflect.Value, args []reflect.Value) (res any, err error) {
 	return res, err
 }
 
+// MaxEventStreams is the most event streams (GET /api/events) the bridge
+// keeps at once; one more closes the oldest, whose page reconnects (an
+// EventSource does). A page needs one; a flood with the read key holds
+// no more than these.
+const MaxEventStreams = 8
+
 // hub fans events out to the connected event streams.
 type hub struct {
-	mu   sync.Mutex
-	subs map[chan []byte]struct{}
+	mu    sync.Mutex
+	subs  map[chan []byte]chan struct{} // a stream's events → closed to end it
+	order []chan []byte                 // oldest first
 }
 
-func newHub() *hub { return &hub{subs: map[chan []byte]struct{}{}} }
+func newHub() *hub { return &hub{subs: map[chan []byte]chan struct{}{}} }
 
 // Emit implements Emitter. A slow subscriber loses events rather than
 // stalling the work that emits them.
@@ -301,16 +319,36 @@ func (h *hub) Emit(event string, payload any) {
 	}
 }
 
-func (h *hub) subscribe() (chan []byte, func()) {
-	c := make(chan []byte, 256)
+// subscribe adds a stream, ending the oldest at MaxEventStreams; ended
+// is closed when this one is ended so.
+func (h *hub) subscribe() (c chan []byte, ended <-chan struct{}, cancel func()) {
+	c = make(chan []byte, 256)
+	end := make(chan struct{})
 	h.mu.Lock()
-	h.subs[c] = struct{}{}
+	for len(h.order) >= MaxEventStreams {
+		old := h.order[0]
+		h.order = h.order[1:]
+		close(h.subs[old])
+		delete(h.subs, old)
+	}
+	h.subs[c] = end
+	h.order = append(h.order, c)
 	h.mu.Unlock()
-	return c, func() {
+	return c, end, func() {
 		h.mu.Lock()
-		delete(h.subs, c)
+		if _, ok := h.subs[c]; ok {
+			delete(h.subs, c)
+			h.order = slices.DeleteFunc(h.order, func(o chan []byte) bool { return o == c })
+		}
 		h.mu.Unlock()
 	}
+}
+
+// streams is how many event streams are open (for tests).
+func (h *hub) streams() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
 }
 
 func (s *server) events(w http.ResponseWriter, r *http.Request) {
@@ -319,7 +357,7 @@ func (s *server) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
-	c, cancel := s.hub.subscribe()
+	c, ended, cancel := s.hub.subscribe()
 	defer cancel()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -331,6 +369,8 @@ func (s *server) events(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
+		case <-ended:
+			return // a newer stream took its place
 		case <-tick.C:
 			fmt.Fprint(w, ": keep-alive\n\n")
 			fl.Flush()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"rehome/backend/assistant"
@@ -19,10 +18,9 @@ import (
 // reported per assistant), or a rehome bundle (.tar.gz or .zip, told apart
 // by content).
 func cmdAssistantsImport(env *cliEnv, args []string) int {
-	fs := env.flags("assistants import", "assistants import FILE|- [--knowledge PATH]... [--knowledge-dir DIR] [--json]")
+	fs := env.flags("assistants import", "assistants import FILE|- [--knowledge PATH]... [--json]")
 	var knowledge stringList
-	fs.Var(&knowledge, "knowledge", "a knowledge file to attach: hashed and referenced where it is, not copied (repeat for more)")
-	dir := fs.String("knowledge-dir", "", "where a bundle's knowledge files go when their originals are not on this machine (default: <data dir>/knowledge)")
+	fs.Var(&knowledge, "knowledge", "a knowledge file to attach: copied into <data dir>/knowledge, named by its SHA-256 (repeat for more)")
 	asJSON := fs.Bool("json", false, "print the stored assistant and the warnings as JSON")
 	pos, code, ok := parseMixed(env, fs, args)
 	if !ok {
@@ -42,15 +40,7 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 		if len(knowledge) > 0 {
 			return env.usage("assistants import: a bundle brings its own knowledge files; --knowledge is for JSON imports")
 		}
-		dest := *dir
-		if dest == "" {
-			home, err := env.dir()
-			if err != nil {
-				return env.fail(err)
-			}
-			dest = filepath.Join(home, "knowledge")
-		}
-		imp, err = svc.ImportBundle(file, dest)
+		imp, err = svc.ImportBundle(file)
 	} else {
 		var data []byte
 		if file == "-" {

@@ -36,8 +36,9 @@ const (
 // Capabilities lists every known capability in display order.
 var Capabilities = []Capability{WebBrowsing, ImageGeneration, CodeInterpreter, Canvas, Memory, Voice, Vision, FileUploads, Knowledge}
 
-// KnowledgeFile references a file the GPT answers from. rehome stores the
-// reference and a hash, never a silent copy.
+// KnowledgeFile references a file the GPT answers from: its name, size and
+// SHA-256, and Path, rehome's own copy of it in the knowledge library
+// (see Library), or "" when the file is not on this machine.
 type KnowledgeFile struct {
 	Name   string `json:"name"`
 	Size   int64  `json:"size"`
@@ -174,19 +175,27 @@ func joinCaps(cs []Capability) string {
 // Service stores and loads assistants.
 type Service struct {
 	st  *store.Store
+	lib Library
 	now func() time.Time
 }
 
-// NewService returns a Service over st.
-func NewService(st *store.Store) *Service {
-	return &Service{st: st, now: time.Now}
+// NewService returns a Service over st whose knowledge files live in the
+// library at knowledgeDir (normally <data>/knowledge, see KnowledgeDir).
+func NewService(st *store.Store, knowledgeDir string) *Service {
+	return &Service{st: st, lib: NewLibrary(knowledgeDir), now: time.Now}
 }
+
+// Library is where the service keeps its knowledge files.
+func (s *Service) Library() Library { return s.lib }
 
 // Create validates a, gives it an id and timestamps, stores it and returns
 // the stored record.
 func (s *Service) Create(a Assistant) (Assistant, error) {
 	a.Normalize()
 	if err := a.Validate(); err != nil {
+		return Assistant{}, err
+	}
+	if err := s.lib.checkKnowledge(a, nil); err != nil {
 		return Assistant{}, err
 	}
 	a.Schema = SchemaVersion
@@ -242,11 +251,15 @@ func (s *Service) Edit(id string, fn func(*Assistant) error) (Assistant, error) 
 			return err
 		}
 		created := a.Created
+		old := slices.Clone(a.Knowledge)
 		if err := fn(&a); err != nil {
 			return err
 		}
 		a.Normalize()
 		if err := a.Validate(); err != nil {
+			return err
+		}
+		if err := s.lib.checkKnowledge(a, old); err != nil {
 			return err
 		}
 		a.ID, a.Created = id, created

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"rehome/backend/atomicfile"
+	"rehome/backend/bytesize"
 	"rehome/backend/store"
 )
 
@@ -34,7 +35,26 @@ const (
 	bundleManifest = "assistant.json"
 	bundleDir      = "knowledge/"
 	maxManifest    = 16 << 20
-	maxEntries     = 10000
+	maxEntries     = MaxBundleFiles + 2 // the files, the manifest, the folder
+)
+
+// Bounds on what reading a bundle may write, checked against the manifest
+// before anything is written and again as the bytes stream by.
+const (
+	// MaxKnowledgeBytes is the most one knowledge file may hold: 512 MiB,
+	// ChatGPT's own limit for a knowledge file.
+	MaxKnowledgeBytes = 512 << 20
+	// MaxBundleBytes is the most all of a bundle's knowledge files may
+	// hold together: 10 GiB, twenty files at the per-file limit (ChatGPT
+	// allows twenty knowledge files per GPT).
+	MaxBundleBytes = 10 << 30
+	// MaxBundleFiles is the most knowledge files one bundle may carry.
+	MaxBundleFiles = 1000
+	// MaxInflation is how many times its compressed size a bundle may
+	// grow to once the first ratioFloor bytes are out: text and tables
+	// compress 3–20 times; a bomb, a thousand.
+	MaxInflation = 200
+	ratioFloor   = 64 << 20
 )
 
 // BundleKind is the archive format.
@@ -81,18 +101,27 @@ type BundleOptions struct {
 	// AllowMissing writes the bundle even when a knowledge file is not
 	// where its reference says; the manifest then marks it missing.
 	AllowMissing bool
-	Now          func() time.Time
+	// Library is where the knowledge files are: only its own copies are
+	// read into a bundle.
+	Library Library
+	Now     func() time.Time
 }
 
 // entryName is the archive name of a knowledge file: its hash and a name
 // that is safe on every file system.
 func entryName(k KnowledgeFile) string {
-	name := strings.Map(func(r rune) rune {
+	return bundleDir + k.SHA256 + "-" + safeName(k.Name)
+}
+
+// safeName is name with what no file system takes replaced, cut to 120
+// bytes; "file" when nothing is left.
+func safeName(name string) string {
+	name = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || strings.ContainsRune(`/\:*?"<>|`, r) {
 			return '_'
 		}
 		return r
-	}, k.Name)
+	}, name)
 	name = strings.Trim(name, ". ")
 	for len(name) > 120 {
 		_, size := lastRune(name)
@@ -101,7 +130,7 @@ func entryName(k KnowledgeFile) string {
 	if name == "" {
 		name = "file"
 	}
-	return bundleDir + k.SHA256 + "-" + name
+	return name
 }
 
 func lastRune(s string) (rune, int) {
@@ -122,11 +151,23 @@ func WriteBundle(w io.Writer, kind BundleKind, a Assistant, opts BundleOptions) 
 		opts.Now = time.Now
 	}
 	warnings := []string{}
-	m := BundleManifest{Format: BundleFormat, Version: BundleVersion, Exported: opts.Now().UTC(), Assistant: a, Files: []BundleFile{}}
+	// The manifest names no path of this machine: the importer places the
+	// files in its own library.
+	shared := a
+	shared.Knowledge = namesOnly(a.Knowledge)
+	m := BundleManifest{Format: BundleFormat, Version: BundleVersion, Exported: opts.Now().UTC(), Assistant: shared, Files: []BundleFile{}}
 	for i, k := range a.Knowledge {
 		bf := BundleFile{Knowledge: i, SHA256: k.SHA256, Size: k.Size}
 		st, err := os.Stat(k.Path)
 		switch {
+		case k.Path != "" && !opts.Library.Owns(k) && err == nil:
+			// A record from before the library: its path was chosen by
+			// whatever made it, maybe an import. Not read.
+			if !opts.AllowMissing {
+				return nil, &MissingKnowledgeError{Name: k.Name, Path: k.Path, NotOwn: true}
+			}
+			bf.Missing = true
+			warnings = append(warnings, fmt.Sprintf("knowledge %q: %s is not rehome's own copy; the bundle keeps the reference without the file (attach it again to carry it)", k.Name, k.Path))
 		case k.Path == "" || k.SHA256 == "" || errors.Is(err, os.ErrNotExist):
 			if !opts.AllowMissing {
 				return nil, &MissingKnowledgeError{Name: k.Name, Path: k.Path}
@@ -265,11 +306,12 @@ type Unbundled struct {
 }
 
 // ReadBundle reads the bundle at file, checks every entry and hash, and
-// places the knowledge files: a file whose original path still holds the
-// same bytes keeps that path; any other is written to destDir as
-// <sha256>-<name> (reusing an identical one already there). Links,
-// devices, absolute paths and ".." entries are refused, and so is anything
-// the manifest does not list.
+// writes the knowledge files into the library at destDir as <sha256>
+// (reusing an identical one already there); the assistant's references
+// point there, whatever path the manifest named. Links, devices, absolute
+// paths and ".." entries are refused, and so is anything the manifest
+// does not list, a file over MaxKnowledgeBytes, files over MaxBundleBytes
+// together, and an archive that inflates past MaxInflation.
 func ReadBundle(file, destDir string) (Unbundled, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -282,15 +324,17 @@ func ReadBundle(file, destDir string) (Unbundled, error) {
 		return Unbundled{}, err
 	}
 	r := &bundleReader{destDir: destDir, placed: map[string]string{}, seen: map[string]bool{}}
+	cf := &countingFile{f: f}
+	r.compressed = &cf.n
 	switch {
 	case n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
-		err = r.readTarGz(f)
+		err = r.readTarGz(cf)
 	case n == 4 && string(magic[:]) == "PK\x03\x04":
 		st, serr := f.Stat()
 		if serr != nil {
 			return Unbundled{}, serr
 		}
-		err = r.readZip(f, st.Size())
+		err = r.readZip(cf, st.Size())
 	default:
 		return Unbundled{}, fmt.Errorf("%w: %s is neither a .tar.gz nor a .zip", ErrBadBundle, file)
 	}
@@ -306,10 +350,15 @@ type bundleReader struct {
 	manifest *BundleManifest
 	want     map[string]BundleFile // entry → file, from the manifest
 	placed   map[string]string     // entry → path on this machine
-	keep     map[string]bool       // entries whose original path already matches
 	seen     map[string]bool       // entries read so far
 	created  []string              // files this read wrote, removed on failure
-	entries  int
+	// createdDirs are the library's folders this read made.
+	createdDirs []string
+	entries     int
+	// compressed counts the archive's bytes read; inflated the knowledge
+	// bytes they gave.
+	compressed *int64
+	inflated   int64
 }
 
 func (r *bundleReader) readManifest(rd io.Reader) error {
@@ -330,7 +379,11 @@ func (r *bundleReader) readManifest(rd io.Reader) error {
 	if m.Version > BundleVersion {
 		return fmt.Errorf("%w: bundle version %d was written by a newer rehome: upgrade rehome to import it", ErrBadBundle, m.Version)
 	}
-	r.want, r.keep = map[string]BundleFile{}, map[string]bool{}
+	r.want = map[string]BundleFile{}
+	if len(m.Files) > MaxBundleFiles {
+		return fmt.Errorf("%w: it lists %d knowledge files, more than the %d a bundle may carry", ErrBadBundle, len(m.Files), MaxBundleFiles)
+	}
+	var total int64
 	for i, bf := range m.Files {
 		if bf.Knowledge < 0 || bf.Knowledge >= len(m.Assistant.Knowledge) {
 			return fmt.Errorf("%w: files[%d] points at knowledge %d, which the assistant does not have", ErrBadBundle, i, bf.Knowledge)
@@ -345,13 +398,16 @@ func (r *bundleReader) readManifest(rd io.Reader) error {
 		if !isSHA256(bf.SHA256) || bf.Size < 0 || bf.Entry != entryName(k) {
 			return fmt.Errorf("%w: files[%d] (%q) has a bad hash, size or entry name", ErrBadBundle, i, k.Name)
 		}
-		r.want[bf.Entry] = bf
-		if k.Path != "" {
-			if got, err := HashFile(k.Path); err == nil && got.SHA256 == k.SHA256 {
-				r.keep[bf.Entry] = true
-				r.placed[bf.Entry] = k.Path
-			}
+		if bf.Size > MaxKnowledgeBytes {
+			return fmt.Errorf("%w: knowledge %q is %s, more than the %s a knowledge file may hold: nothing was written", ErrBadBundle, k.Name, bytesize.Format(bf.Size), bytesize.Format(MaxKnowledgeBytes))
 		}
+		if _, dup := r.want[bf.Entry]; !dup {
+			total += bf.Size
+		}
+		if total > MaxBundleBytes {
+			return fmt.Errorf("%w: its knowledge files hold more than the %s a bundle may carry: nothing was written", ErrBadBundle, bytesize.Format(MaxBundleBytes))
+		}
+		r.want[bf.Entry] = bf
 	}
 	r.manifest = &m
 	return nil
@@ -400,12 +456,7 @@ func (r *bundleReader) entry(name string, dir, regular bool, open func() (io.Rea
 	if err != nil {
 		return err
 	}
-	if r.keep[name] {
-		// The original is on this machine with the same bytes: verify the
-		// entry anyway, but do not copy it.
-		return r.verify(rd, bf, io.Discard)
-	}
-	return r.extract(rd, bf, name)
+	return r.extract(&inflateGuard{r: rd, br: r}, bf, name)
 }
 
 func (r *bundleReader) verify(rd io.Reader, bf BundleFile, w io.Writer) error {
@@ -427,7 +478,16 @@ func (r *bundleReader) extract(rd io.Reader, bf BundleFile, name string) error {
 	if err := os.MkdirAll(r.destDir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", r.destDir, err)
 	}
-	final := filepath.Join(r.destDir, strings.TrimPrefix(name, bundleDir))
+	final := NewLibrary(r.destDir).PathFor(bf.SHA256, strings.TrimPrefix(name, bundleDir+bf.SHA256+"-"))
+	if _, err := os.Stat(filepath.Dir(final)); errors.Is(err, os.ErrNotExist) {
+		if err := os.Mkdir(filepath.Dir(final), 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(final), err)
+		}
+		r.createdDirs = append(r.createdDirs, filepath.Dir(final))
+	}
+	if have := NewLibrary(r.destDir).copyOf(bf.SHA256, bf.Size); have != "" {
+		final = have
+	}
 	if got, err := HashFile(final); err == nil && got.SHA256 == bf.SHA256 {
 		// An identical file is already there, from an earlier import.
 		r.placed[name] = final
@@ -457,6 +517,9 @@ func (r *bundleReader) extract(rd io.Reader, bf BundleFile, name string) error {
 func (r *bundleReader) cleanup() {
 	for _, p := range r.created {
 		os.Remove(p)
+	}
+	for _, d := range r.createdDirs {
+		os.Remove(d) // only when empty
 	}
 }
 
@@ -528,6 +591,11 @@ func (r *bundleReader) finish() (Unbundled, error) {
 	}
 	out := Unbundled{Assistant: r.manifest.Assistant, Warnings: []string{}, Extracted: []string{}}
 	out.Assistant.Knowledge = slices.Clone(out.Assistant.Knowledge)
+	for i := range out.Assistant.Knowledge {
+		// Whatever path the manifest named: only what this read placed in
+		// the library is pointed at.
+		out.Assistant.Knowledge[i].Path = ""
+	}
 	for _, bf := range r.manifest.Files {
 		k := &out.Assistant.Knowledge[bf.Knowledge]
 		if bf.Missing {
@@ -554,6 +622,9 @@ func (s *Service) Restore(a Assistant) (Assistant, []string, error) {
 	if err := a.Validate(); err != nil {
 		return Assistant{}, nil, err
 	}
+	if err := s.lib.checkKnowledge(a, nil); err != nil {
+		return Assistant{}, nil, err
+	}
 	a.Schema = SchemaVersion
 	if a.ID == "" {
 		a.ID = store.NewID()
@@ -577,10 +648,10 @@ func (s *Service) Restore(a Assistant) (Assistant, []string, error) {
 	return a, warnings, nil
 }
 
-// ImportBundle reads a bundle (knowledge files placed as ReadBundle says)
-// and restores the assistant.
-func (s *Service) ImportBundle(file, destDir string) (Imported, error) {
-	u, err := ReadBundle(file, destDir)
+// ImportBundle reads a bundle, its knowledge files placed in the
+// service's library (as ReadBundle says), and restores the assistant.
+func (s *Service) ImportBundle(file string) (Imported, error) {
+	u, err := ReadBundle(file, s.lib.Dir())
 	if err != nil {
 		return Imported{}, err
 	}
@@ -615,9 +686,51 @@ func IsBundle(path string) bool {
 // knowledge file is not where it was attached. Attaching it again fixes
 // it; a face that offers it can also leave the file out
 // (BundleOptions.AllowMissing).
-type MissingKnowledgeError struct{ Name, Path string }
+type MissingKnowledgeError struct {
+	Name, Path string
+	// NotOwn: a file is there, but it is not rehome's own copy (a record
+	// from before the knowledge library), so it is not read.
+	NotOwn bool
+}
 
 // Error says which file is missing and where it was.
 func (e *MissingKnowledgeError) Error() string {
+	if e.NotOwn {
+		return fmt.Sprintf("knowledge %q: %s is not rehome's own copy of the file: attach it again", e.Name, e.Path)
+	}
 	return fmt.Sprintf("knowledge %q: the file is not at %q: attach it again", e.Name, e.Path)
+}
+
+// countingFile counts the bytes read from a bundle, by either reader.
+type countingFile struct {
+	f *os.File
+	n int64
+}
+
+func (c *countingFile) Read(p []byte) (int, error) {
+	n, err := c.f.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.f.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+// inflateGuard stops a knowledge entry once the bundle has inflated past
+// MaxInflation times the archive bytes read.
+type inflateGuard struct {
+	r  io.Reader
+	br *bundleReader
+}
+
+func (g *inflateGuard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.br.inflated += int64(n)
+	if c := *g.br.compressed; g.br.inflated > ratioFloor && g.br.inflated > MaxInflation*c {
+		return n, fmt.Errorf("%w: it inflates more than %d times its size (%s from %s): refused as a decompression bomb", ErrBadBundle, MaxInflation, bytesize.Format(g.br.inflated), bytesize.Format(c))
+	}
+	return n, err
 }

@@ -20,7 +20,7 @@ import (
 
 // richAssistant is a stored assistant with every field set and knowledge
 // files with awkward names: spaces and accents, an empty file, and the
-// same bytes under two names (kept as two references).
+// same bytes under two names (kept as two references to one copy).
 func richAssistant(t *testing.T, svc *Service, dir string) Assistant {
 	t.Helper()
 	var files []string
@@ -34,7 +34,7 @@ func richAssistant(t *testing.T, svc *Service, dir string) Assistant {
 	}
 	var kn []KnowledgeFile
 	for _, p := range files {
-		k, err := HashFile(p)
+		k, err := svc.Library().Add(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,8 +83,9 @@ func TestBundleRoundTripsLosslessly(t *testing.T) {
 	for _, kind := range []BundleKind{TarGz, Zip} {
 		t.Run(string(kind), func(t *testing.T) {
 			src := t.TempDir()
-			orig := richAssistant(t, newService(t), src)
-			bundle := exportBundle(t, orig, kind, BundleOptions{})
+			svc := newService(t)
+			orig := richAssistant(t, svc, src)
+			bundle := exportBundle(t, orig, kind, BundleOptions{Library: svc.Library()})
 			if !IsBundle(bundle) {
 				t.Fatal("IsBundle false for a bundle")
 			}
@@ -92,15 +93,18 @@ func TestBundleRoundTripsLosslessly(t *testing.T) {
 			if err := os.RemoveAll(src); err != nil {
 				t.Fatal(err)
 			}
+			if err := os.RemoveAll(svc.Library().Dir()); err != nil {
+				t.Fatal(err)
+			}
 			other := newService(t)
-			dest := filepath.Join(t.TempDir(), "knowledge")
-			imp, err := other.ImportBundle(bundle, dest)
+			dest := other.Library().Dir()
+			imp, err := other.ImportBundle(bundle)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := imp.Assistant
 			for i, k := range got.Knowledge {
-				if filepath.Dir(k.Path) != dest || fileSHA(t, k.Path) != orig.Knowledge[i].SHA256 {
+				if filepath.Dir(filepath.Dir(k.Path)) != dest || fileSHA(t, k.Path) != orig.Knowledge[i].SHA256 {
 					t.Errorf("knowledge %d at %s does not hold the original bytes", i, k.Path)
 				}
 			}
@@ -117,20 +121,26 @@ func TestBundleRoundTripsLosslessly(t *testing.T) {
 			if err != nil || !reflect.DeepEqual(normalizeTimes(stored), normalizeTimes(got)) {
 				t.Fatalf("stored %+v, %v", stored, err)
 			}
-			// One file per knowledge reference, named by hash and name.
+			// One folder per content, named by its hash, the file in it
+			// under its name.
 			entries, _ := os.ReadDir(dest)
-			if len(entries) != 4 {
-				t.Errorf("%d files extracted, want 4", len(entries))
+			if len(entries) != 3 {
+				t.Errorf("%d folders extracted, want 3", len(entries))
+			}
+			for _, e := range entries {
+				if !isSHA256(e.Name()) || !e.IsDir() {
+					t.Errorf("extracted %s: not a folder named by its sha256", e.Name())
+				}
 			}
 			// Importing again: a new id, the extracted files reused.
-			again, err := other.ImportBundle(bundle, dest)
+			again, err := other.ImportBundle(bundle)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if again.Assistant.ID == orig.ID || !strings.Contains(strings.Join(again.Warnings, "\n"), "already stored; the import got the new id") {
 				t.Fatalf("second import %+v", again)
 			}
-			if entries, _ := os.ReadDir(dest); len(entries) != 4 {
+			if entries, _ := os.ReadDir(dest); len(entries) != 3 {
 				t.Errorf("second import duplicated files: %d", len(entries))
 			}
 		})
@@ -143,26 +153,24 @@ func normalizeTimes(a Assistant) Assistant {
 	return a
 }
 
-func TestBundleOnTheSameMachineKeepsThePaths(t *testing.T) {
-	src := t.TempDir()
-	orig := richAssistant(t, newService(t), src)
-	bundle := exportBundle(t, orig, TarGz, BundleOptions{})
-	dest := filepath.Join(t.TempDir(), "knowledge")
-	u, err := ReadBundle(bundle, dest)
+func TestBundleOnTheSameMachineReusesTheLibrary(t *testing.T) {
+	svc := newService(t)
+	orig := richAssistant(t, svc, t.TempDir())
+	bundle := exportBundle(t, orig, TarGz, BundleOptions{Library: svc.Library()})
+	u, err := ReadBundle(bundle, svc.Library().Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(u.Assistant.Knowledge, orig.Knowledge) || len(u.Extracted) != 0 {
-		t.Fatalf("paths changed or files copied: %+v extracted %v", u.Assistant.Knowledge, u.Extracted)
-	}
-	if _, err := os.Stat(dest); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal("the destination was created though nothing needed copying")
+		t.Fatalf("paths changed or files copied again: %+v extracted %v", u.Assistant.Knowledge, u.Extracted)
 	}
 }
 
 func TestBundleExportRefusesChangedOrMissingFiles(t *testing.T) {
 	src := t.TempDir()
-	a := richAssistant(t, newService(t), src)
+	svc := newService(t)
+	a := richAssistant(t, svc, src)
+	lib := BundleOptions{Library: svc.Library()}
 	var buf bytes.Buffer
 	// Same size, different bytes.
 	csv := a.Knowledge[0].Path
@@ -176,21 +184,21 @@ func TestBundleExportRefusesChangedOrMissingFiles(t *testing.T) {
 	content, _ := os.ReadFile(csv)
 	content[0] ^= 1
 	os.WriteFile(csv, content, 0o644)
-	if _, err := WriteBundle(&buf, TarGz, a, BundleOptions{}); err == nil || !strings.Contains(err.Error(), "has changed since it was attached (sha256 now") {
+	if _, err := WriteBundle(&buf, TarGz, a, lib); err == nil || !strings.Contains(err.Error(), "has changed since it was attached (sha256 now") {
 		t.Fatalf("changed bytes: %v", err)
 	}
 	os.WriteFile(csv, append(content, 'x'), 0o644)
-	if _, err := WriteBundle(&buf, Zip, a, BundleOptions{}); err == nil || !strings.Contains(err.Error(), "bytes, was") {
+	if _, err := WriteBundle(&buf, Zip, a, lib); err == nil || !strings.Contains(err.Error(), "bytes, was") {
 		t.Fatalf("changed size: %v", err)
 	}
 	os.Remove(csv)
 	var mk *MissingKnowledgeError
-	if _, err := WriteBundle(&buf, TarGz, a, BundleOptions{}); !errors.As(err, &mk) || mk.Name == "" || strings.Contains(err.Error(), "--") {
+	if _, err := WriteBundle(&buf, TarGz, a, lib); !errors.As(err, &mk) || mk.Name == "" || strings.Contains(err.Error(), "--") {
 		t.Fatalf("missing: %v", err)
 	}
 	bundle := filepath.Join(t.TempDir(), "b.tar.gz")
 	f, _ := os.Create(bundle)
-	warnings, err := WriteBundle(f, TarGz, a, BundleOptions{AllowMissing: true})
+	warnings, err := WriteBundle(f, TarGz, a, BundleOptions{AllowMissing: true, Library: svc.Library()})
 	f.Close()
 	if err != nil || len(warnings) != 1 {
 		t.Fatalf("allow missing: %v %v", warnings, err)

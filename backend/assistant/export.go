@@ -201,7 +201,7 @@ func Modelfile(a Assistant, opts ExportOptions) (string, []string, error) {
 	if len(a.Knowledge) > 0 {
 		line("# Knowledge files: a Modelfile cannot hold them; index them with your retrieval tool.")
 		for _, k := range a.Knowledge {
-			line("#   %s  %d bytes  sha256 %s  %s", comment(k.Name), k.Size, k.SHA256, comment(k.Path))
+			line("#   %s  %d bytes  sha256 %s", comment(k.Name), k.Size, k.SHA256)
 		}
 	}
 	if len(a.Actions) > 0 {
@@ -352,7 +352,7 @@ func OpenWebUI(a Assistant, opts ExportOptions) ([]byte, []string, error) {
 				"image_generation": has(ImageGeneration), "code_interpreter": has(CodeInterpreter),
 				"citations": len(a.Knowledge) > 0 || has(Knowledge),
 			},
-			Rehome: OpenWebUIRehome{AssistantID: a.ID, Knowledge: a.Knowledge, Actions: a.Actions, Notes: a.Notes},
+			Rehome: OpenWebUIRehome{AssistantID: a.ID, Knowledge: namesOnly(a.Knowledge), Actions: a.Actions, Notes: a.Notes},
 		},
 	}
 	if a.Created.IsZero() {
@@ -403,4 +403,14 @@ func OpenWebUI(a Assistant, opts ExportOptions) ([]byte, []string, error) {
 		return nil, nil, err
 	}
 	return append(out, '\n'), warnings, nil
+}
+
+// namesOnly is ks without their paths: an export names files, never where
+// they are on the exporting machine.
+func namesOnly(ks []KnowledgeFile) []KnowledgeFile {
+	out := slices.Clone(ks)
+	for i := range out {
+		out[i].Path = ""
+	}
+	return out
 }

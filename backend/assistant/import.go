@@ -28,8 +28,9 @@ type Imported struct {
 
 // ImportOptions add to what the JSON describes.
 type ImportOptions struct {
-	// Knowledge lists files to attach: each is hashed and referenced by
-	// its absolute path, never copied.
+	// Knowledge lists files the user attaches: each is copied into the
+	// service's knowledge library (see Library), where its reference
+	// points.
 	Knowledge []string `json:"knowledge"`
 }
 
@@ -490,9 +491,9 @@ func isSHA256(s string) bool {
 	return err == nil && strings.ToLower(s) == s
 }
 
-// HashFile references a knowledge file: its name, size, SHA-256 (read in
-// a stream, so size is no problem) and absolute path. The file is not
-// copied.
+// HashFile describes the file at path as a knowledge file: its name,
+// size, SHA-256 (read in a stream, so size is no problem) and absolute
+// path. It copies nothing: a reference to keep is made by Library.Add.
 func HashFile(path string) (KnowledgeFile, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -501,7 +502,7 @@ func HashFile(path string) (KnowledgeFile, error) {
 	f, err := os.Open(abs)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return KnowledgeFile{}, fmt.Errorf("knowledge file %s: not found: check the path (rehome references the file where it is; it does not copy it)", path)
+			return KnowledgeFile{}, fmt.Errorf("knowledge file %s: not found: check the path", path)
 		}
 		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: %w", path, err)
 	}
@@ -524,48 +525,35 @@ func HashFile(path string) (KnowledgeFile, error) {
 	return KnowledgeFile{Name: filepath.Base(abs), Size: n, SHA256: hex.EncodeToString(h.Sum(nil)), Path: abs}, nil
 }
 
-// resolveKnowledge checks the references a JSON brought against the files
-// on this machine, and attaches the extra files. A file that exists but no
-// longer matches its recorded hash is an error; one that is not here keeps
-// its reference, with a warning.
-func resolveKnowledge(in []KnowledgeFile, extra []string) ([]KnowledgeFile, []string, error) {
+// resolveKnowledge keeps the references a JSON brought — name, size and
+// hash, never its path: a description may not choose files on this
+// machine — and copies the files the user attached (extra) into the
+// library, completing a reference with the same hash or adding one.
+func (s *Service) resolveKnowledge(in []KnowledgeFile, extra []string) ([]KnowledgeFile, []string, error) {
 	var out []KnowledgeFile
 	var warnings []string
 	for i, k := range in {
-		if k.Path == "" {
-			if k.SHA256 == "" {
-				warnings = append(warnings, fmt.Sprintf("knowledge[%d] %s: no path and no hash: the reference is kept by name only; attach the file with --knowledge", i, k.Name))
-			}
-			out = append(out, k)
-			continue
+		if k.Path != "" {
+			warnings = append(warnings, fmt.Sprintf("knowledge[%d] %s: the description names %s; rehome does not read files a description names: attach the file itself (--knowledge, or drop it) and it is matched by its hash", i, k.Name, k.Path))
+			k.Path = ""
+		} else if k.SHA256 == "" {
+			warnings = append(warnings, fmt.Sprintf("knowledge[%d] %s: no path and no hash: the reference is kept by name only; attach the file with --knowledge", i, k.Name))
 		}
-		got, err := HashFile(k.Path)
-		if err != nil {
-			if _, statErr := os.Stat(k.Path); errors.Is(statErr, os.ErrNotExist) {
-				warnings = append(warnings, fmt.Sprintf("knowledge[%d] %s: not found at %s on this machine; the reference is kept with its hash", i, k.Name, k.Path))
-				out = append(out, k)
-				continue
-			}
-			return nil, nil, fmt.Errorf("knowledge[%d]: %w", i, err)
-		}
-		if k.SHA256 != "" && k.SHA256 != got.SHA256 {
-			return nil, nil, fmt.Errorf("%w: knowledge[%d] %s: the file at %s has changed since it was described (sha256 %.12s…, now %.12s…): attach the current file with --knowledge, or fix the path", ErrInvalid, i, k.Name, k.Path, k.SHA256, got.SHA256)
-		}
-		if k.Name != "" {
-			got.Name = k.Name
-		}
-		out = append(out, got)
+		out = append(out, k)
 	}
 	for _, path := range extra {
-		k, err := HashFile(path)
+		k, err := s.lib.Add(path)
 		if err != nil {
 			return nil, nil, err
 		}
 		if i := slices.IndexFunc(out, func(o KnowledgeFile) bool { return o.SHA256 == k.SHA256 }); i >= 0 {
-			if _, err := os.Stat(out[i].Path); out[i].Path == "" || err != nil {
-				// The same bytes: the file on this machine completes a
-				// reference whose own path is not here.
+			if out[i].Path == "" {
+				// The same bytes: the file completes a reference.
 				out[i].Path, out[i].Size = k.Path, k.Size
+				if out[i].Name == "" {
+					out[i].Name = k.Name
+				}
+				continue
 			}
 			warnings = append(warnings, fmt.Sprintf("%s: the same file as knowledge %q; attached once", path, out[i].Name))
 			continue
@@ -582,7 +570,7 @@ func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
 	if err != nil {
 		return Imported{}, err
 	}
-	kn, warnings, err := resolveKnowledge(imp.Assistant.Knowledge, opts.Knowledge)
+	kn, warnings, err := s.resolveKnowledge(imp.Assistant.Knowledge, opts.Knowledge)
 	if err != nil {
 		return Imported{}, err
 	}

@@ -19,7 +19,7 @@ func newService(t *testing.T) *Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return NewService(st)
+	return NewService(st, filepath.Join(t.TempDir(), KnowledgeDir))
 }
 
 func writeFile(t *testing.T, dir, name, content string) string {
@@ -180,7 +180,7 @@ func TestImportRehomeRecord(t *testing.T) {
 	}
 }
 
-func TestKnowledgeIsHashedAndReferenced(t *testing.T) {
+func TestKnowledgeIsCopiedIntoTheLibrary(t *testing.T) {
 	dir := t.TempDir()
 	hello := writeFile(t, dir, "hello.txt", "hello\n")
 	same := writeFile(t, dir, "copy of hello.txt", "hello\n")
@@ -196,12 +196,13 @@ func TestKnowledgeIsHashedAndReferenced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(imp.Assistant.Knowledge) != 1 || imp.Assistant.Knowledge[0].Path != hello || !strings.Contains(strings.Join(imp.Warnings, ""), "the same file as knowledge") {
+	own := svc.Library().PathFor(helloSHA, "hello.txt")
+	if len(imp.Assistant.Knowledge) != 1 || imp.Assistant.Knowledge[0].Path != own || imp.Assistant.Knowledge[0].Name != "hello.txt" || !strings.Contains(strings.Join(imp.Warnings, ""), "the same file as knowledge") {
 		t.Fatalf("duplicate not folded: %+v %v", imp.Assistant.Knowledge, imp.Warnings)
 	}
-	// The file was referenced, not copied: only the two files are in dir.
-	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
-		t.Fatalf("%d files in the folder", len(entries))
+	// The file was copied into the library, once, named by its hash.
+	if entries, _ := os.ReadDir(filepath.Dir(own)); len(entries) != 1 || fileSHA(t, own) != helloSHA {
+		t.Fatalf("%d files in the library", len(entries))
 	}
 	_, err = svc.Import([]byte(`{"name":"K"}`), ImportOptions{Knowledge: []string{filepath.Join(dir, "nope.pdf")}})
 	if err == nil || !strings.Contains(err.Error(), "nope.pdf: not found: check the path") {
@@ -217,35 +218,22 @@ func TestKnowledgeReferencesInTheJSON(t *testing.T) {
 	dir := t.TempDir()
 	hello := writeFile(t, dir, "hello.txt", "hello\n")
 	svc := newService(t)
-	// Present and matching: kept, size filled in.
-	in := `{"name":"K","knowledge":[{"name":"Hello notes","path":` + jsonString(hello) + `,"sha256":"` + helloSHA + `"}]}`
+	// A path in the description is never taken: the reference is kept by
+	// name and hash, with a warning.
+	in := `{"name":"K","knowledge":[{"name":"q3.pdf","size":6,"path":` + jsonString(hello) + `,"sha256":"` + helloSHA + `"}]}`
 	imp, err := svc.Import([]byte(in), ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := imp.Assistant.Knowledge[0]; k.Name != "Hello notes" || k.Size != 6 || k.Path != hello {
-		t.Fatalf("%+v", k)
+	if k := imp.Assistant.Knowledge[0]; k.Name != "q3.pdf" || k.Path != "" || k.SHA256 != helloSHA || !strings.Contains(imp.Warnings[0], "does not read files a description names") {
+		t.Fatalf("%+v %v", k, imp.Warnings)
 	}
-	// Present but changed: an error that says so.
-	bad := strings.Replace(in, helloSHA, strings.Repeat("0", 64), 1)
-	if _, err := svc.Import([]byte(bad), ImportOptions{}); err == nil || !strings.Contains(err.Error(), "has changed since it was described") {
-		t.Fatalf("changed file: %v", err)
-	}
-	// Not on this machine: the reference is kept with a warning, never dropped.
-	gone := `{"name":"K","knowledge":[{"name":"q3.pdf","size":10,"path":"/nowhere/q3.pdf","sha256":"` + helloSHA + `"}]}`
-	imp, err = svc.Import([]byte(gone), ImportOptions{})
+	// Attaching the file completes the reference with rehome's own copy.
+	imp, err = svc.Import([]byte(in), ImportOptions{Knowledge: []string{hello}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(imp.Assistant.Knowledge) != 1 || imp.Assistant.Knowledge[0].Path != "/nowhere/q3.pdf" || !strings.Contains(imp.Warnings[0], "not found at /nowhere/q3.pdf") {
-		t.Fatalf("%+v %v", imp.Assistant.Knowledge, imp.Warnings)
-	}
-	// And attaching the file completes the reference.
-	imp, err = svc.Import([]byte(gone), ImportOptions{Knowledge: []string{hello}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(imp.Assistant.Knowledge) != 1 || imp.Assistant.Knowledge[0].Path != hello || imp.Assistant.Knowledge[0].Name != "q3.pdf" {
+	if len(imp.Assistant.Knowledge) != 1 || imp.Assistant.Knowledge[0].Path != svc.Library().PathFor(helloSHA, "hello.txt") || imp.Assistant.Knowledge[0].Name != "q3.pdf" {
 		t.Fatalf("%+v", imp.Assistant.Knowledge)
 	}
 }

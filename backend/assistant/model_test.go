@@ -20,7 +20,7 @@ func TestDefaultModelStoredAndOldRecordsLoad(t *testing.T) {
 	if err := st.Put(store.Assistants, "01OLD", old); err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(st)
+	svc := NewService(st, t.TempDir())
 	a, err := svc.Get("01OLD")
 	if err != nil || a.Name != "Sales analyst" || a.Model != "" {
 		t.Fatalf("old record: %v %+v", err, a)

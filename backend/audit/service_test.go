@@ -30,7 +30,7 @@ func newFixture(t *testing.T, det Detector) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	f := &fixture{st: st, as: assistant.NewService(st), now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+	f := &fixture{st: st, as: assistant.NewService(st, filepath.Join(t.TempDir(), "knowledge")), now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
 	f.svc = NewService(st, f.as, Options{Detector: det, Now: func() time.Time { f.now = f.now.Add(time.Minute); return f.now }})
 	return f
 }
@@ -224,7 +224,7 @@ func TestChecklist(t *testing.T) {
 	f := newFixture(t, nil)
 	a := f.assistant(t, assistant.Assistant{
 		Name: "Market Analyst", Instructions: "x", Starters: []string{"Summarise Q3"},
-		Knowledge:    []assistant.KnowledgeFile{{Name: "q3.pdf", Size: 2048, SHA256: strings.Repeat("ab", 32), Path: "/data/q3.pdf"}},
+		Knowledge:    []assistant.KnowledgeFile{{Name: "q3.pdf", Size: 2048, SHA256: strings.Repeat("ab", 32)}},
 		Capabilities: []assistant.Capability{assistant.CodeInterpreter, assistant.WebBrowsing},
 	})
 	if _, err := f.svc.Checklist(a.ID); !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "has not been audited yet") {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -115,14 +114,14 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		}
 	}
 	a := &Ask{Conversation: conv, asks: s, question: q}
-	// Files given before — the conversation's, the assistant's knowledge —
-	// are known; any other is vetted by the face.
+	// Files given before — the conversation's — are known; any other is
+	// vetted by the face. The assistant's knowledge is never taken from a
+	// path: only rehome's own copies are mounted (an import may not choose
+	// host files), checked each time; the others are refused with a note.
 	known := map[string]bool{}
-	for _, f := range conv.Files {
-		known[f.HostPath] = true
-	}
 	instructions, suggested := "", ""
-	var knowledge []string
+	var knowledge, refused []string
+	stale := map[string]bool{} // the conversation's copies of knowledge references
 	if req.AssistantID != "" {
 		as, err := s.c.Assistants().Get(req.AssistantID)
 		if err != nil {
@@ -143,18 +142,28 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		}
 		suggested = as.Model
 		conv.AssistantID, conv.AssistantName = as.ID, as.Name
+		knowledge, refused = s.c.Assistants().Library().Mounts(as)
 		for _, k := range as.Knowledge {
-			if k.Path != "" && isFile(k.Path) {
-				knowledge = append(knowledge, k.Path)
-				known[k.Path] = true
-			}
+			stale[k.Path] = k.Path != ""
+		}
+	}
+	for _, f := range conv.Files {
+		if !stale[f.HostPath] {
+			known[f.HostPath] = true
 		}
 	}
 	var files []string
 	if req.KeepFiles || len(req.Files) == 0 {
-		files = llm.HostPaths(conv.Files)
+		for _, p := range llm.HostPaths(conv.Files) {
+			if !stale[p] {
+				files = append(files, p)
+			}
+		}
 	}
 	for _, p := range req.Files {
+		if stale[p] {
+			continue // the assistant's knowledge, added below if it is rehome's copy
+		}
 		if !known[p] && req.Check != nil {
 			var err error
 			if p, err = req.Check(p); err != nil {
@@ -168,7 +177,7 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	if err != nil {
 		return nil, err
 	}
-	conv.Files, a.Notes = infos, notes
+	conv.Files, a.Notes = infos, append(refused, notes...)
 
 	srv, model, err := llm.Pick(ctx, req.Server, req.Model, llm.CatalogToolsHint, llm.SuggestedModel(st, req.AssistantID, suggested))
 	if err != nil {
@@ -303,11 +312,6 @@ func (s *Asks) CloseAll() {
 	for _, x := range list {
 		x.x.Close(context.Background())
 	}
-}
-
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // uniq drops repeated paths, keeping the first.

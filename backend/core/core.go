@@ -89,7 +89,7 @@ func (c *Core) Open() error {
 		return st.Close()
 	}
 	c.st = st
-	c.assistants = assistant.NewService(st)
+	c.assistants = assistant.NewService(st, filepath.Join(c.dir, assistant.KnowledgeDir))
 	c.audits = audit.NewService(st, c.assistants, audit.Options{Detector: audit.HardwareDetector(c.hw), Advisor: audit.ModelsAdvisor{}})
 	return nil
 }

@@ -91,8 +91,13 @@ func TestExportOneWriter(t *testing.T) {
 	kdir := t.TempDir()
 	kf := filepath.Join(kdir, "notes.txt")
 	os.WriteFile(kf, []byte("facts\n"), 0o600)
+	k, err := c.Assistants().Library().Add(kf)
+	if err != nil || k.SHA256 != fmt.Sprintf("%x", sha256.Sum256([]byte("facts\n"))) {
+		t.Fatal(k, err)
+	}
+	kf = k.Path // rehome's own copy, the one a bundle carries
 	a, err := c.Assistants().Create(assistant.Assistant{Name: "Sales helper", Instructions: "Answer about sales.",
-		Knowledge: []assistant.KnowledgeFile{{Name: "notes.txt", Path: kf, Size: 6, SHA256: fmt.Sprintf("%x", sha256.Sum256([]byte("facts\n")))}}})
+		Knowledge: []assistant.KnowledgeFile{k}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func (c *Core) Export(req ExportRequest) (Export, error) {
 		err = writeAtomic(req.Path, func(w io.Writer) error {
 			cw := &countWriter{w: w}
 			var werr error
-			out.Warnings, werr = assistant.WriteBundle(cw, assistant.BundleKindFor(req.Path), a, assistant.BundleOptions{AllowMissing: req.AllowMissing})
+			out.Warnings, werr = assistant.WriteBundle(cw, assistant.BundleKindFor(req.Path), a, assistant.BundleOptions{AllowMissing: req.AllowMissing, Library: c.assistants.Library()})
 			out.Bytes = cw.n
 			return werr
 		})

@@ -90,7 +90,9 @@ else
   log "no network in the root: (this machine reaches no mirror either; unshare -n holds all the same)"
 fi
 t1=$(date +%s)
-offline "$r1" "/root/$dir/install.sh" > "$dist/package-check-install.log" 2>&1 || { tail -n 30 "$dist/package-check-install.log"; fail "install.sh in a fresh root with no network"; }
+cp "$bundle" "$r1/root/"
+sum=$(sha256sum < "$bundle" | cut -d' ' -f1)
+offline "$r1" "/root/$dir/install.sh" --sha256 "$sum" > "$dist/package-check-install.log" 2>&1 || { tail -n 30 "$dist/package-check-install.log"; fail "install.sh in a fresh root with no network"; }
 log "offline install: $(secs "$t1") s (install.sh, no network; log in package-check-install.log), $(grep -c '^Setting up' "$dist/package-check-install.log") packages set up"
 offline "$r1" rehome version | tee -a "$report"
 offline "$r1" rehome doctor > "$dist/package-check-doctor.txt" 2>&1 || true

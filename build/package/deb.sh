@@ -9,12 +9,15 @@
 # binary itself from its command table) and the copyright file. No
 # maintainer scripts: dpkg's triggers of desktop-file-utils,
 # shared-mime-info and the icon theme refresh the menus; nothing touches
-# the network. The binary must exist (make build).
+# the network. The binary must exist (make build; REHOME_BIN names another).
+# Every file in the package is 0644 (the binary 0755), every folder 0755,
+# whatever the builder's umask.
 set -euo pipefail
+umask 022
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${1:-$root/build/dist}
-bin=$root/build/bin/rehome
+bin=${REHOME_BIN:-$root/build/bin/rehome}
 [ -x "$bin" ] || { echo "deb.sh: $bin is missing: run \`make build\` first" >&2; exit 1; }
 for t in dpkg-deb dpkg-shlibdeps fakeroot; do
   command -v $t >/dev/null || { echo "deb.sh: $t is missing: sudo apt-get install dpkg-dev fakeroot" >&2; exit 1; }
@@ -78,7 +81,8 @@ Description: move custom GPTs to local models, with a local Code Interpreter
  "rehome sandbox image build".
 EOF
 (cd "$pkg" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$pkg/DEBIAN/md5sums"
-chmod 0644 "$pkg/DEBIAN/control" "$pkg/DEBIAN/md5sums"
+find "$pkg" -type f -exec chmod 0644 {} +
+chmod 0755 "$pkg/usr/bin/rehome"
 find "$pkg" -type d -exec chmod 0755 {} +
 mkdir -p "$out"
 deb=$out/rehome_${version}_amd64.deb

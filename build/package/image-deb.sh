@@ -13,12 +13,14 @@
 # The archive comes from the cache `rehome sandbox image build` leaves
 # ($REHOME_CACHE, /var/cache/rehome for root, ~/.cache/rehome), else from
 # the image in Podman's storage, else it is built (needs the Debian mirror).
-# Architecture is amd64, not all: the image holds amd64 programs.
+# Architecture is amd64, not all: the image holds amd64 programs. Every
+# file is 0644 and every folder 0755, whatever the builder's umask.
 set -euo pipefail
+umask 022
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${1:-$root/build/dist}
-bin=$root/build/bin/rehome
+bin=${REHOME_BIN:-$root/build/bin/rehome}
 [ -x "$bin" ] || { echo "image-deb.sh: $bin is missing: run \`make build\` first" >&2; exit 1; }
 tag=$(cd "$root" && go run ./build/package/recipetag)
 version=$("$here/image-version.sh")
@@ -90,7 +92,7 @@ Description: sandbox image for rehome's local Code Interpreter
  Image tag: $tag.
 EOF
 (cd "$pkg" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$pkg/DEBIAN/md5sums"
-chmod 0644 "$pkg/DEBIAN/control" "$pkg/DEBIAN/md5sums"
+find "$pkg" -type f -exec chmod 0644 {} +
 find "$pkg" -type d -exec chmod 0755 {} +
 mkdir -p "$out"
 rm -f "$out"/rehome-sandbox-image_*.deb

@@ -17,7 +17,12 @@
 # downloaded, at the versions of bookworm, bookworm-updates and
 # bookworm-security of today. Needs the Debian mirror (here, not there) and
 # both .debs in OUTDIR (make package builds them first).
+#
+# Also writes OUTDIR/rehome-offline-<version>-amd64.tar.sha256 and prints the
+# archive's SHA-256: the root of trust the user checks the bundle against
+# (install.sh --sha256 SUM). Publish it apart from the bundle.
 set -euo pipefail
+umask 022 # the bundle's files are 0644/0755 whatever the builder's umask
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${1:-$root/build/dist}
@@ -77,8 +82,10 @@ install -m 0755 "$here/bundle-install.sh" "$stage/install.sh"
 sed "s/@VERSION@/$version/g" "$here/bundle-README.md" > "$stage/README.md"
 (cd "$stage" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum > SHA256SUMS)
 tarball=$out/$name.tar
-rm -f "$out"/rehome-offline-*-amd64.tar
+rm -f "$out"/rehome-offline-*-amd64.tar "$out"/rehome-offline-*-amd64.tar.sha256
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@${SOURCE_DATE_EPOCH:-$(date +%s)}" \
   -C "$work" -cf "$tarball" "$name"
+(cd "$out" && sha256sum "$name.tar" > "$name.tar.sha256")
 echo "offline.sh: $(ls "$stage/debs" | grep -c '\.deb$') packages, $(du -h "$tarball" | cut -f1)" >&2
+echo "offline.sh: SHA-256 $(cut -d' ' -f1 "$tarball.sha256") ($tarball.sha256): publish it apart from the bundle; users install with: sudo ./install.sh --sha256 <that sum>" >&2
 echo "$tarball"
