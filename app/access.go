@@ -15,14 +15,18 @@ import (
 // and the window's page is only as safe as what it renders, so a path
 // from the UI is never trusted as such:
 //
-//   - reads (PreviewFile, RunCode's input, LoadImage, ImportAssistant)
-//     take a file the user gave rehome: uploaded into the data folder's
-//     uploads/ (the browser), a run's output in runs/, or — in the window
-//     — picked in the native dialog, dropped on the window, or opened
-//     with rehome;
+//   - reads (PreviewFile, RunCode's input, LoadImage, StartSession, Ask's
+//     files, ImportAssistant(s)' bundle and knowledge, the knowledge of
+//     CreateAssistant/UpdateAssistant, copied into rehome's knowledge
+//     library) take a file the user gave rehome: uploaded into the data
+//     folder's uploads/ (the browser), a run's output in runs/, or — in
+//     the window — picked in the native dialog, dropped on the window, or
+//     opened with rehome;
 //   - writes (SaveImage) go only to a path the user chose in the native
 //     save dialog (which asks before replacing a file); a browser
 //     downloads instead (ExportImage).
+//
+// TestEveryPathMethodFollowsTheRule holds every bound method to this.
 
 // access remembers the paths the user chose in this session.
 type access struct {
