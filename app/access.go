@@ -81,14 +81,16 @@ func (g *access) granted(path string, wait time.Duration) bool {
 		return false
 	}
 	// The timer wakes the waiters under the lock, so its wake-up cannot
-	// fall between the check below and Wait.
-	t := time.AfterFunc(wait, func() {
+	// fall between the check below and Wait; it fires no earlier than end
+	// (end first: a timer started before end was taken could fire a tick
+	// before it, and the waiter would sleep on with nobody to wake it).
+	end := time.Now().Add(wait)
+	t := time.AfterFunc(time.Until(end), func() {
 		g.mu.Lock()
 		g.cond.Broadcast()
 		g.mu.Unlock()
 	})
 	defer t.Stop()
-	end := time.Now().Add(wait)
 	for !g.read[path] && time.Now().Before(end) {
 		g.cond.Wait()
 	}
