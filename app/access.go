@@ -15,14 +15,18 @@ import (
 // and the window's page is only as safe as what it renders, so a path
 // from the UI is never trusted as such:
 //
-//   - reads (PreviewFile, RunCode's input, LoadImage, ImportAssistant)
-//     take a file the user gave rehome: uploaded into the data folder's
-//     uploads/ (the browser), a run's output in runs/, or — in the window
-//     — picked in the native dialog, dropped on the window, or opened
-//     with rehome;
+//   - reads (PreviewFile, RunCode's input, LoadImage, StartSession, Ask's
+//     files, ImportAssistant(s)' bundle and knowledge, the knowledge of
+//     CreateAssistant/UpdateAssistant, copied into rehome's knowledge
+//     library) take a file the user gave rehome: uploaded into the data
+//     folder's uploads/ (the browser), a run's output in runs/, or — in
+//     the window — picked in the native dialog, dropped on the window, or
+//     opened with rehome;
 //   - writes (SaveImage) go only to a path the user chose in the native
 //     save dialog (which asks before replacing a file); a browser
 //     downloads instead (ExportImage).
+//
+// TestEveryPathMethodFollowsTheRule holds every bound method to this.
 
 // access remembers the paths the user chose in this session.
 type access struct {
@@ -77,14 +81,16 @@ func (g *access) granted(path string, wait time.Duration) bool {
 		return false
 	}
 	// The timer wakes the waiters under the lock, so its wake-up cannot
-	// fall between the check below and Wait.
-	t := time.AfterFunc(wait, func() {
+	// fall between the check below and Wait; it fires no earlier than end
+	// (end first: a timer started before end was taken could fire a tick
+	// before it, and the waiter would sleep on with nobody to wake it).
+	end := time.Now().Add(wait)
+	t := time.AfterFunc(time.Until(end), func() {
 		g.mu.Lock()
 		g.cond.Broadcast()
 		g.mu.Unlock()
 	})
 	defer t.Stop()
-	end := time.Now().Add(wait)
 	for !g.read[path] && time.Now().Before(end) {
 		g.cond.Wait()
 	}

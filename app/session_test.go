@@ -15,8 +15,10 @@ import (
 func TestSessionThroughApp(t *testing.T) {
 	needPodman(t)
 	a := openApp(t)
-	dir := t.TempDir()
-	os.Chmod(dir, 0o755)
+	// As uploaded through the browser: a session opens only a file the
+	// user gave rehome.
+	dir := filepath.Join(a.cfg.DataDir, UploadsDir, "session-test")
+	os.MkdirAll(dir, 0o755)
 	csv := filepath.Join(dir, "d.csv")
 	os.WriteFile(csv, []byte("x\n1\n2\n"), 0o644)
 	info, err := a.StartSession(csv)
