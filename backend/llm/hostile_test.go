@@ -92,3 +92,18 @@ func TestLoopStopsAtQuestionBound(t *testing.T) {
 		t.Fatalf("stopped %s (%s), %d bytes", tr.Stopped, tr.Error, kept)
 	}
 }
+
+// A server's error message is cut to MaxErrorMessage however long it is,
+// in a status and inside the stream.
+func TestServerErrorMessageBounded(t *testing.T) {
+	long := strings.Repeat("e", 1<<20)
+	for _, body := range []string{`{"error":{"message":"` + long + `"}}`, long} {
+		err := statusError(500, []byte(body))
+		if len(err.Error()) > MaxErrorMessage+200 {
+			t.Errorf("status error: %d bytes", len(err.Error()))
+		}
+	}
+	if err := streamError([]byte(`{"error":"` + long + `"}`)); len(err.Error()) > MaxErrorMessage+200 || !strings.Contains(err.Error(), "left out") {
+		t.Errorf("stream error: %d bytes", len(err.Error()))
+	}
+}

@@ -137,7 +137,7 @@ func streamError(payload []byte) error {
 	if msg == "" {
 		msg = strings.TrimSpace(string(payload))
 	}
-	return &ServerError{Message: msg, Body: string(payload)}
+	return &ServerError{Message: shortMessage(msg), Body: string(payload)}
 }
 
 // accumulator builds a Reply from chunks and forwards deltas.
