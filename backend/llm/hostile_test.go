@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -105,5 +106,18 @@ func TestServerErrorMessageBounded(t *testing.T) {
 	}
 	if err := streamError([]byte(`{"error":"` + long + `"}`)); len(err.Error()) > MaxErrorMessage+200 || !strings.Contains(err.Error(), "left out") {
 		t.Errorf("stream error: %d bytes", len(err.Error()))
+	}
+}
+
+// A call's name sent in endless fragments is bounded too.
+func TestToolCallNameBounded(t *testing.T) {
+	acc := newAccumulator(nil)
+	var err error
+	for i := 0; i < 10000 && err == nil; i++ {
+		name := fmt.Sprintf("n%d", i)
+		err = acc.chunk([]byte(`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"` + name + `"}}]}}]}`))
+	}
+	if r := acc.reply(); !errors.Is(err, ErrTooLarge) || len(r.Message.ToolCalls[0].Function.Name) > maxToolName {
+		t.Fatalf("%v, name of %d bytes", err, len(r.Message.ToolCalls[0].Function.Name))
 	}
 }
