@@ -14,6 +14,7 @@ require (
 	github.com/wailsapp/wails/v2 v2.9.2
 	github.com/yuin/goldmark v1.8.7
 	go.etcd.io/bbolt v1.4.3
+	golang.org/x/net v0.31.0
 	golang.org/x/sys v0.29.0
 	golang.org/x/term v0.26.0
 	golang.org/x/text v0.20.0
@@ -150,7 +151,6 @@ require (
 	golang.org/x/crypto v0.29.0 // indirect
 	golang.org/x/exp v0.0.0-20241108190413-2d47ceb2692f // indirect
 	golang.org/x/mod v0.22.0 // indirect
-	golang.org/x/net v0.31.0 // indirect
 	golang.org/x/sync v0.10.0 // indirect
 	gonum.org/v1/gonum v0.15.1 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20230920204549-e6e6cdab5c13 // indirect

@@ -19,7 +19,7 @@ import (
 // the model answers. The answer streams to stdout; plots are saved and
 // named on stderr; the conversation is kept.
 func cmdAsk(env *cliEnv, args []string) int {
-	fs := env.flags("ask", "ask [--file F]... [--assistant ID] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--json] [--verbose] QUESTION")
+	fs := env.flags("ask", "ask [--file F]... [--assistant ID] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--answer-timeout 30m] [--json] [--verbose] QUESTION")
 	var files stringList
 	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable)")
 	assistantID := fs.String("assistant", "", "the assistant `id` whose instructions and knowledge to use")

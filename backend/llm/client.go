@@ -270,7 +270,18 @@ func statusError(status int, body []byte) error {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	return &ServerError{Status: status, Message: msg, Body: string(body)}
+	return &ServerError{Status: status, Message: shortMessage(msg), Body: string(body)}
+}
+
+// MaxErrorMessage bounds a server's message as rehome shows and keeps it.
+const MaxErrorMessage = 2 << 10
+
+// shortMessage cuts a server's message to MaxErrorMessage, saying so.
+func shortMessage(msg string) string {
+	if len(msg) <= MaxErrorMessage {
+		return msg
+	}
+	return cut(msg, MaxErrorMessage)
 }
 
 // errorMessage finds the message in the error shapes servers send:

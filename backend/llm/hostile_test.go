@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -90,5 +91,33 @@ func TestLoopStopsAtQuestionBound(t *testing.T) {
 	t.Logf("stopped %s after %d runs, %d turns, %d bytes: %s", tr.Stopped, runs, len(tr.Turns), kept, tr.Error)
 	if tr.Stopped != StopError || !strings.Contains(tr.Error, "answers to one question") || kept > MaxTranscriptBytes+MaxReplyBytes {
 		t.Fatalf("stopped %s (%s), %d bytes", tr.Stopped, tr.Error, kept)
+	}
+}
+
+// A server's error message is cut to MaxErrorMessage however long it is,
+// in a status and inside the stream.
+func TestServerErrorMessageBounded(t *testing.T) {
+	long := strings.Repeat("e", 1<<20)
+	for _, body := range []string{`{"error":{"message":"` + long + `"}}`, long} {
+		err := statusError(500, []byte(body))
+		if len(err.Error()) > MaxErrorMessage+200 {
+			t.Errorf("status error: %d bytes", len(err.Error()))
+		}
+	}
+	if err := streamError([]byte(`{"error":"` + long + `"}`)); len(err.Error()) > MaxErrorMessage+200 || !strings.Contains(err.Error(), "left out") {
+		t.Errorf("stream error: %d bytes", len(err.Error()))
+	}
+}
+
+// A call's name sent in endless fragments is bounded too.
+func TestToolCallNameBounded(t *testing.T) {
+	acc := newAccumulator(nil)
+	var err error
+	for i := 0; i < 10000 && err == nil; i++ {
+		name := fmt.Sprintf("n%d", i)
+		err = acc.chunk([]byte(`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"` + name + `"}}]}}]}`))
+	}
+	if r := acc.reply(); !errors.Is(err, ErrTooLarge) || len(r.Message.ToolCalls[0].Function.Name) > maxToolName {
+		t.Fatalf("%v, name of %d bytes", err, len(r.Message.ToolCalls[0].Function.Name))
 	}
 }

@@ -122,14 +122,19 @@ func TestListConversationsSummaries(t *testing.T) {
 	if err := SaveConversation(st, c); err != nil {
 		t.Fatal(err)
 	}
+	odd := NewConversation()
+	odd.Title, odd.Model = "odd", strings.Repeat("m", 1<<20) // a server's model name of 1 MiB
+	if err := SaveConversation(st, odd); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	list, err := ListConversations(st, 0)
 	took := time.Since(start)
-	if err != nil || len(list) != 3 {
+	if err != nil || len(list) != 4 {
 		t.Fatalf("%d %v", len(list), err)
 	}
 	data, _ := json.Marshal(list)
-	t.Logf("list of 3 (one of 100 MB): %d bytes in %s", len(data), took)
+	t.Logf("list of 4 (one of 100 MB, one with a 1 MiB model name): %d bytes in %s", len(data), took)
 	if len(data) > 4<<10 {
 		t.Errorf("summaries %d bytes", len(data))
 	}
@@ -142,6 +147,9 @@ func TestListConversationsSummaries(t *testing.T) {
 	}
 	if s := byTitle["small"]; s.Questions != 2 || !s.Updated.Equal(now) {
 		t.Errorf("small old record: %+v", s)
+	}
+	if s := byTitle["odd"]; s.ID != odd.ID || len(s.Model) > 1<<10 {
+		t.Errorf("a record with a huge field: %d bytes of model", len(s.Model))
 	}
 	if s := byTitle["huge"]; s.ID != big.ID || s.Questions != -1 || s.Size < 100<<20 {
 		t.Errorf("huge old record: %+v", s)

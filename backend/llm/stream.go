@@ -137,7 +137,7 @@ func streamError(payload []byte) error {
 	if msg == "" {
 		msg = strings.TrimSpace(string(payload))
 	}
-	return &ServerError{Message: msg, Body: string(payload)}
+	return &ServerError{Message: shortMessage(msg), Body: string(payload)}
 }
 
 // accumulator builds a Reply from chunks and forwards deltas.
@@ -361,8 +361,10 @@ func (a *accumulator) toolCall(tc wireToolCall) {
 		// Names come whole; a server repeating it in each fragment is fine.
 		if c.Function.Name == "" || c.Function.Name == name {
 			c.Function.Name = name
-		} else {
+		} else if len(c.Function.Name)+len(name) <= maxToolName {
 			c.Function.Name += name
+		} else if a.err == nil {
+			a.err = tooLarge("one tool call's name", maxToolName)
 		}
 	}
 	frag := rawArguments(tc.Function.Arguments)
@@ -379,6 +381,9 @@ func (a *accumulator) toolCall(tc wireToolCall) {
 		a.onDelta(Delta{ToolCall: &ToolCallDelta{Index: pos, Name: name, Arguments: frag.text}})
 	}
 }
+
+// maxToolName bounds a tool call's name sent in fragments.
+const maxToolName = 256
 
 // rawID reads an id that may be a string, a number, or absent.
 func rawID(raw json.RawMessage) string {

@@ -33,6 +33,7 @@ type ConversationSummary struct {
 const (
 	summaryHead  = 64 << 10
 	summaryWhole = 1 << 20
+	summaryField = 512 // each of its words
 )
 
 // ListConversations returns the summaries of up to limit conversations
@@ -67,10 +68,12 @@ func summarize(raw []byte) (ConversationSummary, error) {
 	}
 	fields := map[string]any{"id": &s.ID, "title": &s.Title, "assistant_id": &s.AssistantID, "assistant_name": &s.AssistantName,
 		"server": &s.Server, "model": &s.Model, "questions": &s.Questions, "created": &s.Created, "updated": &s.Updated}
+	// A field cut by the head's end (a huge model name) ends the reading:
+	// the summary has what came before it.
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return s, err
+			break
 		}
 		key, _ := tok.(string)
 		if key == "files" || key == "exchanges" {
@@ -81,8 +84,11 @@ func summarize(raw []byte) (ConversationSummary, error) {
 			dst = f
 		}
 		if err := dec.Decode(dst); err != nil {
-			return s, err
+			break
 		}
+	}
+	for _, f := range []*string{&s.ID, &s.Title, &s.AssistantID, &s.AssistantName, &s.Server, &s.Model} {
+		*f = cutKept(*f, summaryField)
 	}
 	if s.Questions < 0 && len(raw) <= summaryWhole {
 		var old struct {
