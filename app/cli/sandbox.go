@@ -279,6 +279,12 @@ func cmdSandboxDoctor(env *cliEnv, args []string) int {
 	} else {
 		printDoctor(env, rep)
 	}
+	if !rep.Interrupted {
+		// The checklist's last item, for the window and `rehome doctor` too.
+		if err := env.sandboxCore().KeepSelfTest(rep.OK, rep.Summary); err != nil {
+			env.log.Warn("keep the self-test's outcome", "err", err)
+		}
+	}
 	switch {
 	case rep.Interrupted:
 		return env.fail(ctx.Err())
