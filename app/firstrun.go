@@ -137,22 +137,10 @@ func (a *App) startImageLoad() bool {
 		archive = filepath.Join(sandbox.CacheDir(), sandbox.ArchiveName())
 	}
 	return a.startJob("image", "loading the sandbox image from "+archive, func() error {
-		e, err := a.engine()
-		if err != nil {
-			return err
-		}
 		t0 := time.Now()
-		ctx := sandbox.WithLoadProgress(a.ctx, func(stage string, done, total int64) {
-			msg := "loading the sandbox image into Podman"
-			switch {
-			case stage == "verify":
-				msg = "checking the image archive's SHA-256"
-			case done >= total:
-				msg = "Podman is unpacking the sandbox image"
-			}
-			a.emit("firstrun:progress", FirstRunProgress{ID: "image", Message: msg, Done: done, Total: total})
-		})
-		if _, err := e.LoadImage(ctx, archive); err != nil {
+		if _, err := a.core.LoadImage(a.ctx, archive, func(p core.ImageLoad) {
+			a.emit("firstrun:progress", FirstRunProgress{ID: "image", Message: p.Message, Done: p.Done, Total: p.Total})
+		}); err != nil {
 			return err
 		}
 		a.log.Info("first run: image loaded", "archive", archive, "seconds", time.Since(t0).Seconds())

@@ -5,36 +5,20 @@ import (
 	"fmt"
 	"time"
 
+	"rehome/backend/core"
 	"rehome/sandbox"
 )
 
 // loadPackagedImage loads the image shipped by the rehome-sandbox-image
 // package on the first run of a command that needs it, checking its
 // SHA-256, with progress on stderr (quiet under --json).
-func loadPackagedImage(ctx context.Context, env *cliEnv, e *sandbox.Engine, quiet bool) error {
-	if sandbox.PackagedImageArchive() == "" {
-		return nil
-	}
+func loadPackagedImage(ctx context.Context, env *cliEnv, c *core.Core, quiet bool) error {
 	t0 := time.Now()
-	last := map[string]int64{}
-	ctx = sandbox.WithLoadProgress(ctx, func(stage string, done, total int64) {
-		if quiet || total <= 0 {
-			return
-		}
-		pct := done * 100 / total
-		if pct/10 == last[stage]/10 && pct != 100 {
-			return
-		}
-		if _, seen := last[stage]; !seen || pct != last[stage] {
-			what := "loading the sandbox image"
-			if stage == "verify" {
-				what = "checking the sandbox image's SHA-256"
-			}
-			fmt.Fprintf(env.stderr, "rehome: %s: %d%% of %.0f MiB\n", what, pct, float64(total)/(1<<20))
-		}
-		last[stage] = pct
-	})
-	loaded, err := e.LoadPackagedImage(ctx)
+	var show func(core.ImageLoad)
+	if !quiet {
+		show = imageProgress(env)
+	}
+	loaded, err := c.LoadShippedImage(ctx, show)
 	if err != nil {
 		return err
 	}
@@ -42,6 +26,24 @@ func loadPackagedImage(ctx context.Context, env *cliEnv, e *sandbox.Engine, quie
 		fmt.Fprintf(env.stderr, "rehome: sandbox image loaded from %s in %.1f s (first run only)\n", sandbox.PackagedImageArchive(), time.Since(t0).Seconds())
 	}
 	return nil
+}
+
+// imageProgress prints an image load's steps on stderr, every ten per cent.
+func imageProgress(env *cliEnv) func(core.ImageLoad) {
+	last := map[string]int64{}
+	return func(p core.ImageLoad) {
+		if p.Total <= 0 {
+			return
+		}
+		pct := p.Done * 100 / p.Total
+		if pct/10 == last[p.Stage]/10 && pct != 100 {
+			return
+		}
+		if _, seen := last[p.Stage]; !seen || pct != last[p.Stage] {
+			fmt.Fprintf(env.stderr, "rehome: %s: %d%% of %.0f MiB\n", p.Message, pct, float64(p.Total)/(1<<20))
+		}
+		last[p.Stage] = pct
+	}
 }
 
 // sandboxFindings are `rehome doctor`'s lines on the Code Interpreter's
