@@ -93,7 +93,7 @@ lint: frontend/dist/index.html $(STATICCHECK)
 	cd frontend && npx svelte-check --tsconfig ./tsconfig.json --fail-on-warnings
 
 # llama.cpp's llama-server, CPU-only, for the tests that run the ask loop
-# against a real model server process (backend/llm/llamatest): built from
+# against a real model server process (internal/testsupport/llamatest): built from
 # the source inside npm's node-llama-cpp once, then kept in the cache
 # (/var/cache/rehome or $$REHOME_CACHE; about 8 minutes on 2 cores).
 llama: deps-test

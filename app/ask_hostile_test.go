@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"rehome/backend/llm"
-	"rehome/backend/llm/llmtest"
+	"rehome/internal/testsupport/llmtest"
 )
 
 // peakRSS is this process's peak resident memory (VmHWM).

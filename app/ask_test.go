@@ -12,8 +12,8 @@ import (
 
 	"rehome/backend/assistant"
 	"rehome/backend/llm"
-	"rehome/backend/llm/llmtest"
 	"rehome/backend/store"
+	"rehome/internal/testsupport/llmtest"
 )
 
 // testdata holds the recorded model-server transcripts.
@@ -199,8 +199,12 @@ func TestAskDeletedWhileAnswering(t *testing.T) {
 		}
 		ev.mu.Unlock()
 	}
-	time.Sleep(time.Second)
-	sid = a.core.Asks().SessionID(id)
+	// The cell's session starts after cell_start (a container: seconds on
+	// a busy machine).
+	for deadline := time.Now().Add(time.Minute); sid == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		sid = a.core.Asks().SessionID(id)
+	}
+	time.Sleep(time.Second) // the cell runs
 	if id == "" || sid == "" {
 		t.Fatalf("the cell did not start (conversation %q, session %q)", id, sid)
 	}

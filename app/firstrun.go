@@ -1,41 +1,24 @@
 package app
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"rehome/backend/atomicfile"
+	"rehome/backend/core"
 	"rehome/sandbox"
 )
 
-// The first-run checklist: what the Code Interpreter needs on this machine
-// — Podman, rootless Podman's ids and socket, a storage driver that does
-// not copy the image for every run, the image, a passed self-test — each
-// with its state, the exact command that fixes it, and a Fix the window
-// can run itself where no root is needed. The window shows it on first
-// start and from Settings. Progress goes out as "firstrun:progress"
+// The first-run checklist (core.Readiness: what the Code Interpreter needs
+// on this machine, each item with its state, the command that fixes it,
+// and a Fix the window can run itself where no root is needed). The
+// window shows it on first start and from Settings. Progress goes out as "firstrun:progress"
 // (FirstRunProgress); "firstrun:changed" says to ask again.
 
-// FirstRunItem is one line of the checklist.
-type FirstRunItem struct {
-	ID    string `json:"id"` // podman, rootless, storage, image, selftest
-	Title string `json:"title"`
-	// State: "ok", "warn" (works, but slower or weaker), "fail", "working"
-	// (a fix or load in progress) or "todo" (not checked yet).
-	State  string `json:"state"`
-	Detail string `json:"detail"`
-	// Command fixes it by hand (may need root); Fix names the button that
-	// fixes it from the window (FirstRunFix(ID)), "" when there is none.
-	Command string `json:"command,omitempty"`
-	Fix     string `json:"fix,omitempty"`
-	// Confirm is said before the Fix runs, when it costs something.
-	Confirm string `json:"confirm,omitempty"`
-}
+// FirstRunItem is one line of the checklist (core.Check); State may also
+// be "working": a fix or load in progress.
+type FirstRunItem core.Check
 
 // FirstRun is the checklist.
 type FirstRun struct {
@@ -54,19 +37,6 @@ type FirstRunProgress struct {
 	Done    int64  `json:"done,omitempty"`
 	Total   int64  `json:"total,omitempty"`
 }
-
-// firstRunState is kept in firstrun.json in the data folder.
-type firstRunState struct {
-	Dismissed bool `json:"dismissed"`
-	SelfTest  *struct {
-		At      time.Time `json:"at"`
-		OK      bool      `json:"ok"`
-		Summary string    `json:"summary"`
-		Image   string    `json:"image"`
-	} `json:"self_test,omitempty"`
-}
-
-const firstRunFile = "firstrun.json"
 
 // firstRunJobs tracks the fixes in progress, one per item.
 var firstRunJobs = struct {
@@ -136,19 +106,6 @@ func (a *App) firstRunError(id string) string {
 	return firstRunErrors.m[a][id]
 }
 
-func (a *App) loadFirstRun() firstRunState {
-	var st firstRunState
-	if data, err := os.ReadFile(filepath.Join(a.cfg.DataDir, firstRunFile)); err == nil {
-		_ = json.Unmarshal(data, &st)
-	}
-	return st
-}
-
-func (a *App) saveFirstRun(st firstRunState) error {
-	data, _ := json.MarshalIndent(st, "", "  ")
-	return atomicfile.WriteFile(filepath.Join(a.cfg.DataDir, firstRunFile), data, 0o600)
-}
-
 // StartFirstRun is called once the window or `rehome serve` is up: when
 // the sandbox image is missing and an archive of it is at hand (shipped
 // by the rehome-sandbox-image package, or cached), it loads it in the
@@ -180,22 +137,10 @@ func (a *App) startImageLoad() bool {
 		archive = filepath.Join(sandbox.CacheDir(), sandbox.ArchiveName())
 	}
 	return a.startJob("image", "loading the sandbox image from "+archive, func() error {
-		e, err := a.engine()
-		if err != nil {
-			return err
-		}
 		t0 := time.Now()
-		ctx := sandbox.WithLoadProgress(a.ctx, func(stage string, done, total int64) {
-			msg := "loading the sandbox image into Podman"
-			switch {
-			case stage == "verify":
-				msg = "checking the image archive's SHA-256"
-			case done >= total:
-				msg = "Podman is unpacking the sandbox image"
-			}
-			a.emit("firstrun:progress", FirstRunProgress{ID: "image", Message: msg, Done: done, Total: total})
-		})
-		if _, err := e.LoadImage(ctx, archive); err != nil {
+		if _, err := a.core.LoadImage(a.ctx, archive, func(p core.ImageLoad) {
+			a.emit("firstrun:progress", FirstRunProgress{ID: "image", Message: p.Message, Done: p.Done, Total: p.Total})
+		}); err != nil {
 			return err
 		}
 		a.log.Info("first run: image loaded", "archive", archive, "seconds", time.Since(t0).Seconds())
@@ -204,10 +149,12 @@ func (a *App) startImageLoad() bool {
 	})
 }
 
-// FirstRunStatus checks each item of the checklist.
+// FirstRunStatus checks each item of the checklist (core.Readiness, the
+// list `rehome doctor` prints), with the fixes in progress.
 func (a *App) FirstRunStatus() (FirstRun, error) {
 	var fr FirstRun
-	add := func(it FirstRunItem) {
+	for _, c := range a.core.Readiness(a.ctx) {
+		it := FirstRunItem(c)
 		if msg, busy := a.firstRunBusy(it.ID); busy {
 			it.State, it.Detail = "working", msg
 		} else if e := a.firstRunError(it.ID); e != "" && it.State != "ok" {
@@ -215,105 +162,7 @@ func (a *App) FirstRunStatus() (FirstRun, error) {
 		}
 		fr.Items = append(fr.Items, it)
 	}
-	ctx := a.ctx
-
-	// 1. Podman.
-	e, err := a.engine()
-	if err != nil {
-		it := FirstRunItem{ID: "podman", Title: "Podman is installed and answers", State: "fail", Detail: err.Error()}
-		if errors.Is(err, sandbox.ErrPodmanMissing) {
-			it.Command = sandbox.InstallHint()
-		}
-		add(it)
-	} else {
-		h := e.Host()
-		add(FirstRunItem{ID: "podman", Title: "Podman is installed and answers", State: "ok",
-			Detail: fmt.Sprintf("Podman %s at %s", h.PodmanVersion, h.ServiceURI)})
-	}
-
-	// 2. Rootless: subordinate ids, the user's socket.
-	rc := sandbox.CheckRootless()
-	switch {
-	case rc.Root:
-		add(FirstRunItem{ID: "rootless", Title: "Rootless Podman is ready", State: "ok", Detail: "rehome runs as root: rootful Podman, with an unprivileged user inside each sandbox"})
-	case !rc.SubUIDs || !rc.SubGIDs || !rc.NewUIDMap:
-		add(FirstRunItem{ID: "rootless", Title: "Rootless Podman is ready", State: "fail",
-			Detail:  fmt.Sprintf("%s has no subordinate user or group ids (/etc/subuid, /etc/subgid) or newuidmap is missing; an administrator adds them once", rc.User),
-			Command: rc.FixIDs})
-	case !rc.Socket:
-		it := FirstRunItem{ID: "rootless", Title: "Rootless Podman is ready", State: "warn",
-			Detail:  "your Podman socket is not enabled, so each rehome session starts a private Podman service (about a second more at start)",
-			Command: rc.FixSocket}
-		if rc.Systemd {
-			it.Fix = "Enable the socket"
-		}
-		add(it)
-	default:
-		add(FirstRunItem{ID: "rootless", Title: "Rootless Podman is ready", State: "ok", Detail: "subordinate ids set; your Podman socket listens at " + rc.SocketPath})
-	}
-
-	if e == nil {
-		for _, id := range []string{"storage", "image", "selftest"} {
-			add(FirstRunItem{ID: id, Title: firstRunTitles[id], State: "todo", Detail: "needs Podman first"})
-		}
-		return finishFirstRun(a, fr), nil
-	}
-
-	// 3. Storage driver.
-	driver, rootless, err := e.StorageDriver(ctx)
-	switch {
-	case err != nil:
-		add(FirstRunItem{ID: "storage", Title: firstRunTitles["storage"], State: "warn", Detail: err.Error()})
-	case sandbox.VFSAdvice(driver, rootless) != "":
-		it := FirstRunItem{ID: "storage", Title: firstRunTitles["storage"], State: "warn", Detail: sandbox.VFSAdvice(driver, rootless)}
-		if sandbox.OverlaySupported() {
-			it.Fix = "Switch to overlay"
-			it.Confirm = "This resets your Podman storage: every container and image of your user is removed (rehome loads its own image again). Continue?"
-			it.Command = fmt.Sprintf("podman system reset --force && mkdir -p %s && printf '[storage]\\ndriver = \"overlay\"\\n' > %s",
-				filepath.Dir(sandbox.StorageConfPath()), sandbox.StorageConfPath())
-		}
-		add(it)
-	default:
-		add(FirstRunItem{ID: "storage", Title: firstRunTitles["storage"], State: "ok", Detail: "Podman stores images with " + driver})
-	}
-
-	// 4. The image.
-	img, err := e.ImageStatus(ctx)
-	switch {
-	case err != nil:
-		add(FirstRunItem{ID: "image", Title: firstRunTitles["image"], State: "fail", Detail: err.Error()})
-	case img.Present:
-		add(FirstRunItem{ID: "image", Title: firstRunTitles["image"], State: "ok", Detail: img.Image + " is in Podman's storage"})
-	default:
-		it := FirstRunItem{ID: "image", Title: firstRunTitles["image"], State: "fail"}
-		if p := sandbox.PackagedImageArchive(); p != "" {
-			it.Detail, it.Fix, it.Command = "the rehome-sandbox-image package is installed: load it ("+p+")", "Load the image", "rehome sandbox image load "+p
-		} else if img.ArchivePresent {
-			it.Detail, it.Fix, it.Command = "a cached archive is at "+img.Archive, "Load the image", "rehome sandbox image load "+img.Archive
-		} else {
-			it.Detail = "install the rehome-sandbox-image package (in the offline bundle), build the image (needs the Debian mirror, a few minutes), or load an archive made elsewhere (Settings → Sandbox → Load from file)"
-			it.Command = "sudo apt-get install ./rehome-sandbox-image_*.deb   # or: rehome sandbox image build"
-		}
-		add(it)
-	}
-
-	// 5. The self-test, for this image.
-	st := a.loadFirstRun()
-	switch {
-	case st.SelfTest == nil || st.SelfTest.Image != sandbox.ImageRef():
-		add(FirstRunItem{ID: "selftest", Title: firstRunTitles["selftest"], State: "todo", Detail: "attacks each guarantee of the sandbox (about 10 s)", Fix: "Run the self-test", Command: "rehome sandbox doctor"})
-	case st.SelfTest.OK:
-		add(FirstRunItem{ID: "selftest", Title: firstRunTitles["selftest"], State: "ok", Detail: st.SelfTest.Summary})
-	default:
-		add(FirstRunItem{ID: "selftest", Title: firstRunTitles["selftest"], State: "fail", Detail: st.SelfTest.Summary, Fix: "Run it again", Command: "rehome sandbox doctor"})
-	}
 	return finishFirstRun(a, fr), nil
-}
-
-var firstRunTitles = map[string]string{
-	"storage":  "Podman's storage shares the image between runs",
-	"image":    "The sandbox image is loaded",
-	"selftest": "The sandbox's self-test passed",
 }
 
 func finishFirstRun(a *App, fr FirstRun) FirstRun {
@@ -325,7 +174,7 @@ func finishFirstRun(a *App, fr FirstRun) FirstRun {
 		}
 		attention = attention || it.State == "fail" || it.State == "working"
 	}
-	fr.Show = attention && !a.loadFirstRun().Dismissed
+	fr.Show = attention && !a.core.ReadinessDismissed()
 	return fr
 }
 
@@ -361,14 +210,7 @@ func (a *App) FirstRunFix(id string) (FirstRun, error) {
 	case "selftest":
 		a.startJob(id, "running the self-test", func() error {
 			rep, _ := a.VerifyIsolation()
-			st := a.loadFirstRun()
-			st.SelfTest = &struct {
-				At      time.Time `json:"at"`
-				OK      bool      `json:"ok"`
-				Summary string    `json:"summary"`
-				Image   string    `json:"image"`
-			}{time.Now().UTC(), rep.OK, rep.Summary, sandbox.ImageRef()}
-			return a.saveFirstRun(st)
+			return a.core.KeepSelfTest(rep.OK, rep.Summary)
 		})
 	default:
 		return FirstRun{}, fmt.Errorf("no fix named %q (podman, rootless, storage, image, selftest)", id)
@@ -378,8 +220,4 @@ func (a *App) FirstRunFix(id string) (FirstRun, error) {
 
 // DismissFirstRun stops the checklist opening at start (Settings still
 // shows it).
-func (a *App) DismissFirstRun() error {
-	st := a.loadFirstRun()
-	st.Dismissed = true
-	return a.saveFirstRun(st)
-}
+func (a *App) DismissFirstRun() error { return a.core.DismissReadiness() }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"rehome/backend/llm/llmtest"
+	"rehome/internal/testsupport/llmtest"
 	"rehome/sandbox"
 )
 

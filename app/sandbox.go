@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 
+	"rehome/backend/core"
 	"rehome/sandbox"
 )
 
@@ -85,12 +86,8 @@ func (a *App) LoadImage(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := a.engine()
-	if err != nil {
-		return nil, err
-	}
 	a.emit("image:progress", "loading "+filepath.Base(path))
-	return e.LoadImage(a.ctx, path)
+	return a.core.LoadImage(a.ctx, path, func(p core.ImageLoad) { a.emit("image:progress", p.Message) })
 }
 
 // BuildImage builds the sandbox image from Debian packages (needs the

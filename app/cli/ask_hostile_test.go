@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"rehome/backend/llm/llmtest"
+	"rehome/internal/testsupport/llmtest"
 )
 
 // What `rehome ask` may use against a hostile model server, whatever it

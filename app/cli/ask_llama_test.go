@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"rehome/backend/llm/llamatest"
-	"rehome/backend/llm/tinymodel"
+	"rehome/internal/testsupport/llamatest"
+	"rehome/internal/testsupport/tinymodel"
 )
 
 // TestAskCLILlamaServer runs `rehome ask` end to end against llama.cpp's

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"rehome/backend/llm/llmtest"
+	"rehome/internal/testsupport/llmtest"
 )
 
 // recordedOllama serves a recorded scenario of backend/llm/testdata as

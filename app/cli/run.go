@@ -77,11 +77,10 @@ func cmdRun(env *cliEnv, args []string) int {
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
-	e, err := c.Engine(ctx)
-	if err != nil {
+	if _, err := c.Engine(ctx); err != nil {
 		return env.fail(err)
 	}
-	if err := loadPackagedImage(ctx, env, e, *asJSON); err != nil {
+	if err := loadPackagedImage(ctx, env, c, *asJSON); err != nil {
 		return env.fail(err)
 	}
 	req := sandbox.RunRequest{Code: code, InputPath: *file, Limits: lim, OutputDir: *outDir}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rehome/backend/bytesize"
+	"rehome/backend/core"
 	"rehome/sandbox"
 )
 
@@ -136,20 +137,26 @@ func cmdImageBuild(env *cliEnv, args []string) int {
 func cmdImageLoad(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image load", "sandbox image load [--json] FILE")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pf := env.addPodmanFlags(fs)
+	env.addPodmanFlags(fs)
 	if code, ok := env.parse(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
 		return env.usage("sandbox image load takes one archive file (see `rehome sandbox image load --help`)")
 	}
-	ctx, e, done, err := pf.connect()
+	ctx, cancel := env.interruptible()
+	defer cancel()
+	c := env.sandboxCore()
+	e, err := c.Engine(ctx)
 	if err != nil {
 		return env.fail(err)
 	}
-	defer done()
+	var show func(core.ImageLoad)
+	if !*asJSON {
+		show = imageProgress(env)
+	}
 	start := time.Now()
-	names, err := e.LoadImage(ctx, fs.Arg(0))
+	names, err := c.LoadImage(ctx, fs.Arg(0), show)
 	if err != nil {
 		return env.fail(err)
 	}
@@ -278,6 +285,12 @@ func cmdSandboxDoctor(env *cliEnv, args []string) int {
 		env.json(rep)
 	} else {
 		printDoctor(env, rep)
+	}
+	if !rep.Interrupted {
+		// The checklist's last item, for the window and `rehome doctor` too.
+		if err := env.sandboxCore().KeepSelfTest(rep.OK, rep.Summary); err != nil {
+			env.log.Warn("keep the self-test's outcome", "err", err)
+		}
 	}
 	switch {
 	case rep.Interrupted:

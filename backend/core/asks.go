@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -14,9 +13,6 @@ import (
 	"rehome/backend/models"
 	"rehome/sandbox"
 )
-
-// ErrNoQuestion is an ask with nothing to ask.
-var ErrNoQuestion = errors.New("type a question first")
 
 // AskRequest is one question, as a face hands it over.
 type AskRequest struct {
@@ -293,11 +289,11 @@ func (s *Asks) Close(ctx context.Context, conversationID string) error {
 }
 
 // SessionID is the id of the session a conversation's cells run in (""
-// when none runs).
+// before its first cell has started one).
 func (s *Asks) SessionID(conversationID string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if x := s.sessions[conversationID]; x != nil && x.x.Started() {
+	if x := s.sessions[conversationID]; x != nil {
 		return x.x.Info().ID
 	}
 	return ""

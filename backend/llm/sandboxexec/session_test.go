@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"rehome/backend/llm"
-	"rehome/backend/llm/llmtest"
+	"rehome/internal/testsupport/llmtest"
 	"rehome/sandbox"
 )
 

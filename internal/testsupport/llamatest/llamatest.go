@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"rehome/backend/llm/tinymodel"
+	"rehome/internal/testsupport/tinymodel"
 )
 
 // Alias is the model's name on the server (/v1/models, "model" of each chunk).

@@ -18,4 +18,7 @@
 // prompt; it writes a ±1 flag into the residual stream that tips the
 // first token. Everything else (the second layer, the feed-forward
 // networks) is zero.
+//
+// Test support only: under internal/testsupport so that a reader sees it
+// is no part of rehome itself and nothing outside the module imports it.
 package tinymodel

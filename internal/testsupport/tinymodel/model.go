@@ -372,7 +372,7 @@ func Build(dir string, s Script) (*Model, error) {
 	m.meta = []kv{
 		{"general.architecture", ggufString, "llama"},
 		{"general.name", ggufString, "rehome tiny tool caller"},
-		{"general.description", ggufString, "weights set by hand by rehome's tests (backend/llm/tinymodel): calls python, then answers"},
+		{"general.description", ggufString, "weights set by hand by rehome's tests (internal/testsupport/tinymodel): calls python, then answers"},
 		{"general.file_type", ggufUint32, uint32(1)},
 		{"llama.context_length", ggufUint32, uint32(nCtx)},
 		{"llama.embedding_length", ggufUint32, uint32(nEmbd)},

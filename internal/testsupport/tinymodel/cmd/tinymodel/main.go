@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"rehome/backend/llm/tinymodel"
+	"rehome/internal/testsupport/tinymodel"
 )
 
 func main() {

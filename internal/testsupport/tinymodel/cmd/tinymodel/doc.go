@@ -2,7 +2,7 @@
 // tinymodel) as a GGUF file, for running llama-server with it by hand or
 // from a test written in another language:
 //
-//	go run ./backend/llm/tinymodel/cmd/tinymodel -o tiny.gguf
+//	go run ./internal/testsupport/tinymodel/cmd/tinymodel -o tiny.gguf
 //	llama-server -m tiny.gguf --jinja
 //
 // -src is the folder with the Qwen2 vocabulary and the Qwen2.5 template:

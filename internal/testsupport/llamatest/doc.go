@@ -6,4 +6,7 @@
 // has built into its cache (`make llama`); a test never builds it (eight
 // minutes). Without it the test is skipped with the reason, or fails when
 // REHOME_REQUIRE_LLAMA is set (as `make test` sets it).
+//
+// Test support only: under internal/testsupport so that a reader sees it
+// is no part of rehome itself and nothing outside the module imports it.
 package llamatest
