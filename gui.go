@@ -50,6 +50,9 @@ func runWindow(env *cliEnv, openFile string) int {
 		fmt.Fprintln(env.stderr, "rehome: no display found (DISPLAY and WAYLAND_DISPLAY are unset): starting `rehome serve` instead; open the URL below in a browser on this machine.")
 		return cmdServe(env, nil)
 	}
+	if !windowHere {
+		return execWindow(env, openFile) // the terminal binary: start rehome-window
+	}
 	dir, err := env.dir()
 	if err != nil {
 		return env.fail(err)
@@ -67,7 +70,7 @@ func runWindow(env *cliEnv, openFile string) int {
 	guard, err := listenSingleInstance(dir)
 	if errors.Is(err, errAlreadyRunning) {
 		if err := handOver(dir, files); err != nil {
-			return env.fail(fmt.Errorf("rehome is already open on %s but does not answer: %w (close it, or end it with `pkill -x rehome`)", dir, err))
+			return env.fail(fmt.Errorf("rehome is already open on %s but does not answer: %w (close it, or end it with `pkill -x rehome-window`)", dir, err))
 		}
 		fmt.Fprintln(env.stdout, "rehome is already open: brought its window forward.")
 		env.log.Info("handed over to the open window", "files", files)
