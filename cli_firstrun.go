@@ -72,25 +72,20 @@ func sandboxFindings(env *cliEnv) []finding {
 	}
 	h := e.Host()
 	add("podman", "ok", "Podman %s at %s", h.PodmanVersion, h.ServiceURI)
-	driver, rootless, err := e.StorageDriver(ctx)
-	switch {
-	case err != nil:
+	if sf, err := e.StorageFinding(ctx); err != nil {
 		add("storage", "warn", "%v", err)
-	case sandbox.VFSAdvice(driver, rootless) != "":
-		add("storage", "warn", "%s", sandbox.VFSAdvice(driver, rootless))
-	default:
-		add("storage", "ok", "Podman stores images with %s", driver)
+	} else {
+		add("storage", sf.State, "%s", sf.Detail)
 	}
+	// The same words as `rehome sandbox image status` (ImageStatus.State).
 	img, err := e.ImageStatus(ctx)
 	switch {
 	case err != nil:
 		add("image", "warn", "%v", err)
-	case img.Present:
-		add("image", "ok", "%s", img.Image)
-	case sandbox.PackagedImageArchive() != "":
-		add("image", "ok", "%s is shipped in %s and loads on first use", img.Image, sandbox.PackagedImageArchive())
+	case img.Ready():
+		add("image", "ok", "%s: %s", img.Image, img.Summary())
 	default:
-		add("image", "warn", "%s is missing: %s", img.Image, img.Fix)
+		add("image", "warn", "%s: %s: %s", img.Image, img.Summary(), img.Fix)
 	}
 	return out
 }

@@ -259,22 +259,12 @@ func (a *App) FirstRunStatus() (FirstRun, error) {
 		return finishFirstRun(a, fr), nil
 	}
 
-	// 3. Storage driver.
-	driver, rootless, err := e.StorageDriver(ctx)
-	switch {
-	case err != nil:
+	// 3. Storage: where the service keeps the image, what a run costs.
+	// Never a reset of the user's own storage (see sandbox/storage.go).
+	if sf, err := e.StorageFinding(ctx); err != nil {
 		add(FirstRunItem{ID: "storage", Title: firstRunTitles["storage"], State: "warn", Detail: err.Error()})
-	case sandbox.VFSAdvice(driver, rootless) != "":
-		it := FirstRunItem{ID: "storage", Title: firstRunTitles["storage"], State: "warn", Detail: sandbox.VFSAdvice(driver, rootless)}
-		if sandbox.OverlaySupported() {
-			it.Fix = "Switch to overlay"
-			it.Confirm = "This resets your Podman storage: every container and image of your user is removed (rehome loads its own image again). Continue?"
-			it.Command = fmt.Sprintf("podman system reset --force && mkdir -p %s && printf '[storage]\\ndriver = \"overlay\"\\n' > %s",
-				filepath.Dir(sandbox.StorageConfPath()), sandbox.StorageConfPath())
-		}
-		add(it)
-	default:
-		add(FirstRunItem{ID: "storage", Title: firstRunTitles["storage"], State: "ok", Detail: "Podman stores images with " + driver})
+	} else {
+		add(FirstRunItem{ID: "storage", Title: firstRunTitles["storage"], State: sf.State, Detail: sf.Detail})
 	}
 
 	// 4. The image.
@@ -339,19 +329,6 @@ func (a *App) FirstRunFix(id string) (FirstRun, error) {
 				return err
 			}
 			a.closeSandbox() // use the socket from now on
-			return nil
-		})
-	case "storage":
-		a.startJob(id, "resetting your Podman storage and switching it to overlay", func() error {
-			a.closeSandbox() // a private service must not hold the old store
-			conf, err := sandbox.SwitchToOverlay(a.ctx)
-			if err != nil {
-				return err
-			}
-			a.log.Info("first run: storage switched to overlay", "conf", conf)
-			if sandbox.PackagedImageArchive() != "" {
-				a.startImageLoad() // the reset removed the image
-			}
 			return nil
 		})
 	case "image":

@@ -40,6 +40,11 @@ type Host struct {
 	ServiceURI     string   `json:"service_uri"`
 	// ServiceStarted is true when rehome started the service itself.
 	ServiceStarted bool `json:"service_started"`
+	// StorageDriver is the storage driver of a service rehome did not
+	// start ("overlay", "vfs"…); see Engine.StorageDriver for any service.
+	StorageDriver string `json:"storage_driver,omitempty"`
+	// Storage is the own storage of a rootless service rehome started.
+	Storage PrivateStorage `json:"storage"`
 }
 
 // Engine runs code in sandboxes through one Podman service. It is safe for
@@ -90,6 +95,23 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err := e.useConn(ctx, conn); err != nil {
 		conn.Close()
 		return nil, err
+	}
+	if h := e.Host(); skipUserStorage(copts, h) {
+		// The user's socket stores images with vfs: every run would copy
+		// the whole image. rehome's own service keeps its own overlay
+		// storage instead (storage.go); the user's is left as it is.
+		copts.ForceStart = true
+		own, err := Open(ctx, copts)
+		if err == nil {
+			err = e.useConn(ctx, own)
+		}
+		if err != nil {
+			conn.Close()
+			if own != nil {
+				own.Close()
+			}
+			return nil, fmt.Errorf("your Podman socket (%s) stores images with vfs, and rehome's own Podman service with overlay storage did not start: %w", h.ServiceURI, err)
+		}
 	}
 	e.trace("service info")
 	if !opts.NoSweep {
@@ -162,10 +184,11 @@ func (e *Engine) describe(ctx context.Context, conn *Connection) (Host, error) {
 			Seccomp:        true,
 			ServiceURI:     conn.URI,
 			ServiceStarted: true,
+			Storage:        conn.Storage,
 		}, nil
 	}
 	st := e.loadState()
-	if h, ok := st.Hosts[conn.URI]; ok && h.APIVersion == version {
+	if h, ok := st.Hosts[conn.URI]; ok && h.APIVersion == version && h.StorageDriver != "" {
 		return h, nil
 	}
 	info, err := system.Info(callCtx{Context: ctx, conn: conn.ctx}, nil)
@@ -182,6 +205,7 @@ func (e *Engine) describe(ctx context.Context, conn *Connection) (Host, error) {
 		Kernel:        info.Host.Kernel,
 		Seccomp:       info.Host.Security.SECCOMPEnabled,
 		ServiceURI:    conn.URI,
+		StorageDriver: info.Store.GraphDriverName,
 	}
 	if info.Host.OCIRuntime != nil {
 		h.DefaultRuntime = info.Host.OCIRuntime.Name
@@ -264,4 +288,14 @@ func (e *Engine) Enforcement() Enforcement {
 		return false
 	}
 	return Enforcement{Memory: has("memory"), Pids: has("pids"), CPU: has("cpu")}
+}
+
+// skipUserStorage reports whether the service found is the user's own
+// rootless one on vfs, where native overlay is available to a service of
+// rehome's own: then rehome starts that one rather than copy the image for
+// every run. A service named with --podman or $CONTAINER_HOST is used as
+// it is.
+func skipUserStorage(opts ConnectOptions, h Host) bool {
+	return opts.URI == "" && os.Getenv("CONTAINER_HOST") == "" && !opts.ForceStart && !opts.SharedStorage && !h.ServiceStarted &&
+		h.Rootless && h.StorageDriver == "vfs" && OverlaySupported()
 }
