@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/containers/podman/v4/pkg/bindings"
 	"github.com/containers/podman/v4/pkg/bindings/system"
@@ -63,6 +64,9 @@ type Engine struct {
 	probed    []RuntimeProbe
 	runs      map[string]context.CancelFunc
 	idsInUse  map[uint32]bool
+	// swept closes when New's background sweep of leftovers has ended
+	// (nil: none).
+	swept chan struct{}
 	// noUserNS leaves rootful runs in the host's user namespace (only the
 	// measurement of what the per-run namespace costs sets it).
 	noUserNS bool
@@ -115,13 +119,25 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e.trace("service info")
 	if !opts.NoSweep {
-		e.Sweep(ctx)
-		sweepStages(stageRoots(e.cacheDir()))
-		sweepOldRunFolders()
-		e.trace("swept")
+		// In the background: listing the service's sandboxes costs a
+		// `runc state` per running container (100 ms and more on a busy
+		// host), and nothing a run does waits on leftovers being gone.
+		// Close waits for it.
+		e.swept = make(chan struct{})
+		sctx := context.WithoutCancel(ctx)
+		go func() {
+			defer close(e.swept)
+			e.Sweep(sctx)
+			sweepStages(stageRoots(e.cacheDir()))
+			sweepOldRunFolders()
+			e.trace("swept")
+		}()
 	}
 	return e, nil
 }
+
+// sweepWait is how long Close waits for New's sweep of leftovers.
+const sweepWait = 10 * time.Second
 
 // seccompProfile makes sure the sandbox's seccomp profile is in the cache
 // folder (checked on every run: the folder may have been cleaned since)
@@ -249,8 +265,15 @@ func (c callCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// Close releases the connection (stopping a service rehome started).
+// Close releases the connection (stopping a service rehome started),
+// once the sweep of leftovers New began has ended.
 func (e *Engine) Close() error {
+	if e.swept != nil {
+		select {
+		case <-e.swept:
+		case <-time.After(sweepWait):
+		}
+	}
 	e.mu.Lock()
 	c := e.conn
 	e.mu.Unlock()
