@@ -862,6 +862,8 @@ export namespace sandbox {
     seccomp: boolean;
     service_uri: string;
     service_started: boolean;
+    storage_driver?: string;
+    storage: sandbox.PrivateStorage;
   }
 
   export interface ImageStatus {
@@ -874,6 +876,7 @@ export namespace sandbox {
     archive_size_bytes?: number;
     stale?: string[];
     fix?: string;
+    state: string;
   }
 
   export interface InputInfo {
@@ -927,6 +930,13 @@ export namespace sandbox {
     status: { [key: string]: string };
     hostname: string;
     net_interfaces: string[];
+  }
+
+  export interface PrivateStorage {
+    graph_root?: string;
+    run_root?: string;
+    tmp_dir?: string;
+    driver?: string;
   }
 
   export interface Progress {
