@@ -158,6 +158,40 @@ func TestOwnStorageFreshUser(t *testing.T) {
 		}
 	}
 
+	// 3. The user's own socket, on the user's vfs storage: rehome leaves
+	// it for its own service; named with $CONTAINER_HOST it is used as it
+	// is, and doctor says what that storage costs.
+	sockDir := filepath.Join(rt, "podman")
+	os.MkdirAll(sockDir, 0o700)
+	os.Chown(sockDir, uid, uid)
+	userSock := "unix://" + filepath.Join(sockDir, "podman.sock")
+	svc := exec.Command("runuser", "-u", u, "--", "env", "-i", "HOME="+home, "USER="+u, "PATH=/usr/bin:/bin:/usr/sbin:/sbin",
+		"XDG_RUNTIME_DIR="+rt, "podman", "--runtime", "runc", "system", "service", "--time=0", userSock)
+	svc.Dir = home
+	if err := svc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { svc.Process.Kill(); svc.Wait() }()
+	for i := 0; i < 200; i++ {
+		if _, err := os.Stat(filepath.Join(sockDir, "podman.sock")); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	out, _, err = asUser(true, userBin, "run", "answer.py")
+	if err != nil || !strings.Contains(out, "answer 42 10001") {
+		t.Fatalf("rehome run with the user's vfs socket listening: %v\n%s", err, out)
+	}
+	out, _, _ = asUser(true, userBin, "doctor")
+	if strings.Contains(out, userSock) || !strings.Contains(out, "rehome's own Podman service keeps its images") {
+		t.Errorf("with the user's vfs socket listening, doctor says rehome used it:\n%s", out)
+	}
+	out, _, _ = asUser(true, "CONTAINER_HOST="+userSock, userBin, "doctor")
+	t.Logf("doctor with CONTAINER_HOST=%s:\n%s", userSock, out)
+	if !strings.Contains(out, "your Podman service at "+userSock+" serves rehome and stores images with vfs") || !strings.Contains(out, "copies the whole image") {
+		t.Errorf("doctor does not say the user's socket's storage and what it costs:\n%s", out)
+	}
+
 	// rehome's storage holds the image, with overlay; the user's holds
 	// nothing and its configuration is as the user wrote it.
 	own := filepath.Join(home, ".local", "share", "rehome", "podman")
