@@ -17,7 +17,12 @@ csv = $(subst $(space),$(comma),$(strip $(1)))
 # go-nvml's headers mark some calls deprecated; that is noise here.
 export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 
-BIN      := build/bin/rehome
+# Two builds of the same main.go: BIN, the command users type (no GTK or
+# WebKitGTK linked: a terminal command does not load the window's 169
+# libraries), and WINDOW_BIN, the window, which BIN starts when it is given
+# no command or a file to open (app/window/exec.go).
+BIN        := build/bin/rehome
+WINDOW_BIN := build/bin/rehome-window
 VERSION  := $(shell build/package/version.sh 2>/dev/null || echo dev)
 # A hardened binary (PIE, RELRO), as Debian asks. Not -z now: go-nvml binds
 # NVML lazily (dlopen at run time), and immediate binding fails to start.
@@ -43,8 +48,10 @@ ui: frontend/dist/index.html
 frontend/dist/index.html: $(UI_SRC)
 	cd frontend && npm run build --silent
 
-build: deps $(BIN)
+build: deps $(BIN) $(WINDOW_BIN)
 $(BIN): frontend/dist/index.html $(GO_SRC)
+	go build -buildmode=pie -tags "$(call csv,$(TAGS))" -ldflags "$(LDFLAGS)" -o $@ .
+$(WINDOW_BIN): frontend/dist/index.html $(GO_SRC)
 	go build -buildmode=pie -tags "$(call csv,$(APP_TAGS))" -ldflags "$(LDFLAGS)" -o $@ .
 
 # Menu entry, icon and "Open with rehome" for data files (per user; run
@@ -125,7 +132,7 @@ window: build sandbox-image llama
 # no network (root; several minutes; not part of `make test`).
 package: deps-package build
 	@# The binary must carry the package's version (it is baked in at link time).
-	@[ "$$($(BIN) version)" = "rehome $(VERSION)" ] || { rm -f $(BIN); $(MAKE) --no-print-directory $(BIN); }
+	@[ "$$($(BIN) version)" = "rehome $(VERSION)" ] && [ "$$($(WINDOW_BIN) version)" = "rehome $(VERSION)" ] || { rm -f $(BIN) $(WINDOW_BIN); $(MAKE) --no-print-directory $(BIN) $(WINDOW_BIN); }
 	REHOME_VERSION=$(VERSION) build/package/deb.sh
 	REHOME_VERSION=$(VERSION) build/package/image-deb.sh
 	REHOME_VERSION=$(VERSION) build/package/offline.sh

@@ -8,10 +8,14 @@ import (
 	"strings"
 
 	"rehome/app/cli"
+	"rehome/app/window"
 )
 
 //go:embed all:frontend/dist
 var embedded embed.FS
+
+//go:embed build/appicon.png
+var icon []byte
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
@@ -38,7 +42,11 @@ func run(args []string) int {
 	if len(rest) > 0 {
 		open = rest[0]
 	}
-	return runWindow(windowConfig{Version: version, Verbose: verbose, Open: open, Assets: assets})
+	if !window.Here {
+		// The terminal binary links no GTK: it starts rehome-window.
+		return window.Exec(open, verbose)
+	}
+	return window.Run(window.Config{Version: version, Verbose: verbose, Open: open, Assets: assets, Icon: icon})
 }
 
 // isFileArg reports whether arg names an existing file rather than a

@@ -190,19 +190,6 @@ func (a *App) FirstRunFix(id string) (FirstRun, error) {
 			a.closeSandbox() // use the socket from now on
 			return nil
 		})
-	case "storage":
-		a.startJob(id, "resetting your Podman storage and switching it to overlay", func() error {
-			a.closeSandbox() // a private service must not hold the old store
-			conf, err := sandbox.SwitchToOverlay(a.ctx)
-			if err != nil {
-				return err
-			}
-			a.log.Info("first run: storage switched to overlay", "conf", conf)
-			if sandbox.PackagedImageArchive() != "" {
-				a.startImageLoad() // the reset removed the image
-			}
-			return nil
-		})
 	case "image":
 		if !a.startImageLoad() {
 			return a.FirstRunStatus()

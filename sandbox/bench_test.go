@@ -34,11 +34,15 @@ print(len(df), 'rows')
 // against a bare `podman run --rm` of the same image with the same script:
 // a plot of a 100 MB CSV, and print(1). Rounds alternate between the
 // contenders so that drift of the machine hits all alike; the table gives
-// medians. Target: rehome ≤ 1.2× bare for the plot.
+// medians. Targets: rehome ≤ 1.2× bare for the plot, and the command
+// `rehome run` ≤ 1.0× bare for print(1) (a terminal command pays no more
+// than `podman run` itself: see docs/bench.md).
 //
 //	go test -tags '…' -run '^$' -bench VersusBarePodman -benchtime 1x ./sandbox/
 //
-// REHOME_BENCH_ROUNDS sets the rounds (default 5).
+// REHOME_BENCH_ROUNDS sets the rounds (default 5); REHOME_BENCH_ONLY=print
+// (or plot) runs one workload; REHOME_BENCH_BEFORE=BIN adds an earlier
+// rehome binary as a contender.
 func BenchmarkVersusBarePodman(b *testing.B) {
 	e := benchEngine(b)
 	rounds := 5
@@ -80,7 +84,11 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 		name string
 		run  func() (string, error)
 	}
+	var cliOf func(bin, scriptPath string, withFile bool) func() (string, error)
 	cli := func(scriptPath string, withFile bool) func() (string, error) {
+		return cliOf(bin, scriptPath, withFile)
+	}
+	cliOf = func(bin, scriptPath string, withFile bool) func() (string, error) {
 		return func() (string, error) {
 			args := []string{"run", "--json", "--memory", "2GiB"}
 			if withFile {
@@ -137,6 +145,27 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 			{"Engine.Run (app)", engineRun("print(1)\n", false)},
 		}},
 	}
+	// REHOME_BENCH_BEFORE names another rehome binary (an earlier build)
+	// to measure beside, in the same rounds: before and after in one table.
+	if before := os.Getenv("REHOME_BENCH_BEFORE"); before != "" {
+		for i := range suites {
+			withFile := strings.HasPrefix(suites[i].name, "plot")
+			sp := print1
+			if withFile {
+				sp = script
+			}
+			suites[i].cs = append(suites[i].cs, contender{"rehome run (before)", cliOf(before, sp, withFile)})
+		}
+	}
+	if only := os.Getenv("REHOME_BENCH_ONLY"); only != "" {
+		suites = slices.DeleteFunc(suites, func(s struct {
+			name  string
+			check string
+			cs    []contender
+		}) bool {
+			return !strings.Contains(s.name, only)
+		})
+	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-26s %-22s %10s %10s %10s %8s\n", "workload", "contender", "median", "min", "max", "× bare")
 	for _, s := range suites {
@@ -167,9 +196,17 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 			if strings.HasPrefix(s.name, "plot") && i > 0 && ratio > 1.2 {
 				b.Errorf("%s with %s took %.2f× bare podman (target ≤ 1.2×)", s.name, c.name, ratio)
 			}
+			if s.name == "print(1)" && c.name == "rehome run (CLI)" && ratio > 1.0 {
+				b.Errorf("%s with %s took %.2f× bare podman (target ≤ 1.0×)", s.name, c.name, ratio)
+			}
 		}
 	}
 	fmt.Fprintf(&table, "(%d rounds each, alternating; podman %s, runtime %s, rootless=%t)\n", rounds, e.Host().PodmanVersion, rt, e.Host().Rootless)
+	for _, b := range []string{bin, os.Getenv("REHOME_BENCH_BEFORE")} {
+		if out, err := exec.Command("ldd", b).Output(); err == nil {
+			fmt.Fprintf(&table, "%s links %d libraries\n", b, strings.Count(strings.TrimSpace(string(out)), "\n")+1)
+		}
+	}
 	fmt.Print(table.String())
 }
 

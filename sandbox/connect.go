@@ -47,6 +47,12 @@ type ConnectOptions struct {
 	// LingerBase is the folder that holds lingering services' folders
 	// (default /run/rehome for root, else $XDG_RUNTIME_DIR/rehome).
 	LingerBase string
+	// StorageRoot is the graph root of a rootless service rehome starts
+	// (default StorageRoot()); see storage.go.
+	StorageRoot string
+	// SharedStorage makes a rootless service rehome starts use the
+	// user's own Podman storage instead of its own.
+	SharedStorage bool
 }
 
 // Connection is an open connection to a Podman service.
@@ -57,6 +63,9 @@ type Connection struct {
 	Started bool
 	// Runtime is the --runtime a started service was given ("" default).
 	Runtime string
+	// Storage is a started service's own storage (zero: the user's or
+	// root's).
+	Storage PrivateStorage
 	ctx     context.Context
 	svc     *exec.Cmd
 	dir     string
@@ -66,20 +75,45 @@ type Connection struct {
 // Context returns the bindings' connection context.
 func (c *Connection) Context() context.Context { return c.ctx }
 
-// Close stops the service when rehome started it.
+// Close stops the service when rehome started it: the whole process
+// group, since a rootless podman runs the service in a child inside the
+// user namespace, which its parent's end does not always take with it
+// (the service that first set up a user's Podman outlived rehome, parent
+// PID 1, with --time=0: for ever).
 func (c *Connection) Close() error {
 	if c == nil || c.svc == nil {
 		return nil
 	}
-	_ = c.svc.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.done:
-	case <-time.After(5 * time.Second):
-		_ = c.svc.Process.Kill()
-		<-c.done
-	}
+	stopGroup(c.svc.Process.Pid, c.done)
 	c.svc = nil
 	return os.RemoveAll(c.dir)
+}
+
+// stopGroup ends process group pgid (a service rehome started, with
+// Setpgid or Setsid, so its leader's pid): SIGTERM, then SIGKILL after 5 s
+// for whatever is left; done closes when the leader has been reaped.
+func stopGroup(pgid int, done <-chan struct{}) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	deadline := time.Now().Add(5 * time.Second)
+	leaderGone := false
+	for {
+		if !leaderGone {
+			select {
+			case <-done:
+				leaderGone = true
+			default:
+			}
+		}
+		if leaderGone && syscall.Kill(-pgid, 0) == syscall.ESRCH {
+			return
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			<-done
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Open finds the user's Podman service or starts a private one, and
@@ -198,7 +232,13 @@ func startService(ctx context.Context, opts ConnectOptions) (*Connection, error)
 		}
 	}
 	if opts.Linger > 0 {
-		if dir, ok := lingerDir(opts.LingerBase, rt); ok {
+		name := rt
+		if os.Geteuid() != 0 && !opts.SharedStorage {
+			// Not the folder of a service on the user's storage (an
+			// older rehome's, still idling).
+			name += "-own"
+		}
+		if dir, ok := lingerDir(opts.LingerBase, name); ok {
 			return lingeringService(ctx, opts, path, rt, dir)
 		}
 	}
@@ -262,7 +302,8 @@ func lingeringService(ctx context.Context, opts ConnectOptions, path, rt, dir st
 	sock := filepath.Join(dir, "podman.sock")
 	if _, err := os.Lstat(sock); err == nil {
 		if cctx, err := dial(ctx, "unix://"+sock); err == nil {
-			return &Connection{URI: "unix://" + sock, Started: true, Runtime: rt, ctx: cctx}, nil
+			storage, _ := privateStorage(opts)
+			return &Connection{URI: "unix://" + sock, Started: true, Runtime: rt, Storage: storage, ctx: cctx}, nil
 		}
 		os.Remove(sock) // a service that idled out or died
 	}
@@ -279,7 +320,14 @@ func runService(ctx context.Context, opts ConnectOptions, path, rt, dir string, 
 	if linger {
 		idle = fmt.Sprintf("--time=%d", max(1, int(opts.Linger.Seconds())))
 	}
-	args := []string{"system", "service", idle, uri}
+	storage, err := privateStorage(opts)
+	if err != nil {
+		if !linger {
+			os.RemoveAll(dir)
+		}
+		return nil, err
+	}
+	args := append(storage.args(), "system", "service", idle, uri)
 	if rt != "" {
 		args = append([]string{"--runtime", rt}, args...)
 	}
@@ -316,13 +364,13 @@ func runService(ctx context.Context, opts ConnectOptions, path, rt, dir string, 
 	logf.Close()
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	c := &Connection{URI: uri, Started: true, Runtime: rt, svc: cmd, dir: dir, done: done}
+	c := &Connection{URI: uri, Started: true, Runtime: rt, Storage: storage, svc: cmd, dir: dir, done: done}
 	stop := c.Close
 	if linger {
 		// Close leaves it running; the next command finds it. Only a start
 		// that fails here stops it.
 		c.svc, c.dir = nil, ""
-		stop = func() error { cmd.Process.Kill(); <-done; os.Remove(sock); return nil }
+		stop = func() error { stopGroup(cmd.Process.Pid, done); os.Remove(sock); return nil }
 	}
 
 	limit := opts.StartTimeout

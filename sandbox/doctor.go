@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/containers/podman/v4/pkg/bindings/containers"
-	"github.com/containers/podman/v4/pkg/bindings/system"
 )
 
 // Check is one probe of the self-test.
@@ -166,10 +165,8 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 
 	// Findings that are not guarantees.
 	step("storage")
-	if info, err := system.Info(e.api(ctx), nil); err == nil && info.Store != nil {
-		if info.Store.GraphDriverName == "vfs" {
-			rep.Notes = append(rep.Notes, "Podman stores images with the vfs driver here, which copies the whole image (about 0.5 GB) for every run: put `[storage]` and `driver = \"overlay\"` in ~/.config/containers/storage.conf (then `podman system reset`) for runs that start in a fraction of a second.")
-		}
+	if sf, err := e.StorageFinding(ctx); err == nil && sf.State != "ok" {
+		rep.Notes = append(rep.Notes, sf.Detail)
 	}
 	for _, p := range rep.RuntimeProbes {
 		if !p.OK {

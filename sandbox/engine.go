@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/containers/podman/v4/pkg/bindings"
 	"github.com/containers/podman/v4/pkg/bindings/system"
@@ -41,6 +42,11 @@ type Host struct {
 	ServiceURI     string   `json:"service_uri"`
 	// ServiceStarted is true when rehome started the service itself.
 	ServiceStarted bool `json:"service_started"`
+	// StorageDriver is the storage driver of a service rehome did not
+	// start ("overlay", "vfs"…); see Engine.StorageDriver for any service.
+	StorageDriver string `json:"storage_driver,omitempty"`
+	// Storage is the own storage of a rootless service rehome started.
+	Storage PrivateStorage `json:"storage"`
 }
 
 // Engine runs code in sandboxes through one Podman service. It is safe for
@@ -59,6 +65,9 @@ type Engine struct {
 	probed    []RuntimeProbe
 	runs      map[string]context.CancelFunc
 	idsInUse  map[uint32]bool
+	// swept closes when New's background sweep of leftovers has ended
+	// (nil: none).
+	swept chan struct{}
 	// noUserNS leaves rootful runs in the host's user namespace (only the
 	// measurement of what the per-run namespace costs sets it).
 	noUserNS bool
@@ -92,15 +101,44 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		conn.Close()
 		return nil, err
 	}
+	if h := e.Host(); skipUserStorage(copts, h) {
+		// The user's socket stores images with vfs: every run would copy
+		// the whole image. rehome's own service keeps its own overlay
+		// storage instead (storage.go); the user's is left as it is.
+		copts.ForceStart = true
+		own, err := Open(ctx, copts)
+		if err == nil {
+			err = e.useConn(ctx, own)
+		}
+		if err != nil {
+			conn.Close()
+			if own != nil {
+				own.Close()
+			}
+			return nil, fmt.Errorf("your Podman socket (%s) stores images with vfs, and rehome's own Podman service with overlay storage did not start: %w", h.ServiceURI, err)
+		}
+	}
 	e.trace("service info")
 	if !opts.NoSweep {
-		e.Sweep(ctx)
-		sweepStages(stageRoots(e.cacheDir()))
-		sweepOldRunFolders()
-		e.trace("swept")
+		// In the background: listing the service's sandboxes costs a
+		// `runc state` per running container (100 ms and more on a busy
+		// host), and nothing a run does waits on leftovers being gone.
+		// Close waits for it.
+		e.swept = make(chan struct{})
+		sctx := context.WithoutCancel(ctx)
+		go func() {
+			defer close(e.swept)
+			e.Sweep(sctx)
+			sweepStages(stageRoots(e.cacheDir()))
+			sweepOldRunFolders()
+			e.trace("swept")
+		}()
 	}
 	return e, nil
 }
+
+// sweepWait is how long Close waits for New's sweep of leftovers.
+const sweepWait = 10 * time.Second
 
 // seccompProfile makes sure the sandbox's seccomp profile is in the cache
 // folder (checked on every run: the folder may have been cleaned since)
@@ -168,10 +206,11 @@ func (e *Engine) describe(ctx context.Context, conn *Connection) (Host, error) {
 			Seccomp:        true,
 			ServiceURI:     conn.URI,
 			ServiceStarted: true,
+			Storage:        conn.Storage,
 		}, nil
 	}
 	st := e.loadState()
-	if h, ok := st.Hosts[conn.URI]; ok && h.APIVersion == version {
+	if h, ok := st.Hosts[conn.URI]; ok && h.APIVersion == version && h.StorageDriver != "" {
 		return h, nil
 	}
 	info, err := system.Info(callCtx{Context: ctx, conn: conn.ctx}, nil)
@@ -188,6 +227,7 @@ func (e *Engine) describe(ctx context.Context, conn *Connection) (Host, error) {
 		Kernel:        info.Host.Kernel,
 		Seccomp:       info.Host.Security.SECCOMPEnabled,
 		ServiceURI:    conn.URI,
+		StorageDriver: info.Store.GraphDriverName,
 	}
 	if info.Host.OCIRuntime != nil {
 		h.DefaultRuntime = info.Host.OCIRuntime.Name
@@ -231,8 +271,15 @@ func (c callCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// Close releases the connection (stopping a service rehome started).
+// Close releases the connection (stopping a service rehome started),
+// once the sweep of leftovers New began has ended.
 func (e *Engine) Close() error {
+	if e.swept != nil {
+		select {
+		case <-e.swept:
+		case <-time.After(sweepWait):
+		}
+	}
 	e.mu.Lock()
 	c := e.conn
 	e.mu.Unlock()
@@ -270,4 +317,14 @@ func (e *Engine) Enforcement() Enforcement {
 		return false
 	}
 	return Enforcement{Memory: has("memory"), Pids: has("pids"), CPU: has("cpu")}
+}
+
+// skipUserStorage reports whether the service found is the user's own
+// rootless one on vfs, where native overlay is available to a service of
+// rehome's own: then rehome starts that one rather than copy the image for
+// every run. A service named with --podman or $CONTAINER_HOST is used as
+// it is.
+func skipUserStorage(opts ConnectOptions, h Host) bool {
+	return opts.URI == "" && os.Getenv("CONTAINER_HOST") == "" && !opts.ForceStart && !opts.SharedStorage && !h.ServiceStarted &&
+		h.Rootless && h.StorageDriver == "vfs" && OverlaySupported()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/containers/podman/v4/pkg/bindings/images"
 
 	"rehome/backend/atomicfile"
+	"rehome/backend/bytesize"
 	recipe "rehome/build/sandbox"
 )
 
@@ -108,6 +109,36 @@ type ImageStatus struct {
 	Stale []string `json:"stale,omitempty"`
 	// Fix is the command that makes the image ready, when it is not.
 	Fix string `json:"fix,omitempty"`
+	// State is the one verdict `rehome sandbox image status`, `rehome
+	// doctor` and the first-run checklist all give: ImageReady,
+	// ImageLoadsOnFirstUse (an archive of this recipe is at hand and the
+	// first run loads it, as EnsureImage does) or ImageMissing.
+	State string `json:"state"`
+}
+
+// The states of ImageStatus.State.
+const (
+	ImageReady           = "ready"
+	ImageLoadsOnFirstUse = "loads on first use"
+	ImageMissing         = "missing"
+)
+
+// Ready reports whether a run can start without a build: the image is in
+// storage or loads by itself on first use.
+func (st ImageStatus) Ready() bool { return st.State == ImageReady || st.State == ImageLoadsOnFirstUse }
+
+// Summary is State in words, with the size or the archive.
+func (st ImageStatus) Summary() string {
+	switch st.State {
+	case ImageReady:
+		if st.Size > 0 {
+			return "ready (" + bytesize.Format(st.Size) + ")"
+		}
+		return "ready"
+	case ImageLoadsOnFirstUse:
+		return "loads on first use from " + st.Archive
+	}
+	return "missing"
 }
 
 // ImageStatus reports on the image and its cached archive.
@@ -130,11 +161,20 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 			}
 		}
 	}
+	if p := PackagedImageArchive(); !st.ArchivePresent && p != "" && e.opts.Image == "" {
+		st.Archive, st.ArchivePresent = p, true
+	}
 	switch {
 	case st.Present:
+		st.State = ImageReady
+	case st.ArchivePresent && e.opts.Image == "":
+		st.State = ImageLoadsOnFirstUse
+		st.Fix = "rehome sandbox image load " + shellQuote(st.Archive)
 	case st.ArchivePresent:
+		st.State = ImageMissing
 		st.Fix = "rehome sandbox image load " + shellQuote(st.Archive)
 	default:
+		st.State = ImageMissing
 		st.Fix = "rehome sandbox image build (or, on an air-gapped machine, rehome sandbox image load FILE with an archive built elsewhere)"
 	}
 	return st, nil

@@ -137,27 +137,54 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// StorageDriver asks the Podman service which storage driver it uses
-// ("overlay", "vfs", …) and whether it runs rootless.
-func (e *Engine) StorageDriver(ctx context.Context) (driver string, rootless bool, err error) {
-	info, err := system.Info(e.api(ctx), nil)
-	if err != nil {
-		return "", false, fmt.Errorf("ask Podman about its storage: %w", explain(err))
-	}
-	return info.Store.GraphDriverName, info.Host.Security.Rootless, nil
+// StorageFinding says where the Podman service rehome uses keeps its
+// images and what that costs a run: State "ok" or "warn", and Detail in
+// the user's words. It never suggests resetting the user's own storage.
+type StorageFinding struct {
+	State  string `json:"state"`
+	Detail string `json:"detail"`
+	// Driver is the service's storage driver; GraphRoot where it keeps
+	// images.
+	Driver    string `json:"driver"`
+	GraphRoot string `json:"graph_root"`
+	// Own: the service is rehome's own, with its own storage.
+	Own bool `json:"own"`
 }
 
-// VFSAdvice explains what the vfs driver costs and how to leave it, or ""
-// when driver is not vfs or the service is rootful (root's storage is the
-// administrator's choice).
-func VFSAdvice(driver string, rootless bool) string {
-	if driver != "vfs" || !rootless {
-		return ""
+// StorageFinding asks the service about its storage (see StorageFinding).
+func (e *Engine) StorageFinding(ctx context.Context) (StorageFinding, error) {
+	info, err := system.Info(e.api(ctx), nil)
+	if err != nil {
+		return StorageFinding{}, fmt.Errorf("ask Podman about its storage: %w", explain(err))
 	}
-	if !OverlaySupported() {
-		return "rootless Podman uses the vfs storage driver, so each sandbox copies the whole image (seconds per run); this kernel (" + kernelRelease() + ") is older than 5.13, so native overlay is not available to rootless Podman: install fuse-overlayfs (`sudo apt-get install fuse-overlayfs`) and reset Podman's storage (`podman system reset`)"
+	h := e.Host()
+	f := StorageFinding{State: "ok"}
+	if info.Store != nil {
+		f.Driver, f.GraphRoot = info.Store.GraphDriverName, info.Store.GraphRoot
 	}
-	return "rootless Podman uses the vfs storage driver, so each sandbox copies the whole image (about 8 s a run instead of 0.4 s); switch to overlay (" + StorageConfPath() + " choosing `overlay`; it resets your Podman storage — your containers and images are removed — and rehome loads its image again)"
+	f.Own = h.ServiceStarted && h.Storage.GraphRoot != ""
+	copies := "each sandbox copies the whole image (about 0.5 GB, seconds to a minute a run)"
+	switch {
+	case !info.Host.Security.Rootless:
+		f.Detail = "Podman (rootful) stores images with " + f.Driver + " in " + f.GraphRoot
+		if f.Driver == "vfs" {
+			f.State = "warn"
+			f.Detail += ": " + copies + "; root's storage is the administrator's choice"
+		}
+	case f.Own && f.Driver != "vfs":
+		f.Detail = "rehome's own Podman service keeps its images in " + f.GraphRoot + " with " + f.Driver + " (a run copies nothing); your own Podman storage is not touched"
+	case f.Own:
+		f.State = "warn"
+		f.Detail = "rehome's own Podman service keeps its images in " + f.GraphRoot + " with vfs, since this kernel (" + kernelRelease() + ") is older than 5.13 and has no native overlay for normal users: " + copies +
+			"; install fuse-overlayfs (`sudo apt-get install fuse-overlayfs`) and remove rehome's storage (`rm -rf " + shellQuote(f.GraphRoot) + "`: only rehome's image is there) so that rehome sets it up again with it; your own Podman storage is not touched"
+	case f.Driver == "vfs":
+		f.State = "warn"
+		f.Detail = "your Podman service at " + h.ServiceURI + " serves rehome and stores images with vfs in " + f.GraphRoot + ": " + copies +
+			"; rehome does not change your storage. Without --podman (or $CONTAINER_HOST) rehome starts its own service with overlay storage where the kernel allows it (5.13+; this one is " + kernelRelease() + ")"
+	default:
+		f.Detail = "your Podman service at " + h.ServiceURI + " serves rehome and stores images with " + f.Driver + " in " + f.GraphRoot + " (a run copies nothing)"
+	}
+	return f, nil
 }
 
 // OverlaySupported reports whether the kernel lets rootless Podman use
@@ -175,55 +202,6 @@ func kernelVersion() (major, minor int) {
 	major, _ = strconv.Atoi(parts[0])
 	minor, _ = strconv.Atoi(strings.TrimFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
 	return major, minor
-}
-
-// StorageConfPath is the user's containers-storage.conf.
-func StorageConfPath() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "containers", "storage.conf")
-}
-
-// OverlayStorageConf is the storage.conf that makes rootless Podman use the
-// kernel's overlay (5.13+).
-const OverlayStorageConf = "# Written by rehome: rootless Podman with the kernel's native overlay\n# (Linux 5.13+) instead of vfs, which copies the whole image for every container.\n[storage]\ndriver = \"overlay\"\n"
-
-// SwitchToOverlay resets the user's rootless Podman storage (`podman system
-// reset --force`: every container and image of this user is removed) and
-// writes a storage.conf choosing overlay. An existing storage.conf is kept
-// as storage.conf.rehome-old. The caller closes its engine first and loads
-// the image again after. It refuses as root and on kernels before 5.13.
-func SwitchToOverlay(ctx context.Context) (string, error) {
-	if os.Geteuid() == 0 {
-		return "", errors.New("the storage switch is for rootless Podman; root's storage is left to the administrator")
-	}
-	if !OverlaySupported() {
-		return "", fmt.Errorf("kernel %s is older than 5.13: rootless native overlay needs 5.13; install fuse-overlayfs instead", kernelRelease())
-	}
-	conf := StorageConfPath()
-	if err := os.MkdirAll(filepath.Dir(conf), 0o755); err != nil {
-		return "", err
-	}
-	if _, err := os.Stat(conf); err == nil {
-		if err := os.Rename(conf, conf+".rehome-old"); err != nil {
-			return "", err
-		}
-	}
-	// Reset with the new driver configured: podman removes the old vfs
-	// store whatever the configured driver is.
-	if err := os.WriteFile(conf, []byte(OverlayStorageConf), 0o644); err != nil {
-		return "", err
-	}
-	out, err := exec.CommandContext(ctx, "podman", "system", "reset", "--force").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("podman system reset: %v: %s", err, strings.TrimSpace(string(out)))
-	}
-	// The user's socket-activated service, if any, must start over.
-	_ = exec.CommandContext(ctx, "systemctl", "--user", "stop", "podman.service").Run()
-	return conf, nil
 }
 
 // RootlessCheck is what rootless Podman needs from the system for the

@@ -115,30 +115,73 @@ func TestHasSubID(t *testing.T) {
 	}
 }
 
-func TestVFSAdvice(t *testing.T) {
-	if VFSAdvice("overlay", true) != "" || VFSAdvice("vfs", false) != "" {
-		t.Error("advice given for overlay, or for rootful vfs")
+// The flags that give a service rehome starts its own storage: graph
+// root, run root and libpod's temporary folder all its own, and the
+// driver only when one is asked for.
+func TestPrivateStorageArgs(t *testing.T) {
+	s := PrivateStorage{GraphRoot: "/h/.local/share/rehome/podman", RunRoot: "/run/user/7/rehome/storage-run", TmpDir: "/run/user/7/rehome/storage-tmp", Driver: "overlay"}
+	want := "--root /h/.local/share/rehome/podman --runroot /run/user/7/rehome/storage-run --tmpdir /run/user/7/rehome/storage-tmp --storage-driver overlay"
+	if got := strings.Join(s.args(), " "); got != want {
+		t.Errorf("args = %q, want %q", got, want)
 	}
-	a := VFSAdvice("vfs", true)
-	if OverlaySupported() {
-		if !strings.Contains(a, "switch to overlay") || !strings.Contains(a, "resets your Podman storage") {
-			t.Errorf("advice on a 5.13+ kernel: %q", a)
+	s.Driver = ""
+	if got := strings.Join(s.args(), " "); strings.Contains(got, "--storage-driver") {
+		t.Errorf("no driver asked for, but %q", got)
+	}
+	if (PrivateStorage{}).args() != nil {
+		t.Error("root's storage got flags")
+	}
+	if os.Geteuid() == 0 {
+		if ps, err := privateStorage(ConnectOptions{}); err != nil || ps.GraphRoot != "" {
+			t.Errorf("root's service got a storage of its own: %+v %v", ps, err)
 		}
-	} else if !strings.Contains(a, "fuse-overlayfs") {
-		t.Errorf("advice on an old kernel: %q", a)
 	}
-	if !strings.Contains(OverlayStorageConf, `driver = "overlay"`) {
-		t.Error("storage.conf does not choose overlay")
+	t.Setenv("REHOME_PODMAN_STORAGE", "/x/y")
+	if StorageRoot() != "/x/y" {
+		t.Error("REHOME_PODMAN_STORAGE ignored")
 	}
 }
 
-// On a rootless user with a storage.conf in place, the switch keeps the
-// old one aside; here (root) it refuses, as root's storage is not ours.
-func TestSwitchToOverlayRefusesRoot(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("skipped: runs as root only (as a user it would reset that user's Podman storage)")
+// Which service rehome leaves for its own: only the user's own rootless
+// one on vfs, found by itself, where native overlay is available.
+func TestSkipUserStorage(t *testing.T) {
+	t.Setenv("CONTAINER_HOST", "")
+	vfs := Host{Rootless: true, StorageDriver: "vfs", ServiceURI: "unix:///run/user/7/podman/podman.sock"}
+	if skipUserStorage(ConnectOptions{}, vfs) != OverlaySupported() {
+		t.Errorf("the user's vfs socket: skip = %v on kernel %s", !OverlaySupported(), kernelRelease())
 	}
-	if _, err := SwitchToOverlay(context.Background()); err == nil || !strings.Contains(err.Error(), "rootless") {
-		t.Fatalf("as root: %v", err)
+	for name, c := range map[string]struct {
+		o ConnectOptions
+		h Host
+	}{
+		"--podman":       {ConnectOptions{URI: vfs.ServiceURI}, vfs},
+		"shared storage": {ConnectOptions{SharedStorage: true}, vfs},
+		"overlay":        {ConnectOptions{}, Host{Rootless: true, StorageDriver: "overlay"}},
+		"rootful":        {ConnectOptions{}, Host{StorageDriver: "vfs"}},
+		"rehome's own":   {ConnectOptions{}, Host{Rootless: true, StorageDriver: "vfs", ServiceStarted: true}},
+	} {
+		if skipUserStorage(c.o, c.h) {
+			t.Errorf("%s: skipped", name)
+		}
+	}
+	t.Setenv("CONTAINER_HOST", vfs.ServiceURI)
+	if skipUserStorage(ConnectOptions{}, vfs) {
+		t.Error("$CONTAINER_HOST: skipped")
+	}
+}
+
+// The storage finding of the test service never asks for a reset.
+func TestStorageFindingNoReset(t *testing.T) {
+	e := testEngine(t)
+	f, err := e.StorageFinding(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", f)
+	if f.Driver == "" || f.GraphRoot == "" || !strings.Contains(f.Detail, f.Driver) || !strings.Contains(f.Detail, f.GraphRoot) {
+		t.Errorf("the finding does not say which storage: %+v", f)
+	}
+	if strings.Contains(f.Detail, "reset") {
+		t.Errorf("the finding suggests a reset: %q", f.Detail)
 	}
 }

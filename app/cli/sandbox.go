@@ -60,6 +60,19 @@ func (p *podmanFlags) options() sandbox.Options {
 		// otherwise pay a start), and ends itself when idle.
 		Connect: sandbox.ConnectOptions{URI: *p.uri, Linger: cliServiceLinger},
 		Runtime: *p.runtime,
+		Trace:   p.env.traceStep,
+	}
+}
+
+// processStart is when this command started, for traceStep's times.
+var processStart = time.Now()
+
+// traceStep logs each step of the sandbox (connect, image check, create,
+// start, wait…) with the milliseconds since the command started: `rehome
+// -v run` shows where a run's time goes.
+func (e *cliEnv) traceStep(step string) {
+	if e.log != nil {
+		e.log.Debug("sandbox step", "step", step, "ms", float64(time.Since(processStart).Microseconds())/1000)
 	}
 }
 
@@ -210,11 +223,8 @@ func cmdImageStatus(env *cliEnv, args []string) int {
 	if *asJSON {
 		env.json(st)
 	} else {
-		state := "missing"
-		if st.Present {
-			state = "ready (" + bytesize.Format(st.Size) + ")"
-		}
-		fmt.Fprintf(env.stdout, "image    %s: %s\n", st.Image, state)
+		// The same verdict as `rehome doctor` (ImageStatus.State).
+		fmt.Fprintf(env.stdout, "image    %s: %s\n", st.Image, st.Summary())
 		arch := "none"
 		if st.ArchivePresent {
 			arch = bytesize.Format(st.ArchiveSize)
@@ -223,11 +233,13 @@ func cmdImageStatus(env *cliEnv, args []string) int {
 		if len(st.Stale) > 0 {
 			fmt.Fprintf(env.stdout, "stale    %s (remove with `rehome sandbox clean`)\n", strings.Join(st.Stale, ", "))
 		}
-		if st.Fix != "" {
+		if st.Fix != "" && !st.Ready() {
 			fmt.Fprintf(env.stdout, "fix      %s\n", st.Fix)
 		}
 	}
-	if !st.Present {
+	// Exit 1 only when a run could not start: an image that loads on
+	// first use is ready, as doctor says.
+	if !st.Ready() {
 		return exitFail
 	}
 	return exitOK

@@ -91,21 +91,12 @@ func (c *Core) Readiness(ctx context.Context) []Check {
 		return out
 	}
 
-	// 3. Storage driver.
-	driver, rootless, err := e.StorageDriver(ctx)
-	switch {
-	case err != nil:
+	// 3. Storage: where the service keeps the image, what a run costs.
+	// Never a reset of the user's own storage (see sandbox/storage.go).
+	if sf, err := e.StorageFinding(ctx); err != nil {
 		add("storage", "warn", err.Error())
-	case sandbox.VFSAdvice(driver, rootless) != "":
-		it := add("storage", "warn", sandbox.VFSAdvice(driver, rootless))
-		if sandbox.OverlaySupported() {
-			it.Fix = "Switch to overlay"
-			it.Confirm = "This resets your Podman storage: every container and image of your user is removed (rehome loads its own image again). Continue?"
-			it.Command = fmt.Sprintf("podman system reset --force && mkdir -p %s && printf '[storage]\\ndriver = \"overlay\"\\n' > %s",
-				filepath.Dir(sandbox.StorageConfPath()), sandbox.StorageConfPath())
-		}
-	default:
-		add("storage", "ok", "Podman stores images with "+driver)
+	} else {
+		add("storage", sf.State, sf.Detail)
 	}
 
 	// 4. The image.
@@ -113,8 +104,8 @@ func (c *Core) Readiness(ctx context.Context) []Check {
 	switch {
 	case err != nil:
 		add("image", "fail", err.Error())
-	case img.Present:
-		add("image", "ok", img.Image+" is in Podman's storage")
+	case img.Ready(): // the words of `rehome sandbox image status` (ImageStatus.State)
+		add("image", "ok", img.Image+": "+img.Summary())
 	default:
 		it := add("image", "fail", "")
 		if p := sandbox.PackagedImageArchive(); p != "" {

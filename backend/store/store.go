@@ -171,7 +171,22 @@ func readVersion(tx *bolt.Tx) int {
 	return int(binary.BigEndian.Uint64(raw))
 }
 
+// migrate brings the file to SchemaVersion. A file already there is only
+// read: a write transaction costs two fdatasyncs, and every command that
+// opens the database (a `rehome run` opens it three or four times, briefly)
+// would pay them.
 func (s *Store) migrate() error {
+	current := false
+	if err := s.view(func(tx *bolt.Tx) error {
+		v := readVersion(tx)
+		if v > SchemaVersion {
+			return fmt.Errorf("database %s was written by a newer rehome (schema %d, this build knows %d): upgrade rehome", s.path, v, SchemaVersion)
+		}
+		current = v == SchemaVersion
+		return nil
+	}); err != nil || current {
+		return err
+	}
 	return s.update(func(tx *bolt.Tx) error {
 		mb, err := tx.CreateBucketIfNotExists([]byte(meta))
 		if err != nil {

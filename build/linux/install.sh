@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs rehome for the desktop: the binary, its icon, the menu entry, and
+# Installs rehome for the desktop: the binaries (rehome and the window it
+# starts, rehome-window, side by side), its icon, the menu entry, and
 # "Open with rehome" for CSV, TSV, Excel, JSON and Parquet files.
 #
 #   build/linux/install.sh            # for this user, under ~/.local
@@ -62,7 +63,7 @@ refresh() {
 }
 
 if [ $uninstall = 1 ]; then
-  rm -f "$bindir/rehome" "$apps/rehome.desktop" "$mime/packages/rehome-mime.xml"
+  rm -f "$bindir/rehome" "$bindir/rehome-window" "$apps/rehome.desktop" "$mime/packages/rehome-mime.xml"
   for s in 512 256 128 64 48; do rm -f "$icons/${s}x${s}/apps/rehome.png"; done
   refresh
   echo "rehome removed (its data in ~/.local/share/rehome or \$REHOME_HOME is kept)."
@@ -70,8 +71,11 @@ if [ $uninstall = 1 ]; then
 fi
 
 bin="$root/build/bin/rehome"
-[ -x "$bin" ] || { echo "install.sh: $bin is missing: run \`make build\` first" >&2; exit 1; }
+for b in "$bin" "$bin-window"; do
+  [ -x "$b" ] || { echo "install.sh: $b is missing: run \`make build\` first" >&2; exit 1; }
+done
 install -D -m 0755 "$bin" "$bindir/rehome"
+install -D -m 0755 "$bin-window" "$bindir/rehome-window"
 install -D -m 0644 "$here/rehome.desktop" "$apps/rehome.desktop"
 install -D -m 0644 "$here/rehome-mime.xml" "$mime/packages/rehome-mime.xml"
 install -D -m 0644 "$root/build/appicon.png" "$icons/512x512/apps/rehome.png"

@@ -100,6 +100,13 @@ cat "$dist/package-check-doctor.txt" | tee -a "$report"
 grep -q '^fail' "$dist/package-check-doctor.txt" && fail "rehome doctor reports a failure"
 offline "$r1" rehome hw > /dev/null || fail "rehome hw"
 log "rehome hw: ok"
+# The command links no GTK; the window binary it starts finds every library
+# it links (the offline bundle carries GTK and WebKitGTK for it).
+offline "$r1" ldd /usr/bin/rehome | grep -q 'libgtk\|libwebkit' && fail "/usr/bin/rehome links GTK or WebKitGTK"
+offline "$r1" ldd /usr/lib/rehome/rehome-window > "$dist/package-check-ldd.txt" 2>&1 || fail "ldd /usr/lib/rehome/rehome-window"
+grep -q 'not found' "$dist/package-check-ldd.txt" && fail "the window binary lacks libraries: $(grep 'not found' "$dist/package-check-ldd.txt" | tr '\n' ' ')"
+offline "$r1" /usr/lib/rehome/rehome-window version | grep -q "$version" || fail "rehome-window version"
+log "libraries: /usr/bin/rehome $(offline "$r1" ldd /usr/bin/rehome | wc -l), /usr/lib/rehome/rehome-window $(wc -l < "$dist/package-check-ldd.txt"), none missing"
 offline "$r1" rehome sandbox image status | tee -a "$report" || true
 printf 'region,sales\nnorth,3\nsouth,4\n' > "$r1/root/sales.csv"
 printf 'import pandas as pd\ndf = pd.read_csv("/mnt/data/sales.csv")\nprint("total", df.sales.sum())\n' > "$r1/root/sum.py"
@@ -130,7 +137,7 @@ offline "$r1" dpkg-query -W -f='${Version}\n' rehome | grep -qx "$version" || fa
 offline "$r1" rehome assistants list | grep -q "Kept across upgrades" || fail "the data written before the upgrade is gone"
 offline "$r1" rehome doctor | grep '^ok *database' | tee -a "$report"
 offline "$r1" apt-get -q -y remove rehome > /dev/null 2>&1 || fail "apt-get remove rehome"
-[ ! -e "$r1/usr/bin/rehome" ] || fail "rehome still installed after removal"
+[ ! -e "$r1/usr/bin/rehome" ] && [ ! -e "$r1/usr/lib/rehome/rehome-window" ] || fail "rehome still installed after removal"
 [ -s "$r1/root/.local/share/rehome/rehome.db" ] || fail "removing rehome removed the user's database"
 offline "$r1" apt-get -q -y purge rehome > /dev/null 2>&1 || fail "apt-get purge rehome"
 [ -s "$r1/root/.local/share/rehome/rehome.db" ] || fail "purging rehome removed the user's database"
@@ -147,7 +154,7 @@ if [ -z "${REHOME_CHECK_OFFLINE_ONLY:-}" ]; then
     sh -c "apt-get -q update && apt-get -q -y install /root/$(basename "$deb")" > "$dist/package-check-apt.log" 2>&1 ||
     { tail -n 20 "$dist/package-check-apt.log"; fail "apt-get install ./$(basename "$deb") in a fresh root"; }
   log "the .deb alone with apt (deps from the mirror): $(secs "$t") s, $(grep -c '^Setting up' "$dist/package-check-apt.log") packages set up"
-  for f in usr/bin/rehome usr/share/applications/rehome.desktop usr/share/mime/packages/rehome.xml \
+  for f in usr/bin/rehome usr/lib/rehome/rehome-window usr/share/applications/rehome.desktop usr/share/mime/packages/rehome.xml \
     usr/share/icons/hicolor/48x48/apps/rehome.png usr/share/icons/hicolor/512x512/apps/rehome.png \
     usr/share/man/man1/rehome.1.gz usr/share/doc/rehome/copyright; do
     [ -e "$r2/$f" ] || fail "/$f is missing after apt installed the .deb"

@@ -879,6 +879,8 @@ export namespace sandbox {
     seccomp: boolean;
     service_uri: string;
     service_started: boolean;
+    storage_driver?: string;
+    storage: sandbox.PrivateStorage;
   }
 
   export interface ImageStatus {
@@ -891,6 +893,7 @@ export namespace sandbox {
     archive_size_bytes?: number;
     stale?: string[];
     fix?: string;
+    state: string;
   }
 
   export interface InputInfo {
@@ -944,6 +947,13 @@ export namespace sandbox {
     status: { [key: string]: string };
     hostname: string;
     net_interfaces: string[];
+  }
+
+  export interface PrivateStorage {
+    graph_root?: string;
+    run_root?: string;
+    tmp_dir?: string;
+    driver?: string;
   }
 
   export interface Progress {

@@ -1,26 +1,17 @@
-package main
+package window
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha256"
-	_ "embed"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -30,13 +21,9 @@ import (
 
 	"rehome/app"
 	"rehome/app/bridge"
-	"rehome/backend/atomicfile"
 	"rehome/backend/logs"
 	"rehome/backend/store"
 )
-
-//go:embed build/appicon.png
-var appIcon []byte
 
 // Window size limits; a remembered geometry outside them is ignored.
 const (
@@ -46,18 +33,19 @@ const (
 	geometryFile                = "window.json"
 )
 
-// windowConfig is what the entry hands the window.
-type windowConfig struct {
+// Config is what the entry hands the window.
+type Config struct {
 	Version string                // rehome's version, shown in the header
 	Verbose bool                  // -v: debug lines in the log, and on stderr
 	Open    string                // a file to open ("Open with rehome"), or ""
 	Assets  func() (fs.FS, error) // the built UI
+	Icon    []byte                // the window's icon (PNG)
 }
 
-// runWindow opens the desktop window and returns the exit code. A second
+// Run opens the desktop window and returns the exit code. A second
 // launch on the same data folder hands its file to the open window,
 // brings it forward and exits. The entry checks for a display first.
-func runWindow(cfg windowConfig) int {
+func Run(cfg Config) int {
 	app.Version = cfg.Version
 	dir, err := store.DataDir()
 	if err != nil {
@@ -79,7 +67,7 @@ func runWindow(cfg windowConfig) int {
 	guard, err := listenSingleInstance(dir)
 	if errors.Is(err, errAlreadyRunning) {
 		if err := handOver(dir, files); err != nil {
-			return windowFail(fmt.Errorf("rehome is already open on %s but does not answer: %w (close it, or end it with `pkill -x rehome`)", dir, err))
+			return windowFail(fmt.Errorf("rehome is already open on %s but does not answer: %w (close it, or end it with `pkill -x rehome-window`)", dir, err))
 		}
 		fmt.Fprintln(os.Stdout, "rehome is already open: brought its window forward.")
 		log.Info("handed over to the open window", "files", files)
@@ -178,7 +166,7 @@ func runWindow(cfg windowConfig) int {
 		SingleInstanceLock: lock,
 		Linux: &linux.Options{
 			ProgramName:         "rehome",
-			Icon:                appIcon,
+			Icon:                cfg.Icon,
 			WindowIsTranslucent: false,
 			WebviewGpuPolicy:    linux.WebviewGpuPolicyOnDemand,
 		},
@@ -309,77 +297,6 @@ func (w *window) receive(files []string) {
 
 var errAlreadyRunning = errors.New("rehome is already running on this data folder")
 
-func instanceAddr(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		abs = dir
-	}
-	sum := sha256.Sum256([]byte(abs))
-	return "@rehome-window-" + hex.EncodeToString(sum[:12])
-}
-
-func listenSingleInstance(dir string) (net.Listener, error) {
-	if goruntime.GOOS != "linux" {
-		return nil, nil
-	}
-	ln, err := net.Listen("unix", instanceAddr(dir))
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, errAlreadyRunning
-		}
-		return nil, err
-	}
-	return ln, nil
-}
-
-type handOverMsg struct {
-	Files []string `json:"files"`
-}
-
-// handOver passes files to the window already open on dir.
-func handOver(dir string, files []string) error {
-	c, err := net.DialTimeout("unix", instanceAddr(dir), 2*time.Second)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	if files == nil {
-		files = []string{}
-	}
-	if err := json.NewEncoder(c).Encode(handOverMsg{Files: files}); err != nil {
-		return err
-	}
-	reply, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(reply) != "ok" {
-		return fmt.Errorf("unexpected answer %q", reply)
-	}
-	return nil
-}
-
-func (w *window) serveSecondLaunches(ln net.Listener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return // closed at shutdown
-		}
-		go func() {
-			defer c.Close()
-			c.SetDeadline(time.Now().Add(5 * time.Second))
-			var m handOverMsg
-			if err := json.NewDecoder(io.LimitReader(c, 64<<10)).Decode(&m); err != nil {
-				w.log.Warn("second launch: bad message", "err", err)
-				return
-			}
-			fmt.Fprintln(c, "ok")
-			w.receive(m.Files)
-		}()
-	}
-}
-
 // resolveArgs turns a second launch's file arguments into absolute paths.
 func resolveArgs(args []string, cwd string) []string {
 	var out []string
@@ -393,53 +310,6 @@ func resolveArgs(args []string, cwd string) []string {
 		out = append(out, a)
 	}
 	return out
-}
-
-// geometry is the window's remembered place on screen.
-type geometry struct {
-	Width     int  `json:"width"`
-	Height    int  `json:"height"`
-	X         int  `json:"x"`
-	Y         int  `json:"y"`
-	Maximised bool `json:"maximised"`
-}
-
-func (g geometry) valid() bool {
-	return g.Width >= minWidth && g.Height >= minHeight && g.Width <= maxRemembered && g.Height <= maxRemembered &&
-		g.X > -g.Width/2 && g.Y >= 0 && g.X < maxRemembered && g.Y < maxRemembered
-}
-
-func loadGeometry(dir string) geometry {
-	var g geometry
-	b, err := os.ReadFile(filepath.Join(dir, geometryFile))
-	if err != nil || json.Unmarshal(b, &g) != nil {
-		return geometry{}
-	}
-	return g
-}
-
-// geometryOf reads the window's size and place now.
-func geometryOf(ctx context.Context) geometry {
-	var g geometry
-	g.Maximised = runtime.WindowIsMaximised(ctx)
-	g.Width, g.Height = runtime.WindowGetSize(ctx)
-	g.X, g.Y = runtime.WindowGetPosition(ctx)
-	return g
-}
-
-func (g geometry) save(dir string, log *slog.Logger) {
-	if g.Maximised {
-		// Keep the size to return to; remember only that it was maximised.
-		old := loadGeometry(dir)
-		old.Maximised = true
-		g = old
-	} else if !g.valid() {
-		return
-	}
-	b, _ := json.Marshal(g)
-	if err := atomicfile.WriteFile(filepath.Join(dir, geometryFile), b, 0o600); err != nil {
-		log.Warn("remember the window's place", "err", err)
-	}
 }
 
 func isDir(p string) bool {
