@@ -56,6 +56,7 @@ type Core struct {
 
 	engMu  sync.Mutex
 	engine *sandbox.Engine
+	know   *Knowledge
 	// runs counts the runs in progress: the engine is stopped only once
 	// they have removed their sandboxes (their context ended first).
 	runs sync.WaitGroup
@@ -95,6 +96,11 @@ func (c *Core) Open() error {
 // Close stops the sandbox's engine (and a Podman service rehome started
 // that does not linger) and releases the database.
 func (c *Core) Close() error {
+	if k := c.knowledgeIfOpen(); k != nil {
+		if err := k.Close(); err != nil {
+			c.log.Warn("close knowledge indexes", "err", err)
+		}
+	}
 	c.CloseEngine()
 	if c.st == nil {
 		return nil
@@ -210,4 +216,10 @@ func (c *Core) db(fn func(*store.Store) error) error {
 		return err
 	}
 	return st.Close()
+}
+
+func (c *Core) knowledgeIfOpen() *Knowledge {
+	c.engMu.Lock()
+	defer c.engMu.Unlock()
+	return c.know
 }
