@@ -168,7 +168,14 @@ func cmdAsk(env *cliEnv, args []string) int {
 
 	cell := 0
 	lastWasText := false
-	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: mdl, Instructions: instructions,
+	client := &llm.Client{BaseURL: srv.BaseURL}
+	// The assistant's knowledge is its file_search tool; the context
+	// length bounds what the model is given (and says what was cut).
+	var tools []llm.LoopTool
+	if t, ok := env.c.Knowledge().Tool(conv.AssistantID); ok {
+		tools = append(tools, t)
+	}
+	loop := &llm.Loop{Client: client, Model: mdl, Instructions: instructions, Tools: tools, Context: client.ContextLength(ctx, mdl),
 		Files: infos, Exec: ex, Vision: srv.ReadsImages(mdl), MaxSteps: *maxSteps, Mode: *mode, History: conv.History(),
 		OnEvent: func(ev llm.Event) {
 			if *asJSON {
@@ -217,6 +224,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 	} else {
 		if lastWasText {
 			fmt.Fprintln(env.stdout)
+		}
+		if len(t.Citations) > 0 {
+			fmt.Fprint(env.stdout, "\n"+llm.SourcesMarkdown(t.Citations))
 		}
 		if t.Note != "" {
 			note := t.Note
@@ -290,7 +300,7 @@ func parseInterspersed(env *cliEnv, fs *flag.FlagSet, args []string) (words []st
 		if len(rest) == 0 {
 			return words, exitOK, true
 		}
-		if rest[0] == "--" || (len(args) > 0 && args[len(args)-len(rest)-1] == "--") {
+		if rest[0] == "--" || (len(args) > len(rest) && args[len(args)-len(rest)-1] == "--") {
 			return append(words, rest...), exitOK, true
 		}
 		words = append(words, rest[0])

@@ -210,7 +210,12 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		return llm.Conversation{}, err
 	}
 	ex, fresh := a.askSession(conv, e, lim)
-	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: model, Instructions: instructions,
+	client := &llm.Client{BaseURL: srv.BaseURL}
+	var tools []llm.LoopTool
+	if t, ok := a.core.Knowledge().Tool(conv.AssistantID); ok {
+		tools = append(tools, t)
+	}
+	loop := &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: client.ContextLength(ctx, model),
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
 		OnEvent: func(ev llm.Event) { a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: ev}) }}
 	a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "start", Text: fmt.Sprintf("%s at %s", model, srv.BaseURL)}})

@@ -2,11 +2,15 @@ package core
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 
 	"rehome/backend/assistant"
 	"rehome/backend/knowledge"
 	"rehome/backend/llm"
+	"rehome/backend/store"
 )
 
 // KnowledgeDir is the data folder's folder of knowledge: each file's
@@ -32,19 +36,43 @@ func (c *Core) Knowledge() *Knowledge {
 	return c.know
 }
 
-func (k *Knowledge) assistant(id string) (assistant.Assistant, error) {
+// Resolve finds the assistant ref names: its id, else its name (any
+// case) when one assistant has it.
+func (k *Knowledge) Resolve(ref string) (assistant.Assistant, error) {
 	if err := k.c.Ready(); err != nil {
 		return assistant.Assistant{}, err
 	}
-	return k.c.assistants.Get(id)
+	a, err := k.c.assistants.Get(ref)
+	if !errors.Is(err, store.ErrNotFound) {
+		return a, err
+	}
+	all, lerr := k.c.assistants.List()
+	if lerr != nil {
+		return a, err
+	}
+	var found []assistant.Assistant
+	for _, x := range all {
+		if strings.EqualFold(strings.TrimSpace(x.Name), strings.TrimSpace(ref)) {
+			found = append(found, x)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return a, fmt.Errorf("no assistant has the id or name %q (see `rehome assistants list`)", ref)
+	}
+	return a, fmt.Errorf("%d assistants are named %q: give the id (see `rehome assistants list`)", len(found), ref)
 }
 
 // Add indexes files for the assistant (see knowledge.Service.Add) and
 // lists the indexed ones in its record.
-func (k *Knowledge) Add(ctx context.Context, id string, paths []string, progress func(knowledge.Progress)) ([]knowledge.Result, error) {
-	if _, err := k.assistant(id); err != nil {
+func (k *Knowledge) Add(ctx context.Context, ref string, paths []string, progress func(knowledge.Progress)) ([]knowledge.Result, error) {
+	a, err := k.Resolve(ref)
+	if err != nil {
 		return nil, err
 	}
+	id := a.ID
 	res, err := k.svc.Add(ctx, id, paths, progress)
 	if serr := k.sync(id); err == nil {
 		err = serr
@@ -82,26 +110,30 @@ func (k *Knowledge) sync(id string) error {
 }
 
 // List returns the assistant's knowledge files and their state.
-func (k *Knowledge) List(id string) ([]knowledge.File, error) {
-	if _, err := k.assistant(id); err != nil {
+func (k *Knowledge) List(ref string) ([]knowledge.File, error) {
+	a, err := k.Resolve(ref)
+	if err != nil {
 		return nil, err
 	}
-	return k.svc.List(id)
+	return k.svc.List(a.ID)
 }
 
 // Search ranks the assistant's passages for query.
-func (k *Knowledge) Search(ctx context.Context, id, query, file string, top int) ([]knowledge.Hit, error) {
-	if _, err := k.assistant(id); err != nil {
+func (k *Knowledge) Search(ctx context.Context, ref, query, file string, top int) ([]knowledge.Hit, error) {
+	a, err := k.Resolve(ref)
+	if err != nil {
 		return nil, err
 	}
-	return k.svc.Search(ctx, id, query, file, top)
+	return k.svc.Search(ctx, a.ID, query, file, top)
 }
 
 // Remove takes one file out of the assistant's knowledge and its record.
-func (k *Knowledge) Remove(id, name string) (knowledge.File, error) {
-	if _, err := k.assistant(id); err != nil {
+func (k *Knowledge) Remove(ref, name string) (knowledge.File, error) {
+	a, err := k.Resolve(ref)
+	if err != nil {
 		return knowledge.File{}, err
 	}
+	id := a.ID
 	f, err := k.svc.Remove(id, name)
 	if err != nil {
 		return f, err
