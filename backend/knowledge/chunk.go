@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"regexp"
+	"strings"
 
 	"rehome/backend/llm"
 )
@@ -59,13 +60,18 @@ type word struct {
 
 // Split cuts a document into chunks of about c.Tokens tokens, each
 // sharing c.Overlap tokens with the one before, on word boundaries. A
-// new heading starts a new chunk (once the current one holds minSection
-// tokens), so that a chunk's section says where its text is.
+// new heading or a new page starts a new chunk (once the current one
+// holds minSection tokens), so that a citation's page and section say
+// where its text is.
 func Split(doc Document, c Chunking) []Chunk {
 	c = c.WithDefaults()
 	var words []word
 	for i, s := range doc.Sections {
-		for _, w := range piece.FindAllString(s.Text, -1) {
+		ws := piece.FindAllString(s.Text, -1)
+		for j, w := range ws {
+			if j == len(ws)-1 && strings.TrimRight(w, " \t\r\n") == w {
+				w += "\n" // sections do not run into each other
+			}
 			words = append(words, word{s: w, tokens: max(llm.EstimateTokens(w), 1), page: s.Page, section: i})
 		}
 	}
@@ -74,8 +80,7 @@ func Split(doc Document, c Chunking) []Chunk {
 	for start < len(words) {
 		end, size := start, 0
 		for end < len(words) && size+words[end].tokens <= c.Tokens {
-			if end > start && words[end].section != words[end-1].section && size >= minSection &&
-				doc.Sections[words[end].section].Section != doc.Sections[words[end-1].section].Section {
+			if end > start && size >= minSection && breaks(doc, words[end-1], words[end]) {
 				break
 			}
 			size += words[end].tokens
@@ -111,4 +116,12 @@ func Split(doc Document, c Chunking) []Chunk {
 		start = next
 	}
 	return out
+}
+
+// breaks says a chunk ends between a and b: a new page, or a new heading.
+func breaks(doc Document, a, b word) bool {
+	if a.section == b.section {
+		return false
+	}
+	return a.page != b.page || doc.Sections[a.section].Section != doc.Sections[b.section].Section
 }

@@ -121,7 +121,8 @@ def xlsx(path):
     check_zip(path, "XLSX")
     import openpyxl
 
-    wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    # A file object: openpyxl refuses a path without its .xlsx extension.
+    wb = openpyxl.load_workbook(open(path, "rb"), read_only=True, data_only=True)
     out = []
     for ws in wb.worksheets:
         rows = []
