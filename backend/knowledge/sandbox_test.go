@@ -156,9 +156,9 @@ func TestSandboxParsesRealAndHostileFiles(t *testing.T) {
 		t.Fatal("qpdf is missing: `sudo apt-get install qpdf` (build/setup.sh test installs it)")
 	}
 	pptx := put("deck.pptx", zipOf(t, map[string][]byte{
-		"[Content_Types].xml":   []byte(`<?xml version="1.0"?><Types/>`),
-		"ppt/slides/slide1.xml": slideXML("Kettle launch", "The third quarter plan for shops and online sales"),
-		"ppt/slides/slide2.xml": slideXML("Pricing", "The K200 costs 59 euros in shops and 55 euros online from September"),
+		"[Content_Types].xml":    []byte(`<?xml version="1.0"?><Types/>`),
+		"ppt/slides/slide1.xml":  slideXML("Kettle launch", "The third quarter plan for shops and online sales"),
+		"ppt/slides/slide2.xml":  slideXML("Pricing", "The K200 costs 59 euros in shops and 55 euros online from September"),
 		"ppt/slides/slide10.xml": slideXML("Appendix", "Contact the kettle team"),
 	}))
 	// 64 MB of zeros in a few KB: a zip bomb dressed as a DOCX.
