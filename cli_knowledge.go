@@ -8,6 +8,7 @@ import (
 	"rehome/backend/bytesize"
 	"rehome/backend/core"
 	"rehome/backend/knowledge"
+	"rehome/backend/llm"
 )
 
 // cmdKnowledge is `rehome knowledge`: an assistant's knowledge files,
@@ -35,6 +36,8 @@ func knowledgeService(env *cliEnv) (*core.Knowledge, int) {
 func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 	fs := env.flags("knowledge add", "knowledge add ASSISTANT FILE... [--json]")
 	asJSON := fs.Bool("json", false, "print each file's result as JSON")
+	embedModel := fs.String("embed-model", "", "also embed the chunks with this `model` (served at /v1/embeddings: llama-server --embeddings, Ollama, LM Studio); searches then fuse keywords and meaning")
+	embedServer := fs.String("embed-server", "http://127.0.0.1:11434/v1", "the embedding model's server `URL`")
 	env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
@@ -46,6 +49,13 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 	k, code := knowledgeService(env)
 	if k == nil {
 		return code
+	}
+	if *embedModel != "" {
+		base, err := llm.NormalizeBaseURL(*embedServer)
+		if err != nil {
+			return env.usage("--embed-server: %v", err)
+		}
+		k.SetEmbedder(knowledge.ServerEmbedder{Client: &llm.Client{BaseURL: base}, Name: *embedModel})
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
@@ -149,6 +159,7 @@ func cmdKnowledgeSearch(env *cliEnv, args []string) int {
 	if *asJSON {
 		return env.json(hits)
 	}
+	fmt.Fprintf(env.stderr, "rehome: ranked by %s\n", k.Ranking(words[0]))
 	if len(hits) == 0 {
 		fmt.Fprintln(env.stdout, "No passage matches.")
 		return exitOK

@@ -169,5 +169,18 @@ func (k *Knowledge) Tool(id string) (llm.LoopTool, bool) {
 	return llm.LoopTool{}, false
 }
 
+// SetEmbedder makes the next Adds embed chunks with e too (nil: keywords
+// alone); searches ask the model the chunks were embedded with.
+func (k *Knowledge) SetEmbedder(e knowledge.Embedder) { k.svc.SetEmbedder(e) }
+
+// Ranking says how the assistant's files are searched, in words.
+func (k *Knowledge) Ranking(ref string) string {
+	a, err := k.Resolve(ref)
+	if err != nil {
+		return ""
+	}
+	return k.svc.Ranking(a.ID)
+}
+
 // Close closes the open indexes.
 func (k *Knowledge) Close() error { return k.svc.Close() }

@@ -112,6 +112,35 @@ func (ix *textIndex) search(q, sha string, top int) ([]hit, error) {
 		f.SetField("sha")
 		qq = bleve.NewConjunctionQuery(qq, f)
 	}
+	return ix.run(qq, top)
+}
+
+// docs fetches chunks by id.
+func (ix *textIndex) docs(ids []string) ([]hit, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return ix.run(bleve.NewDocIDQuery(ids), len(ids))
+}
+
+// texts returns the ids and texts (with their section) of a file's n chunks.
+func (ix *textIndex) texts(sha string, n int) ([]string, []string, error) {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = chunkID(sha, i)
+	}
+	hits, err := ix.docs(ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	outIDs, texts := make([]string, 0, len(hits)), make([]string, 0, len(hits))
+	for _, h := range hits {
+		outIDs, texts = append(outIDs, h.ID), append(texts, h.Doc.Section+"\n"+h.Doc.Text)
+	}
+	return outIDs, texts, nil
+}
+
+func (ix *textIndex) run(qq query.Query, top int) ([]hit, error) {
 	req := bleve.NewSearchRequestOptions(qq, top, 0, false)
 	req.Fields = []string{"*"}
 	res, err := ix.Search(req)

@@ -53,7 +53,7 @@ func (s *Service) Search(ctx context.Context, id, query, file string, top int) (
 	if err != nil {
 		return nil, err
 	}
-	hits, err := ix.search(query, sha, top)
+	hits, _, err := s.rank(ctx, ix, dir, query, sha, top)
 	if err != nil {
 		return nil, err
 	}
@@ -201,4 +201,49 @@ func Place(page, end int, section string) string {
 		s += ", " + section
 	}
 	return s
+}
+
+// rank is BM25's top, or — when the assistant's chunks have embeddings
+// and their model answers — the reciprocal rank fusion of BM25's and
+// the embeddings' top 50 each; note says why embeddings were not used
+// when they exist but could not be asked.
+func (s *Service) rank(ctx context.Context, ix *textIndex, dir, query, sha string, top int) ([]hit, string, error) {
+	pool := max(top, 50)
+	bm, err := ix.search(query, sha, pool)
+	if err != nil {
+		return nil, "", err
+	}
+	sem, note := s.semantic(ctx, dir, query, sha, pool)
+	if sem == nil {
+		return bm[:min(top, len(bm))], note, nil
+	}
+	byID := map[string]hit{}
+	var bmIDs []string
+	for _, h := range bm {
+		byID[h.ID] = h
+		bmIDs = append(bmIDs, h.ID)
+	}
+	fused := fuse(bmIDs, sem)
+	fused = fused[:min(top, len(fused))]
+	var missing []string
+	for _, f := range fused {
+		if _, ok := byID[f.id]; !ok {
+			missing = append(missing, f.id)
+		}
+	}
+	more, err := ix.docs(missing)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, h := range more {
+		byID[h.ID] = h
+	}
+	out := make([]hit, 0, len(fused))
+	for _, f := range fused {
+		if h, ok := byID[f.id]; ok {
+			h.Score = f.score
+			out = append(out, h)
+		}
+	}
+	return out, "", nil
 }

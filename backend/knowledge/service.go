@@ -33,6 +33,10 @@ type Options struct {
 	Run Runner
 	// Chunking is how text is cut (zero: 800 tokens, 400 overlap).
 	Chunking Chunking
+	// Embed, when set, embeds the chunks too (see vectors.go); without it
+	// files are searched by BM25 alone (or with the embedding model they
+	// were indexed with, when its server answers).
+	Embed Embedder
 }
 
 // Service is the knowledge of every assistant in one data folder:
@@ -44,6 +48,7 @@ type Service struct {
 	blobs    *blobs.Store
 	run      Runner
 	chunking Chunking
+	embed    Embedder
 
 	mu   sync.Mutex
 	open map[string]*textIndex
@@ -53,7 +58,7 @@ type Service struct {
 
 // New returns the service over dir (the data folder's knowledge folder).
 func New(dir string, opts Options) *Service {
-	return &Service{dir: dir, blobs: blobs.New(dir, MaxFileBytes), run: opts.Run, chunking: opts.Chunking.WithDefaults(),
+	return &Service{dir: dir, blobs: blobs.New(dir, MaxFileBytes), run: opts.Run, chunking: opts.Chunking.WithDefaults(), embed: opts.Embed,
 		open: map[string]*textIndex{}, locks: map[string]*sync.Mutex{}}
 }
 
@@ -255,6 +260,7 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 		// passages go.
 		if had && old.Chunks > 0 && old.SHA256 != r.SHA256 {
 			if ix, err := s.index(id, dir); err == nil && ix.drop(old.SHA256, old.Chunks) == nil {
+				dropVectors(dir, old.SHA256)
 				return r, old.SHA256
 			}
 		}
@@ -319,6 +325,13 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 	}
 	s.record(m, r.File)
 	r.Message = fmt.Sprintf("%s: %s, %s", name, r.Action, r.Counts())
+	if e := s.embedder(); e != nil {
+		if err := s.embedFile(ctx, m, dir, ix, b.SHA256, old.SHA256, chunks); err != nil {
+			r.Message += fmt.Sprintf(" (no embeddings: %v; it is searched by keywords alone)", err)
+		} else {
+			r.Message += ", embedded with " + e.Model()
+		}
+	}
 	if had && old.SHA256 != b.SHA256 {
 		replaced = old.SHA256
 	}
@@ -393,6 +406,9 @@ func (s *Service) Remove(id, name string) (File, error) {
 			return File{}, err
 		}
 		if err := ix.drop(f.SHA256, f.Chunks); err != nil {
+			return File{}, err
+		}
+		if err := dropVectors(dir, f.SHA256); err != nil {
 			return File{}, err
 		}
 	}
