@@ -223,7 +223,7 @@ export namespace audit {
     fallback_models: audit.FallbackModel[];
   }
 
-  export type Category = 'does_not_port' | 'ports' | 'rebuild';
+  export type Category = 'does_not_port' | 'hosts' | 'ports' | 'rebuild';
 
   export interface Change {
     field: string;
@@ -541,6 +541,15 @@ export namespace llm {
     state_lost?: string;
   }
 
+  export interface Citation {
+    n: number;
+    file: string;
+    page?: number;
+    page_end?: number;
+    section?: string;
+    quote: string;
+  }
+
   export interface Conversation {
     schema: number;
     id: string;
@@ -593,6 +602,17 @@ export namespace llm {
     error?: string;
   }
 
+  export interface ToolUse {
+    name: string;
+    via: string;
+    tool_call_id?: string;
+    arguments?: string;
+    fed: string;
+    citations?: llm.Citation[];
+    notes?: string[];
+    error?: string;
+  }
+
   export type Tools = 'no' | 'unknown' | 'yes';
 
   export interface Transcript {
@@ -605,6 +625,10 @@ export namespace llm {
     answer: string;
     files: llm.OutFile[];
     stopped: string;
+    citations?: llm.Citation[];
+    cuts?: string[];
+    context_tokens?: number;
+    context_source?: string;
     note?: string;
     error?: string;
     started: string;
@@ -615,6 +639,8 @@ export namespace llm {
     text: string;
     reasoning?: string;
     cells?: llm.Cell[];
+    tools?: llm.ToolUse[];
+    citations?: llm.Citation[];
   }
 }
 
