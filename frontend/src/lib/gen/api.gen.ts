@@ -78,6 +78,15 @@ export namespace app {
     kv_caches: string[];
   }
 
+  export interface KnowledgeProgress {
+    assistant_id: string;
+    index: number;
+    total: number;
+    file: string;
+    stage: string;
+    result?: knowledge.Result;
+  }
+
   export interface StatusInfo {
     version: string;
     data_dir: string;
@@ -510,6 +519,52 @@ export namespace hardware {
     root: string;
     detected_at: string;
     duration_ms: number;
+  }
+}
+
+/** Types of Go package rehome/backend/knowledge. */
+export namespace knowledge {
+  export interface File {
+    name: string;
+    sha256: string;
+    size: number;
+    format: string;
+    state: string;
+    reason?: string;
+    pages?: number;
+    chunks: number;
+    tokens: number;
+    path: string;
+    source?: string;
+    added: string;
+  }
+
+  export interface Hit {
+    file: string;
+    page?: number;
+    page_end?: number;
+    section?: string;
+    text: string;
+    score: number;
+    sha256: string;
+    chunk: number;
+  }
+
+  export interface Result {
+    name: string;
+    sha256: string;
+    size: number;
+    format: string;
+    state: string;
+    reason?: string;
+    pages?: number;
+    chunks: number;
+    tokens: number;
+    path: string;
+    source?: string;
+    added: string;
+    action: string;
+    message: string;
   }
 }
 
@@ -1070,6 +1125,7 @@ export interface Events {
   'firstrun:changed': string;
   'firstrun:progress': app.FirstRunProgress;
   'image:progress': string;
+  'knowledge:progress': app.KnowledgeProgress;
   'run:progress': sandbox.Progress;
 }
 
@@ -1112,6 +1168,10 @@ export const methods = [
   'ImportAssistant',
   'ImportAssistants',
   'InterruptSession',
+  'KnowledgeAdd',
+  'KnowledgeList',
+  'KnowledgeRemove',
+  'KnowledgeSearch',
   'LLMHint',
   'LLMHintFor',
   'LLMStatus',
@@ -1272,6 +1332,22 @@ export function ImportAssistants(in_: Input<app.AssistantImport>): Promise<assis
 
 export function InterruptSession(id: string): Promise<void> {
   return call<void>('InterruptSession', id);
+}
+
+export function KnowledgeAdd(assistantID: string, paths: Input<string[]>): Promise<knowledge.Result[]> {
+  return call<knowledge.Result[]>('KnowledgeAdd', assistantID, paths);
+}
+
+export function KnowledgeList(assistantID: string): Promise<knowledge.File[]> {
+  return call<knowledge.File[]>('KnowledgeList', assistantID);
+}
+
+export function KnowledgeRemove(assistantID: string, name: string): Promise<knowledge.File> {
+  return call<knowledge.File>('KnowledgeRemove', assistantID, name);
+}
+
+export function KnowledgeSearch(assistantID: string, query: string, top: number): Promise<knowledge.Hit[]> {
+  return call<knowledge.Hit[]>('KnowledgeSearch', assistantID, query, top);
 }
 
 export function LLMHint(): Promise<string> {
