@@ -115,4 +115,21 @@ func TestKnowledgeCLI(t *testing.T) {
 	if r = rehomeCLI(t, home, "knowledge", "rm", a.ID, "guide.md"); r.code != 1 || !strings.Contains(r.stderr, "no such knowledge file") {
 		t.Fatalf("rm twice: %+v", r)
 	}
+	// Deleting the assistant removes its index and the copies only it used.
+	kdir := filepath.Join(home, "knowledge")
+	if _, err := os.Stat(filepath.Join(kdir, "assistants", a.ID, "index.bleve")); err != nil {
+		t.Fatalf("no index before the delete: %v", err)
+	}
+	if r = rehomeCLI(t, home, "assistants", "rm", a.ID); r.code != 0 {
+		t.Fatalf("assistants rm: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(kdir, "assistants", a.ID)); !os.IsNotExist(err) {
+		t.Errorf("the deleted assistant's knowledge is still there: %v", err)
+	}
+	entries, _ := os.ReadDir(kdir)
+	for _, e := range entries {
+		if len(e.Name()) == 64 {
+			t.Errorf("a copy is left after the delete: %s", e.Name())
+		}
+	}
 }

@@ -75,4 +75,10 @@ func TestKnowledgeMethods(t *testing.T) {
 	if files, _ := a.KnowledgeList(as.ID); len(files) != 0 {
 		t.Errorf("after remove: %+v", files)
 	}
+	if err := a.DeleteAssistant(as.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(a.cfg.DataDir, "knowledge", "assistants", as.ID)); !os.IsNotExist(err) {
+		t.Errorf("the deleted assistant's knowledge is still there: %v", err)
+	}
 }

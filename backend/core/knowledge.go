@@ -169,6 +169,10 @@ func (k *Knowledge) Tool(id string) (llm.LoopTool, bool) {
 	return llm.LoopTool{}, false
 }
 
+// Forget removes the knowledge of an assistant that was deleted: its
+// index, its vectors, and the copies of its files no other assistant uses.
+func (k *Knowledge) Forget(id string) error { return k.svc.Forget(id) }
+
 // SetEmbedder makes the next Adds embed chunks with e too (nil: keywords
 // alone); searches ask the model the chunks were embedded with.
 func (k *Knowledge) SetEmbedder(e knowledge.Embedder) { k.svc.SetEmbedder(e) }
