@@ -81,7 +81,13 @@ func (a *App) DeleteAssistant(id string) error {
 	if err := a.ready(); err != nil {
 		return err
 	}
-	return a.core.Assistants().Delete(id)
+	if err := a.core.Assistants().Delete(id); err != nil {
+		return err
+	}
+	if err := a.core.Knowledge().Forget(id); err != nil {
+		a.log.Warn("remove a deleted assistant's knowledge", "assistant", id, "err", err)
+	}
+	return nil
 }
 
 // AssistantCapabilities lists the capability ids an assistant may have.

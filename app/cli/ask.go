@@ -163,6 +163,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 		if lastWasText {
 			fmt.Fprintln(env.stdout)
 		}
+		if len(t.Citations) > 0 {
+			fmt.Fprint(env.stdout, "\n"+sh.safe(llm.SourcesMarkdown(t.Citations)))
+		}
 		if t.Note != "" {
 			note := t.Note
 			if t.Stopped == llm.StopMaxSteps {
@@ -235,7 +238,7 @@ func parseInterspersed(env *cliEnv, fs *flag.FlagSet, args []string) (words []st
 		if len(rest) == 0 {
 			return words, exitOK, true
 		}
-		if rest[0] == "--" || (len(args) > 0 && args[len(args)-len(rest)-1] == "--") {
+		if rest[0] == "--" || (len(args) > len(rest) && args[len(args)-len(rest)-1] == "--") {
 			return append(words, rest...), exitOK, true
 		}
 		words = append(words, rest[0])

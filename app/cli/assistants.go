@@ -212,6 +212,9 @@ func cmdAssistantsRm(env *cliEnv, args []string) int {
 	if err := svc.Delete(id); err != nil {
 		return env.fail(fmt.Errorf("%w (see `rehome assistants list`)", err))
 	}
+	if err := env.c.Knowledge().Forget(id); err != nil {
+		fmt.Fprintf(env.stderr, "rehome: the assistant is deleted but its knowledge files are not: %v\n", err)
+	}
 	if *asJSON {
 		return env.json(map[string]string{"deleted": id})
 	}

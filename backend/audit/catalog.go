@@ -20,21 +20,26 @@ var catalogJSON []byte
 // Category is where a capability lands.
 type Category string
 
-// The three categories, in display order.
+// The four categories, in display order.
 const (
-	Ports       Category = "ports"         // ports as-is
+	Ports Category = "ports" // ports as-is
+	// Hosts: rehome itself provides it on this machine (the sandbox,
+	// the knowledge index); what is left is a little work, said in Bring.
+	Hosts       Category = "hosts"
 	Rebuild     Category = "rebuild"       // you rebuild it and operate it
 	DoesNotPort Category = "does_not_port" // does not port
 )
 
 // Categories lists the categories in display order.
-var Categories = []Category{Ports, Rebuild, DoesNotPort}
+var Categories = []Category{Ports, Hosts, Rebuild, DoesNotPort}
 
 // Label is the category in the user's words.
 func (c Category) Label() string {
 	switch c {
 	case Ports:
 		return "Ports as-is"
+	case Hosts:
+		return "rehome hosts it"
 	case Rebuild:
 		return "You rebuild"
 	case DoesNotPort:

@@ -196,7 +196,15 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	}
 	ex, fresh := s.session(conv, e, a.Limits, req)
 	a.Fresh = fresh && conv.HasCells()
-	a.loop = &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL, Deadline: req.Deadline}, Model: model, Instructions: instructions,
+	// The assistant's knowledge is its file_search tool; the context length
+	// the server reports bounds what the model is given (and says what was
+	// cut).
+	client := &llm.Client{BaseURL: srv.BaseURL, Deadline: req.Deadline}
+	var tools []llm.LoopTool
+	if t, ok := s.c.Knowledge().Tool(conv.AssistantID); ok {
+		tools = append(tools, t)
+	}
+	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: client.ContextLength(ctx, model),
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History()}
 	return a, nil
 }

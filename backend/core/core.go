@@ -57,6 +57,7 @@ type Core struct {
 
 	engMu  sync.Mutex
 	engine *sandbox.Engine
+	know   *Knowledge
 	// runs counts the runs in progress: the engine is stopped only once
 	// they have removed their sandboxes (their context ended first).
 	runs sync.WaitGroup
@@ -98,6 +99,11 @@ func (c *Core) Open() error {
 // that does not linger) and releases the database.
 func (c *Core) Close() error {
 	c.askSvc.CloseAll()
+	if k := c.knowledgeIfOpen(); k != nil {
+		if err := k.Close(); err != nil {
+			c.log.Warn("close knowledge indexes", "err", err)
+		}
+	}
 	c.CloseEngine()
 	if c.st == nil {
 		return nil
@@ -213,4 +219,10 @@ func (c *Core) db(fn func(*store.Store) error) error {
 		return err
 	}
 	return st.Close()
+}
+
+func (c *Core) knowledgeIfOpen() *Knowledge {
+	c.engMu.Lock()
+	defer c.engMu.Unlock()
+	return c.know
 }

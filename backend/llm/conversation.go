@@ -162,7 +162,8 @@ func (c *Conversation) Markdown() string {
 		if s := strings.TrimSpace(t.Answer); s != "" {
 			b.WriteString(safeMarkdown(s) + "\n\n")
 		}
-		for _, n := range []string{t.Note, t.Error, t.Shortened} {
+		b.WriteString(safeMarkdown(SourcesMarkdown(t.Citations)))
+		for _, n := range append(append([]string(nil), t.Cuts...), t.Note, t.Error, t.Shortened) {
 			if n != "" {
 				b.WriteString(rehomeNote(n))
 			}
@@ -240,9 +241,9 @@ func (c *Conversation) Notebook() ([]byte, error) {
 			}
 		}
 		if s := strings.TrimSpace(t.Answer); s != "" {
-			cells = append(cells, md(safeMarkdown(s)))
+			cells = append(cells, md(safeMarkdown(s+"\n\n"+SourcesMarkdown(t.Citations))))
 		}
-		for _, n := range []string{t.Note, t.Error, t.Shortened} {
+		for _, n := range append(append([]string(nil), t.Cuts...), t.Note, t.Error, t.Shortened) {
 			if n != "" {
 				cells = append(cells, md(rehomeNote(n)))
 			}
@@ -260,4 +261,35 @@ func (c *Conversation) Notebook() ([]byte, error) {
 		ce["id"] = fmt.Sprintf("cell-%d", i)
 	}
 	return json.MarshalIndent(nb, "", " ")
+}
+
+// SourcesMarkdown lists citations as a Markdown block under an answer:
+// each [n] with its file, page or section and the quoted passage; ""
+// when there are none.
+func SourcesMarkdown(cs []Citation) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Sources:\n\n")
+	for _, c := range cs {
+		fmt.Fprintf(&b, "- [%d] %s", c.N, c.File)
+		switch {
+		case c.PageEnd > c.Page && c.Page > 0:
+			fmt.Fprintf(&b, ", pages %d–%d", c.Page, c.PageEnd)
+		case c.Page > 0:
+			fmt.Fprintf(&b, ", page %d", c.Page)
+		}
+		if c.Section != "" {
+			fmt.Fprintf(&b, ", %s", c.Section)
+		}
+		if q := oneLine(c.Quote); q != "" {
+			if r := []rune(q); len(r) > 300 {
+				q = string(r[:299]) + "…"
+			}
+			fmt.Fprintf(&b, ": “%s”", q)
+		}
+		b.WriteString("\n")
+	}
+	return b.String() + "\n"
 }

@@ -78,6 +78,15 @@ export namespace app {
     kv_caches: string[];
   }
 
+  export interface KnowledgeProgress {
+    assistant_id: string;
+    index: number;
+    total: number;
+    file: string;
+    stage: string;
+    result?: knowledge.Result;
+  }
+
   export interface StatusInfo {
     version: string;
     data_dir: string;
@@ -223,7 +232,7 @@ export namespace audit {
     fallback_models: audit.FallbackModel[];
   }
 
-  export type Category = 'does_not_port' | 'ports' | 'rebuild';
+  export type Category = 'does_not_port' | 'hosts' | 'ports' | 'rebuild';
 
   export interface Change {
     field: string;
@@ -513,6 +522,52 @@ export namespace hardware {
   }
 }
 
+/** Types of Go package rehome/backend/knowledge. */
+export namespace knowledge {
+  export interface File {
+    name: string;
+    sha256: string;
+    size: number;
+    format: string;
+    state: string;
+    reason?: string;
+    pages?: number;
+    chunks: number;
+    tokens: number;
+    path: string;
+    source?: string;
+    added: string;
+  }
+
+  export interface Hit {
+    file: string;
+    page?: number;
+    page_end?: number;
+    section?: string;
+    text: string;
+    score: number;
+    sha256: string;
+    chunk: number;
+  }
+
+  export interface Result {
+    name: string;
+    sha256: string;
+    size: number;
+    format: string;
+    state: string;
+    reason?: string;
+    pages?: number;
+    chunks: number;
+    tokens: number;
+    path: string;
+    source?: string;
+    added: string;
+    action: string;
+    message: string;
+  }
+}
+
 /** Types of Go package rehome/backend/llm. */
 export namespace llm {
   export interface Cell {
@@ -539,6 +594,15 @@ export namespace llm {
     cell?: number;
     interrupted?: boolean;
     state_lost?: string;
+  }
+
+  export interface Citation {
+    n: number;
+    file: string;
+    page?: number;
+    page_end?: number;
+    section?: string;
+    quote: string;
   }
 
   export interface Conversation {
@@ -607,6 +671,17 @@ export namespace llm {
     error?: string;
   }
 
+  export interface ToolUse {
+    name: string;
+    via: string;
+    tool_call_id?: string;
+    arguments?: string;
+    fed: string;
+    citations?: llm.Citation[];
+    notes?: string[];
+    error?: string;
+  }
+
   export type Tools = 'no' | 'unknown' | 'yes';
 
   export interface Transcript {
@@ -619,6 +694,10 @@ export namespace llm {
     answer: string;
     files: llm.OutFile[];
     stopped: string;
+    citations?: llm.Citation[];
+    cuts?: string[];
+    context_tokens?: number;
+    context_source?: string;
     note?: string;
     shortened?: string;
     error?: string;
@@ -630,6 +709,8 @@ export namespace llm {
     text: string;
     reasoning?: string;
     cells?: llm.Cell[];
+    tools?: llm.ToolUse[];
+    citations?: llm.Citation[];
   }
 }
 
@@ -1072,6 +1153,7 @@ export interface Events {
   'firstrun:changed': string;
   'firstrun:progress': app.FirstRunProgress;
   'image:progress': string;
+  'knowledge:progress': app.KnowledgeProgress;
   'run:progress': sandbox.Progress;
 }
 
@@ -1114,6 +1196,10 @@ export const methods = [
   'ImportAssistant',
   'ImportAssistants',
   'InterruptSession',
+  'KnowledgeAdd',
+  'KnowledgeList',
+  'KnowledgeRemove',
+  'KnowledgeSearch',
   'LLMHint',
   'LLMHintFor',
   'LLMStatus',
@@ -1274,6 +1360,22 @@ export function ImportAssistants(in_: Input<app.AssistantImport>): Promise<assis
 
 export function InterruptSession(id: string): Promise<void> {
   return call<void>('InterruptSession', id);
+}
+
+export function KnowledgeAdd(assistantID: string, paths: Input<string[]>): Promise<knowledge.Result[]> {
+  return call<knowledge.Result[]>('KnowledgeAdd', assistantID, paths);
+}
+
+export function KnowledgeList(assistantID: string): Promise<knowledge.File[]> {
+  return call<knowledge.File[]>('KnowledgeList', assistantID);
+}
+
+export function KnowledgeRemove(assistantID: string, name: string): Promise<knowledge.File> {
+  return call<knowledge.File>('KnowledgeRemove', assistantID, name);
+}
+
+export function KnowledgeSearch(assistantID: string, query: string, top: number): Promise<knowledge.Hit[]> {
+  return call<knowledge.Hit[]>('KnowledgeSearch', assistantID, query, top);
 }
 
 export function LLMHint(): Promise<string> {

@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"rehome/backend/bytesize"
+	"rehome/backend/core"
+	"rehome/backend/knowledge"
+	"rehome/backend/llm"
+)
+
+// cmdKnowledge is `rehome knowledge`: an assistant's knowledge files,
+// indexed on this machine for its file_search tool.
+func cmdKnowledge(env *cliEnv, args []string) int {
+	return dispatch(env, []command{
+		{"add", "copy files into the assistant's knowledge and index them (read in the sandbox)", cmdKnowledgeAdd},
+		{"list", "list the assistant's knowledge files and their state", cmdKnowledgeList},
+		{"search", "search the assistant's knowledge as its file_search tool does", cmdKnowledgeSearch},
+		{"rm", "remove one file from the assistant's knowledge", cmdKnowledgeRm},
+	}, "rehome knowledge", args)
+}
+
+func knowledgeService(env *cliEnv) (*core.Knowledge, int) {
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return nil, env.fail(err)
+	}
+	if err := c.Ready(); err != nil {
+		return nil, env.fail(err)
+	}
+	return c.Knowledge(), exitOK
+}
+
+func cmdKnowledgeAdd(env *cliEnv, args []string) int {
+	fs := env.flags("knowledge add", "knowledge add ASSISTANT FILE... [--json]")
+	asJSON := fs.Bool("json", false, "print each file's result as JSON")
+	embedModel := fs.String("embed-model", "", "also embed the chunks with this `model` (served at /v1/embeddings: llama-server --embeddings, Ollama, LM Studio); searches then fuse keywords and meaning")
+	embedServer := fs.String("embed-server", "http://127.0.0.1:11434/v1", "the embedding model's server `URL`")
+	env.addPodmanFlags(fs)
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(words) < 2 {
+		return env.usage("knowledge add takes an assistant (id or name) and one or more files")
+	}
+	k, code := knowledgeService(env)
+	if k == nil {
+		return code
+	}
+	if *embedModel != "" {
+		base, err := llm.NormalizeBaseURL(*embedServer)
+		if err != nil {
+			return env.usage("--embed-server: %v", err)
+		}
+		k.SetEmbedder(knowledge.ServerEmbedder{Client: &llm.Client{BaseURL: base}, Name: *embedModel})
+	}
+	ctx, cancel := env.interruptible()
+	defer cancel()
+	res, err := k.Add(ctx, words[0], words[1:], func(p knowledge.Progress) {
+		if *asJSON {
+			return
+		}
+		switch p.Stage {
+		case "reading":
+			fmt.Fprintf(env.stderr, "rehome: [%d/%d] reading %s…\n", p.Index, p.Total, p.File)
+		case "done":
+			fmt.Fprintf(env.stderr, "rehome: [%d/%d] %s\n", p.Index, p.Total, p.Result.Message)
+		}
+	})
+	if *asJSON {
+		env.json(res)
+	}
+	if err != nil {
+		if env.interrupted(err) {
+			fmt.Fprintf(env.stderr, "rehome: stopped; the %d file(s) done are kept\n", len(res))
+			return exitInterrupted
+		}
+		return env.fail(err)
+	}
+	failed := 0
+	for _, r := range res {
+		if r.State == knowledge.StateFailed {
+			failed++
+		}
+	}
+	if failed > 0 {
+		if !*asJSON {
+			fmt.Fprintf(env.stderr, "rehome: %d of %d file(s) not indexed (the others are)\n", failed, len(res))
+		}
+		return exitFail
+	}
+	return exitOK
+}
+
+func cmdKnowledgeList(env *cliEnv, args []string) int {
+	fs := env.flags("knowledge list", "knowledge list ASSISTANT [--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(words) != 1 {
+		return env.usage("knowledge list takes one assistant (id or name)")
+	}
+	k, code := knowledgeService(env)
+	if k == nil {
+		return code
+	}
+	files, err := k.List(words[0])
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(files)
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(env.stdout, "No knowledge files: add some with `rehome knowledge add ASSISTANT FILE…`.")
+		return exitOK
+	}
+	w := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "FILE\tSIZE\tSTATE\tCONTENT")
+	for _, f := range files {
+		what := f.Counts()
+		if f.State != knowledge.StateIndexed {
+			what = f.Reason
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Name, bytesize.Format(f.Size), f.State, what)
+	}
+	w.Flush()
+	return exitOK
+}
+
+func cmdKnowledgeSearch(env *cliEnv, args []string) int {
+	fs := env.flags("knowledge search", "knowledge search ASSISTANT [--top N] [--file NAME] [--json] QUERY")
+	asJSON := fs.Bool("json", false, "print JSON: file, page/page_end or section, text, score")
+	top := fs.Int("top", 5, "how many `passages`")
+	file := fs.String("file", "", "search only this `file` (its name)")
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(words) < 2 {
+		return env.usage("knowledge search takes an assistant (id or name) and a query")
+	}
+	if *top < 1 || *top > 100 {
+		return env.usage("--top must be between 1 and 100")
+	}
+	k, code := knowledgeService(env)
+	if k == nil {
+		return code
+	}
+	hits, err := k.Search(env.context(), words[0], strings.Join(words[1:], " "), *file, *top)
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(hits)
+	}
+	fmt.Fprintf(env.stderr, "rehome: ranked by %s\n", k.Ranking(words[0]))
+	if len(hits) == 0 {
+		fmt.Fprintln(env.stdout, "No passage matches.")
+		return exitOK
+	}
+	for i, h := range hits {
+		text := strings.Join(strings.Fields(h.Text), " ")
+		if r := []rune(text); len(r) > 400 {
+			text = string(r[:400]) + "…"
+		}
+		fmt.Fprintf(env.stdout, "[%d] %s%s (score %.3f)\n    %s\n\n", i+1, h.File, knowledge.Place(h.Page, h.PageEnd, h.Section), h.Score, text)
+	}
+	return exitOK
+}
+
+func cmdKnowledgeRm(env *cliEnv, args []string) int {
+	fs := env.flags("knowledge rm", "knowledge rm ASSISTANT FILE")
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(words) != 2 {
+		return env.usage("knowledge rm takes an assistant (id or name) and a file name (see `rehome knowledge list`)")
+	}
+	k, code := knowledgeService(env)
+	if k == nil {
+		return code
+	}
+	f, err := k.Remove(words[0], words[1])
+	if err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprintf(env.stderr, "rehome: removed %s (%d chunks) from the assistant's knowledge\n", f.Name, f.Chunks)
+	return exitOK
+}
