@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -188,7 +189,52 @@ func (k *Knowledge) Tool(id string) (llm.LoopTool, bool) {
 
 // Forget removes the knowledge of an assistant that was deleted: its
 // index, its vectors, and the copies of its files no other assistant uses.
-func (k *Knowledge) Forget(id string) error { return k.svc.Forget(id) }
+func (k *Knowledge) Forget(id string) error {
+	if err := k.svc.Forget(id); err != nil {
+		return err
+	}
+	return k.pruneLibrary()
+}
+
+// pruneLibrary removes the library's copies no stored assistant names any
+// more (a deleted assistant's knowledge).
+func (k *Knowledge) pruneLibrary() error {
+	all, err := k.c.assistants.List()
+	if err != nil {
+		return err
+	}
+	used := map[string]bool{}
+	for _, a := range all {
+		for _, f := range a.Knowledge {
+			used[f.SHA256] = true
+		}
+	}
+	dir := k.c.assistants.Library().Dir()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // no library yet
+	}
+	for _, e := range entries {
+		if e.IsDir() && isSHA256(e.Name()) && !used[e.Name()] {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func isSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // SetEmbedder makes the next Adds embed chunks with e too (nil: keywords
 // alone); searches ask the model the chunks were embedded with.
