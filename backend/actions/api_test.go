@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -113,4 +114,8 @@ func mustParse(t *testing.T, text string) *Spec {
 		t.Fatal(err)
 	}
 	return s
+}
+
+func contextTimeout(t *testing.T, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(t.Context(), d)
 }
