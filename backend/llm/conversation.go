@@ -152,6 +152,10 @@ func (c *Conversation) Markdown() string {
 		if s := strings.TrimSpace(t.Answer); s != "" {
 			b.WriteString(s + "\n\n")
 		}
+		b.WriteString(SourcesMarkdown(t.Citations))
+		for _, c := range t.Cuts {
+			fmt.Fprintf(&b, "> rehome: %s\n\n", c)
+		}
 		if t.Note != "" {
 			fmt.Fprintf(&b, "> rehome: %s\n\n", t.Note)
 		}
@@ -231,7 +235,7 @@ func (c *Conversation) Notebook() ([]byte, error) {
 			}
 		}
 		if s := strings.TrimSpace(t.Answer); s != "" {
-			cells = append(cells, md(s))
+			cells = append(cells, md(s+"\n\n"+SourcesMarkdown(t.Citations)))
 		}
 	}
 	nb := map[string]any{
@@ -246,4 +250,35 @@ func (c *Conversation) Notebook() ([]byte, error) {
 		ce["id"] = fmt.Sprintf("cell-%d", i)
 	}
 	return json.MarshalIndent(nb, "", " ")
+}
+
+// SourcesMarkdown lists citations as a Markdown block under an answer:
+// each [n] with its file, page or section and the quoted passage; ""
+// when there are none.
+func SourcesMarkdown(cs []Citation) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Sources:\n\n")
+	for _, c := range cs {
+		fmt.Fprintf(&b, "- [%d] %s", c.N, c.File)
+		switch {
+		case c.PageEnd > c.Page && c.Page > 0:
+			fmt.Fprintf(&b, ", pages %d–%d", c.Page, c.PageEnd)
+		case c.Page > 0:
+			fmt.Fprintf(&b, ", page %d", c.Page)
+		}
+		if c.Section != "" {
+			fmt.Fprintf(&b, ", %s", c.Section)
+		}
+		if q := oneLine(c.Quote); q != "" {
+			if r := []rune(q); len(r) > 300 {
+				q = string(r[:299]) + "…"
+			}
+			fmt.Fprintf(&b, ": “%s”", q)
+		}
+		b.WriteString("\n")
+	}
+	return b.String() + "\n"
 }

@@ -75,3 +75,33 @@ func TestConversationKeptAndExported(t *testing.T) {
 		t.Errorf("%d code cells", code)
 	}
 }
+
+// The kept conversation and both exports keep an answer's citations.
+func TestConversationKeepsCitations(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c := NewConversation()
+	cites := []Citation{{N: 1, File: "manual.pdf", Page: 4, Quote: "The warranty lasts two years."}, {N: 2, File: "guide.docx", Section: "Care › Batteries", Quote: "Six months."}}
+	c.Add(&Transcript{Question: "Warranty?", Answer: "Two years [1], batteries six months [2].", Stopped: StopAnswered, Citations: cites,
+		Turns: []Turn{{Text: "Two years [1], batteries six months [2].", Citations: cites}}})
+	if err := SaveConversation(st, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := GetConversation(st, c.ID)
+	if err != nil || len(got.Exchanges[0].Citations) != 2 || got.Exchanges[0].Citations[1].Section != "Care › Batteries" {
+		t.Fatalf("kept %+v %v", got.Exchanges[0].Citations, err)
+	}
+	md := got.Markdown()
+	for _, want := range []string{"- [1] manual.pdf, page 4: “The warranty lasts two years.”", "- [2] guide.docx, Care › Batteries: “Six months.”"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	nb, err := got.Notebook()
+	if err != nil || !strings.Contains(string(nb), "[1] manual.pdf, page 4") {
+		t.Errorf("notebook lacks the sources: %v\n%s", err, nb)
+	}
+}

@@ -69,6 +69,11 @@ type Turn struct {
 	Text      string `json:"text"`
 	Reasoning string `json:"reasoning,omitempty"`
 	Cells     []Cell `json:"cells,omitempty"`
+	// Tools are the calls of tools other than python (file_search, an
+	// action), in order.
+	Tools []ToolUse `json:"tools,omitempty"`
+	// Citations are the sources this turn's text cites as [n].
+	Citations []Citation `json:"citations,omitempty"`
 }
 
 // Why the loop stopped.
@@ -92,6 +97,16 @@ type Transcript struct {
 	Answer  string    `json:"answer"`
 	Files   []OutFile `json:"files"` // every plot and file made, in order
 	Stopped string    `json:"stopped"`
+	// Citations are the sources the answer cites as [n] (file, page or
+	// section, the passage).
+	Citations []Citation `json:"citations,omitempty"`
+	// Cuts say what was left out to fit the model's context, in words:
+	// never a silent truncation.
+	Cuts []string `json:"cuts,omitempty"`
+	// ContextTokens is the model's context length the loop kept within
+	// (0: not known), and where it was read.
+	ContextTokens int    `json:"context_tokens,omitempty"`
+	ContextSource string `json:"context_source,omitempty"`
 	// Note explains a stop other than an answer, in the user's words.
 	Note       string    `json:"note,omitempty"`
 	Error      string    `json:"error,omitempty"`
@@ -156,15 +171,29 @@ type Loop struct {
 	// the figures a cell drew are shown to it on the next turn (see
 	// vision.go); else it reads only that each plot was saved.
 	Vision bool
+	// Tools are offered beside python (file_search, actions): entries of
+	// one registry, called by name (see tools.go).
+	Tools []LoopTool
+	// Context is the model's context length in tokens and where it was
+	// read (see ContextLength); 0: unknown, nothing is cut.
+	Context ContextInfo
 }
 
 // ToolName is the code tool's name: the one ChatGPT's own Code
 // Interpreter tool has, which models are trained on.
 const ToolName = "python"
 
-// PythonTool describes the tool.
+// PythonTool describes the tool as the wire carries it.
 func (l *Loop) PythonTool() Tool {
-	return Tool{Type: "function", Function: ToolFunction{
+	p := l.pythonEntry()
+	return Tool{Type: "function", Function: ToolFunction{Name: p.Name, Description: p.Description, Parameters: p.Parameters}}
+}
+
+// pythonEntry is the code tool's entry in the registry. Its calls are
+// run by the loop itself (runCell), since a cell carries state the loop
+// keeps: the code-run bound, "the same code again", the figures shown.
+func (l *Loop) pythonEntry() LoopTool {
+	return LoopTool{
 		Name:        ToolName,
 		Description: l.toolDescription(),
 		Parameters: map[string]any{
@@ -174,7 +203,7 @@ func (l *Loop) PythonTool() Tool {
 			},
 			"required": []string{"code"},
 		},
-	}}
+	}
 }
 
 func (l *Loop) toolDescription() string {
@@ -229,6 +258,11 @@ func (l *Loop) SystemPrompt(mode string) string {
 	} else {
 		b.WriteString("\nNo files were given.\n")
 	}
+	for _, t := range l.Tools {
+		if t.Prompt != "" {
+			b.WriteString("\n# " + t.Name + "\n" + strings.TrimSpace(t.Prompt) + "\n")
+		}
+	}
 	return b.String()
 }
 
@@ -261,9 +295,36 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 		wireMode = ModeFenced
 	}
 	t.Mode = wireMode
+	t.ContextTokens, t.ContextSource = l.Context.Tokens, l.Context.Source
+	reg := l.registry()
+	q := &askState{text: question, ctx: l.Context.Tokens}
 
 	msgs := []Message{{Role: "system", Content: l.SystemPrompt(wireMode)}}
-	msgs = append(msgs, l.History...)
+	// Fenced: what the tools have for the question, up front.
+	fencedPrompt := func() {
+		msgs[0].Content = l.SystemPrompt(ModeFenced)
+		q.used = EstimateTokens(msgs[0].Content) + EstimateTokens(question)
+		extra, uses := l.upFront(ctx, q, reg)
+		msgs[0].Content += extra
+		if len(uses) > 0 {
+			t.Turns = append(t.Turns, Turn{Tools: uses})
+			for _, u := range uses {
+				for _, n := range u.Notes {
+					t.Cuts = append(t.Cuts, n)
+					l.event(Event{Type: "note", Turn: len(t.Turns) - 1, Text: n})
+				}
+			}
+		}
+	}
+	if wireMode == ModeFenced {
+		fencedPrompt()
+	}
+	hist, cut := fitHistory(l.History, q.ctx, EstimateTokens(msgs[0].Content)+EstimateTokens(question)+toolsTokens(reg, wireMode))
+	if cut != "" {
+		t.Cuts = append(t.Cuts, cut)
+		l.event(Event{Type: "note", Turn: 0, Text: cut})
+	}
+	msgs = append(msgs, hist...)
 	msgs = append(msgs, Message{Role: "user", Content: question})
 	ran := map[string]bool{}
 	cells := 0
@@ -289,8 +350,9 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 		last := cells >= maxSteps
 		req := ChatRequest{Model: l.Model, Messages: msgs, Temperature: l.Temperature}
 		if wireMode == ModeTools && !last {
-			req.Tools = []Tool{l.PythonTool()}
+			req.Tools = reg.wire()
 		}
+		q.used = messagesTokens(msgs) + toolsTokens(reg, wireMode)
 		if last {
 			req.Messages = append(append([]Message{}, msgs...), Message{Role: "user",
 				Content: fmt.Sprintf("(rehome: that was the last of the %d code runs allowed for this question. Answer now from what you have, without code.)", maxSteps)})
@@ -322,8 +384,8 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 			if errors.As(err, &se) && mode == ModeAuto && wireMode == ModeTools && !retried && (se.Status == 400 || se.Status == 0) {
 				retried = true
 				wireMode, t.Mode = ModeFenced, ModeFenced
-				msgs[0].Content = l.SystemPrompt(ModeFenced)
 				t.Turns = t.Turns[:turn]
+				fencedPrompt()
 				l.event(Event{Type: "note", Turn: turn, Text: "The server refused the python tool (" + se.Message + "); going on with ```python blocks instead."})
 				continue
 			}
@@ -339,6 +401,8 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 		}
 		if len(calls) == 0 && fenced == "" {
 			t.Stopped, t.Answer = StopAnswered, tu.Text
+			tu.Citations = Cited(tu.Text, q.sources)
+			t.Citations = tu.Citations
 			l.event(Event{Type: "turn_done", Turn: turn})
 			return t
 		}
@@ -352,6 +416,32 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 			msgs = append(msgs, Message{Role: "assistant", Content: tu.Text, ToolCalls: calls})
 			var images []string
 			for _, tc := range calls {
+				if tool, ok := reg.lookup(tc.Function.Name); ok && tool.Name != ToolName {
+					use := ToolUse{Name: tool.Name, Via: "tool_call", ToolCallID: tc.ID, Arguments: tc.Function.Arguments}
+					key := tool.Name + "\x00" + normalizeCode(tc.Function.Arguments)
+					switch {
+					case ran[key]:
+						use.Fed = "(you called " + tool.Name + " with these arguments already: its result is above)"
+					case q.calls >= maxSteps*2:
+						use.Fed = "(not run: the limit of tool calls was reached; answer from what you have)"
+					default:
+						q.calls++
+						ran[key] = true
+						use = l.callTool(ctx, q, tool, tc)
+						for _, n := range use.Notes {
+							t.Cuts = append(t.Cuts, n)
+							l.event(Event{Type: "note", Turn: turn, Text: n})
+						}
+					}
+					tu.Tools = append(tu.Tools, use)
+					msgs = append(msgs, Message{Role: "tool", ToolCallID: tc.ID, Name: tool.Name, Content: use.Fed})
+					continue
+				} else if !ok {
+					msg := fmt.Sprintf("there is no tool %q: the tools are %s", tc.Function.Name, reg.names())
+					tu.Tools = append(tu.Tools, ToolUse{Name: tc.Function.Name, Via: "tool_call", ToolCallID: tc.ID, Arguments: tc.Function.Arguments, Fed: msg, Error: msg})
+					msgs = append(msgs, Message{Role: "tool", ToolCallID: tc.ID, Name: tc.Function.Name, Content: msg})
+					continue
+				}
 				code, perr := CodeFromArguments(tc.Function.Name, tc.Function.Arguments)
 				cell := Cell{Code: code, Via: "tool_call", ToolCallID: tc.ID}
 				if perr != nil {
@@ -387,6 +477,8 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 				// answer; alone, it is asking again — a loop.
 				if prose := strings.TrimSpace(strings.Replace(tu.Text, fenced, "", 1)); len(stripFences(prose)) >= 20 {
 					t.Stopped, t.Answer = StopAnswered, tu.Text
+					tu.Citations = Cited(tu.Text, q.sources)
+					t.Citations = tu.Citations
 					return t
 				}
 				t.Stopped, t.Answer = StopLoop, tu.Text
