@@ -35,6 +35,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	asJSON := fs.Bool("json", false, "print the transcript as JSON: cells with code, exit code, outputs and files, and the answer")
 	verbose := fs.Bool("verbose", false, "print each cell's code and output on stderr")
 	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each cell")
+	yes := fs.Bool("yes", false, "make the assistant's action calls that need confirming without asking (without a terminal and --yes they are declined)")
 	pf := env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
@@ -76,6 +77,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 		return env.usage("--keep-model stores --model as the default of --assistant: give both")
 	}
 	var instructions string
+	var actionTools []llm.LoopTool
 	fromAssistant := false
 	if *assistantID != "" {
 		a, err := env.c.Assistants().Get(*assistantID)
@@ -96,6 +98,14 @@ func cmdAsk(env *cliEnv, args []string) int {
 		case *model == "" && a.Model != "":
 			*model, fromAssistant = a.Model, true
 		}
+		tools, notes, err := env.c.Actions().Tools(a.ID, confirmer(env, *yes))
+		if err != nil {
+			return env.fail(err)
+		}
+		for _, n := range notes {
+			fmt.Fprintf(env.stderr, "rehome: %s\n", n)
+		}
+		actionTools = tools
 		for _, k := range a.Knowledge {
 			if k.Path != "" {
 				if _, err := os.Stat(k.Path); err == nil {
@@ -206,6 +216,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 				}
 			}
 		}}
+	loop.Tools = append(loop.Tools, actionTools...)
 	started := time.Now()
 	t := loop.Ask(ctx, question)
 	conv.Add(t)
@@ -290,7 +301,7 @@ func parseInterspersed(env *cliEnv, fs *flag.FlagSet, args []string) (words []st
 		if len(rest) == 0 {
 			return words, exitOK, true
 		}
-		if rest[0] == "--" || (len(args) > 0 && args[len(args)-len(rest)-1] == "--") {
+		if rest[0] == "--" || (len(args) > len(rest) && args[len(args)-len(rest)-1] == "--") {
 			return append(words, rest...), exitOK, true
 		}
 		words = append(words, rest[0])

@@ -27,6 +27,7 @@ func commands() []command {
 		{"hw", "detect CPU, RAM, GPUs and VRAM", cmdHW},
 		{"models", "list the catalog of open-weight models", cmdModels},
 		{"fit", "estimate which models fit this machine's memory", cmdFit},
+		{"actions", "an assistant's GPT actions (OpenAPI) the model may call: add, list, test, signin, rm", cmdActions},
 		{"ask", "ask a question in words: a local model writes the code, the sandbox runs it", cmdAsk},
 		{"llm", "the local model servers: status (servers, models, tool calling)", cmdLLM},
 		{"conversations", "the kept conversations: list, show, export (Markdown, notebook), rm", cmdConversations},
