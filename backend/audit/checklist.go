@@ -108,7 +108,7 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 		}, Capability: Instructions, Category: Ports})
 	add(Step{Title: "Or use it in Open WebUI", Detail: "Import the model file in Open WebUI (Workspace → Models → Import): the starters become prompt suggestions.",
 		Commands: []string{fmt.Sprintf("rehome assistants export %s --format openwebui --model %s -o %s.openwebui.json", a.ID, ref, slug)}})
-	for _, cat := range []Category{Ports, Rebuild} {
+	for _, cat := range []Category{Ports, Hosted, Rebuild} {
 		for _, r := range aa.Capabilities {
 			if r.Category != cat || r.ID == Instructions || r.ID == ConversationStarters || contains(aa.Verdict.StaysBehind, r.ID) {
 				continue
@@ -140,7 +140,12 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 			}
 			switch r.ID {
 			case Actions:
-				st.Detail += " Import each action's OpenAPI schema as a tool server and enter its credentials again."
+				if r.Category == Hosted {
+					st.Detail += " Paste each action's schema from the GPT editor and enter its key again; the key stays on this machine."
+					st.Commands = []string{fmt.Sprintf("rehome actions add %s schema.yaml --auth bearer --key-stdin", a.ID), fmt.Sprintf("rehome actions list %s", a.ID)}
+				} else {
+					st.Detail += " Import each action's OpenAPI schema as a tool server and enter its credentials again."
+				}
 			}
 			add(st)
 		}

@@ -31,10 +31,11 @@ export type Step = audit.Step;
 export type Checklist = audit.Checklist;
 
 
-export const categories: Category[] = ['ports', 'rebuild', 'does_not_port'];
+export const categories: Category[] = ['ports', 'hosted', 'rebuild', 'does_not_port'];
 
 export const categoryLabels: Record<Category, string> = {
   ports: 'Ports as-is',
+  hosted: 'rehome hosts it',
   rebuild: 'You rebuild',
   does_not_port: 'Does not port',
 };

@@ -92,6 +92,12 @@ export namespace assistant {
     schema: string;
     auth: string;
     privacy_url: string;
+    id?: string;
+    name?: string;
+    signing?: string;
+    header?: string;
+    oauth?: assistant.OAuthClient;
+    always_allow?: string[];
   }
 
   export interface Assistant {
@@ -141,6 +147,13 @@ export namespace assistant {
     size: number;
     sha256: string;
     path: string;
+  }
+
+  export interface OAuthClient {
+    client_id: string;
+    auth_url: string;
+    token_url: string;
+    scope?: string;
   }
 
   export interface RemoteFile {
@@ -223,7 +236,7 @@ export namespace audit {
     fallback_models: audit.FallbackModel[];
   }
 
-  export type Category = 'does_not_port' | 'ports' | 'rebuild';
+  export type Category = 'does_not_port' | 'hosted' | 'ports' | 'rebuild';
 
   export interface Change {
     field: string;
@@ -541,6 +554,15 @@ export namespace llm {
     state_lost?: string;
   }
 
+  export interface Citation {
+    n: number;
+    file: string;
+    page?: number;
+    page_end?: number;
+    section?: string;
+    quote: string;
+  }
+
   export interface Conversation {
     schema: number;
     id: string;
@@ -593,6 +615,17 @@ export namespace llm {
     error?: string;
   }
 
+  export interface ToolUse {
+    name: string;
+    via: string;
+    tool_call_id?: string;
+    arguments?: string;
+    fed: string;
+    citations?: llm.Citation[];
+    notes?: string[];
+    error?: string;
+  }
+
   export type Tools = 'no' | 'unknown' | 'yes';
 
   export interface Transcript {
@@ -605,6 +638,10 @@ export namespace llm {
     answer: string;
     files: llm.OutFile[];
     stopped: string;
+    citations?: llm.Citation[];
+    cuts?: string[];
+    context_tokens?: number;
+    context_source?: string;
     note?: string;
     error?: string;
     started: string;
@@ -615,6 +652,8 @@ export namespace llm {
     text: string;
     reasoning?: string;
     cells?: llm.Cell[];
+    tools?: llm.ToolUse[];
+    citations?: llm.Citation[];
   }
 }
 
