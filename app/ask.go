@@ -213,6 +213,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: model, Instructions: instructions,
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
 		OnEvent: func(ev llm.Event) { a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: ev}) }}
+	loop.Tools = append(loop.Tools, a.actionTools(conv.AssistantID)...)
 	a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "start", Text: fmt.Sprintf("%s at %s", model, srv.BaseURL)}})
 	for _, n := range notes {
 		a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "note", Text: n}})
