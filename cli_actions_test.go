@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"rehome/backend/llm/llmtest"
 )
 
 const cliCanary = "sk-cli-canary-91c2d7"
@@ -161,5 +163,66 @@ func TestAskQuestionFirst(t *testing.T) {
 	r := rehomeCLI(t, t.TempDir(), "ask", "hello", "--server", "http://127.0.0.1:1/v1")
 	if r.code != 1 || strings.Contains(r.stderr, "panic") || !strings.Contains(r.stderr, "no OpenAI-compatible model server answered") {
 		t.Fatalf("question first: %+v", r)
+	}
+}
+
+// rehome ask with an assistant's action, against the recorded model:
+// without a terminal and --yes the consequential POST is declined and the
+// model told; with --yes it is made. Needs Podman (ask starts the
+// sandbox's engine; no cell runs).
+func TestAskActionsCLI(t *testing.T) {
+	needPodman(t)
+	home := t.TempDir()
+	srv, seen := shopServer(t)
+	id := addAssistant(t, home, "--name", "Shop")["id"].(string)
+	if r := rehomeCLIIn(t, home, strings.NewReader(cliCanary+"\n"), "actions", "add", id, shopSchemaFile(t, srv.URL), "--auth", "bearer", "--key-stdin"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	posts := func() int {
+		n := 0
+		for _, h := range seen() {
+			if strings.HasPrefix(h, "POST") {
+				n++
+			}
+		}
+		return n
+	}
+	for _, c := range []struct {
+		yes  bool
+		made int
+		want string
+	}{{false, 0, "declined"}, {true, 1, "HTTP 201"}} {
+		model := llmtest.Replay(t, filepath.Join("backend", "llm", "testdata"), "action-tools")
+		args := []string{"ask", "--assistant", id, "--server", model.Base(), "--model", "qwen2.5:7b", "--json"}
+		if c.yes {
+			args = append(args, "--yes")
+		}
+		r := rehomeCLI(t, home, append(args, "What does o-42 total? Then order one A1.")...)
+		if r.code != 0 {
+			t.Fatalf("ask (yes=%v): %+v", c.yes, r)
+		}
+		var out struct {
+			Turns []struct {
+				Tools []struct{ Name, Fed string }
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		var fed []string
+		for _, tu := range out.Turns {
+			for _, u := range tu.Tools {
+				fed = append(fed, u.Name+": "+u.Fed)
+			}
+		}
+		if len(fed) != 2 || !strings.Contains(fed[0], "HTTP 200") || !strings.Contains(fed[1], c.want) {
+			t.Fatalf("yes=%v: tools fed %q", c.yes, fed)
+		}
+		if got := posts(); got != c.made {
+			t.Fatalf("yes=%v: %d POSTs, want %d", c.yes, got, c.made)
+		}
+		if strings.Contains(r.stdout+r.stderr, cliCanary) {
+			t.Fatal("the key was printed")
+		}
 	}
 }

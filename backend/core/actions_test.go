@@ -163,7 +163,7 @@ func TestActionsInTheLoop(t *testing.T) {
 	if err != nil || len(notes) != 0 || len(tools) != 7 {
 		t.Fatalf("tools %d %v %v", len(tools), notes, err)
 	}
-	rec := llmtest.Replay(t, "testdata", "action-tools")
+	rec := llmtest.Replay(t, "../llm/testdata", "action-tools")
 	loop := &llm.Loop{Client: &llm.Client{BaseURL: rec.Base()}, Model: "qwen2.5:7b", Mode: llm.ModeTools, Tools: tools}
 	tr := loop.Ask(t.Context(), "What does order o-42 total? Then order one A1.")
 	if tr.Stopped != llm.StopAnswered {
@@ -244,7 +244,7 @@ func TestActionsSecretNeverLeaves(t *testing.T) {
 	}
 	places["bundle"] = untar(t, bundle)
 	tools, _, _ := c.Actions().Tools(a.ID, nil)
-	rec := llmtest.Replay(t, "testdata", "action-tools")
+	rec := llmtest.Replay(t, "../llm/testdata", "action-tools")
 	tr := (&llm.Loop{Client: &llm.Client{BaseURL: rec.Base()}, Model: "qwen2.5:7b", Mode: llm.ModeTools, Tools: tools}).Ask(t.Context(), "o-42?")
 	places["transcript"], _ = json.Marshal(tr)
 	places["model requests"] = []byte(strings.Join(rec.Bodies(), "\n"))
