@@ -83,6 +83,7 @@ func (r Result) Fed() string {
 // RefusedError says which guard refused a call, and why, in words.
 type RefusedError struct{ Reason string }
 
+// Error says that the call was refused, and why.
 func (e *RefusedError) Error() string { return ErrRefused.Error() + ": " + e.Reason }
 
 // Unwrap makes errors.Is(err, ErrRefused) true.

@@ -22,6 +22,7 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
+// String is the problem as the user reads it: place, then message.
 func (p Problem) String() string {
 	if p.Place == "" {
 		return p.Message
@@ -32,6 +33,7 @@ func (p Problem) String() string {
 // SchemaError lists every problem found in a schema. It wraps ErrSchema.
 type SchemaError struct{ Problems []Problem }
 
+// Error lists every problem, then what to do.
 func (e *SchemaError) Error() string {
 	s := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
