@@ -191,3 +191,22 @@ func TestOAuthSignInAndRefresh(t *testing.T) {
 		t.Fatal("a sign-in nobody answered succeeded")
 	}
 }
+
+// A callback that does not carry the state rehome sent (another page
+// calling the loopback port) is refused, and no token is asked for.
+func TestOAuthWrongStateRefused(t *testing.T) {
+	prov := newProvider(t)
+	a := Auth{Type: AuthOAuth, ClientID: "rehome-test", AuthURL: prov.URL + "/authorize", TokenURL: prov.URL + "/token"}
+	_, err := a.SignIn(t.Context(), "", func(u string) error {
+		p, _ := url.Parse(u)
+		cb := p.Query().Get("redirect_uri") + "?code=c0de&state=forged"
+		resp, err := http.Get(cb)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "state") || prov.issued != 0 {
+		t.Fatalf("forged state: %v, tokens issued %d", err, prov.issued)
+	}
+}

@@ -154,3 +154,23 @@ func TestFunctionTool(t *testing.T) {
 		t.Fatalf("calling a function tool: %v", err)
 	}
 }
+
+// ChatGPT's rule, every case: the flag wins; absent, GET needs no
+// confirmation and every other method does.
+func TestRuleTable(t *testing.T) {
+	yes, no := true, false
+	cases := []struct {
+		method string
+		flag   *bool
+		want   Rule
+	}{
+		{"GET", nil, RuleNone}, {"POST", nil, RuleEvery}, {"DELETE", nil, RuleEvery}, {"PUT", nil, RuleEvery},
+		{"GET", &no, RuleAsk}, {"POST", &no, RuleAsk}, {"GET", &yes, RuleEvery}, {"POST", &yes, RuleEvery},
+	}
+	for _, c := range cases {
+		o := Operation{Method: c.method, Consequential: c.flag}
+		if got := o.Rule(); got != c.want {
+			t.Errorf("%s with %v: %s, want %s", c.method, c.flag, got, c.want)
+		}
+	}
+}
