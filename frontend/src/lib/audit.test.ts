@@ -78,6 +78,9 @@ describe('columns and words', () => {
     expect(c.ports.map((r) => r.id)).toEqual(['instructions', 'file_uploads']);
     expect(c.rebuild.map((r) => r.id)).toEqual(['knowledge']);
     expect(c.does_not_port.map((r) => r.id)).toEqual(['vision']);
+    // actions rehome calls itself land in their own column
+    const h = columns({ capabilities: [{ id: 'actions', category: 'hosted' }] } as unknown as AssistantAudit);
+    expect(h.hosted.map((r) => r.id)).toEqual(['actions']);
   });
   it('writes sizes, costs and models as the UI says them', () => {
     expect(gib(8 * 1024 ** 3)).toBe('8 GiB');

@@ -183,7 +183,7 @@ export function formFrom(r: Request): AuditForm {
 
 /** The capabilities of one assistant in the three columns, in catalog order. */
 export function columns(aa: AssistantAudit): Record<Category, Result[]> {
-  const out: Record<Category, Result[]> = { ports: [], rebuild: [], does_not_port: [] };
+  const out: Record<Category, Result[]> = { ports: [], hosted: [], rebuild: [], does_not_port: [] };
   for (const r of aa.capabilities) out[r.category].push(r);
   return out;
 }
