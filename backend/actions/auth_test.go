@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/oauth2"
 )
 
 // Each API-key kind is sent as ChatGPT sends it; the key lives in a 0600
@@ -208,5 +210,24 @@ func TestOAuthWrongStateRefused(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "state") || prov.issued != 0 {
 		t.Fatalf("forged state: %v, tokens issued %d", err, prov.issued)
+	}
+}
+
+// Air-gapped, the OAuth refresh goes through the same dial guard: a token
+// endpoint outside loopback and the LAN is refused, not dialled.
+func TestOAuthRefreshAirGapped(t *testing.T) {
+	api := newShopAPI(t)
+	s := mustParse(t, schema(t, "shop.yaml", api.URL))
+	a := Auth{Type: AuthOAuth, ClientID: "rehome-test", AuthURL: "http://192.0.2.9/authorize", TokenURL: "http://192.0.2.9/token"}
+	sec := NewSecrets(t.TempDir())
+	sec.Update("a/o", func(x *Secret) {
+		x.Token = &oauth2.Token{AccessToken: "old", RefreshToken: "r", Expiry: time.Now().Add(-time.Hour)}
+	})
+	_, err := (&Client{AirGapped: true, Signer: a.Signer(sec, "a/o")}).Call(t.Context(), s, "getOrder", `{"id": "1"}`)
+	if err == nil || !strings.Contains(err.Error(), "air-gapped") {
+		t.Fatalf("refresh to an outside host while air-gapped: %v", err)
+	}
+	if hits, _ := api.seen(); len(hits) != 0 {
+		t.Fatalf("the call went out with an expired token: %v", hits)
 	}
 }

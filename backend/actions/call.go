@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/oauth2"
 )
 
 // ChatGPT's limits on one call, which rehome keeps.
@@ -107,7 +109,9 @@ func (c *Client) Call(ctx context.Context, s *Spec, id string, args string) (Res
 		return Result{}, err
 	}
 	if c.Signer != nil {
-		if err := c.Signer.Sign(ctx, req); err != nil {
+		// an OAuth refresh goes out through the same dial guard
+		sctx := context.WithValue(ctx, oauth2.HTTPClient, &http.Client{Transport: c.transport(), Timeout: c.timeout()})
+		if err := c.Signer.Sign(sctx, req); err != nil {
 			return Result{}, err
 		}
 	}
@@ -152,6 +156,19 @@ func (c *Client) timeout() time.Duration {
 // same host only) and the dial guard (air-gapped: loopback and the LAN).
 func (c *Client) http(s *Spec) *http.Client {
 	hosts := s.Hosts()
+	return &http.Client{Transport: c.transport(), Timeout: c.timeout(), CheckRedirect: func(r *http.Request, via []*http.Request) error {
+		if !hostIn(r.URL.Host, hosts) {
+			return refused("the server redirected %s to %s, another host than the schema's servers (%s): rehome does not follow it", redact(via[0].URL), r.URL.Host, strings.Join(hosts, ", "))
+		}
+		if len(via) >= 5 {
+			return refused("more than 5 redirects")
+		}
+		return nil
+	}}
+}
+
+// transport dials with the air-gapped guard (or is the test's Transport).
+func (c *Client) transport() http.RoundTripper {
 	rt := c.Transport
 	if rt == nil {
 		d := &net.Dialer{Timeout: 10 * time.Second}
@@ -166,15 +183,7 @@ func (c *Client) http(s *Spec) *http.Client {
 		}
 		rt = &http.Transport{DialContext: d.DialContext, Proxy: nil, TLSHandshakeTimeout: 10 * time.Second, MaxResponseHeaderBytes: 64 << 10}
 	}
-	return &http.Client{Transport: rt, Timeout: c.timeout(), CheckRedirect: func(r *http.Request, via []*http.Request) error {
-		if !hostIn(r.URL.Host, hosts) {
-			return refused("the server redirected %s to %s, another host than the schema's servers (%s): rehome does not follow it", redact(via[0].URL), r.URL.Host, strings.Join(hosts, ", "))
-		}
-		if len(via) >= 5 {
-			return refused("more than 5 redirects")
-		}
-		return nil
-	}}
+	return rt
 }
 
 func hostIn(h string, hosts []string) bool {
