@@ -51,7 +51,7 @@ func category(aa AssistantAudit, id string) Category {
 func TestIssueExampleAirGapped8GiB(t *testing.T) {
 	req := Request{Features: []string{"code_interpreter", "image_generation", "actions"}, AirGapped: true}
 	aa := buildOne(t, req, machine(8, 32), model(6), subject(t, req.Features...))
-	want := map[string]Category{Instructions: Ports, CodeInterpreter: Rebuild, ImageGeneration: Rebuild, Actions: DoesNotPort}
+	want := map[string]Category{Instructions: Ports, CodeInterpreter: Hosts, ImageGeneration: Rebuild, Actions: DoesNotPort}
 	for id, c := range want {
 		if got := category(aa, id); got != c {
 			t.Errorf("%s: %s, want %s", id, got, c)
@@ -87,8 +87,8 @@ func TestVerdicts(t *testing.T) {
 	}{
 		{"all ports, cheap", Request{}, machine(24, 64), model(11), []string{"conversation_starters"}, Move, []string{}, "costs less than the subscription"},
 		{"rebuild within budget", Request{HoursAvailable: f64(20), HourlyValue: f64(5)}, machine(24, 64), model(11), []string{"knowledge", "code_interpreter"}, Move, []string{}, "costs less"},
-		{"hours over budget leave rebuilds behind", Request{HoursAvailable: f64(2)}, machine(24, 64), model(11), []string{"conversation_starters", "file_uploads", "knowledge"}, MoveInPart, []string{"knowledge"}, "more than the 2 h you set"},
-		{"hours over budget and only instructions left", Request{HoursAvailable: f64(1)}, machine(24, 64), model(11), []string{"knowledge"}, Keep, []string{"knowledge"}, "more than the 1 h you set"},
+		{"hours over budget leave rebuilds behind", Request{HoursAvailable: f64(2)}, machine(24, 64), model(11), []string{"conversation_starters", "file_uploads", "memory"}, MoveInPart, []string{"memory"}, "more than the 2 h you set"},
+		{"hours over budget and only instructions left", Request{HoursAvailable: f64(1)}, machine(24, 64), model(11), []string{"memory"}, Keep, []string{"memory"}, "more than the 1 h you set"},
 		{"work costs more than the subscription", Request{HourlyValue: f64(100), SubscriptionPerMonth: f64(20)}, machine(24, 64), model(11), []string{"knowledge", "web_browsing", "memory"}, Keep, []string{}, "costs more than the subscription"},
 		{"data local overrides the cost", Request{DataMustStayLocal: true, HourlyValue: f64(100), SubscriptionPerMonth: f64(20)}, machine(24, 64), model(11), []string{"knowledge", "web_browsing", "memory"}, Move, []string{}, "may not leave this machine"},
 		{"data local, something does not port", Request{DataMustStayLocal: true}, machine(4, 32), model(3), []string{"image_generation"}, MoveInPart, []string{"image_generation"}, "Does not port here, so it is given up"},
@@ -122,15 +122,15 @@ func TestVerdicts(t *testing.T) {
 
 func TestEconomicsShowsTheSum(t *testing.T) {
 	req := Request{HourlyValue: f64(40), SubscriptionPerMonth: f64(20)}
-	aa := buildOne(t, req, machine(4, 32), model(3), subject(t, "knowledge", "image_generation"))
+	aa := buildOne(t, req, machine(4, 32), model(3), subject(t, "knowledge", "memory", "image_generation"))
 	e := aa.Economics
-	// instructions 0.5 + knowledge 6 (image generation does not port on a
-	// 4 GiB GPU and costs nothing);
-	// upkeep: knowledge 1 h/month.
-	if e.Hours != 6.5 || e.OpsHoursPerMonth != 1 || e.FirstYearHours != 18.5 || e.FirstYearCost != 740 || e.SubscriptionPerYear != 240 {
+	// instructions 0.5 + knowledge 0.5 (rehome hosts it) + memory 3
+	// (image generation does not port on a 4 GiB GPU and costs nothing);
+	// upkeep: knowledge 0.1 + memory 0.5 h/month.
+	if e.Hours != 4 || e.OpsHoursPerMonth != 0.6 || e.FirstYearHours != 11.2 || e.FirstYearCost != 448 || e.SubscriptionPerYear != 240 {
 		t.Fatalf("economics %+v", e)
 	}
-	want := "6.5 h of work + 1 h/month upkeep × 12 = 18.5 h in the first year × 40/h = 740, against a subscription of 20/month × 12 = 240"
+	want := "4 h of work + 0.6 h/month upkeep × 12 = 11.2 h in the first year × 40/h = 448, against a subscription of 20/month × 12 = 240"
 	if e.Sum != want {
 		t.Fatalf("sum %q\nwant %q", e.Sum, want)
 	}

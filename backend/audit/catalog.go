@@ -20,23 +20,25 @@ var catalogJSON []byte
 // Category is where a capability lands.
 type Category string
 
-// The categories, in display order.
+// The four categories, in display order.
 const (
-	Ports       Category = "ports"         // ports as-is
-	Hosted      Category = "hosted"        // rehome hosts it (it runs the feature itself)
+	Ports Category = "ports" // ports as-is
+	// Hosts: rehome itself provides it on this machine (the sandbox,
+	// the knowledge index); what is left is a little work, said in Bring.
+	Hosts       Category = "hosts"
 	Rebuild     Category = "rebuild"       // you rebuild it and operate it
 	DoesNotPort Category = "does_not_port" // does not port
 )
 
 // Categories lists the categories in display order.
-var Categories = []Category{Ports, Hosted, Rebuild, DoesNotPort}
+var Categories = []Category{Ports, Hosts, Rebuild, DoesNotPort}
 
 // Label is the category in the user's words.
 func (c Category) Label() string {
 	switch c {
 	case Ports:
 		return "Ports as-is"
-	case Hosted:
+	case Hosts:
 		return "rehome hosts it"
 	case Rebuild:
 		return "You rebuild"
@@ -230,7 +232,7 @@ func (c *Catalog) check() error {
 			errs = append(errs, fmt.Errorf("%s: name, reason and replacement are required", where))
 		}
 		if !cp.Category.valid() {
-			errs = append(errs, fmt.Errorf("%s: category %q is not one of ports, hosted, rebuild, does_not_port", where, cp.Category))
+			errs = append(errs, fmt.Errorf("%s: category %q is not one of ports, rebuild, does_not_port", where, cp.Category))
 		}
 		errs = append(errs, checkText(where, cp.Reason, cp.Replacement)...)
 		rules := map[string]bool{}
@@ -241,7 +243,7 @@ func (c *Catalog) check() error {
 			}
 			rules[r.ID] = true
 			if r.Category != "" && !r.Category.valid() {
-				errs = append(errs, fmt.Errorf("%s: category %q is not one of ports, hosted, rebuild, does_not_port", rw, r.Category))
+				errs = append(errs, fmt.Errorf("%s: category %q is not one of ports, rebuild, does_not_port", rw, r.Category))
 			}
 			if r.When == (When{}) {
 				errs = append(errs, fmt.Errorf("%s: empty when: a rule must have a condition", rw))

@@ -108,12 +108,21 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 		}, Capability: Instructions, Category: Ports})
 	add(Step{Title: "Or use it in Open WebUI", Detail: "Import the model file in Open WebUI (Workspace → Models → Import): the starters become prompt suggestions.",
 		Commands: []string{fmt.Sprintf("rehome assistants export %s --format openwebui --model %s -o %s.openwebui.json", a.ID, ref, slug)}})
-	for _, cat := range []Category{Ports, Hosted, Rebuild} {
+	for _, cat := range []Category{Ports, Hosts, Rebuild} {
 		for _, r := range aa.Capabilities {
 			if r.Category != cat || r.ID == Instructions || r.ID == ConversationStarters || contains(aa.Verdict.StaysBehind, r.ID) {
 				continue
 			}
 			st := Step{Capability: r.ID, Category: r.Category, Link: r.Link, Title: "Set up " + lower(r.Name), Detail: r.Replacement + "."}
+			if cat == Hosts {
+				st.Title = "Let rehome host " + lower(r.Name)
+				st.Detail = fmt.Sprintf("%s. About %s h of work", r.Replacement, num(r.Cost.Hours))
+				if r.Cost.Ops != "" {
+					st.Detail += "; then: " + r.Cost.Ops
+				} else {
+					st.Detail += "."
+				}
+			}
 			if cat == Rebuild {
 				st.Title = "Rebuild " + lower(r.Name)
 				st.Detail = fmt.Sprintf("%s. About %s h of work", r.Replacement, num(r.Cost.Hours))
@@ -132,6 +141,9 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 				if len(files) > 0 {
 					st.Detail += " Index these files: " + strings.Join(files, "; ") + "."
 				}
+				if cat == Hosts {
+					st.Commands = []string{fmt.Sprintf("rehome knowledge add %s FILE…", a.ID), fmt.Sprintf("rehome knowledge list %s", a.ID)}
+				}
 			case CodeInterpreter:
 				st.Commands = []string{"rehome sandbox doctor"}
 			}
@@ -140,7 +152,7 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 			}
 			switch r.ID {
 			case Actions:
-				if r.Category == Hosted {
+				if r.Category == Hosts {
 					st.Detail += " Paste each action's schema from the GPT editor and enter its key again; the key stays on this machine."
 					st.Commands = []string{fmt.Sprintf("rehome actions add %s schema.yaml --auth bearer --key-stdin", a.ID), fmt.Sprintf("rehome actions list %s", a.ID)}
 				} else {

@@ -246,7 +246,7 @@ func TestChecklist(t *testing.T) {
 	}
 	want := []string{
 		"Check the machine", "Bring the model's weights in", "Create the local assistant", "Or use it in Open WebUI",
-		"Rebuild knowledge files (retrieval)", "Rebuild code interpreter & data analysis",
+		"Let rehome host knowledge files (retrieval)", "Let rehome host code interpreter & data analysis",
 		"Leave behind: web browsing", "Test side by side", "Keep a portable copy", "Cancel the subscription last",
 	}
 	if !slices.Equal(titles, want) {
@@ -420,7 +420,7 @@ func TestVisionAssistantOn24GiB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tm := rec.Assistants[0].TextModel; tm == nil || !tm.Tools || category(rec.Assistants[0], Actions) != Hosted {
+	if tm := rec.Assistants[0].TextModel; tm == nil || !tm.Tools || category(rec.Assistants[0], Actions) != Hosts {
 		t.Errorf("actions: chose %+v, actions %s", tm, category(rec.Assistants[0], Actions))
 	}
 	if tm := rec.Assistants[0].TextModel; !tm.Coder {

@@ -69,18 +69,17 @@ describe('columns and words', () => {
     capabilities: [
       { id: 'instructions', category: 'ports' },
       { id: 'vision', category: 'does_not_port' },
-      { id: 'knowledge', category: 'rebuild' },
+      { id: 'knowledge', category: 'hosts' },
+      { id: 'memory', category: 'rebuild' },
       { id: 'file_uploads', category: 'ports' },
     ],
   } as unknown as AssistantAudit;
-  it('sorts capabilities into the three columns in order', () => {
+  it('sorts capabilities into the four columns in order', () => {
     const c = columns(aa);
     expect(c.ports.map((r) => r.id)).toEqual(['instructions', 'file_uploads']);
-    expect(c.rebuild.map((r) => r.id)).toEqual(['knowledge']);
+    expect(c.hosts.map((r) => r.id)).toEqual(['knowledge']);
+    expect(c.rebuild.map((r) => r.id)).toEqual(['memory']);
     expect(c.does_not_port.map((r) => r.id)).toEqual(['vision']);
-    // actions rehome calls itself land in their own column
-    const h = columns({ capabilities: [{ id: 'actions', category: 'hosted' }] } as unknown as AssistantAudit);
-    expect(h.hosted.map((r) => r.id)).toEqual(['actions']);
   });
   it('writes sizes, costs and models as the UI says them', () => {
     expect(gib(8 * 1024 ** 3)).toBe('8 GiB');

@@ -31,11 +31,11 @@ export type Step = audit.Step;
 export type Checklist = audit.Checklist;
 
 
-export const categories: Category[] = ['ports', 'hosted', 'rebuild', 'does_not_port'];
+export const categories: Category[] = ['ports', 'hosts', 'rebuild', 'does_not_port'];
 
 export const categoryLabels: Record<Category, string> = {
   ports: 'Ports as-is',
-  hosted: 'rehome hosts it',
+  hosts: 'rehome hosts it',
   rebuild: 'You rebuild',
   does_not_port: 'Does not port',
 };
@@ -181,9 +181,9 @@ export function formFrom(r: Request): AuditForm {
   return f;
 }
 
-/** The capabilities of one assistant in the three columns, in catalog order. */
+/** The capabilities of one assistant in the four columns, in catalog order. */
 export function columns(aa: AssistantAudit): Record<Category, Result[]> {
-  const out: Record<Category, Result[]> = { ports: [], hosted: [], rebuild: [], does_not_port: [] };
+  const out: Record<Category, Result[]> = { ports: [], hosts: [], rebuild: [], does_not_port: [] };
   for (const r of aa.capabilities) out[r.category].push(r);
   return out;
 }

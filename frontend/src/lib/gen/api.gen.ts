@@ -271,7 +271,7 @@ export namespace audit {
     fallback_models: audit.FallbackModel[];
   }
 
-  export type Category = 'does_not_port' | 'hosted' | 'ports' | 'rebuild';
+  export type Category = 'does_not_port' | 'hosts' | 'ports' | 'rebuild';
 
   export interface Change {
     field: string;
