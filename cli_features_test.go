@@ -109,7 +109,7 @@ func TestAuditCLI(t *testing.T) {
 	if got["web_browsing"].Category != "does_not_port" {
 		t.Errorf("browsing on an air-gapped machine: %+v", got["web_browsing"])
 	}
-	if got["code_interpreter"].Category != "rebuild" {
+	if got["code_interpreter"].Category != "hosts" {
 		t.Errorf("code interpreter: %+v", got["code_interpreter"])
 	}
 	// An assistant from the store.

@@ -53,7 +53,7 @@ test('rehome audit --features … --vram 8GiB --air-gapped --json prints categor
   const caps = aa.capabilities;
   assert.deepEqual(caps.map((c) => c.id), ['instructions', 'code_interpreter', 'image_generation', 'actions']);
   assert.equal(byId(caps, 'instructions').category, 'ports');
-  assert.equal(byId(caps, 'code_interpreter').category, 'rebuild');
+  assert.equal(byId(caps, 'code_interpreter').category, 'hosts');
   assert.equal(byId(caps, 'actions').category, 'does_not_port');
   assert.match(byId(caps, 'actions').reason, /air-gapped/);
   for (const c of caps) assert.ok(c.reason.length > 40 && !/[{}]/.test(c.reason), `reason of ${c.id}: ${c.reason}`);
@@ -184,12 +184,12 @@ test('the Audit screen: import, three columns with reasons, verdict, across view
   assert.match(await verdict.innerText(), /air-gapped/);
   const col = (c) => page.getByTestId('column-' + c);
   await col('ports').locator('[data-cap="instructions"]').waitFor();
-  await col('rebuild').locator('[data-cap="knowledge"]').waitFor();
-  await col('rebuild').locator('[data-cap="code_interpreter"]').waitFor();
+  await col('hosts').locator('[data-cap="knowledge"]').waitFor();
+  await col('hosts').locator('[data-cap="code_interpreter"]').waitFor();
   const action = col('does_not_port').locator('[data-cap="actions"]');
   await action.waitFor();
   assert.match(await action.innerText(), /air-gapped/);
-  assert.match(await col('rebuild').locator('[data-cap="code_interpreter"]').innerText(), /Local: rehome's sandbox/);
+  assert.match(await col('hosts').locator('[data-cap="code_interpreter"]').innerText(), /Local: rehome's sandbox/);
   assert.match(await page.getByTestId('economics').innerText(), /against a subscription of 20\/month/);
   await page.setViewportSize({ width: 1280, height: 2000 });
   await page.screenshot({ path: join(artifacts, 'browser-audit.png') });
