@@ -24,9 +24,11 @@ type Actions struct {
 	secrets *actions.Secrets
 }
 
-// Actions is the actions service (its methods need an open Core).
+// Actions is the actions service (its methods need an open Core). One
+// per Core, so that its writes of the credentials file are serialized.
 func (c *Core) Actions() *Actions {
-	return &Actions{c: c, secrets: actions.NewSecrets(c.dir)}
+	c.actOnce.Do(func() { c.act = &Actions{c: c, secrets: actions.NewSecrets(c.dir)} })
+	return c.act
 }
 
 // ActionInfo is one action as the faces list it: never its credentials,

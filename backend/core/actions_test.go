@@ -302,3 +302,35 @@ func untar(t *testing.T, path string) []byte {
 	}
 	return all.Bytes()
 }
+
+// Keys added at the same time (the window and its bridge share a Core)
+// are all kept: one lock on the credentials file per Core.
+func TestActionsConcurrentKeysKept(t *testing.T) {
+	c := openCore(t, t.TempDir(), Options{})
+	a, err := c.Assistants().Create(assistant.Assistant{Name: "Many"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := shopSchema(t, "http://127.0.0.1:9")
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.Actions().Add(a.ID, AddAction{Schema: schema, Auth: "bearer", Key: fmt.Sprintf("k-%d", i)}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	list, _ := c.Actions().List(a.ID)
+	lost := 0
+	for _, in := range list {
+		if !in.HasKey {
+			lost++
+		}
+	}
+	if len(list) != 16 || lost != 0 {
+		t.Fatalf("%d actions, %d without their key", len(list), lost)
+	}
+}
