@@ -42,6 +42,7 @@ type App struct {
 	access     *access // the files the user chose (access.go)
 	asks       askHolder
 	sessions   sessionHolder
+	confirms   confirmBox // action calls waiting for the user (actions.go)
 }
 
 // Host holds an App for its window or `rehome serve`: it opens it, attaches

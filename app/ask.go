@@ -115,7 +115,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	}
 	ask, err := a.core.Asks().Prepare(ctx, core.AskRequest{
 		ConversationID: req.ConversationID, AssistantID: req.AssistantID,
-		Files: req.Files, Check: a.readable,
+		Files: req.Files, Check: a.readable, Confirm: a.confirmAction,
 		Server: req.Server, Model: req.Model, MaxSteps: req.MaxSteps, Mode: req.Mode, Question: req.Question,
 		InlinePlots: true, MakeRoom: a.evictSession,
 	})

@@ -28,6 +28,7 @@ func commands() []command {
 		{"models", "list the catalog of open-weight models", cmdModels},
 		{"fit", "estimate which models fit this machine's memory", cmdFit},
 		{"ask", "ask a question in words: a local model writes the code, the sandbox runs it", cmdAsk},
+		{"actions", "an assistant's GPT actions (OpenAPI) the model may call: add, list, test, signin, rm", cmdActions},
 		{"knowledge", "an assistant's knowledge files, indexed for its file_search: add, list, search, rm", cmdKnowledge},
 		{"llm", "the local model servers: status (servers, models, tool calling)", cmdLLM},
 		{"conversations", "the kept conversations: list, show, export (Markdown, notebook), rm", cmdConversations},

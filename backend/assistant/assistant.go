@@ -58,11 +58,35 @@ type RemoteFile struct {
 	ID   string `json:"id"`
 }
 
-// Action is a custom GPT action: an HTTP API described by OpenAPI.
+// Action is a custom GPT action: an HTTP API described by OpenAPI (or an
+// Assistants-API function tool, schema only). Its credentials are never
+// here: rehome keeps them in an owner-only file of the data folder (see
+// backend/actions), so this record, its bundles and exports hold none.
 type Action struct {
 	Schema     string `json:"schema"`      // OpenAPI document text (JSON or YAML)
 	Auth       string `json:"auth"`        // "none", "api_key" or "oauth"
 	PrivacyURL string `json:"privacy_url"` // the privacy policy the GPT links to
+	// ID names the action's credentials; Name is how the user names it
+	// (`rehome actions rm`). Both are set by `rehome actions add`; an
+	// imported action has neither until then.
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Signing says how an api_key is sent (basic, bearer, header) and the
+	// header's name; OAuth is the OAuth client (no secret).
+	Signing string       `json:"signing,omitempty"`
+	Header  string       `json:"header,omitempty"`
+	OAuth   *OAuthClient `json:"oauth,omitempty"`
+	// AlwaysAllow lists the operations the user chose "Always allow" for.
+	AlwaysAllow []string `json:"always_allow,omitempty"`
+}
+
+// OAuthClient is an action's OAuth client as the GPT editor's form has
+// it, less the client secret (kept with the credentials).
+type OAuthClient struct {
+	ClientID string `json:"client_id"`
+	AuthURL  string `json:"auth_url"`
+	TokenURL string `json:"token_url"`
+	Scope    string `json:"scope,omitempty"`
 }
 
 // Assistant is one custom GPT as rehome remembers it.

@@ -68,13 +68,13 @@ var ruleCases = []struct {
 	{ImageGeneration, "no GPU at all", cpuOnly(32, 8), DoesNotPort, "gpu-too-small", "0 bytes in all"},
 	{ImageGeneration, "no room beside, takes turns", gpu(8, 6), Rebuild, "take-turns", "only 2 GiB is left (of 8 GiB)"},
 	{ImageGeneration, "nothing fits", noModel(), DoesNotPort, "no-text-model", "no chat to ask for images in"},
-	{Actions, "online, outside API", with(gpu(8, 6), externalAPI), Ports, "", "already your HTTP API"},
+	{Actions, "online, outside API", with(gpu(8, 6), externalAPI), Hosts, "", "rehome calls it as ChatGPT did"},
 	{Actions, "air-gapped, outside API", with(with(gpu(8, 6), externalAPI), airGapped), DoesNotPort, "air-gapped-external-api", "(api.example.com) and the machine is air-gapped"},
 	{Actions, "air-gapped, unnamed server", with(with(gpu(8, 6), unnamedAPI), airGapped), DoesNotPort, "air-gapped-external-api", "(a server no schema names)"},
-	{Actions, "air-gapped, API on the LAN", with(with(gpu(8, 6), localAPI), airGapped), Ports, "", "already your HTTP API"},
+	{Actions, "air-gapped, API on the LAN", with(with(gpu(8, 6), localAPI), airGapped), Hosts, "", "rehome calls it as ChatGPT did"},
 	{Actions, "data local, outside API", with(with(gpu(8, 6), externalAPI), dataLocal), DoesNotPort, "data-leaves-through-action", "off this machine (api.example.com)"},
-	{Actions, "data local, API on the LAN", with(with(gpu(8, 6), localAPI), dataLocal), Ports, "", "already your HTTP API"},
-	{Actions, "OAuth", with(with(gpu(8, 6), externalAPI), oauth), Rebuild, "oauth", "signs in with OAuth"},
+	{Actions, "data local, API on the LAN", with(with(gpu(8, 6), localAPI), dataLocal), Hosts, "", "rehome calls it as ChatGPT did"},
+	{Actions, "OAuth", with(with(gpu(8, 6), externalAPI), oauth), Hosts, "oauth", "the work left is the sign-in"},
 	{Actions, "air-gapped wins over OAuth", with(with(with(gpu(8, 6), externalAPI), oauth), airGapped), DoesNotPort, "air-gapped-external-api", "air-gapped"},
 	{Actions, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing would decide when to call the API"},
 	{Actions, "text model without tool calling", with(with(gpu(8, 6), externalAPI), noTools), Rebuild, "no-tool-calling", "Test 7B has no tool calling"},
@@ -266,7 +266,7 @@ func TestRulesMarkdown(t *testing.T) {
 		t.Fatalf("%d lines:\n%s", len(lines), md)
 	}
 	for _, want := range []string{
-		"| Actions (OpenAPI) (`actions`) | Ports as-is | no text model fits → **Does not port**; air-gapped and an action calls an outside API → **Does not port**;",
+		"| Actions (OpenAPI) (`actions`) | rehome hosts it | no text model fits → **Does not port**; air-gapped and an action calls an outside API → **Does not port**;",
 		"| Image generation (`image_generation`) | You rebuild | no text model fits → **Does not port**; VRAM below 6 GiB → **Does not port**; VRAM left beside the text model below 6 GiB → **You rebuild** (reason changes) | 5 h, 1 h/month |",
 		"the text model reads images → **Ports as-is**",
 	} {

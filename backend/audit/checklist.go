@@ -152,7 +152,12 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 			}
 			switch r.ID {
 			case Actions:
-				st.Detail += " Import each action's OpenAPI schema as a tool server and enter its credentials again."
+				if r.Category == Hosts {
+					st.Detail += " Paste each action's schema from the GPT editor and enter its key again; the key stays on this machine."
+					st.Commands = []string{fmt.Sprintf("rehome actions add %s schema.yaml --auth bearer --key-stdin", a.ID), fmt.Sprintf("rehome actions list %s", a.ID)}
+				} else {
+					st.Detail += " Import each action's OpenAPI schema as a tool server and enter its credentials again."
+				}
 			}
 			add(st)
 		}

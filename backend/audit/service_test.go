@@ -420,7 +420,7 @@ func TestVisionAssistantOn24GiB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tm := rec.Assistants[0].TextModel; tm == nil || !tm.Tools || category(rec.Assistants[0], Actions) != Ports {
+	if tm := rec.Assistants[0].TextModel; tm == nil || !tm.Tools || category(rec.Assistants[0], Actions) != Hosts {
 		t.Errorf("actions: chose %+v, actions %s", tm, category(rec.Assistants[0], Actions))
 	}
 	if tm := rec.Assistants[0].TextModel; !tm.Coder {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"rehome/backend/actions"
+
 	"rehome/backend/assistant"
 	"rehome/backend/llm"
 	"rehome/backend/llm/sandboxexec"
@@ -39,6 +41,10 @@ type AskRequest struct {
 	Question  string
 	// Deadline bounds one answer of the model server (0: llm.DefaultDeadline).
 	Deadline time.Duration
+	// Confirm asks the user before an action call that needs it (the
+	// window's dialog, the terminal's prompt); nil declines every such
+	// call, and the model is told.
+	Confirm actions.Confirm
 	// Limits are what the face asks for; the rest as saved in Settings
 	// (see Sessions.Limits).
 	Limits sandbox.Limits
@@ -203,6 +209,15 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	var tools []llm.LoopTool
 	if t, ok := s.c.Knowledge().Tool(conv.AssistantID); ok {
 		tools = append(tools, t)
+	}
+	// The assistant's OpenAPI actions, each a tool rehome calls itself.
+	if conv.AssistantID != "" {
+		acts, notes, err := s.c.Actions().Tools(conv.AssistantID, req.Confirm)
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, acts...)
+		a.Notes = append(a.Notes, notes...)
 	}
 	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: client.ContextLength(ctx, model),
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History()}

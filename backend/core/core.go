@@ -61,6 +61,9 @@ type Core struct {
 	// runs counts the runs in progress: the engine is stopped only once
 	// they have removed their sandboxes (their context ended first).
 	runs sync.WaitGroup
+
+	actOnce sync.Once
+	act     *Actions // actions.go: one credentials file lock per Core
 }
 
 // New returns a Core over the data folder dir. It touches nothing yet:

@@ -234,7 +234,7 @@ test('the Audit screen: import, three columns with reasons, verdict, across view
   assert.ok(inputs.some((t) => /Air-gapped\s+yes\s+no/.test(t)), inputs.join(' | '));
   const qn = page.getByTestId('comparison-assistant').filter({ hasText: 'Quarterly Numbers' });
   const actionChange = qn.getByTestId('comparison-capability').filter({ hasText: 'Actions' });
-  assert.match(await actionChange.innerText(), /Does not port → Ports as-is .*no longer: the machine is air-gapped/);
+  assert.match(await actionChange.innerText(), /Does not port → rehome hosts it .*no longer: the machine is air-gapped/);
   assert.equal(await page.getByTestId('comparison-assistant').filter({ hasText: 'Illustrator' }).getAttribute('data-status'), 'added');
   await cmp.scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(artifacts, 'browser-audit-compare.png') });

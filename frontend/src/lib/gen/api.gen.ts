@@ -10,8 +10,43 @@
 /* eslint-disable */
 import { call, on } from '../api';
 
+/** Types of Go package rehome/backend/actions. */
+export namespace actions {
+  export interface Ask {
+    assistant: string;
+    action: string;
+    operation: string;
+    method: string;
+    host: string;
+    arguments: string;
+    always_offered: boolean;
+  }
+
+  export type Decision = 'allow' | 'always' | 'deny';
+
+  export interface Result {
+    operation: string;
+    method: string;
+    url: string;
+    status: number;
+    content_type?: string;
+    body: string;
+    cut?: boolean;
+    size: number;
+    mismatch?: string;
+    duration_ms: number;
+  }
+
+  export type Rule = 'ask' | 'every' | 'none';
+}
+
 /** Types of Go package rehome/app. */
 export namespace app {
+  export interface ActionConfirm {
+    id: string;
+    ask: actions.Ask;
+  }
+
   export interface AskEvent {
     conversation_id: string;
     type: string;
@@ -101,6 +136,12 @@ export namespace assistant {
     schema: string;
     auth: string;
     privacy_url: string;
+    id?: string;
+    name?: string;
+    signing?: string;
+    header?: string;
+    oauth?: assistant.OAuthClient;
+    always_allow?: string[];
   }
 
   export interface Assistant {
@@ -150,6 +191,13 @@ export namespace assistant {
     size: number;
     sha256: string;
     path: string;
+  }
+
+  export interface OAuthClient {
+    client_id: string;
+    auth_url: string;
+    token_url: string;
+    scope?: string;
   }
 
   export interface RemoteFile {
@@ -432,6 +480,41 @@ export namespace audit {
     no_text_model?: boolean;
     action_calls_external?: boolean;
     action_auth_oauth?: boolean;
+  }
+}
+
+/** Types of Go package rehome/backend/core. */
+export namespace core {
+  export interface ActionInfo {
+    id: string;
+    name: string;
+    title: string;
+    servers: string[];
+    auth: string;
+    schema_only?: boolean;
+    has_key: boolean;
+    signed_in: boolean;
+    operations: core.OperationInfo[];
+    problem?: string;
+  }
+
+  export interface AddAction {
+    schema: string;
+    auth: string;
+    key?: string;
+    oauth?: assistant.OAuthClient;
+    client_secret?: string;
+    privacy_url?: string;
+    name?: string;
+  }
+
+  export interface OperationInfo {
+    id: string;
+    method: string;
+    path: string;
+    description: string;
+    rule: actions.Rule;
+    always_allow?: boolean;
   }
 }
 
@@ -1148,6 +1231,7 @@ export type Input<T> = T extends string | number | boolean | null | undefined
 
 /** The events Go sends the UI, each with the type of its data. */
 export interface Events {
+  'action:confirm': app.ActionConfirm;
   'ask:event': app.AskEvent;
   'doctor:progress': string;
   'firstrun:changed': string;
@@ -1164,6 +1248,8 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 
 /** The names of the methods, as the bridge serves them. */
 export const methods = [
+  'AddAction',
+  'AnswerAction',
   'Ask',
   'AssistantCapabilities',
   'AuditCatalog',
@@ -1203,6 +1289,7 @@ export const methods = [
   'LLMHint',
   'LLMHintFor',
   'LLMStatus',
+  'ListActions',
   'ListAssistants',
   'ListConversations',
   'ListRuns',
@@ -1211,6 +1298,7 @@ export const methods = [
   'OpenedFiles',
   'PickFile',
   'PreviewFile',
+  'RemoveAction',
   'ResetRunLimits',
   'RestartSession',
   'RunAudit',
@@ -1228,11 +1316,20 @@ export const methods = [
   'StopAsk',
   'StopRun',
   'StopSession',
+  'TestAction',
   'UIEvent',
   'UIReady',
   'UpdateAssistant',
   'VerifyIsolation',
 ] as const;
+
+export function AddAction(assistantID: string, in_: Input<core.AddAction>): Promise<core.ActionInfo> {
+  return call<core.ActionInfo>('AddAction', assistantID, in_);
+}
+
+export function AnswerAction(id: string, decision: actions.Decision): Promise<void> {
+  return call<void>('AnswerAction', id, decision);
+}
 
 export function Ask(req: Input<app.AskRequest>): Promise<llm.Conversation> {
   return call<llm.Conversation>('Ask', req);
@@ -1390,6 +1487,10 @@ export function LLMStatus(server: string): Promise<llm.Server[]> {
   return call<llm.Server[]>('LLMStatus', server);
 }
 
+export function ListActions(assistantID: string): Promise<core.ActionInfo[]> {
+  return call<core.ActionInfo[]>('ListActions', assistantID);
+}
+
 export function ListAssistants(): Promise<assistant.Assistant[]> {
   return call<assistant.Assistant[]>('ListAssistants');
 }
@@ -1420,6 +1521,10 @@ export function PickFile(): Promise<string> {
 
 export function PreviewFile(path: string): Promise<dataset.Preview> {
   return call<dataset.Preview>('PreviewFile', path);
+}
+
+export function RemoveAction(assistantID: string, name: string): Promise<void> {
+  return call<void>('RemoveAction', assistantID, name);
 }
 
 export function ResetRunLimits(): Promise<sandbox.Limits> {
@@ -1488,6 +1593,10 @@ export function StopRun(id: string): Promise<void> {
 
 export function StopSession(id: string): Promise<void> {
   return call<void>('StopSession', id);
+}
+
+export function TestAction(assistantID: string, operation: string, args: string): Promise<actions.Result> {
+  return call<actions.Result>('TestAction', assistantID, operation, args);
 }
 
 export function UIEvent(event: string, data: Input<{ [key: string]: unknown }>): Promise<void> {

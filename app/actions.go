@@ -1,0 +1,121 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"rehome/backend/actions"
+	"rehome/backend/core"
+	"rehome/backend/store"
+)
+
+// ActionConfirm is the "action:confirm" event: a call that waits for the
+// user. The window shows a dialog naming the operation, the host and the
+// arguments (Allow once / Always allow where offered / Deny) and answers
+// with AnswerAction(ID, …).
+type ActionConfirm struct {
+	ID  string      `json:"id"`
+	Ask actions.Ask `json:"ask"`
+}
+
+// confirmWait is how long a call waits for the dialog's answer before it
+// is declined.
+const confirmWait = 2 * time.Minute
+
+// confirmBox holds the calls waiting for the user, by id.
+type confirmBox struct {
+	mu      sync.Mutex
+	waiting map[string]chan actions.Decision
+}
+
+// ListActions lists an assistant's actions and their operations (never
+// their keys: only whether there is one).
+func (a *App) ListActions(assistantID string) ([]core.ActionInfo, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	list, err := a.core.Actions().List(assistantID)
+	return list, uiError(err)
+}
+
+// AddAction adds an action from its schema text; the key goes to the
+// data folder's owner-only file only.
+func (a *App) AddAction(assistantID string, in core.AddAction) (core.ActionInfo, error) {
+	if err := a.ready(); err != nil {
+		return core.ActionInfo{}, err
+	}
+	info, err := a.core.Actions().Add(assistantID, in)
+	if err != nil {
+		return core.ActionInfo{}, uiError(err)
+	}
+	a.log.Info("action added", "assistant", assistantID, "action", info.Name, "operations", len(info.Operations), "auth", info.Auth)
+	return info, nil
+}
+
+// RemoveAction removes an action and its credentials.
+func (a *App) RemoveAction(assistantID, name string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return uiError(a.core.Actions().Remove(assistantID, name))
+}
+
+// TestAction calls one operation, as the GPT editor's Test button does;
+// a call that needs confirming waits for the window's dialog.
+func (a *App) TestAction(assistantID, operation, args string) (actions.Result, error) {
+	if err := a.ready(); err != nil {
+		return actions.Result{}, err
+	}
+	res, err := a.core.Actions().Test(a.ctx, assistantID, operation, args, a.confirmAction)
+	return res, uiError(err)
+}
+
+// AnswerAction answers the dialog of call id: "allow", "always" or
+// "deny".
+func (a *App) AnswerAction(id string, decision actions.Decision) error {
+	switch decision {
+	case actions.AllowOnce, actions.AllowAlways, actions.Deny:
+	default:
+		return fmt.Errorf("answer %q: use allow, always or deny", decision)
+	}
+	a.confirms.mu.Lock()
+	ch, ok := a.confirms.waiting[id]
+	delete(a.confirms.waiting, id)
+	a.confirms.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("the call %s is no longer waiting (answered, or declined after %s)", id, confirmWait)
+	}
+	ch <- decision
+	return nil
+}
+
+// confirmAction asks the window and waits for AnswerAction; no answer
+// within confirmWait, or the App closing, declines.
+func (a *App) confirmAction(ctx context.Context, ask actions.Ask) (actions.Decision, error) {
+	id := store.NewID()
+	ch := make(chan actions.Decision, 1)
+	a.confirms.mu.Lock()
+	if a.confirms.waiting == nil {
+		a.confirms.waiting = map[string]chan actions.Decision{}
+	}
+	a.confirms.waiting[id] = ch
+	a.confirms.mu.Unlock()
+	defer func() {
+		a.confirms.mu.Lock()
+		delete(a.confirms.waiting, id)
+		a.confirms.mu.Unlock()
+	}()
+	a.emit("action:confirm", ActionConfirm{ID: id, Ask: ask})
+	t := time.NewTimer(confirmWait)
+	defer t.Stop()
+	select {
+	case d := <-ch:
+		return d, nil
+	case <-t.C:
+		return actions.Deny, fmt.Errorf("nobody answered the confirmation within %s", confirmWait)
+	case <-ctx.Done():
+		return actions.Deny, ctx.Err()
+	}
+}

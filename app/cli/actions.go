@@ -1,0 +1,297 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"rehome/backend/actions"
+	"rehome/backend/assistant"
+	"rehome/backend/core"
+)
+
+// cmdActions is `rehome actions`: an assistant's GPT actions (OpenAPI
+// schemas) that the local model may call.
+func cmdActions(env *cliEnv, args []string) int {
+	return dispatch(env, []command{
+		{"add", "add an action from its OpenAPI schema (a file, or - to paste it)", cmdActionsAdd},
+		{"list", "list an assistant's actions, their operations and confirmation rules", cmdActionsList},
+		{"test", "call one operation, as the GPT editor's Test button does", cmdActionsTest},
+		{"signin", "sign in to an OAuth action through your browser", cmdActionsSignIn},
+		{"rm", "remove an action and its credentials", cmdActionsRm},
+	}, "rehome actions", args)
+}
+
+func cmdActionsAdd(env *cliEnv, args []string) int {
+	fs := env.flags("actions add", "actions add ASSISTANT SCHEMA|- [--auth none|basic|bearer|header:NAME|oauth] [--key-stdin] [--client-id ID --auth-url URL --token-url URL [--scope S] [--client-secret-stdin]] [--name NAME] [--json]")
+	auth := fs.String("auth", "none", "how calls are signed: none, basic, bearer, header:NAME (a custom header) or oauth")
+	keyStdin := fs.Bool("key-stdin", false, "read the API key from standard input (it is kept in the data folder's owner-only file, nowhere else)")
+	secretStdin := fs.Bool("client-secret-stdin", false, "read the OAuth client secret from standard input")
+	clientID := fs.String("client-id", "", "the OAuth client `id`")
+	authURL := fs.String("auth-url", "", "the OAuth authorization `URL`")
+	tokenURL := fs.String("token-url", "", "the OAuth token `URL`")
+	scope := fs.String("scope", "", "the OAuth `scopes`, space-separated")
+	name := fs.String("name", "", "the action's `name` (default: from the schema's title)")
+	privacy := fs.String("privacy-url", "", "the API's privacy policy `URL`")
+	asJSON := fs.Bool("json", false, "print the action as JSON")
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 2 {
+		return env.usage("actions add takes ASSISTANT and SCHEMA (a file, or - to read it from standard input)")
+	}
+	if pos[1] == "-" && (*keyStdin || *secretStdin) {
+		return env.usage("the schema and the key cannot both come from standard input: give the schema as a file")
+	}
+	if *keyStdin && *secretStdin {
+		return env.usage("give either --key-stdin or --client-secret-stdin")
+	}
+	var text []byte
+	var err error
+	if pos[1] == "-" {
+		text, err = io.ReadAll(io.LimitReader(env.stdin, 8<<20))
+	} else {
+		text, err = os.ReadFile(pos[1])
+	}
+	if err != nil {
+		return env.fail(fmt.Errorf("reading the schema: %w", err))
+	}
+	in := core.AddAction{Schema: string(text), Auth: *auth, Name: *name, PrivacyURL: *privacy}
+	if *clientID != "" || *authURL != "" || *tokenURL != "" {
+		in.OAuth = &assistant.OAuthClient{ClientID: *clientID, AuthURL: *authURL, TokenURL: *tokenURL, Scope: *scope}
+	}
+	if *keyStdin || *secretStdin {
+		line, err := readSecret(env)
+		if err != nil {
+			return env.fail(err)
+		}
+		if *keyStdin {
+			in.Key = line
+		} else {
+			in.ClientSecret = line
+		}
+	}
+	if _, err := env.openStore(); err != nil {
+		return env.fail(err)
+	}
+	info, err := env.c.Actions().Add(pos[0], in)
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(info)
+	}
+	fmt.Fprintf(env.stdout, "added %s (%d operations, auth %s) to %s\n", info.Name, len(info.Operations), info.Auth, pos[0])
+	printOperations(env, info)
+	if info.Auth == actions.AuthOAuth {
+		fmt.Fprintf(env.stdout, "sign in with `rehome actions signin %s %s`\n", pos[0], info.Name)
+	}
+	return exitOK
+}
+
+// readSecret reads one line from stdin, without echo on a terminal.
+func readSecret(env *cliEnv) (string, error) {
+	if f, ok := env.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(env.stderr, "key: ")
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(env.stderr)
+		return strings.TrimSpace(string(b)), err
+	}
+	line, err := bufio.NewReader(io.LimitReader(env.stdin, 64<<10)).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", err
+	}
+	if strings.TrimSpace(line) == "" {
+		return "", fmt.Errorf("no key on standard input: pipe it in, e.g. `rehome actions add … --key-stdin < key.txt`")
+	}
+	return strings.TrimSpace(line), nil
+}
+
+func printOperations(env *cliEnv, info core.ActionInfo) {
+	for _, op := range info.Operations {
+		rule := map[actions.Rule]string{actions.RuleNone: "no confirmation", actions.RuleAsk: "confirm (Always allow offered)", actions.RuleEvery: "confirm every call"}[op.Rule]
+		if op.AlwaysAllow {
+			rule = "always allowed"
+		}
+		fmt.Fprintf(env.stdout, "  %-20s %-6s %-28s %s\n", op.ID, op.Method, op.Path, rule)
+	}
+}
+
+func cmdActionsList(env *cliEnv, args []string) int {
+	fs := env.flags("actions list", "actions list ASSISTANT [--json]")
+	asJSON := fs.Bool("json", false, "print the actions as JSON")
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return env.usage("actions list takes ASSISTANT")
+	}
+	if _, err := env.openStore(); err != nil {
+		return env.fail(err)
+	}
+	list, err := env.c.Actions().List(pos[0])
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(env.stdout, "no actions: add one with `rehome actions add %s SCHEMA`\n", pos[0])
+	}
+	for _, in := range list {
+		cred := ""
+		switch {
+		case in.Auth == actions.AuthOAuth && !in.SignedIn:
+			cred = ", not signed in"
+		case in.Auth != actions.AuthNone && in.Auth != actions.AuthOAuth && !in.HasKey:
+			cred = ", no key"
+		}
+		where := strings.Join(in.Servers, ", ")
+		if in.SchemaOnly {
+			where = "function tool, no server"
+		}
+		fmt.Fprintf(env.stdout, "%s — %s (%s; auth %s%s)\n", in.Name, in.Title, where, in.Auth, cred)
+		if in.Problem != "" {
+			fmt.Fprintf(env.stdout, "  %s\n", in.Problem)
+		}
+		printOperations(env, in)
+	}
+	return exitOK
+}
+
+func cmdActionsTest(env *cliEnv, args []string) int {
+	fs := env.flags("actions test", "actions test ASSISTANT OPERATION [--args JSON] [--yes] [--json]")
+	argsJSON := fs.String("args", "{}", "the call's arguments as a JSON object")
+	yes := fs.Bool("yes", false, "make a call that needs confirming without asking")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 2 {
+		return env.usage("actions test takes ASSISTANT and OPERATION")
+	}
+	if !json.Valid([]byte(*argsJSON)) {
+		return env.usage("--args is not JSON: give an object, e.g. --args '{\"id\": \"42\"}'")
+	}
+	if _, err := env.openStore(); err != nil {
+		return env.fail(err)
+	}
+	ctx, cancel := env.interruptible()
+	defer cancel()
+	res, err := env.c.Actions().Test(ctx, pos[0], pos[1], *argsJSON, confirmer(env, *yes))
+	if err != nil {
+		if env.interrupted(err) {
+			return exitInterrupted
+		}
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(res)
+	}
+	fmt.Fprintln(env.stdout, res.Fed())
+	if res.Status >= 400 {
+		return exitFail
+	}
+	return exitOK
+}
+
+func cmdActionsSignIn(env *cliEnv, args []string) int {
+	fs := env.flags("actions signin", "actions signin ASSISTANT ACTION")
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 2 {
+		return env.usage("actions signin takes ASSISTANT and ACTION")
+	}
+	if _, err := env.openStore(); err != nil {
+		return env.fail(err)
+	}
+	ctx, cancel := env.interruptible()
+	defer cancel()
+	err := env.c.Actions().SignIn(ctx, pos[0], pos[1], func(url string) error {
+		fmt.Fprintf(env.stderr, "rehome: open this address in your browser to sign in (waiting up to 5 minutes):\n%s\n", url)
+		return nil
+	})
+	if err != nil {
+		if env.interrupted(err) {
+			return exitInterrupted
+		}
+		return env.fail(err)
+	}
+	fmt.Fprintf(env.stdout, "signed in: %s can call %s\n", pos[0], pos[1])
+	return exitOK
+}
+
+func cmdActionsRm(env *cliEnv, args []string) int {
+	fs := env.flags("actions rm", "actions rm ASSISTANT NAME")
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 2 {
+		return env.usage("actions rm takes ASSISTANT and NAME (see `rehome actions list ASSISTANT`)")
+	}
+	if _, err := env.openStore(); err != nil {
+		return env.fail(err)
+	}
+	if err := env.c.Actions().Remove(pos[0], pos[1]); err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprintf(env.stdout, "removed %s and its credentials\n", pos[1])
+	return exitOK
+}
+
+// confirmer is the terminal's answer to a call that needs confirming:
+// --yes allows it; on a terminal the user is asked; else nil (the call is
+// declined and the model told).
+func confirmer(env *cliEnv, yes bool) actions.Confirm {
+	if yes {
+		return func(context.Context, actions.Ask) (actions.Decision, error) { return actions.AllowOnce, nil }
+	}
+	in, ok := env.stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(in.Fd())) || !isTerminal(env.stderr) {
+		return nil
+	}
+	r := bufio.NewReader(in)
+	return func(_ context.Context, a actions.Ask) (actions.Decision, error) {
+		return promptConfirm(r, env.stderr, a)
+	}
+}
+
+// promptConfirm asks on w and reads the answer from r.
+func promptConfirm(r *bufio.Reader, w io.Writer, a actions.Ask) (actions.Decision, error) {
+	args := a.Arguments
+	if len(args) > 400 {
+		args = args[:400] + "…"
+	}
+	fmt.Fprintf(w, "\nrehome: %s wants to call %s (%s on %s) with %s\n", termSafe(a.Assistant), termSafe(a.Operation), a.Method, termSafe(a.Host), termSafe(args))
+	choices := "[y] allow once, [N] deny"
+	if a.AlwaysOffered {
+		choices = "[y] allow once, [a] always allow, [N] deny"
+	}
+	fmt.Fprintf(w, "Allow it? %s: ", choices)
+	line, err := r.ReadString('\n')
+	if err != nil && line == "" {
+		return actions.Deny, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return actions.AllowOnce, nil
+	case "a", "always":
+		if a.AlwaysOffered {
+			return actions.AllowAlways, nil
+		}
+	}
+	return actions.Deny, nil
+}

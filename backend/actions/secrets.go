@@ -1,0 +1,119 @@
+package actions
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"golang.org/x/oauth2"
+
+	"rehome/backend/atomicfile"
+)
+
+// SecretsFile is the name of the credentials file in the data folder: a
+// JSON file of mode 0600 (owner only), never part of the database, a
+// bundle or an export. rehome does not use a desktop keyring: the window
+// and the CLI run on machines without one (air-gapped, headless), and a
+// file of one's own is what they have in common.
+const SecretsFile = "action-secrets.json"
+
+// Secret is one action's credentials.
+type Secret struct {
+	// Key is the API key (Basic: the encoded user:password; Bearer or a
+	// custom header: the key itself).
+	Key string `json:"key,omitempty"`
+	// ClientSecret is the OAuth client's secret, when it has one.
+	ClientSecret string `json:"client_secret,omitempty"`
+	// Token is the OAuth token after sign-in (access and refresh).
+	Token *oauth2.Token `json:"token,omitempty"`
+}
+
+// Secrets is the credentials file. Its methods are safe for concurrent
+// use in one process; each write replaces the file whole (atomicfile).
+type Secrets struct {
+	path string
+	mu   sync.Mutex
+}
+
+// NewSecrets returns the credentials kept in the data folder dir.
+func NewSecrets(dir string) *Secrets {
+	return &Secrets{path: filepath.Join(dir, SecretsFile)}
+}
+
+// Path is the file's path.
+func (s *Secrets) Path() string { return s.path }
+
+func (s *Secrets) load() (map[string]Secret, error) {
+	m := map[string]Secret{}
+	b, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the action credentials %s: %w", s.path, err)
+	}
+	if fi, err := os.Stat(s.path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("the action credentials %s can be read by others (mode %o): run `chmod 600 %s`", s.path, fi.Mode().Perm(), s.path)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("the action credentials %s are damaged (%v): remove the file and add the keys again", s.path, err)
+	}
+	return m, nil
+}
+
+func (s *Secrets) save(m map[string]Secret) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(s.path, b, 0o600)
+}
+
+// Get returns the credentials under key; ok is false when there are none.
+func (s *Secrets) Get(key string) (Secret, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.load()
+	if err != nil {
+		return Secret{}, false, err
+	}
+	v, ok := m[key]
+	return v, ok, nil
+}
+
+// Update changes the credentials under key with fn (given the stored
+// ones, or zero) and writes the file.
+func (s *Secrets) Update(key string, fn func(*Secret)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.load()
+	if err != nil {
+		return err
+	}
+	v := m[key]
+	fn(&v)
+	m[key] = v
+	return s.save(m)
+}
+
+// Delete removes the credentials under key.
+func (s *Secrets) Delete(key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.load()
+	if err != nil {
+		return err
+	}
+	if _, ok := m[key]; !ok {
+		return nil
+	}
+	delete(m, key)
+	return s.save(m)
+}

@@ -1,0 +1,321 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"golang.org/x/oauth2"
+
+	"rehome/backend/actions"
+	"rehome/backend/assistant"
+	"rehome/backend/store"
+)
+
+// Actions is the service for an assistant's actions: the schemas kept
+// with the assistant, the credentials in the data folder's owner-only
+// file, the calls made from this machine. Every face (the CLI, the
+// window, the bridge) calls this one.
+type Actions struct {
+	c       *Core
+	secrets *actions.Secrets
+}
+
+// Actions is the actions service (its methods need an open Core). One
+// per Core, so that its writes of the credentials file are serialized.
+func (c *Core) Actions() *Actions {
+	c.actOnce.Do(func() { c.act = &Actions{c: c, secrets: actions.NewSecrets(c.dir)} })
+	return c.act
+}
+
+// ActionInfo is one action as the faces list it: never its credentials,
+// only whether they are there.
+type ActionInfo struct {
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	Title      string          `json:"title"`
+	Servers    []string        `json:"servers"`
+	Auth       string          `json:"auth"` // none, basic, bearer, header:NAME, oauth
+	SchemaOnly bool            `json:"schema_only,omitempty"`
+	HasKey     bool            `json:"has_key"`
+	SignedIn   bool            `json:"signed_in"`
+	Operations []OperationInfo `json:"operations"`
+	// Problem says why the stored schema no longer parses.
+	Problem string `json:"problem,omitempty"`
+}
+
+// OperationInfo is one operation and its confirmation rule.
+type OperationInfo struct {
+	ID          string       `json:"id"`
+	Method      string       `json:"method"`
+	Path        string       `json:"path"`
+	Description string       `json:"description"`
+	Rule        actions.Rule `json:"rule"`
+	AlwaysAllow bool         `json:"always_allow,omitempty"`
+}
+
+// AddAction is what adding an action takes. Key and ClientSecret go to
+// the credentials file, nowhere else.
+type AddAction struct {
+	Schema string `json:"schema"`
+	// Auth is none, basic, bearer, header:NAME or oauth.
+	Auth         string                 `json:"auth"`
+	Key          string                 `json:"key,omitempty"`
+	OAuth        *assistant.OAuthClient `json:"oauth,omitempty"`
+	ClientSecret string                 `json:"client_secret,omitempty"`
+	PrivacyURL   string                 `json:"privacy_url,omitempty"`
+	// Name, when set, names the action; else its schema's title.
+	Name string `json:"name,omitempty"`
+}
+
+// ErrNoAction is returned for an action name the assistant lacks.
+var ErrNoAction = errors.New("no such action")
+
+// Add checks the schema and the auth, keeps the action with the
+// assistant (one transaction) and its credentials in the owner-only
+// file.
+func (s *Actions) Add(assistantID string, in AddAction) (ActionInfo, error) {
+	if err := s.c.Ready(); err != nil {
+		return ActionInfo{}, err
+	}
+	spec, err := actions.Parse(in.Schema)
+	if err != nil {
+		return ActionInfo{}, err
+	}
+	au, err := actions.ParseAuth(in.Auth)
+	if err != nil {
+		return ActionInfo{}, err
+	}
+	if in.OAuth != nil {
+		au.ClientID, au.AuthURL, au.TokenURL, au.Scope = in.OAuth.ClientID, in.OAuth.AuthURL, in.OAuth.TokenURL, in.OAuth.Scope
+	}
+	if err := au.Check(); err != nil {
+		return ActionInfo{}, err
+	}
+	if au.NeedsKey() && strings.TrimSpace(in.Key) == "" {
+		return ActionInfo{}, fmt.Errorf("%w: --auth %s needs the API key: pipe it in with --key-stdin", actions.ErrNoCredential, in.Auth)
+	}
+	if spec.SchemaOnly && au.Type != actions.AuthNone {
+		return ActionInfo{}, errors.New("a function tool has no server to sign calls to: add it with --auth none")
+	}
+	ac := assistant.Action{Schema: in.Schema, PrivacyURL: in.PrivacyURL, ID: store.NewID()}
+	setAuth(&ac, au)
+	var stored assistant.Action
+	_, err = s.c.assistants.Edit(assistantID, func(a *assistant.Assistant) error {
+		name := slug(in.Name)
+		if name == "" {
+			name = slug(spec.Title)
+		}
+		if name == "" {
+			name = "action"
+		}
+		ac.Name = unique(name, a.Actions)
+		a.Actions = append(a.Actions, ac)
+		stored = ac
+		return nil
+	})
+	if err != nil {
+		return ActionInfo{}, err
+	}
+	if au.NeedsKey() || in.ClientSecret != "" {
+		if err := s.secrets.Update(secretKey(assistantID, stored.ID), func(x *actions.Secret) {
+			x.Key, x.ClientSecret = strings.TrimSpace(in.Key), in.ClientSecret
+		}); err != nil {
+			return ActionInfo{}, err
+		}
+	}
+	return s.info(assistantID, stored), nil
+}
+
+// List returns the assistant's actions, each with its operations.
+func (s *Actions) List(assistantID string) ([]ActionInfo, error) {
+	if err := s.c.Ready(); err != nil {
+		return nil, err
+	}
+	a, err := s.c.assistants.Get(assistantID)
+	if err != nil {
+		return nil, err
+	}
+	out := []ActionInfo{}
+	for i, ac := range a.Actions {
+		out = append(out, s.info(a.ID, named(ac, i)))
+	}
+	return out, nil
+}
+
+// Remove drops the action name (or id) and its credentials.
+func (s *Actions) Remove(assistantID, name string) error {
+	if err := s.c.Ready(); err != nil {
+		return err
+	}
+	var gone assistant.Action
+	_, err := s.c.assistants.Edit(assistantID, func(a *assistant.Assistant) error {
+		i := find(a.Actions, name)
+		if i < 0 {
+			return fmt.Errorf("%w %q: the assistant has %s", ErrNoAction, name, names(a.Actions))
+		}
+		gone = a.Actions[i]
+		a.Actions = slices.Delete(a.Actions, i, i+1)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if gone.ID != "" {
+		return s.secrets.Delete(secretKey(assistantID, gone.ID))
+	}
+	return nil
+}
+
+// SignIn runs the OAuth sign-in of action name and keeps the token.
+func (s *Actions) SignIn(ctx context.Context, assistantID, name string, open func(url string) error) error {
+	ac, err := s.action(assistantID, name)
+	if err != nil {
+		return err
+	}
+	au := authOf(ac)
+	if au.Type != actions.AuthOAuth {
+		return fmt.Errorf("%s does not sign in with OAuth (its auth is %s)", ac.Name, au.Type)
+	}
+	key := secretKey(assistantID, ac.ID)
+	sec, _, err := s.secrets.Get(key)
+	if err != nil {
+		return err
+	}
+	tok, err := au.SignIn(ctx, sec.ClientSecret, open)
+	if err != nil {
+		return err
+	}
+	return s.secrets.Update(key, func(x *actions.Secret) { x.Token = tok })
+}
+
+// SetToken keeps an OAuth token for action name (what a sign-in made
+// elsewhere gave).
+func (s *Actions) SetToken(assistantID, name string, tok *oauth2.Token) error {
+	ac, err := s.action(assistantID, name)
+	if err != nil {
+		return err
+	}
+	return s.secrets.Update(secretKey(assistantID, ac.ID), func(x *actions.Secret) { x.Token = tok })
+}
+
+func (s *Actions) action(assistantID, name string) (assistant.Action, error) {
+	if err := s.c.Ready(); err != nil {
+		return assistant.Action{}, err
+	}
+	a, err := s.c.assistants.Get(assistantID)
+	if err != nil {
+		return assistant.Action{}, err
+	}
+	i := find(a.Actions, name)
+	if i < 0 {
+		return assistant.Action{}, fmt.Errorf("%w %q: the assistant has %s", ErrNoAction, name, names(a.Actions))
+	}
+	return named(a.Actions[i], i), nil
+}
+
+func (s *Actions) info(assistantID string, ac assistant.Action) ActionInfo {
+	au := authOf(ac)
+	in := ActionInfo{ID: ac.ID, Name: ac.Name, Auth: au.Type, Operations: []OperationInfo{}, Servers: []string{}}
+	if au.Type == actions.AuthHeader {
+		in.Auth = "header:" + au.Header
+	}
+	if ac.ID != "" {
+		if sec, ok, _ := s.secrets.Get(secretKey(assistantID, ac.ID)); ok {
+			in.HasKey, in.SignedIn = sec.Key != "", sec.Token != nil
+		}
+	}
+	spec, err := actions.Parse(ac.Schema)
+	if err != nil {
+		in.Problem = err.Error()
+		return in
+	}
+	in.Title, in.SchemaOnly = spec.Title, spec.SchemaOnly
+	in.Servers = append(in.Servers, spec.Servers...)
+	for _, op := range spec.Operations {
+		in.Operations = append(in.Operations, OperationInfo{ID: op.ID, Method: op.Method, Path: op.Path,
+			Description: op.Description, Rule: op.Rule(), AlwaysAllow: slices.Contains(ac.AlwaysAllow, op.ID)})
+	}
+	return in
+}
+
+// secretKey names an action's credentials in the file.
+func secretKey(assistantID, actionID string) string { return assistantID + "/" + actionID }
+
+func setAuth(ac *assistant.Action, au actions.Auth) {
+	switch au.Type {
+	case actions.AuthNone:
+		ac.Auth = "none"
+	case actions.AuthOAuth:
+		ac.Auth = "oauth"
+		ac.OAuth = &assistant.OAuthClient{ClientID: au.ClientID, AuthURL: au.AuthURL, TokenURL: au.TokenURL, Scope: au.Scope}
+	default:
+		ac.Auth, ac.Signing, ac.Header = "api_key", au.Type, au.Header
+	}
+}
+
+// authOf is how a stored action signs; an imported api_key action with
+// no signing yet is Bearer, ChatGPT's default.
+func authOf(ac assistant.Action) actions.Auth {
+	switch ac.Auth {
+	case "api_key":
+		t := ac.Signing
+		if t == "" {
+			t = actions.AuthBearer
+		}
+		return actions.Auth{Type: t, Header: ac.Header}
+	case "oauth":
+		au := actions.Auth{Type: actions.AuthOAuth}
+		if ac.OAuth != nil {
+			au.ClientID, au.AuthURL, au.TokenURL, au.Scope = ac.OAuth.ClientID, ac.OAuth.AuthURL, ac.OAuth.TokenURL, ac.OAuth.Scope
+		}
+		return au
+	}
+	return actions.Auth{Type: actions.AuthNone}
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+func slug(s string) string {
+	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}
+
+// named gives an imported action (no name yet) one from its place.
+func named(ac assistant.Action, i int) assistant.Action {
+	if ac.Name == "" {
+		ac.Name = fmt.Sprintf("action-%d", i+1)
+	}
+	return ac
+}
+
+func unique(name string, have []assistant.Action) string {
+	n, i := name, 2
+	for find(have, n) >= 0 {
+		n = fmt.Sprintf("%s-%d", name, i)
+		i++
+	}
+	return n
+}
+
+func find(list []assistant.Action, name string) int {
+	for i, ac := range list {
+		if named(ac, i).Name == name || (ac.ID != "" && ac.ID == name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func names(list []assistant.Action) string {
+	if len(list) == 0 {
+		return "no actions"
+	}
+	s := make([]string, len(list))
+	for i, ac := range list {
+		s[i] = named(ac, i).Name
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,92 @@
+// The assistant editor's Actions section and the window's confirmation
+// dialog, in a real browser against `rehome serve`, calling a real API on
+// 127.0.0.1: paste the schema, add it with a Bearer key, test a GET, and
+// a consequential POST that the dialog denies, then allows. The key is
+// never shown on the page or in a bridge answer.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { startServe, launchBrowser, openApp, artifacts, root } from './harness.mjs';
+
+const key = 'sk-e2e-canary-40d1a9';
+let srv, browser, api, apiURL;
+const hits = [];
+before(async () => {
+  api = createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    if (req.headers.authorization !== `Bearer ${key}`) {
+      res.writeHead(401).end('{"error":"no key"}');
+      return;
+    }
+    res.setHeader('Content-Type', 'application/json');
+    if (req.method === 'POST') {
+      res.writeHead(201).end('{"id": "o-43", "total": 3}');
+      return;
+    }
+    res.end(JSON.stringify({ id: req.url.split('/').pop(), total: 12.5 }));
+  });
+  await new Promise((ok) => api.listen(0, '127.0.0.1', ok));
+  apiURL = `http://127.0.0.1:${api.address().port}`;
+  srv = await startServe();
+  browser = await launchBrowser();
+  mkdirSync(artifacts, { recursive: true });
+});
+after(async () => {
+  await browser?.close();
+  await srv?.stop();
+  api?.close();
+});
+
+test('Actions: add with a key, Test, the confirmation dialog denies then allows', async () => {
+  const as = await srv.call('CreateAssistant', { name: 'Shop' });
+  const schema = readFileSync(join(root, 'backend/actions/testdata/shop.yaml'), 'utf8').replaceAll('SERVER', apiURL);
+  const page = await openApp(browser, srv.url, { hash: '#/assistants' });
+  await page.getByTestId('assistant-row').filter({ hasText: 'Shop' }).click();
+  const panel = page.getByTestId('actions-panel');
+  await panel.waitFor();
+  await panel.locator('summary').click();
+  await page.getByTestId('action-schema').fill(schema);
+  await page.getByTestId('action-auth').selectOption('bearer');
+  await page.getByTestId('action-key').fill(key);
+  await page.getByTestId('action-add-button').click();
+  const op = (id) => page.locator(`[data-testid="operation"][data-op="${id}"]`);
+  await op('getOrder').waitFor();
+  assert.match(await op('placeOrder').innerText(), /asks before every call/);
+  assert.match(await op('getOrder').innerText(), /no confirmation/);
+
+  await op('getOrder').getByTestId('operation-args').fill('{"id": "o-42"}');
+  await op('getOrder').getByTestId('operation-test').click();
+  await op('getOrder').getByTestId('operation-result').filter({ hasText: 'HTTP 200' }).waitFor();
+  assert.equal(await page.getByTestId('action-confirm').count(), 0, 'a GET asked for confirmation');
+
+  // The consequential POST: the dialog names it, its host and arguments.
+  await op('placeOrder').getByTestId('operation-args').fill('{"sku": "A1"}');
+  await op('placeOrder').getByTestId('operation-test').click();
+  const dialog = page.getByTestId('action-confirm');
+  await dialog.waitFor();
+  assert.equal(await page.getByTestId('action-confirm-op').innerText(), 'placeOrder');
+  assert.equal(await page.getByTestId('action-confirm-host').innerText(), apiURL.replace('http://', ''));
+  assert.match(await page.getByTestId('action-confirm-args').innerText(), /"sku": "A1"/);
+  assert.equal(await page.getByTestId('action-always').count(), 0, 'Always allow offered for a consequential call');
+  await page.screenshot({ path: join(artifacts, 'browser-action-confirm.png') });
+  await page.getByTestId('action-deny').click();
+  await op('placeOrder').getByTestId('operation-result').filter({ hasText: 'declined' }).waitFor();
+  assert.ok(!hits.some((h) => h.startsWith('POST')), `a denied POST was sent: ${hits}`);
+
+  await op('placeOrder').getByTestId('operation-test').click();
+  await dialog.waitFor();
+  await page.getByTestId('action-allow').click();
+  await op('placeOrder').getByTestId('operation-result').filter({ hasText: 'HTTP 201' }).waitFor();
+  assert.equal(hits.filter((h) => h.startsWith('POST')).length, 1);
+
+  // Save the form: the action stays (the form took the stored list back).
+  await page.getByTestId('save-assistant').click();
+  await page.getByTestId('assistant-notice').waitFor();
+  const stored = await srv.call('ListActions', as.id);
+  assert.equal(stored.length, 1);
+  assert.ok(!(await page.content()).includes(key), 'the key is on the page');
+  assert.ok(!JSON.stringify(stored).includes(key) && !JSON.stringify(await srv.call('GetAssistant', as.id)).includes(key), 'the key is in a bridge answer');
+  assert.deepEqual(page.jsErrors, []);
+});
