@@ -69,6 +69,22 @@ type Turn struct {
 	Text      string `json:"text"`
 	Reasoning string `json:"reasoning,omitempty"`
 	Cells     []Cell `json:"cells,omitempty"`
+	// Citations are the sources the text cites as [n] (knowledge
+	// retrieval); the window shows each [n] as a chip that opens it.
+	Citations []Citation `json:"citations,omitempty"`
+	// Stats is how long the server took and how fast it wrote.
+	Stats *TurnStats `json:"stats,omitempty"`
+}
+
+// Citation is one source a turn's text cites as [N]: a file, where in it
+// (pages PageEnd ≥ Page, or a section), and the words quoted from it.
+type Citation struct {
+	N       int    `json:"n"`
+	File    string `json:"file"`
+	Page    int    `json:"page,omitempty"`
+	PageEnd int    `json:"page_end,omitempty"`
+	Section string `json:"section,omitempty"`
+	Quote   string `json:"quote"`
 }
 
 // Why the loop stopped.
@@ -297,6 +313,7 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 		}
 		turn := len(t.Turns)
 		t.Turns = append(t.Turns, Turn{})
+		began := time.Now()
 		reply, err := l.Client.ChatStream(ctx, req, func(d Delta) {
 			switch {
 			case d.Content != "":
@@ -309,6 +326,7 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 		})
 		tu := &t.Turns[turn]
 		tu.Text, tu.Reasoning = reply.Message.Content, reply.Message.Reasoning
+		tu.Stats = statsOf(reply, time.Since(began))
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 				t.Stopped, t.Note = StopCanceled, "Stopped by the user."

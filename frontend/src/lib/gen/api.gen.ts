@@ -541,6 +541,15 @@ export namespace llm {
     state_lost?: string;
   }
 
+  export interface Citation {
+    n: number;
+    file: string;
+    page?: number;
+    page_end?: number;
+    section?: string;
+    quote: string;
+  }
+
   export interface Conversation {
     schema: number;
     id: string;
@@ -615,6 +624,16 @@ export namespace llm {
     text: string;
     reasoning?: string;
     cells?: llm.Cell[];
+    citations?: llm.Citation[];
+    stats?: llm.TurnStats;
+  }
+
+  export interface TurnStats {
+    ms: number;
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    tokens_per_second?: number;
+    source?: string;
   }
 }
 
