@@ -33,6 +33,9 @@ type AskRequest struct {
 	MaxSteps       int      `json:"max_steps"`
 	Mode           string   `json:"mode"`
 	Question       string   `json:"question"`
+	// Rewind takes back this many of the last questions first
+	// (regenerate: 1 with the same question; edit-and-resend).
+	Rewind int `json:"rewind,omitempty"`
 }
 
 // AskEvent is a step of a question, for the screen.
@@ -126,6 +129,9 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 			return llm.Conversation{}, err
 		}
 		conv = c
+		if err := conv.Rewind(req.Rewind); err != nil {
+			return llm.Conversation{}, err
+		}
 		if req.AssistantID == "" {
 			req.AssistantID = c.AssistantID
 		}

@@ -29,6 +29,7 @@ export namespace app {
     max_steps: number;
     mode: string;
     question: string;
+    rewind?: number;
   }
 
   export interface AssistantExport {
@@ -1116,6 +1117,7 @@ export const methods = [
   'OpenedFiles',
   'PickFile',
   'PreviewFile',
+  'RenameConversation',
   'ResetRunLimits',
   'RestartSession',
   'RunAudit',
@@ -1309,6 +1311,10 @@ export function PickFile(): Promise<string> {
 
 export function PreviewFile(path: string): Promise<dataset.Preview> {
   return call<dataset.Preview>('PreviewFile', path);
+}
+
+export function RenameConversation(id: string, title: string): Promise<llm.Conversation> {
+  return call<llm.Conversation>('RenameConversation', id, title);
 }
 
 export function ResetRunLimits(): Promise<sandbox.Limits> {
