@@ -207,6 +207,9 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		return llm.Conversation{}, uiError(err)
 	}
 	conv.Server, conv.Model = srv.BaseURL, model
+	if err := llm.RememberChoice(a.core.Store(), req.AssistantID, llm.ServerChoice{Server: srv.BaseURL, Model: model}); err != nil {
+		a.log.Warn("remember the model chosen", "err", err)
+	}
 	e, err := a.engine()
 	if err != nil {
 		return llm.Conversation{}, err

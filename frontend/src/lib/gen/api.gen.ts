@@ -603,6 +603,18 @@ export namespace llm {
     error?: string;
   }
 
+  export interface ServerChoice {
+    server: string;
+    model: string;
+  }
+
+  export interface ServerPrefs {
+    schema: number;
+    servers: string[];
+    last: llm.ServerChoice;
+    per_assistant: { [key: string]: llm.ServerChoice };
+  }
+
   export type Tools = 'no' | 'unknown' | 'yes';
 
   export interface Transcript {
@@ -1113,6 +1125,7 @@ export const methods = [
   'ListConversations',
   'ListRuns',
   'LoadImage',
+  'ModelServers',
   'Models',
   'OpenedFiles',
   'PickFile',
@@ -1129,6 +1142,7 @@ export const methods = [
   'SaveOutput',
   'SessionCells',
   'SetAssistantModel',
+  'SetModelServers',
   'SetRunLimits',
   'StartSession',
   'Status',
@@ -1297,6 +1311,10 @@ export function LoadImage(path: string): Promise<string[]> {
   return call<string[]>('LoadImage', path);
 }
 
+export function ModelServers(): Promise<llm.ServerPrefs> {
+  return call<llm.ServerPrefs>('ModelServers');
+}
+
 export function Models(): Promise<models.Model[]> {
   return call<models.Model[]>('Models');
 }
@@ -1359,6 +1377,10 @@ export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
 
 export function SetAssistantModel(id: string, model: string): Promise<assistant.Assistant> {
   return call<assistant.Assistant>('SetAssistantModel', id, model);
+}
+
+export function SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPrefs> {
+  return call<llm.ServerPrefs>('SetModelServers', p);
 }
 
 export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> {
