@@ -271,6 +271,12 @@ func (a *App) askSession(conv *llm.Conversation, e *sandbox.Engine, lim sandbox.
 			// longest ago gives way, else a Code Interpreter file's.
 			return a.evictAskSession(conv.ID) || a.evictSession()
 		},
+		// What a cell prints goes to the screen as it comes.
+		Progress: func(p sandbox.Progress) {
+			if p.Stage == "output" {
+				a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "output", Text: p.Text, Stream: p.Stream}})
+			}
+		},
 		Done: func(code string, res *sandbox.CellResult) {
 			req := sandbox.RunRequest{Code: code}
 			if res.Input != nil {

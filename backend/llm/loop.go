@@ -130,11 +130,15 @@ type Event struct {
 	// thinking), "code" (Text is a fragment of code being written),
 	// "cell_start" (Cell.Code is about to run), "cell_done" (Cell is
 	// complete), "turn_done", "note" (Text says something the user should
-	// know, e.g. a switch to fenced code), "done".
+	// know, e.g. a switch to fenced code), "output" (Text is what the
+	// running cell printed, as it comes), "done".
 	Type string `json:"type"`
 	Turn int    `json:"turn"`
 	Text string `json:"text,omitempty"`
 	Cell *Cell  `json:"cell,omitempty"`
+	// Stream is "stdout" or "stderr" for an "output" event: what the
+	// running cell printed (sent by the app from the sandbox's progress).
+	Stream string `json:"stream,omitempty"`
 }
 
 // Mode chooses how the model runs code.

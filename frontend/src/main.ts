@@ -1,6 +1,10 @@
 import { mount } from 'svelte';
 import App from './App.svelte';
+import 'katex/dist/katex.min.css';
 import './app.css';
+import { startTheme } from './lib/theme';
+
+startTheme();
 
 const app = mount(App, { target: document.getElementById('app')! });
 

@@ -18,6 +18,7 @@ export namespace app {
     turn: number;
     text?: string;
     cell?: llm.Cell;
+    stream?: string;
   }
 
   export interface AskRequest {
