@@ -235,7 +235,7 @@ func (a *App) FirstRunStatus() (FirstRun, error) {
 	rc := sandbox.CheckRootless()
 	switch {
 	case rc.Root:
-		add(FirstRunItem{ID: "rootless", Title: "Rootless Podman is ready", State: "ok", Detail: "rehome runs as root: rootful Podman, with an unprivileged user inside each sandbox"})
+		add(FirstRunItem{ID: "rootless", Title: "Podman runs as root", State: "ok", Detail: "rehome runs as root, so it uses rootful Podman, with an unprivileged user inside each sandbox"})
 	case !rc.SubUIDs || !rc.SubGIDs || !rc.NewUIDMap:
 		add(FirstRunItem{ID: "rootless", Title: "Rootless Podman is ready", State: "fail",
 			Detail:  fmt.Sprintf("%s has no subordinate user or group ids (/etc/subuid, /etc/subgid) or newuidmap is missing; an administrator adds them once", rc.User),
