@@ -70,7 +70,7 @@ export function applyEvent(t: Transcript, e: AskEvent): Transcript {
       // The running cell's print()s, as they come (capped like the Code
       // Interpreter's: the whole output comes with cell_done).
       for (let i = t.turns.length - 1; i >= 0; i--) {
-        const c = t.turns[i].cells?.findLast((c) => c.running);
+        const c = [...(t.turns[i].cells ?? [])].reverse().find((c) => c.running);
         if (c) {
           if ((c.live?.length ?? 0) < 200_000) c.live = (c.live ?? '') + (e.text ?? '');
           break;

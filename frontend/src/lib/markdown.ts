@@ -15,8 +15,6 @@
 // window fetch anything (a remote image is a tracking pixel on an air-gapped
 // machine). Plots come through the sandbox's channel, not through Markdown.
 import MarkdownIt from 'markdown-it';
-import type StateCore from 'markdown-it/lib/rules_core/state_core.mjs';
-import type Token from 'markdown-it/lib/token.mjs';
 import katexPlugin from '@vscode/markdown-it-katex';
 import DOMPurify from 'dompurify';
 import hljs from 'highlight.js/lib/core';
@@ -53,6 +51,10 @@ export interface Citation {
   quote: string;
 }
 
+type MD = InstanceType<typeof MarkdownIt>;
+type StateCore = Parameters<Parameters<MD['core']['ruler']['push']>[1]>[0];
+type Token = StateCore['tokens'][number];
+
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** Code, highlighted when its language is known (or guessed for python-like text). */
@@ -62,7 +64,7 @@ export function highlight(code: string, lang: string): string {
   return esc(code);
 }
 
-function makeRenderer(): MarkdownIt {
+function makeRenderer(): MD {
   const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
   // The plugin hands its options to KaTeX: trust: false refuses \href,
   // \url, \includegraphics, \htmlClass… (TeX makes no links, images or
@@ -92,7 +94,7 @@ function makeRenderer(): MarkdownIt {
 
 // Splits "[n]" in text into cite tokens when env.citations holds n.
 function citationRule(state: StateCore): void {
-  const cites: Map<number, Citation> | undefined = state.env?.citations;
+  const cites = (state.env as { citations?: Map<number, Citation> } | undefined)?.citations;
   if (!cites?.size) return;
   for (const block of state.tokens) {
     if (block.type !== 'inline' || !block.children) continue;
@@ -131,8 +133,8 @@ function textToken(state: StateCore, s: string): Token {
 
 const md = makeRenderer();
 md.renderer.rules.cite = (tokens, idx, _o, env) => {
-  const n = tokens[idx].meta.n as number;
-  const c: Citation = env.citations.get(n);
+  const n = (tokens[idx].meta as { n: number }).n;
+  const c = (env as { citations: Map<number, Citation> }).citations.get(n)!;
   return `<button type="button" class="cite" data-cite="${n}" title="${esc(citeLabel(c))}">${n}</button>`;
 };
 
