@@ -15,7 +15,7 @@
 // window fetch anything (a remote image is a tracking pixel on an air-gapped
 // machine). Plots come through the sandbox's channel, not through Markdown.
 import MarkdownIt from 'markdown-it';
-import katexPlugin from '@vscode/markdown-it-katex';
+import katexModule from '@vscode/markdown-it-katex';
 import DOMPurify from 'dompurify';
 import hljs from 'highlight.js/lib/core';
 import python from 'highlight.js/lib/languages/python';
@@ -52,6 +52,9 @@ export interface Citation {
 }
 
 type MD = InstanceType<typeof MarkdownIt>;
+// The plugin is CommonJS (exports.default): the bundler hands over either
+// the function or the module object that holds it.
+const katexPlugin = ((katexModule as unknown as { default?: typeof katexModule }).default ?? katexModule) as typeof katexModule;
 type StateCore = Parameters<Parameters<MD['core']['ruler']['push']>[1]>[0];
 type Token = StateCore['tokens'][number];
 
