@@ -243,9 +243,12 @@ test('800×600 dark: the question box in view, the sidebar folds, shortcuts and 
 
   // Ctrl+B folds the sidebar; Ctrl+/ shows the shortcuts; Ctrl+Shift+O a new conversation.
   const navWidth = () => page.getByTestId('nav').evaluate((n) => n.getBoundingClientRect().width);
-  const wide = await navWidth();
+  assert.ok((await navWidth()) < 80, 'a narrow window starts with the sidebar folded');
   await page.keyboard.press('Control+b');
-  assert.ok((await navWidth()) < wide / 2, 'the sidebar folds');
+  const wide = await navWidth();
+  assert.ok(wide > 150, 'Ctrl+B unfolds it');
+  await page.keyboard.press('Control+b');
+  assert.ok((await navWidth()) < wide / 2, 'and folds it');
   await page.keyboard.press('Control+/');
   await page.getByTestId('shortcut-sheet').waitFor();
   assert.match(await page.getByTestId('shortcut-sheet').innerText(), /Ctrl\+Shift\+O\s+New conversation/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { citeLabel, katexStyleOK, normalizeMath, renderMarkdown, sanitize } from './markdown';
+import { citeLabel, highlight, katexStyleOK, normalizeMath, renderMarkdown, sanitize } from './markdown';
 
 // Parses the rendered HTML the way the page would and returns the tree.
 function dom(html: string): HTMLElement {
@@ -145,5 +145,14 @@ describe('citations', () => {
   it('labels a source by file, pages and section', () => {
     expect(citeLabel({ n: 1, file: 'a.pdf', page: 2, quote: '' })).toBe('a.pdf, page 2');
     expect(citeLabel(cites[1])).toBe('notes.md, Onboarding');
+  });
+});
+
+describe('highlight', () => {
+  it('escapes what it highlights', () => {
+    const d = dom(highlight('print("<img src=x onerror=alert(1)>")', 'python'));
+    expect(d.querySelector('img')).toBeNull();
+    expect(d.textContent).toBe('print("<img src=x onerror=alert(1)>")');
+    expect(dom(highlight('<b>x</b>', 'nolang')).querySelector('b')).toBeNull();
   });
 });
