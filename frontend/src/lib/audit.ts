@@ -262,9 +262,10 @@ export function headlineRest(v: Verdict): string {
 }
 
 /**
- * The form the Audit screen opens with: the request of the result it shows
- * (so the ticks match the result on screen), with every assistant made since
- * that audit ticked too; with no audit yet, the newest assistant ticked.
+ * The form the Audit screen opens with: the assistants of the result it
+ * shows ticked (so the ticks match the result on screen), with every
+ * assistant made since that audit ticked too; with no audit yet, the newest
+ * assistant ticked. The other fields start as for a new audit.
  */
 export function openingForm(assistants: { id: string; created: string }[], latest: AuditRecord | null): AuditForm {
   if (!latest) {
@@ -272,7 +273,14 @@ export function openingForm(assistants: { id: string; created: string }[], lates
     if (assistants.length) f.assistantIds = [newest(assistants).id];
     return f;
   }
-  const f = formFrom(latest.request);
+  // Only the ticks follow the shown result; the machine and money fields
+  // start as for a new audit.
+  const shown = formFrom(latest.request);
+  const f = emptyForm();
+  if (shown.mode === 'assistants') {
+    f.all = shown.all;
+    f.assistantIds = shown.assistantIds;
+  }
   const since = Date.parse(latest.created);
   const fresh = assistants.filter((a) => Date.parse(a.created) > since).map((a) => a.id);
   if (fresh.length && f.mode === 'assistants' && !f.all) f.assistantIds = [...f.assistantIds.filter((id) => !fresh.includes(id)), ...fresh];

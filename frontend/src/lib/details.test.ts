@@ -51,3 +51,14 @@ describe('the Audit screen opens with ticks that match', () => {
     expect(openingForm([as('a', '2026-01-01T00:00:00Z')], rec(['a', 'gone'], '2026-02-01T00:00:00Z')).assistantIds).toEqual(['a']);
   });
 });
+
+describe('the Audit screen opens with the rest of the form fresh', () => {
+  it('keeps only the ticks of the shown result', () => {
+    const r = { created: '2026-02-01T00:00:00Z', request: { assistant_ids: ['a'], all: false, features: [], detect: false, vram_bytes: 8 * 2 ** 30, ram_bytes: null, air_gapped: true, data_must_stay_local: false, hours_available: null, hourly_value: 50, subscription_per_month: 20 } } as unknown as AuditRecord;
+    const f = openingForm([{ id: 'a', created: '2026-01-01T00:00:00Z' }], r);
+    expect(f.assistantIds).toEqual(['a']);
+    expect(f.airGapped).toBe(false);
+    expect(f.detect).toBe(true);
+    expect(f.vramGiB).toBe('');
+  });
+});
