@@ -227,6 +227,20 @@ test('800×600 dark: the question box in view, the sidebar folds, shortcuts and 
   script = ['A short answer with `code` and a [link](https://example.org/).'];
   asked = 0;
   const { page, errors } = await askPage({ width: 800, height: 600 }, 'dark');
+  // The server field's placeholder fits the field.
+  const fits = await page.getByTestId('ask-server-url').evaluate((el) => {
+    const c = document.createElement('canvas').getContext('2d');
+    const st = getComputedStyle(el);
+    c.font = `${st.fontSize} ${st.fontFamily}`;
+    return c.measureText(el.placeholder).width <= el.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+  });
+  assert.ok(fits, 'the server field shows its whole placeholder');
+  // A dead URL: said once, in one place.
+  await page.getByTestId('ask-server-url').fill('http://127.0.0.1:9/v1');
+  await page.getByTestId('ask-server-url').press('Enter');
+  await page.getByTestId('ask-no-model').filter({ hasText: 'No model server answered at http://127.0.0.1:9/v1' }).waitFor();
+  assert.equal(await page.getByTestId('ask-error').count(), 0, 'the dead URL is said once');
+  assert.equal(await page.locator('.error').count(), 0);
   await chooseServer(page);
   const inView = async () => {
     const b = await page.getByTestId('ask-input').boundingBox();

@@ -62,3 +62,15 @@ describe('the Audit screen opens with the rest of the form fresh', () => {
     expect(f.vramGiB).toBe('');
   });
 });
+
+describe('audit reasons with code', () => {
+  it('show `rehome run` as code, apart from the link after it', async () => {
+    const { inlineMarkdown } = await import('./markdown');
+    const d = document.createElement('div');
+    // As Audit.svelte writes it: the reason, a space, the link.
+    d.innerHTML = inlineMarkdown("rehome's sandbox: drop a file on the Code Interpreter screen or run `rehome run`") + ' <a href="#/code">Open it in rehome</a>';
+    expect(d.querySelector('code')?.textContent).toBe('rehome run');
+    expect(d.textContent).toBe("rehome's sandbox: drop a file on the Code Interpreter screen or run rehome run Open it in rehome");
+    expect(d.innerHTML).not.toContain('`');
+  });
+});
