@@ -29,6 +29,9 @@ type AskRequest struct {
 	MaxSteps       int      `json:"max_steps"`
 	Mode           string   `json:"mode"`
 	Question       string   `json:"question"`
+	// Rewind takes back this many of the last questions first
+	// (regenerate: 1 with the same question; edit-and-resend).
+	Rewind int `json:"rewind,omitempty"`
 }
 
 // AskEvent is a step of a question, for the screen.
@@ -116,7 +119,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	ask, err := a.core.Asks().Prepare(ctx, core.AskRequest{
 		ConversationID: req.ConversationID, AssistantID: req.AssistantID,
 		Files: req.Files, Check: a.readable, Confirm: a.confirmAction,
-		Server: req.Server, Model: req.Model, MaxSteps: req.MaxSteps, Mode: req.Mode, Question: req.Question,
+		Server: req.Server, Model: req.Model, MaxSteps: req.MaxSteps, Mode: req.Mode, Question: req.Question, Rewind: req.Rewind,
 		InlinePlots: true, MakeRoom: a.evictSession,
 	})
 	if err != nil {

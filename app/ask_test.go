@@ -51,6 +51,27 @@ func (e *events) has(text string) bool {
 	return slices.ContainsFunc(e.got, func(ev AskEvent) bool { return ev.Type == "note" && strings.Contains(ev.Text, text) })
 }
 
+// text joins the Text of the events of one type, and says whether the
+// first came before the first event of type before.
+func (e *events) text(typ, before string) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var b strings.Builder
+	first, other := -1, -1
+	for i, ev := range e.got {
+		if ev.Type == typ {
+			b.WriteString(ev.Text)
+			if first < 0 {
+				first = i
+			}
+		}
+		if ev.Type == before && other < 0 {
+			other = i
+		}
+	}
+	return b.String(), first >= 0 && (other < 0 || first < other)
+}
+
 // The window's Ask: a conversation keeps one session across its
 // questions (two files at /mnt/data, state kept), Stop interrupts the
 // running cell and the question ends as stopped, and the session is gone
@@ -93,6 +114,11 @@ func TestAskSessionThroughApp(t *testing.T) {
 	cells := tr.Cells()
 	if tr.Answer != "East beat its target by the most: 21.0." || len(cells) != 2 || !strings.Contains(cells[1].Result.Stdout, "East     21.0") {
 		t.Fatalf("first question: %s %q %+v", tr.Stopped, tr.Answer, cells)
+	}
+	// What the cells printed reached the screen as "output" events while
+	// they ran, the first before the first cell was done.
+	if out, early := ev.text("output", "cell_done"); !strings.Contains(out, "East     21.0") || !early {
+		t.Fatalf("live output (before the cell ended: %v): %q", early, out)
 	}
 	sid := cells[0].Result.SessionID
 	if sid == "" || cells[1].Result.SessionID != sid {

@@ -28,7 +28,7 @@ import (
 // Window size limits; a remembered geometry outside them is ignored.
 const (
 	defaultWidth, defaultHeight = 1280, 820
-	minWidth, minHeight         = 900, 600
+	minWidth, minHeight         = 800, 600 // the layout keeps the question box in view from 800×600 (docs/window.md)
 	maxRemembered               = 16384
 	geometryFile                = "window.json"
 )

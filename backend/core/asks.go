@@ -39,6 +39,9 @@ type AskRequest struct {
 	MaxSteps  int
 	Mode      string
 	Question  string
+	// Rewind takes back this many of the conversation's last questions
+	// first (regenerate: 1 with the same question; edit-and-resend).
+	Rewind int
 	// Deadline bounds one answer of the model server (0: llm.DefaultDeadline).
 	Deadline time.Duration
 	// Confirm asks the user before an action call that needs it (the
@@ -111,6 +114,9 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 			return nil, err
 		}
 		conv = c
+		if err := conv.Rewind(req.Rewind); err != nil {
+			return nil, err
+		}
 		if req.AssistantID == "" {
 			req.AssistantID = c.AssistantID
 		}
@@ -190,6 +196,10 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	}
 	a.Server, a.Model = srv, model
 	conv.Server, conv.Model = srv.BaseURL, model
+	// The choice is remembered, overall and for the assistant.
+	if err := llm.RememberChoice(st, req.AssistantID, llm.ServerChoice{Server: srv.BaseURL, Model: model}); err != nil {
+		s.c.log.Warn("remember the model chosen", "err", err)
+	}
 	if rep, err := s.c.Hardware().Report(ctx); err == nil {
 		a.Fit = llm.FitNote(model, models.MachineFrom(rep))
 	}
@@ -228,6 +238,14 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 // the answer to the conversation; Keep saves it. ctx ends the answer.
 func (a *Ask) Run(ctx context.Context, onEvent func(llm.Event)) *llm.Transcript {
 	a.loop.OnEvent = onEvent
+	// What a cell prints goes to the face as it comes.
+	if x, ok := a.loop.Exec.(*sandboxexec.Session); ok && onEvent != nil {
+		x.Progress = func(p sandbox.Progress) {
+			if p.Stage == "output" {
+				onEvent(llm.Event{Type: "output", Text: p.Text, Stream: p.Stream})
+			}
+		}
+	}
 	t := a.loop.Ask(ctx, a.question)
 	a.Conversation.Add(t)
 	a.asks.c.log.Info("ask", "conversation", a.Conversation.ID, "model", a.Model, "stopped", t.Stopped, "cells", len(t.Cells()), "ms", t.DurationMS)

@@ -71,7 +71,7 @@ func (c *Core) Readiness(ctx context.Context) []Check {
 	rc := sandbox.CheckRootless()
 	switch {
 	case rc.Root:
-		add("rootless", "ok", "rehome runs as root: rootful Podman, with an unprivileged user inside each sandbox")
+		add("rootless", "ok", "rehome runs as root, so it uses rootful Podman, with an unprivileged user inside each sandbox").Title = "Podman runs as root"
 	case !rc.SubUIDs || !rc.SubGIDs || !rc.NewUIDMap:
 		add("rootless", "fail", fmt.Sprintf("%s has no subordinate user or group ids (/etc/subuid, /etc/subgid) or newuidmap is missing; an administrator adds them once", rc.User)).Command = rc.FixIDs
 	case !rc.Socket:

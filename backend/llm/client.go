@@ -91,6 +91,10 @@ type Reply struct {
 	// Usage, when the server reported it.
 	PromptTokens     int `json:"prompt_tokens,omitempty"`
 	CompletionTokens int `json:"completion_tokens,omitempty"`
+	// GenerationMS and TokensPerSecond, when the server timed the answer
+	// itself (llama-server's timings).
+	GenerationMS    float64 `json:"generation_ms,omitempty"`
+	TokensPerSecond float64 `json:"tokens_per_second,omitempty"`
 }
 
 // Client calls one OpenAI-compatible server.

@@ -192,7 +192,7 @@ func identify(ctx context.Context, hc *http.Client, root, guess string) string {
 	if body, ok := get(ctx, hc, root+"/props"); ok && strings.Contains(string(body), "default_generation_settings") {
 		return "llama-server"
 	}
-	if _, ok := get(ctx, hc, root+"/api/v0/models"); ok {
+	if body, ok := get(ctx, hc, root+"/api/v0/models"); ok && isLMStudioList(body) {
 		return "lmstudio"
 	}
 	if body, ok := get(ctx, hc, root+"/version"); ok && strings.Contains(string(body), `"version"`) && guess == "vllm" {
@@ -202,6 +202,24 @@ func identify(ctx context.Context, hc *http.Client, root, guess string) string {
 		return guess
 	}
 	return "openai"
+}
+
+// isLMStudioList tells LM Studio's own model list (entries with its
+// "type", "state" or "publisher") from an OpenAI list that a plain server
+// sends for any path ending in /models.
+func isLMStudioList(body []byte) bool {
+	var v struct {
+		Data []map[string]json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(body, &v) != nil || len(v.Data) == 0 {
+		return false
+	}
+	for _, k := range []string{"type", "state", "publisher"} {
+		if _, ok := v.Data[0][k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func get(ctx context.Context, hc *http.Client, u string) ([]byte, bool) {

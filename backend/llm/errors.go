@@ -15,3 +15,7 @@ var ErrDeadline = errors.New("the model server did not finish its answer in time
 
 // ErrConversationFull is wrapped when a conversation is too large to keep.
 var ErrConversationFull = errors.New("the conversation is too large to keep")
+
+// ErrRewind is returned when a conversation has fewer questions than a
+// regenerate or an edit asked to take back.
+var ErrRewind = errors.New("the conversation has fewer questions than that: open it again and retry")

@@ -73,8 +73,11 @@ type Turn struct {
 	// Tools are the calls of tools other than python (file_search, an
 	// action), in order.
 	Tools []ToolUse `json:"tools,omitempty"`
-	// Citations are the sources this turn's text cites as [n].
+	// Citations are the sources this turn's text cites as [n] (knowledge
+	// retrieval); the window shows each [n] as a chip that opens it.
 	Citations []Citation `json:"citations,omitempty"`
+	// Stats is how long the server took and how fast it wrote.
+	Stats *TurnStats `json:"stats,omitempty"`
 }
 
 // Why the loop stopped.
@@ -133,11 +136,15 @@ type Event struct {
 	// thinking), "code" (Text is a fragment of code being written),
 	// "cell_start" (Cell.Code is about to run), "cell_done" (Cell is
 	// complete), "turn_done", "note" (Text says something the user should
-	// know, e.g. a switch to fenced code), "done".
+	// know, e.g. a switch to fenced code), "output" (Text is what the
+	// running cell printed, as it comes), "done".
 	Type string `json:"type"`
 	Turn int    `json:"turn"`
 	Text string `json:"text,omitempty"`
 	Cell *Cell  `json:"cell,omitempty"`
+	// Stream is "stdout" or "stderr" for an "output" event: what the
+	// running cell printed (sent by the app from the sandbox's progress).
+	Stream string `json:"stream,omitempty"`
 }
 
 // Mode chooses how the model runs code.
@@ -364,6 +371,7 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 		}
 		turn := len(t.Turns)
 		t.Turns = append(t.Turns, Turn{})
+		began := time.Now()
 		reply, err := l.Client.ChatStream(ctx, req, func(d Delta) {
 			switch {
 			case d.Content != "":
@@ -376,6 +384,7 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 		})
 		tu := &t.Turns[turn]
 		tu.Text, tu.Reasoning = reply.Message.Content, reply.Message.Reasoning
+		tu.Stats = statsOf(reply, time.Since(began))
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 				t.Stopped, t.Note = StopCanceled, "Stopped by the user."

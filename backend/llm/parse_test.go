@@ -137,7 +137,7 @@ func TestDiscover(t *testing.T) {
 	llama.extra["GET /props"] = d + "llama-server-props.json"
 	lms := newReplay(t, "")
 	lms.extra["GET /v1/models"] = d + "lmstudio-models.json"
-	lms.extra["GET /api/v0/models"] = d + "lmstudio-models.json"
+	lms.extra["GET /api/v0/models"] = d + "lmstudio-v0-models.json"
 	lms.extra["GET /api/v0/models/qwen2.5-7b-instruct"] = d + "lmstudio-v0-model.json"
 	// Ollama's /api/show is a POST keyed by the body: serve per model.
 	ollama.Config.Handler = showMux(ollama, d)

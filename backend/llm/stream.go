@@ -154,8 +154,10 @@ type accumulator struct {
 	done    bool
 	prompt  int
 	compl   int
-	args    int   // bytes of all tool calls' arguments
-	err     error // a bound crossed (ErrTooLarge): the stream ends
+	args    int     // bytes of all tool calls' arguments
+	err     error   // a bound crossed (ErrTooLarge): the stream ends
+	genMS   float64 // llama-server's timings.predicted_ms
+	tps     float64 // llama-server's timings.predicted_per_second
 }
 
 // fit returns the part of s that the builder holding have bytes may
@@ -207,6 +209,13 @@ type wireChunk struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
+	// Timings is llama-server's own account of the answer.
+	Timings *struct {
+		PromptN            int     `json:"prompt_n"`
+		PredictedN         int     `json:"predicted_n"`
+		PredictedMS        float64 `json:"predicted_ms"`
+		PredictedPerSecond float64 `json:"predicted_per_second"`
+	} `json:"timings"`
 }
 
 type wireMessage struct {
@@ -241,6 +250,12 @@ func (a *accumulator) chunk(data []byte) error {
 	}
 	if c.Usage != nil {
 		a.prompt, a.compl = c.Usage.PromptTokens, c.Usage.CompletionTokens
+	}
+	if t := c.Timings; t != nil {
+		if a.compl == 0 {
+			a.prompt, a.compl = t.PromptN, t.PredictedN
+		}
+		a.genMS, a.tps = t.PredictedMS, t.PredictedPerSecond
 	}
 	for i, ch := range c.Choices {
 		if i > 0 {
@@ -454,7 +469,8 @@ func (a *accumulator) reply() Reply {
 		}
 		m.ToolCalls = append(m.ToolCalls, tc)
 	}
-	return Reply{Message: m, FinishReason: a.finish, PromptTokens: a.prompt, CompletionTokens: a.compl}
+	return Reply{Message: m, FinishReason: a.finish, PromptTokens: a.prompt, CompletionTokens: a.compl,
+		GenerationMS: a.genMS, TokensPerSecond: a.tps}
 }
 
 // The text of a call left in the content: <tool_call>…</tool_call> blocks

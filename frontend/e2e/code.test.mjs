@@ -9,7 +9,8 @@
 // user's machine does. Screenshots land in $ARTIFACTS as browser-code-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync, rmSync, readdirSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe, launchBrowser, openApp, artifacts } from './harness.mjs';
@@ -154,12 +155,12 @@ test('each ready analysis runs; histograms, heatmap and group-by draw PNG plots'
   await page.getByTestId('run-cell').last().scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(artifacts, 'browser-code-analyses-dark.png') });
 
-  // Every run is in the history: dropping the same file in a fresh page
-  // shows them again above the cell, labelled with their analysis.
+  // Every run is in the history, and the file open before a reload (a
+  // restart of the window) comes back by itself, without running anything,
+  // its runs above the cell, labelled with their analysis.
   await page.reload();
   await page.evaluate(() => (location.hash = '#/code'));
-  await page.getByTestId('drop-zone').waitFor();
-  await drop(page, join(data, 'analyses.csv'));
+  await page.getByTestId('file-chip').filter({ hasText: 'analyses.csv' }).waitFor({ timeout: 20000 });
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=run-cell]').length >= 4);
   const labels = await page.locator('[data-testid=run-cell] .label').allTextContents();
   assert.deepEqual(labels.slice(-4), ['Describe', 'Histograms', 'Correlation heatmap', 'Group-by plot']);
@@ -328,4 +329,31 @@ test('Settings shows the sandbox, refuses unsafe limits, and verifies isolation'
   assert.ok(rows.length >= 4, `only ${rows.length} guarantees reported`);
   assert.ok(rows.every((r) => /Held|Weaker|Not held/.test(r)), rows.join('\n'));
   await page.screenshot({ path: join(artifacts, 'browser-settings-isolation.png'), fullPage: true });
+});
+
+test("opening another file ends the previous file's session: no container left running unseen; a screen switch keeps the file", async () => {
+  const page = await codeScreen();
+  const dir = join(srv.home, 'sessions');
+  const ids = () => new Set(existsSync(dir) ? readdirSync(dir) : []);
+  const running = (id) => execFileSync('podman', ['ps', '--filter', `label=io.rehome.session=${id}`, '--format', '{{.ID}}'], { encoding: 'utf8' }).trim();
+  const before = ids();
+  await drop(page, salesCSV('first.csv', 10));
+  await page.locator('[data-testid=session-bar][data-state=ready]').waitFor({ timeout: 120000 });
+  const first = [...ids()].filter((id) => !before.has(id));
+  assert.equal(first.length, 1, `one new session: ${first}`);
+  assert.notEqual(running(first[0]), '', "the first file's session runs");
+  // Another screen and back: the same file, the same live session.
+  await page.evaluate(() => (location.hash = '#/settings'));
+  await page.getByTestId('sandbox-settings').waitFor();
+  await page.evaluate(() => (location.hash = '#/code'));
+  await page.getByTestId('file-chip').filter({ hasText: 'first.csv' }).waitFor();
+  assert.equal(await page.locator('[data-testid=session-bar]').getAttribute('data-state'), 'ready');
+  assert.equal([...ids()].filter((id) => !before.has(id)).length, 1, 'no new session for a screen switch');
+
+  await drop(page, salesCSV('second.csv', 10));
+  await page.locator('[data-testid=session-bar][data-state=ready]').waitFor({ timeout: 120000 });
+  const deadline = Date.now() + 30000;
+  while (running(first[0]) !== '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+  assert.equal(running(first[0]), '', "the first file's session container is gone");
+  await page.context().close();
 });

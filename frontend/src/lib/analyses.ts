@@ -303,7 +303,7 @@ top = groups.head(20).sort_values("mean")
 fig, ax = plt.subplots(figsize=(9, max(3, 0.4 * len(top) + 1)))
 ax.barh(top.index.astype(str), top["mean"], color="#12a08f")
 for y, (m, n) in enumerate(zip(top["mean"], top["count"])):
-    ax.text(m, y, f"  {n:,} rows", va="center", fontsize=8)
+    ax.text(m, y, f"  {n:,} row{'' if n == 1 else 's'}", va="center", fontsize=8)
 ax.set_xlabel(f"mean of {value}")
 ax.set_ylabel(by)
 title = f"{value} by {by}"

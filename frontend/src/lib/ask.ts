@@ -8,6 +8,8 @@ export type CellResult = llm.CellResult;
 /** A cell as the screen shows it: running until its result comes. */
 export interface Cell extends llm.Cell {
   running?: boolean;
+  /** What the running cell printed so far (stdout and stderr as they came). */
+  live?: string;
 }
 export interface Turn extends Omit<llm.Turn, 'cells'> {
   cells?: Cell[];
@@ -23,16 +25,6 @@ export interface Conversation extends Omit<llm.Conversation, 'exchanges'> {
 export type AskEvent = app.AskEvent;
 export type ModelInfo = llm.ModelInfo;
 export type Server = llm.Server;
-
-
-
-
-
-
-
-
-
-
 /** A transcript being answered, built from events. */
 export function liveTranscript(question: string): Transcript {
   return { question, model: '', server: '', mode: '', turns: [], answer: '', files: [], stopped: '', started: new Date().toISOString(), duration_ms: 0 };
@@ -72,6 +64,18 @@ export function applyEvent(t: Transcript, e: AskEvent): Transcript {
       else cells.push(done);
       tu.cells = cells;
       for (const f of done.result?.files ?? []) t.files.push(f);
+      break;
+    }
+    case 'output': {
+      // The running cell's print()s, as they come (capped like the Code
+      // Interpreter's: the whole output comes with cell_done).
+      for (let i = t.turns.length - 1; i >= 0; i--) {
+        const c = [...(t.turns[i].cells ?? [])].reverse().find((c) => c.running);
+        if (c) {
+          if ((c.live?.length ?? 0) < 200_000) c.live = (c.live ?? '') + (e.text ?? '');
+          break;
+        }
+      }
       break;
     }
     case 'note':
@@ -128,7 +132,7 @@ export function modelChoices(servers: Server[]): { server: string; model: string
   const out: { server: string; model: string; label: string; rank: number }[] = [];
   for (const s of servers) {
     for (const m of s.models) {
-      const tools = m.tools === 'yes' ? '' : m.tools === 'no' ? ' — code in ```python blocks' : ' — tool calling unknown';
+      const tools = m.tools === 'yes' ? '' : m.tools === 'no' ? ' — code in python blocks' : ' — tool calling unknown';
       const where = s.loopback ? '' : ' (another machine)';
       const fit = m.fit && !m.fit.startsWith('fits') ? ` — ${m.fit}` : '';
       out.push({ server: s.base_url, model: m.id, label: `${m.id} · ${s.name}${where}${tools}${fit}`, rank: m.tools === 'yes' ? 0 : 1 });
@@ -147,4 +151,46 @@ export function fitWarning(servers: Server[], server: string, model: string): st
 export function defaultChoice(choices: { server: string; model: string }[], model: string | undefined): string {
   const c = model ? choices.find((c) => c.model === model) : undefined;
   return c ? `${c.server}|${c.model}` : '';
+}
+
+/** The answer's time and writing speed: "4.2 s · 38 tokens/s" (speed when the server counted tokens). */
+export function answerStats(t: Transcript): string {
+  if (!t.duration_ms) return '';
+  const parts = [`${(t.duration_ms / 1000).toFixed(1)} s`];
+  const last = [...t.turns].reverse().find((tu) => tu.stats);
+  const st = last?.stats;
+  if (st?.tokens_per_second) parts.push(`${st.tokens_per_second >= 10 ? Math.round(st.tokens_per_second) : st.tokens_per_second.toFixed(1)} tokens/s`);
+  if (st?.completion_tokens) parts.push(`${st.completion_tokens} tokens`);
+  return parts.join(' · ');
+}
+
+/** What the tokens/s figure is, for its tooltip. */
+export function statsSource(t: Transcript): string {
+  const st = [...t.turns].reverse().find((tu) => tu.stats)?.stats;
+  if (!st?.tokens_per_second) return 'The time from the question to the answer.';
+  return st.source === 'server' ? "The server's own timing of the answer's writing." : "Tokens the server counted, over the answer's wall time.";
+}
+
+/** The citations of an answer: those of the turn that wrote it. */
+export function answerCitations(t: Transcript): llm.Citation[] {
+  return t.turns.length ? (t.turns[t.turns.length - 1].citations ?? []) : [];
+}
+
+/** Conversations whose title, questions or answers hold every word of q. */
+export function searchConversations<T extends { title: string; assistant_name?: string; model?: string; exchanges?: { question: string; answer: string }[] | null }>(list: T[], q: string): T[] {
+  const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+  if (!words.length) return list;
+  return list.filter((c) => {
+    const hay = [c.title, c.assistant_name ?? '', c.model ?? '', ...(c.exchanges ?? []).flatMap((t) => [t.question, t.answer])].join('\n').toLowerCase();
+    return words.every((w) => hay.includes(w));
+  });
+}
+
+/** A conversation's date as a list shows it: the time today, else the day. */
+export function shortDate(iso: string, now = new Date()): string {
+  const d = new Date(iso);
+  if (isNaN(d.getTime())) return '';
+  if (d.toDateString() === now.toDateString()) return d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const sameYear = d.getFullYear() === now.getFullYear();
+  return d.toLocaleDateString([], sameYear ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' });
 }

@@ -261,3 +261,34 @@ export function headlineRest(v: Verdict): string {
   if (m) return m[2].charAt(0).toUpperCase() + m[2].slice(1);
   return v.decision === 'keep' ? '' : v.headline;
 }
+
+/**
+ * The form the Audit screen opens with: the assistants of the result it
+ * shows ticked (so the ticks match the result on screen), with every
+ * assistant made since that audit ticked too; with no audit yet, the newest
+ * assistant ticked. The other fields start as for a new audit.
+ */
+export function openingForm(assistants: { id: string; created: string }[], latest: AuditRecord | null): AuditForm {
+  if (!latest) {
+    const f = emptyForm();
+    if (assistants.length) f.assistantIds = [newest(assistants).id];
+    return f;
+  }
+  // Only the ticks follow the shown result; the machine and money fields
+  // start as for a new audit.
+  const shown = formFrom(latest.request);
+  const f = emptyForm();
+  if (shown.mode === 'assistants') {
+    f.all = shown.all;
+    f.assistantIds = shown.assistantIds;
+  }
+  const since = Date.parse(latest.created);
+  const fresh = assistants.filter((a) => Date.parse(a.created) > since).map((a) => a.id);
+  if (fresh.length && f.mode === 'assistants' && !f.all) f.assistantIds = [...f.assistantIds.filter((id) => !fresh.includes(id)), ...fresh];
+  f.assistantIds = f.assistantIds.filter((id) => assistants.some((a) => a.id === id));
+  return f;
+}
+
+function newest<T extends { created: string }>(list: T[]): T {
+  return list.reduce((a, b) => (Date.parse(b.created) > Date.parse(a.created) ? b : a));
+}

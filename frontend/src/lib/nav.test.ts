@@ -12,3 +12,12 @@ describe('screenFromHash', () => {
     expect(screenFromHash('#/nope')).toBe('assistants');
   });
 });
+
+describe('the folded sidebar', () => {
+  it('labels each section apart', async () => {
+    const { screens } = await import('./nav');
+    const shorts = screens.map((s) => s.short);
+    expect(new Set(shorts).size).toBe(shorts.length);
+    for (const s of shorts) expect(s.length).toBeLessThanOrEqual(5);
+  });
+});

@@ -1,12 +1,13 @@
 export type ScreenId = 'hardware' | 'assistants' | 'audit' | 'code' | 'ask' | 'settings';
 
-export const screens: { id: ScreenId; label: string }[] = [
-  { id: 'hardware', label: 'Hardware' },
-  { id: 'assistants', label: 'Assistants' },
-  { id: 'audit', label: 'Audit' },
-  { id: 'code', label: 'Code Interpreter' },
-  { id: 'ask', label: 'Ask' },
-  { id: 'settings', label: 'Settings' },
+/** The sections, with the short label a folded sidebar shows. */
+export const screens: { id: ScreenId; label: string; short: string }[] = [
+  { id: 'hardware', label: 'Hardware', short: 'HW' },
+  { id: 'assistants', label: 'Assistants', short: 'GPTs' },
+  { id: 'audit', label: 'Audit', short: 'Audit' },
+  { id: 'code', label: 'Code Interpreter', short: 'Code' },
+  { id: 'ask', label: 'Ask', short: 'Ask' },
+  { id: 'settings', label: 'Settings', short: 'Set' },
 ];
 
 /** The screen a location hash (#/assistants) points at; Assistants by default. */

@@ -3,12 +3,21 @@
 
 const PREFIX = 'rehome.pref.';
 
+/** The window's colours: as the system's, or always light or dark. */
+export type Theme = 'system' | 'light' | 'dark';
+
 export interface Prefs {
   /** Run the Quick look analysis as soon as a file is dropped. */
   autoRun: boolean;
+  /** The theme chosen in Settings. */
+  theme: Theme;
+  /** The sections' sidebar folded to icons. */
+  navCollapsed: boolean;
+  /** The Code Interpreter's output pane height, in pixels (0: its default). */
+  outputHeight: number;
 }
 
-const defaults: Prefs = { autoRun: true };
+const defaults: Prefs = { autoRun: true, theme: 'system', navCollapsed: false, outputHeight: 0 };
 
 export function getPref<K extends keyof Prefs>(key: K): Prefs[K] {
   try {

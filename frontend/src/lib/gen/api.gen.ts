@@ -53,6 +53,7 @@ export namespace app {
     turn: number;
     text?: string;
     cell?: llm.Cell;
+    stream?: string;
   }
 
   export interface AskRequest {
@@ -64,6 +65,7 @@ export namespace app {
     max_steps: number;
     mode: string;
     question: string;
+    rewind?: number;
   }
 
   export interface AssistantExport {
@@ -754,6 +756,18 @@ export namespace llm {
     error?: string;
   }
 
+  export interface ServerChoice {
+    server: string;
+    model: string;
+  }
+
+  export interface ServerPrefs {
+    schema: number;
+    servers: string[];
+    last: llm.ServerChoice;
+    per_assistant: { [key: string]: llm.ServerChoice };
+  }
+
   export interface ToolUse {
     name: string;
     via: string;
@@ -794,6 +808,15 @@ export namespace llm {
     cells?: llm.Cell[];
     tools?: llm.ToolUse[];
     citations?: llm.Citation[];
+    stats?: llm.TurnStats;
+  }
+
+  export interface TurnStats {
+    ms: number;
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    tokens_per_second?: number;
+    source?: string;
   }
 }
 
@@ -1294,11 +1317,13 @@ export const methods = [
   'ListConversations',
   'ListRuns',
   'LoadImage',
+  'ModelServers',
   'Models',
   'OpenedFiles',
   'PickFile',
   'PreviewFile',
   'RemoveAction',
+  'RenameConversation',
   'ResetRunLimits',
   'RestartSession',
   'RunAudit',
@@ -1310,6 +1335,7 @@ export const methods = [
   'SaveOutput',
   'SessionCells',
   'SetAssistantModel',
+  'SetModelServers',
   'SetRunLimits',
   'StartSession',
   'Status',
@@ -1507,6 +1533,10 @@ export function LoadImage(path: string): Promise<string[]> {
   return call<string[]>('LoadImage', path);
 }
 
+export function ModelServers(): Promise<llm.ServerPrefs> {
+  return call<llm.ServerPrefs>('ModelServers');
+}
+
 export function Models(): Promise<models.Model[]> {
   return call<models.Model[]>('Models');
 }
@@ -1525,6 +1555,10 @@ export function PreviewFile(path: string): Promise<dataset.Preview> {
 
 export function RemoveAction(assistantID: string, name: string): Promise<void> {
   return call<void>('RemoveAction', assistantID, name);
+}
+
+export function RenameConversation(id: string, title: string): Promise<llm.Conversation> {
+  return call<llm.Conversation>('RenameConversation', id, title);
 }
 
 export function ResetRunLimits(): Promise<sandbox.Limits> {
@@ -1569,6 +1603,10 @@ export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
 
 export function SetAssistantModel(id: string, model: string): Promise<assistant.Assistant> {
   return call<assistant.Assistant>('SetAssistantModel', id, model);
+}
+
+export function SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPrefs> {
+  return call<llm.ServerPrefs>('SetModelServers', p);
 }
 
 export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> {
