@@ -56,6 +56,7 @@ type Core struct {
 
 	engMu  sync.Mutex
 	engine *sandbox.Engine
+	local  *LocalModels
 	// runs counts the runs in progress: the engine is stopped only once
 	// they have removed their sandboxes (their context ended first).
 	runs sync.WaitGroup
@@ -96,6 +97,12 @@ func (c *Core) Open() error {
 // that does not linger) and releases the database.
 func (c *Core) Close() error {
 	c.CloseEngine()
+	c.engMu.Lock()
+	local := c.local
+	c.engMu.Unlock()
+	if local != nil {
+		local.close()
+	}
 	if c.st == nil {
 		return nil
 	}
