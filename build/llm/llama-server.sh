@@ -76,7 +76,7 @@ if [ -n "$vulkan" ] && [ ! -f "$hdr/usr/include/vulkan/vulkan.hpp" ]; then
 	trap 'rm -rf "$t"' EXIT
 	mkdir -p "$t/lists/partial" "$t/cache/archives/partial"
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" >"$t/sources.list"
-	o=(-o Dir::State::Lists="$t/lists" -o Dir::Etc::SourceList="$t/sources.list" -o Dir::Etc::SourceParts=/dev/null -o Dir::Cache="$t/cache" -o APT::Architecture=amd64 -o APT::Architectures=amd64)
+	o=(-o Dir::State::Lists="$t/lists" -o Dir::Etc::SourceList="$t/sources.list" -o Dir::Etc::SourceParts=/dev/null -o Dir::Cache="$t/cache" -o APT::Architecture=amd64 -o APT::Architectures=amd64 -o APT::Sandbox::User=root)
 	apt-get "${o[@]}" update -qq
 	(cd "$t" && apt-get "${o[@]}" download libvulkan-dev=1.4.309.0-1 spirv-headers=1.6.1+1.4.309.0-1 >/dev/null)
 	rm -rf "$hdr.tmp"
