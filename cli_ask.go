@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"rehome/backend/assistant"
-	"rehome/backend/core"
 	"rehome/backend/hardware"
 	"rehome/backend/llm"
 	"rehome/backend/llm/sandboxexec"
@@ -122,32 +120,18 @@ func cmdAsk(env *cliEnv, args []string) int {
 		suggested = *model
 	}
 	// A carried model (rehome models add) is started by rehome itself when
-	// no server is named: by its name, or the first one when no server runs.
-	var client *llm.Client
-	var srv llm.Server
-	var mdl string
-	conn, carried, err := localForAsk(ctx, env, *server, *model)
-	if err == nil && !carried {
-		srv, mdl, err = llm.Pick(ctx, *server, *model, llm.CatalogToolsHint, suggested)
-		var none *llm.NoServerError
-		if errors.As(err, &none) && *server == "" && *model == "" {
-			if conn, carried, err = localForAsk(ctx, env, "", ""); err == nil && !carried {
-				err = none
-			}
-		}
-	}
+	// no server is named (core.LocalModels.PickServer).
+	conn, err := env.c.LocalModels().PickServer(ctx, *server, *model, suggested, func(msg string) {
+		fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(msg))
+	})
 	if err != nil {
 		if fromAssistant {
 			err = fmt.Errorf("%w (%s is the assistant's default model; --model names another)", err, *model)
 		}
 		return env.fail(err)
 	}
-	if carried {
-		defer conn.Release()
-		srv, mdl, client = conn.Server, conn.Model, conn.Client
-	} else {
-		client = &llm.Client{BaseURL: srv.BaseURL}
-	}
+	defer conn.Release()
+	srv, mdl, client := conn.Server, conn.Model, conn.Client
 	if fit := fitNote(ctx, mdl); strings.HasPrefix(fit, "will not fit") {
 		fmt.Fprintf(env.stderr, "rehome: %s %s\n", mdl, fit)
 	}
@@ -332,13 +316,4 @@ func fitNote(ctx context.Context, model string) string {
 		return ""
 	}
 	return llm.FitNote(model, models.MachineFrom(rep))
-}
-
-// localForAsk starts the carried model named (or, with "", the first one)
-// when no server URL was given; carried is false when there is none.
-func localForAsk(ctx context.Context, env *cliEnv, server, model string) (*core.Connection, bool, error) {
-	if server != "" {
-		return nil, false, nil
-	}
-	return env.c.LocalModels().ForAsk(ctx, model, func(msg string) { fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(msg)) })
 }

@@ -196,10 +196,14 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		a.asks.mu.Unlock()
 	}()
 
-	srv, model, err := llm.Pick(ctx, req.Server, req.Model, llm.CatalogToolsHint, a.suggestedModel(req.AssistantID))
+	conn, err := a.core.LocalModels().PickServer(ctx, req.Server, req.Model, a.suggestedModel(req.AssistantID), func(msg string) {
+		a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "note", Text: msg}})
+	})
 	if err != nil {
 		return llm.Conversation{}, uiError(err)
 	}
+	defer conn.Release()
+	srv, model := conn.Server, conn.Model
 	conv.Server, conv.Model = srv.BaseURL, model
 	e, err := a.engine()
 	if err != nil {
@@ -210,7 +214,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		return llm.Conversation{}, err
 	}
 	ex, fresh := a.askSession(conv, e, lim)
-	loop := &llm.Loop{Client: &llm.Client{BaseURL: srv.BaseURL}, Model: model, Instructions: instructions,
+	loop := &llm.Loop{Client: conn.Client, Model: model, Instructions: instructions,
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
 		OnEvent: func(ev llm.Event) { a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: ev}) }}
 	a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: llm.Event{Type: "start", Text: fmt.Sprintf("%s at %s", model, srv.BaseURL)}})

@@ -225,3 +225,27 @@ func (l *LocalModels) ForAsk(ctx context.Context, name string, progress llamarun
 		Models: []llm.ModelInfo{{ID: m.Name}}}
 	return &Connection{Server: srv, Client: &llm.Client{BaseURL: lease.URL, APIKey: lease.Key}, Model: m.Name, Lease: lease}, true, nil
 }
+
+// PickServer is the one choice of a model server for a question, for
+// every face: the server named by url; else a carried model named model
+// (started by rehome); else a server running on this machine; else, with
+// no model named, the first carried chat model. Release the Connection
+// when the question ends.
+func (l *LocalModels) PickServer(ctx context.Context, url, model, suggested string, progress llamarun.Progress) (*Connection, error) {
+	if url == "" {
+		if cn, ok, err := l.ForAsk(ctx, model, progress); ok || err != nil {
+			return cn, err
+		}
+	}
+	srv, mdl, err := llm.Pick(ctx, url, model, llm.CatalogToolsHint, suggested)
+	var none *llm.NoServerError
+	if errors.As(err, &none) && url == "" && model == "" {
+		if cn, ok, err := l.ForAsk(ctx, "", progress); ok || err != nil {
+			return cn, err
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Connection{Server: srv, Client: &llm.Client{BaseURL: srv.BaseURL}, Model: mdl}, nil
+}

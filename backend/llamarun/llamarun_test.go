@@ -122,9 +122,9 @@ func TestStartExplainsFailures(t *testing.T) {
 	m, _ := carried(t)
 	cases := map[string]string{
 		"ggml_vulkan: Device memory allocation of size 4294967296 failed.\nvk::Device::allocateMemory: ErrorOutOfDeviceMemory": "ran out of memory",
-		"ggml_vulkan: failed to initialize Vulkan: vk::createInstance: ErrorIncompatibleDriver":                              "Vulkan driver failed",
-		"llama_model_load: error loading model: unknown model architecture: 'foo'":                                          "could not load",
-		"segmentation fault somewhere":                                                                                     "it exited",
+		"ggml_vulkan: failed to initialize Vulkan: vk::createInstance: ErrorIncompatibleDriver":                                "Vulkan driver failed",
+		"llama_model_load: error loading model: unknown model architecture: 'foo'":                                             "could not load",
+		"segmentation fault somewhere": "it exited",
 	}
 	dir := t.TempDir()
 	for out, want := range cases {
