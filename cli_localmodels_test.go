@@ -66,6 +66,19 @@ func TestCarriedModelAnswers(t *testing.T) {
 	if !strings.Contains(r.stderr, "tiny is ready") {
 		t.Errorf("no progress said: %s", r.stderr)
 	}
+	// The speed llama-server measured of itself is kept with the model.
+	r2 := rehomeCLI(t, home, "models", "local", "--json")
+	var measured []struct {
+		Measured *struct {
+			TokensPerSecond float64 `json:"tokens_per_second"`
+			Backend         string
+		}
+	}
+	if json.Unmarshal([]byte(r2.stdout), &measured) != nil || len(measured) != 1 || measured[0].Measured == nil || measured[0].Measured.TokensPerSecond <= 0 {
+		t.Errorf("no speed measured: %s", r2.stdout)
+	} else {
+		t.Logf("measured %.0f tokens/s (%s)", measured[0].Measured.TokensPerSecond, measured[0].Measured.Backend)
+	}
 	if out, _ := exec.Command("pgrep", "-f", "--alias tiny").Output(); len(out) != 0 {
 		t.Errorf("llama-server left running after ask: %s", out)
 	}

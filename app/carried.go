@@ -74,3 +74,18 @@ func (a *App) StopCarriedModel(name string) error {
 	_, err := a.core.LocalModels().Stop(name)
 	return err
 }
+
+// PickModelFile opens the native dialog to choose a .gguf model file; ""
+// when the user cancels. In a browser there is no dialog: the screen says
+// to run `rehome models add FILE` on this machine.
+func (a *App) PickModelFile() (string, error) {
+	w := a.window()
+	if w == nil {
+		return "", errNoWindow
+	}
+	p, err := w.OpenFileDialog("Choose the model file you carried (.gguf)", []FileFilter{{Name: "GGUF model files", Patterns: "*.gguf"}, {Name: "All files", Patterns: "*"}})
+	if err == nil && p != "" {
+		GrantRead(a, p)
+	}
+	return p, err
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"rehome/backend/llamarun"
 	"rehome/backend/llm"
@@ -175,13 +176,20 @@ type Connection struct {
 	Client *llm.Client
 	Model  string
 	Lease  *llamarun.Lease
+	local  *LocalModels
 }
 
-// Release ends the question's use of the server.
+// Release ends the question's use of the server, keeping the speed it
+// measured of itself with the model's record.
 func (cn *Connection) Release() {
-	if cn != nil && cn.Lease != nil {
-		cn.Lease.Release()
+	if cn == nil || cn.Lease == nil {
+		return
 	}
+	if sp, err := cn.Lease.Speed(context.Background()); err == nil && sp.Tokens > 0 && cn.local != nil {
+		cn.local.Measured(cn.Model, localmodels.Measured{TokensPerSecond: sp.TokensPerSecond(), Backend: cn.Lease.Plan.Runtime.Backend,
+			LayersOnGPU: cn.Lease.Plan.GPULayers, At: time.Now().UTC()})
+	}
+	cn.Lease.Release()
 }
 
 // ForAsk starts the carried chat model called name for a question when no
@@ -223,7 +231,7 @@ func (l *LocalModels) ForAsk(ctx context.Context, name string, progress llamarun
 	}
 	srv := llm.Server{Kind: "llama-server", Name: "rehome's llama-server (" + lease.Plan.Runtime.Backend + ")", BaseURL: lease.URL, Loopback: true,
 		Models: []llm.ModelInfo{{ID: m.Name}}}
-	return &Connection{Server: srv, Client: &llm.Client{BaseURL: lease.URL, APIKey: lease.Key}, Model: m.Name, Lease: lease}, true, nil
+	return &Connection{Server: srv, Client: &llm.Client{BaseURL: lease.URL, APIKey: lease.Key}, Model: m.Name, Lease: lease, local: l}, true, nil
 }
 
 // PickServer is the one choice of a model server for a question, for

@@ -19,7 +19,7 @@ import (
 )
 
 // carried registers-in-memory the tests' tiny model as a carried model.
-func carried(t *testing.T) (localmodels.Model, string) {
+func carried(t testing.TB) (localmodels.Model, string) {
 	t.Helper()
 	bin := llamatest.Need(t)
 	p := llamatest.Model(t, bin, t.TempDir(), tinymodel.DefaultScript("sales.csv", "region", "revenue"))

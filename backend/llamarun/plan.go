@@ -84,7 +84,7 @@ func MakePlan(m localmodels.Model, rt Runtime, mach models.Machine, want int) (P
 // the key.
 func (p Plan) Args() []string {
 	args := []string{"-m", p.Model.Path, "--alias", p.Model.Name, "-c", strconv.Itoa(p.Context),
-		"-ngl", strconv.Itoa(p.GPULayers), "-np", "1", "--no-webui"}
+		"-ngl", strconv.Itoa(p.GPULayers), "-np", "1", "--no-webui", "--metrics"}
 	if p.Model.Embedding {
 		return append(args, "--embeddings")
 	}

@@ -50,6 +50,13 @@ export namespace app {
     bytes: number;
   }
 
+  export interface CarriedProgress {
+    name: string;
+    done: number;
+    total: number;
+    message?: string;
+  }
+
   export interface FirstRun {
     items: app.FirstRunItem[];
     complete: boolean;
@@ -426,6 +433,30 @@ export namespace audit {
   }
 }
 
+/** Types of Go package rehome/backend/core. */
+export namespace core {
+  export interface CarriedModel {
+    schema: number;
+    name: string;
+    path: string;
+    copied: boolean;
+    source: string;
+    sha256: string;
+    size: number;
+    arch: string;
+    layers: number;
+    context_length: number;
+    quant: string;
+    params: number;
+    embedding: boolean;
+    added: string;
+    measured?: localmodels.Measured;
+    fit?: models.FitResult;
+    fit_error?: string;
+    running?: string;
+  }
+}
+
 /** Types of Go package rehome/backend/dataset. */
 export namespace dataset {
   export interface Column {
@@ -510,6 +541,26 @@ export namespace hardware {
     root: string;
     detected_at: string;
     duration_ms: number;
+  }
+}
+
+/** Types of Go package rehome/backend/llamarun. */
+export namespace llamarun {
+  export interface Plan {
+    model: localmodels.Model;
+    runtime: llamarun.Runtime;
+    context: number;
+    gpu_layers: number;
+    layers: number;
+    fit: models.FitResult;
+    reasons: string[];
+  }
+
+  export interface Runtime {
+    path: string;
+    backend: string;
+    devices?: string[];
+    why: string;
   }
 }
 
@@ -615,6 +666,34 @@ export namespace llm {
     text: string;
     reasoning?: string;
     cells?: llm.Cell[];
+  }
+}
+
+/** Types of Go package rehome/backend/localmodels. */
+export namespace localmodels {
+  export interface Measured {
+    tokens_per_second: number;
+    backend: string;
+    layers_on_gpu: number;
+    at: string;
+  }
+
+  export interface Model {
+    schema: number;
+    name: string;
+    path: string;
+    copied: boolean;
+    source: string;
+    sha256: string;
+    size: number;
+    arch: string;
+    layers: number;
+    context_length: number;
+    quant: string;
+    params: number;
+    embedding: boolean;
+    added: string;
+    measured?: localmodels.Measured;
   }
 }
 
@@ -1044,6 +1123,7 @@ export interface Events {
   'firstrun:changed': string;
   'firstrun:progress': app.FirstRunProgress;
   'image:progress': string;
+  'models:progress': app.CarriedProgress;
   'run:progress': sandbox.Progress;
 }
 
@@ -1054,12 +1134,14 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 
 /** The names of the methods, as the bridge serves them. */
 export const methods = [
+  'AddCarriedModel',
   'Ask',
   'AssistantCapabilities',
   'AuditCatalog',
   'Audits',
   'BackupDatabase',
   'BuildImage',
+  'CarriedModels',
   'Checklist',
   'ChooseSavePath',
   'CompareAudits',
@@ -1096,7 +1178,9 @@ export const methods = [
   'Models',
   'OpenedFiles',
   'PickFile',
+  'PickModelFile',
   'PreviewFile',
+  'RemoveCarriedModel',
   'ResetRunLimits',
   'RestartSession',
   'RunAudit',
@@ -1109,9 +1193,11 @@ export const methods = [
   'SessionCells',
   'SetAssistantModel',
   'SetRunLimits',
+  'StartCarriedModel',
   'StartSession',
   'Status',
   'StopAsk',
+  'StopCarriedModel',
   'StopRun',
   'StopSession',
   'UIEvent',
@@ -1119,6 +1205,10 @@ export const methods = [
   'UpdateAssistant',
   'VerifyIsolation',
 ] as const;
+
+export function AddCarriedModel(path: string, copy: boolean): Promise<localmodels.Model> {
+  return call<localmodels.Model>('AddCarriedModel', path, copy);
+}
 
 export function Ask(req: Input<app.AskRequest>): Promise<llm.Conversation> {
   return call<llm.Conversation>('Ask', req);
@@ -1142,6 +1232,10 @@ export function BackupDatabase(): Promise<app.BackupInfo> {
 
 export function BuildImage(): Promise<sandbox.BuildReport> {
   return call<sandbox.BuildReport>('BuildImage');
+}
+
+export function CarriedModels(): Promise<core.CarriedModel[]> {
+  return call<core.CarriedModel[]>('CarriedModels');
 }
 
 export function Checklist(assistantID: string): Promise<audit.Checklist> {
@@ -1288,8 +1382,16 @@ export function PickFile(): Promise<string> {
   return call<string>('PickFile');
 }
 
+export function PickModelFile(): Promise<string> {
+  return call<string>('PickModelFile');
+}
+
 export function PreviewFile(path: string): Promise<dataset.Preview> {
   return call<dataset.Preview>('PreviewFile', path);
+}
+
+export function RemoveCarriedModel(name: string): Promise<void> {
+  return call<void>('RemoveCarriedModel', name);
 }
 
 export function ResetRunLimits(): Promise<sandbox.Limits> {
@@ -1340,6 +1442,10 @@ export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> 
   return call<sandbox.Limits>('SetRunLimits', l);
 }
 
+export function StartCarriedModel(name: string): Promise<llamarun.Plan> {
+  return call<llamarun.Plan>('StartCarriedModel', name);
+}
+
 export function StartSession(path: string): Promise<sandbox.SessionInfo> {
   return call<sandbox.SessionInfo>('StartSession', path);
 }
@@ -1350,6 +1456,10 @@ export function Status(): Promise<app.StatusInfo> {
 
 export function StopAsk(conversationID: string): Promise<void> {
   return call<void>('StopAsk', conversationID);
+}
+
+export function StopCarriedModel(name: string): Promise<void> {
+  return call<void>('StopCarriedModel', name);
 }
 
 export function StopRun(id: string): Promise<void> {
