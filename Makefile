@@ -99,19 +99,22 @@ lint: frontend/dist/index.html $(STATICCHECK)
 	@go mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy"; go mod tidy -diff; exit 1; }
 	cd frontend && npx svelte-check --tsconfig ./tsconfig.json --fail-on-warnings
 
-# llama.cpp's llama-server, CPU-only, for the tests that run the ask loop
-# against a real model server process (internal/testsupport/llamatest): built from
-# the source inside npm's node-llama-cpp once, then kept in the cache
-# (/var/cache/rehome or $$REHOME_CACHE; about 8 minutes on 2 cores).
+# llama.cpp's llama-server in two builds, CPU and Vulkan: the runtime rehome
+# runs a carried model with (backend/llamarun; the package installs both
+# under /usr/lib/rehome) and the tests' real model server
+# (internal/testsupport/llamatest). Built from the source inside npm's
+# node-llama-cpp once each, then kept in the cache (/var/cache/rehome or
+# $$REHOME_CACHE; about 8 minutes each on 2 cores).
 llama: deps-test
 	@bash build/llm/llama-server.sh
+	@bash build/llm/llama-server.sh --vulkan
 
 # Never from the test cache (-count=1: Podman, the image and the tools are
 # outside what Go hashes). Every skipped test is listed at the end (never
 # read as a pass); the raw events are kept in $(ARTIFACTS)/gotest.json.
 gotest: build sandbox-image llama
 	mkdir -p $(ARTIFACTS)
-	set -o pipefail; REHOME_LLAMA_SERVER=$$(bash build/llm/llama-server.sh --find) REHOME_REQUIRE_LLAMA=1 REHOME_REQUIRE_PODMAN=1 REHOME_REQUIRE_TOOLS=1 REHOME_BIN=$(abspath $(BIN)) go test -count=1 -json -tags "$(call csv,$(TAGS))" -timeout 20m ./... 2>&1 | python3 build/gotest-report.py $(ARTIFACTS)/gotest.json
+	set -o pipefail; REHOME_LLAMA_SERVER=$$(bash build/llm/llama-server.sh --find) REHOME_LLAMA_SERVER_VULKAN=$$(bash build/llm/llama-server.sh --find --vulkan) REHOME_REQUIRE_LLAMA=1 REHOME_REQUIRE_PODMAN=1 REHOME_REQUIRE_TOOLS=1 REHOME_BIN=$(abspath $(BIN)) go test -count=1 -json -tags "$(call csv,$(TAGS))" -timeout 20m ./... 2>&1 | python3 build/gotest-report.py $(ARTIFACTS)/gotest.json
 
 uitest:
 	cd frontend && npx vitest run
@@ -130,7 +133,7 @@ window: build sandbox-image llama
 # (both, plus Podman and every package a minimal Debian 12 lacks; needs the
 # Debian mirror). package-check installs them in fresh Debian 12 roots with
 # no network (root; several minutes; not part of `make test`).
-package: deps-package build
+package: deps-package build llama
 	@# The binary must carry the package's version (it is baked in at link time).
 	@[ "$$($(BIN) version)" = "rehome $(VERSION)" ] && [ "$$($(WINDOW_BIN) version)" = "rehome $(VERSION)" ] || { rm -f $(BIN) $(WINDOW_BIN); $(MAKE) --no-print-directory $(BIN) $(WINDOW_BIN); }
 	REHOME_VERSION=$(VERSION) build/package/deb.sh

@@ -116,9 +116,13 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		}
 		defer a.asks.end(req.ConversationID)
 	}
+	// Starting a carried model says what it waits for, as notes.
+	progress := func(msg string) {
+		a.emit("ask:event", AskEvent{ConversationID: req.ConversationID, Event: llm.Event{Type: "note", Text: msg}})
+	}
 	ask, err := a.core.Asks().Prepare(ctx, core.AskRequest{
 		ConversationID: req.ConversationID, AssistantID: req.AssistantID,
-		Files: req.Files, Check: a.readable, Confirm: a.confirmAction,
+		Files: req.Files, Check: a.readable, Confirm: a.confirmAction, Progress: progress,
 		Server: req.Server, Model: req.Model, MaxSteps: req.MaxSteps, Mode: req.Mode, Question: req.Question, Rewind: req.Rewind,
 		InlinePlots: true, MakeRoom: a.evictSession,
 	})

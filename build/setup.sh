@@ -26,11 +26,13 @@ apt_run=(build-essential make pkg-config git curl ca-certificates xz-utils libgt
 # clicks with xdotool, a GTK drag source in Python), headless Chromium,
 # python3 to check generated code, and useradd/runuser (passwd, util-linux)
 # for the rootless test's user, python3-nbformat to validate exported notebooks,
-# cmake to build llama.cpp's llama-server (build/llm/llama-server.sh),
+# cmake to build llama.cpp's llama-server (build/llm/llama-server.sh), and
+# for its Vulkan build glslc and the Vulkan loader's headers, with Mesa's
+# Vulkan drivers (lavapipe: a Vulkan device on the CPU) to test it on;
 # qpdf to make an encrypted PDF and the Debian manuals the knowledge bench
 # searches (bzip2-doc, libtasn1-doc, valgrind, shared-mime-info's spec).
 apt_test=(xvfb xauth imagemagick xdotool chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux python3-nbformat cmake
-  qpdf bzip2-doc libtasn1-doc valgrind)
+  glslc libvulkan-dev mesa-vulkan-drivers qpdf bzip2-doc libtasn1-doc valgrind)
 want=("${apt_run[@]}")
 [ "$mode" = test ] && want+=("${apt_test[@]}")
 # The packages: dpkg-deb and dpkg-shlibdeps, fakeroot, dpkg-scanpackages for

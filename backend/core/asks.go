@@ -44,6 +44,8 @@ type AskRequest struct {
 	Rewind int
 	// Deadline bounds one answer of the model server (0: llm.DefaultDeadline).
 	Deadline time.Duration
+	// Progress is told what starting a carried model waits for.
+	Progress func(msg string)
 	// Confirm asks the user before an action call that needs it (the
 	// window's dialog, the terminal's prompt); nil declines every such
 	// call, and the model is told.
@@ -74,6 +76,7 @@ type Ask struct {
 	asks     *Asks
 	question string
 	loop     *llm.Loop
+	conn     *Connection // the model server; a carried model's lease
 }
 
 // Asks answers questions in words the same way for every face: the
@@ -187,13 +190,23 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	}
 	conv.Files, a.Notes = infos, append(refused, notes...)
 
-	srv, model, err := llm.Pick(ctx, req.Server, req.Model, llm.CatalogToolsHint, llm.SuggestedModel(st, req.AssistantID, suggested))
+	// The server named, else a carried model rehome starts itself (by its
+	// name, or the first when no server runs), else one running here.
+	conn, err := s.c.LocalModels().PickServer(ctx, req.Server, req.Model, llm.SuggestedModel(st, req.AssistantID, suggested), req.Progress)
 	if err != nil {
 		if a.FromAssistant {
 			err = fmt.Errorf("%w (%s is the assistant's default model)", err, req.Model)
 		}
 		return nil, err
 	}
+	a.conn = conn
+	prepared := false
+	defer func() {
+		if !prepared {
+			conn.Release() // a question that cannot be asked holds no server
+		}
+	}()
+	srv, model := conn.Server, conn.Model
 	a.Server, a.Model = srv, model
 	conv.Server, conv.Model = srv.BaseURL, model
 	// The choice is remembered, overall and for the assistant.
@@ -215,7 +228,8 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	// The assistant's knowledge is its file_search tool; the context length
 	// the server reports bounds what the model is given (and says what was
 	// cut).
-	client := &llm.Client{BaseURL: srv.BaseURL, Deadline: req.Deadline}
+	client := conn.Client
+	client.Deadline = req.Deadline
 	var tools []llm.LoopTool
 	if t, ok := s.c.Knowledge().Tool(conv.AssistantID); ok {
 		tools = append(tools, t)
@@ -231,12 +245,14 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	}
 	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: client.ContextLength(ctx, model),
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History()}
+	prepared = true
 	return a, nil
 }
 
 // Run asks the question, with each step to onEvent (may be nil), and adds
 // the answer to the conversation; Keep saves it. ctx ends the answer.
 func (a *Ask) Run(ctx context.Context, onEvent func(llm.Event)) *llm.Transcript {
+	defer a.conn.Release() // a carried model stops after its idle time
 	a.loop.OnEvent = onEvent
 	// What a cell prints goes to the face as it comes.
 	if x, ok := a.loop.Exec.(*sandboxexec.Session); ok && onEvent != nil {

@@ -58,6 +58,7 @@ type Core struct {
 	engMu  sync.Mutex
 	engine *sandbox.Engine
 	know   *Knowledge
+	local  *LocalModels
 	// runs counts the runs in progress: the engine is stopped only once
 	// they have removed their sandboxes (their context ended first).
 	runs sync.WaitGroup
@@ -108,6 +109,12 @@ func (c *Core) Close() error {
 		}
 	}
 	c.CloseEngine()
+	c.engMu.Lock()
+	local := c.local
+	c.engMu.Unlock()
+	if local != nil {
+		local.close()
+	}
 	if c.st == nil {
 		return nil
 	}

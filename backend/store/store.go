@@ -28,15 +28,18 @@ const (
 	// Conversations are questions asked in words (rehome ask, the
 	// conversation screen) with their cells and answers.
 	Conversations Bucket = "conversations"
-	meta          Bucket = "meta"
+	// Models are the GGUF files the user carries, registered with rehome
+	// (`rehome models add`).
+	Models Bucket = "models"
+	meta   Bucket = "meta"
 )
 
 // Buckets lists the record buckets in a fixed order.
-var Buckets = []Bucket{Assistants, Audits, Runs, Settings, Conversations}
+var Buckets = []Bucket{Assistants, Audits, Runs, Settings, Conversations, Models}
 
 // SchemaVersion is the layout version this build writes. Open migrates an
 // older file up to it and refuses a newer one.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // FileName is the database's name inside the data directory.
 const FileName = "rehome.db"
@@ -145,6 +148,11 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 1 -> 2: the conversations bucket.
 	func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists([]byte(Conversations))
+		return err
+	},
+	// 2 -> 3: the carried models' bucket.
+	func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists([]byte(Models))
 		return err
 	},
 }

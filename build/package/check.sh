@@ -118,6 +118,15 @@ if offline "$r1" rehome run --file /root/sales.csv /root/sum.py > "$dist/package
   t3=$(date +%s)
   offline "$r1" rehome run --file /root/sales.csv /root/sum.py | grep -q '^total 7$' || fail "second sandbox run"
   log "second sandbox run: $(secs "$t3") s"
+  # The one more file an air-gapped user carries: a GGUF model (here the
+  # tests' tiny one, made on this machine), run by the llama-server the
+  # package ships. rehome ask answers with no model server and no network.
+  (cd "$root" && go run ./backend/llm/tinymodel/cmd/tinymodel -o "$r1/root/tiny.gguf" -csv sales.csv -group region -value sales >/dev/null) || fail "make the tiny model"
+  offline "$r1" rehome models add /root/tiny.gguf >> "$report" || fail "rehome models add"
+  t4=$(date +%s)
+  offline "$r1" rehome ask --model tiny --file /root/sales.csv "Which region sold most?" > "$dist/package-check-ask.txt" 2>&1 || { cat "$dist/package-check-ask.txt"; fail "rehome ask with the carried model"; }
+  grep -q "rehome: cell 1: exit 0" "$dist/package-check-ask.txt" || fail "rehome ask: the cell did not run: $(cat "$dist/package-check-ask.txt")"
+  log "rehome ask with the carried model, offline: $(secs "$t4") s ($(grep -o 'tiny is ready ([0-9.]* s)' "$dist/package-check-ask.txt"))"
 else
   log "sandbox run in the chroot: NOT POSSIBLE here: $(tail -n 3 "$dist/package-check-run.txt" | tr '\n' ' ')"
   [ -n "${REHOME_REQUIRE_SANDBOX_RUN:-}" ] && fail "sandbox run"

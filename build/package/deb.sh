@@ -43,6 +43,12 @@ mkdir -p "$pkg/DEBIAN" "$pkg/usr/bin" "$pkg/usr/lib/rehome" "$pkg/usr/share/doc/
 
 install -m 0755 "$bin" "$pkg/usr/bin/rehome"
 install -m 0755 "$winbin" "$pkg/usr/lib/rehome/rehome-window"
+# The model runtime (backend/llamarun): llama.cpp's llama-server, the CPU
+# build and the Vulkan build, from make llama's cache.
+llama_cpu=$(bash "$root/build/llm/llama-server.sh" --find) || { echo "deb.sh: run \`make llama\` first" >&2; exit 1; }
+llama_vk=$(bash "$root/build/llm/llama-server.sh" --find --vulkan) || { echo "deb.sh: run \`make llama\` first" >&2; exit 1; }
+install -m 0755 "$llama_cpu" "$pkg/usr/lib/rehome/llama-server"
+install -m 0755 "$llama_vk" "$pkg/usr/lib/rehome/llama-server-vulkan"
 install -m 0644 "$root/build/linux/rehome.desktop" "$pkg/usr/share/applications/rehome.desktop"
 install -m 0644 "$root/build/linux/rehome-mime.xml" "$pkg/usr/share/mime/packages/rehome.xml"
 (cd "$root" && go run ./build/package/icons build/appicon.png "$pkg/usr/share/icons/hicolor" 16 24 32 48 64 128 256 512)
@@ -61,7 +67,7 @@ install -m 0644 "$root/build/linux/rehome-mime.xml" "$pkg/usr/share/mime/package
 # Debian package dependencies.
 mkdir -p "$work/src/debian"
 printf 'Source: rehome\n\nPackage: rehome\nArchitecture: amd64\n' > "$work/src/debian/control"
-shlibs=$(cd "$work/src" && dpkg-shlibdeps -O -e"$pkg/usr/bin/rehome" -e"$pkg/usr/lib/rehome/rehome-window" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+shlibs=$(cd "$work/src" && dpkg-shlibdeps -O -e"$pkg/usr/bin/rehome" -e"$pkg/usr/lib/rehome/rehome-window" -e"$pkg/usr/lib/rehome/llama-server" -e"$pkg/usr/lib/rehome/llama-server-vulkan" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "deb.sh: dpkg-shlibdeps found no libraries for $bin" >&2; exit 1; }
 
 # runc, not "runc | crun": Podman's own "crun | runc" then satisfies the
@@ -76,7 +82,7 @@ Architecture: amd64
 Maintainer: rehome developers <rehome@users.noreply.github.com>
 Installed-Size: $size
 Depends: $shlibs, podman (>= 4.3), runc, conmon, uidmap, slirp4netns | passt, catatonit | tini | dumb-init
-Recommends: rehome-sandbox-image (= $image_version), fuse-overlayfs, dbus-user-session, pci.ids
+Recommends: rehome-sandbox-image (= $image_version), fuse-overlayfs, dbus-user-session, pci.ids, mesa-vulkan-drivers
 Section: science
 Priority: optional
 Description: move custom GPTs to local models, with a local Code Interpreter
@@ -84,7 +90,9 @@ Description: move custom GPTs to local models, with a local Code Interpreter
  your GPU can hold, says per capability of each GPT whether it ports
  as-is, must be rebuilt, or does not port, and runs Python against your
  data files in a locked-down Podman sandbox (no network, only the file
- visible, time, memory and process limits), offline.
+ visible, time, memory and process limits), offline. It runs the GGUF
+ model file you carry with llama.cpp's llama-server (CPU, or Vulkan for
+ NVIDIA, AMD and Intel GPUs).
  .
  The sandbox image comes in the rehome-sandbox-image package (loaded on
  first start) or is built from Debian packages with

@@ -87,6 +87,13 @@ export namespace app {
     bytes: number;
   }
 
+  export interface CarriedProgress {
+    name: string;
+    done: number;
+    total: number;
+    message?: string;
+  }
+
   export interface FirstRun {
     items: app.FirstRunItem[];
     complete: boolean;
@@ -510,6 +517,27 @@ export namespace core {
     name?: string;
   }
 
+  export interface CarriedModel {
+    schema: number;
+    name: string;
+    path: string;
+    copied: boolean;
+    source: string;
+    sha256: string;
+    size: number;
+    arch: string;
+    layers: number;
+    context_length: number;
+    quant: string;
+    params: number;
+    embedding: boolean;
+    added: string;
+    measured?: localmodels.Measured;
+    fit?: models.FitResult;
+    fit_error?: string;
+    running?: string;
+  }
+
   export interface OperationInfo {
     id: string;
     method: string;
@@ -650,6 +678,26 @@ export namespace knowledge {
     added: string;
     action: string;
     message: string;
+  }
+}
+
+/** Types of Go package rehome/backend/llamarun. */
+export namespace llamarun {
+  export interface Plan {
+    model: localmodels.Model;
+    runtime: llamarun.Runtime;
+    context: number;
+    gpu_layers: number;
+    layers: number;
+    fit: models.FitResult;
+    reasons: string[];
+  }
+
+  export interface Runtime {
+    path: string;
+    backend: string;
+    devices?: string[];
+    why: string;
   }
 }
 
@@ -817,6 +865,34 @@ export namespace llm {
     completion_tokens?: number;
     tokens_per_second?: number;
     source?: string;
+  }
+}
+
+/** Types of Go package rehome/backend/localmodels. */
+export namespace localmodels {
+  export interface Measured {
+    tokens_per_second: number;
+    backend: string;
+    layers_on_gpu: number;
+    at: string;
+  }
+
+  export interface Model {
+    schema: number;
+    name: string;
+    path: string;
+    copied: boolean;
+    source: string;
+    sha256: string;
+    size: number;
+    arch: string;
+    layers: number;
+    context_length: number;
+    quant: string;
+    params: number;
+    embedding: boolean;
+    added: string;
+    measured?: localmodels.Measured;
   }
 }
 
@@ -1261,6 +1337,7 @@ export interface Events {
   'firstrun:progress': app.FirstRunProgress;
   'image:progress': string;
   'knowledge:progress': app.KnowledgeProgress;
+  'models:progress': app.CarriedProgress;
   'run:progress': sandbox.Progress;
 }
 
@@ -1272,6 +1349,7 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 /** The names of the methods, as the bridge serves them. */
 export const methods = [
   'AddAction',
+  'AddCarriedModel',
   'AnswerAction',
   'Ask',
   'AssistantCapabilities',
@@ -1279,6 +1357,7 @@ export const methods = [
   'Audits',
   'BackupDatabase',
   'BuildImage',
+  'CarriedModels',
   'Checklist',
   'ChooseSavePath',
   'CompareAudits',
@@ -1321,8 +1400,10 @@ export const methods = [
   'Models',
   'OpenedFiles',
   'PickFile',
+  'PickModelFile',
   'PreviewFile',
   'RemoveAction',
+  'RemoveCarriedModel',
   'RenameConversation',
   'ResetRunLimits',
   'RestartSession',
@@ -1337,9 +1418,11 @@ export const methods = [
   'SetAssistantModel',
   'SetModelServers',
   'SetRunLimits',
+  'StartCarriedModel',
   'StartSession',
   'Status',
   'StopAsk',
+  'StopCarriedModel',
   'StopRun',
   'StopSession',
   'TestAction',
@@ -1351,6 +1434,10 @@ export const methods = [
 
 export function AddAction(assistantID: string, in_: Input<core.AddAction>): Promise<core.ActionInfo> {
   return call<core.ActionInfo>('AddAction', assistantID, in_);
+}
+
+export function AddCarriedModel(path: string, copy: boolean): Promise<localmodels.Model> {
+  return call<localmodels.Model>('AddCarriedModel', path, copy);
 }
 
 export function AnswerAction(id: string, decision: actions.Decision): Promise<void> {
@@ -1379,6 +1466,10 @@ export function BackupDatabase(): Promise<app.BackupInfo> {
 
 export function BuildImage(): Promise<sandbox.BuildReport> {
   return call<sandbox.BuildReport>('BuildImage');
+}
+
+export function CarriedModels(): Promise<core.CarriedModel[]> {
+  return call<core.CarriedModel[]>('CarriedModels');
 }
 
 export function Checklist(assistantID: string): Promise<audit.Checklist> {
@@ -1549,12 +1640,20 @@ export function PickFile(): Promise<string> {
   return call<string>('PickFile');
 }
 
+export function PickModelFile(): Promise<string> {
+  return call<string>('PickModelFile');
+}
+
 export function PreviewFile(path: string): Promise<dataset.Preview> {
   return call<dataset.Preview>('PreviewFile', path);
 }
 
 export function RemoveAction(assistantID: string, name: string): Promise<void> {
   return call<void>('RemoveAction', assistantID, name);
+}
+
+export function RemoveCarriedModel(name: string): Promise<void> {
+  return call<void>('RemoveCarriedModel', name);
 }
 
 export function RenameConversation(id: string, title: string): Promise<llm.Conversation> {
@@ -1613,6 +1712,10 @@ export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> 
   return call<sandbox.Limits>('SetRunLimits', l);
 }
 
+export function StartCarriedModel(name: string): Promise<llamarun.Plan> {
+  return call<llamarun.Plan>('StartCarriedModel', name);
+}
+
 export function StartSession(path: string): Promise<sandbox.SessionInfo> {
   return call<sandbox.SessionInfo>('StartSession', path);
 }
@@ -1623,6 +1726,10 @@ export function Status(): Promise<app.StatusInfo> {
 
 export function StopAsk(conversationID: string): Promise<void> {
   return call<void>('StopAsk', conversationID);
+}
+
+export function StopCarriedModel(name: string): Promise<void> {
+  return call<void>('StopCarriedModel', name);
 }
 
 export function StopRun(id: string): Promise<void> {

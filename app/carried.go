@@ -1,0 +1,91 @@
+package app
+
+import (
+	"rehome/backend/core"
+	"rehome/backend/llamarun"
+	"rehome/backend/localmodels"
+)
+
+// CarriedModels lists the GGUF files the user carried, each with how it
+// fits this machine, whether it runs now and the speed last measured here.
+func (a *App) CarriedModels() ([]core.CarriedModel, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	return a.core.LocalModels().List(a.ctx)
+}
+
+// AddCarriedModel registers a .gguf file the user gave rehome (picked in
+// the dialog or dropped on the window; uploaded in a browser), copying it
+// into the data folder when copy is set.
+func (a *App) AddCarriedModel(path string, copy bool) (localmodels.Model, error) {
+	if err := a.ready(); err != nil {
+		return localmodels.Model{}, err
+	}
+	p, err := a.readable(path)
+	if err != nil {
+		return localmodels.Model{}, err
+	}
+	return a.core.LocalModels().Add(a.ctx, p, localmodels.AddOptions{Copy: copy, Progress: func(done, total int64) {
+		a.emit("models:progress", CarriedProgress{Name: path, Done: done, Total: total})
+	}})
+}
+
+// CarriedProgress is how far adding a model (hashing or copying it) is.
+type CarriedProgress struct {
+	Name  string `json:"name"`
+	Done  int64  `json:"done"`
+	Total int64  `json:"total"`
+	// Message is what starting a model is waiting for.
+	Message string `json:"message,omitempty"`
+}
+
+// RemoveCarriedModel forgets a carried model (its server stopped, rehome's
+// copy deleted; the user's own file never).
+func (a *App) RemoveCarriedModel(name string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	_, err := a.core.LocalModels().Remove(name)
+	return err
+}
+
+// StartCarriedModel starts the model's server (as Ask would on demand) and
+// leaves it running for its idle time; progress comes as models:progress.
+func (a *App) StartCarriedModel(name string) (llamarun.Plan, error) {
+	if err := a.ready(); err != nil {
+		return llamarun.Plan{}, err
+	}
+	lease, err := a.core.LocalModels().Serve(a.ctx, name, 0, func(msg string) {
+		a.emit("models:progress", CarriedProgress{Name: name, Message: msg})
+	})
+	if err != nil {
+		return llamarun.Plan{}, err
+	}
+	lease.Release() // running, and stopped after the idle time
+	return lease.Plan, nil
+}
+
+// StopCarriedModel stops the model's server now.
+func (a *App) StopCarriedModel(name string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	_, err := a.core.LocalModels().Stop(name)
+	return err
+}
+
+// PickModelFile opens the native dialog to choose a .gguf model file; ""
+// when the user cancels. In a browser there is no dialog: the screen says
+// to run `rehome models add FILE` on this machine.
+func (a *App) PickModelFile() (string, error) {
+	w := a.window()
+	if w == nil {
+		return "", errNoWindow
+	}
+	p, err := w.OpenFileDialog("Choose the model file you carried (.gguf)", []FileFilter{{Name: "GGUF model files", Patterns: "*.gguf"}, {Name: "All files", Patterns: "*"}})
+	if err == nil && p != "" {
+		GrantRead(a, p)
+	}
+	return p, err
+}

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"rehome/backend/bytesize"
+	"rehome/backend/core"
+	"rehome/backend/llamarun"
+	"rehome/backend/localmodels"
+)
+
+// localModelCommands are `rehome models`' subcommands for the GGUF files
+// the user carries (without one, `rehome models` lists the catalog).
+func localModelCommands() []command {
+	return []command{
+		{"add", "register a .gguf file you carried (its header checked, its SHA-256 kept)", cmdModelsAdd},
+		{"local", "list the carried models, with how each fits this machine", cmdModelsLocal},
+		{"rm", "forget a carried model (rehome's copy deleted; your file never)", cmdModelsRm},
+		{"serve", "run a carried model with llama-server in the foreground, for other clients", cmdModelsServe},
+	}
+}
+
+// isLocalModelCommand reports whether args start with one of them.
+func isLocalModelCommand(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, c := range localModelCommands() {
+		if c.name == args[0] {
+			return true
+		}
+	}
+	return false
+}
+
+func cmdModelsAdd(env *cliEnv, args []string) int {
+	fs := env.flags("models add", "models add FILE.gguf [--copy] [--name NAME] [--json]")
+	copyIt := fs.Bool("copy", false, "keep rehome's own copy in the data folder (the model keeps working when the file goes)")
+	name := fs.String("name", "", "the name to ask it by (default: the file's name without .gguf)")
+	asJSON := fs.Bool("json", false, "print the record as JSON")
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return env.usage("give one .gguf file: rehome models add FILE.gguf")
+	}
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return env.fail(err)
+	}
+	ctx, cancel := env.interruptible()
+	defer cancel()
+	last := time.Now()
+	m, err := c.LocalModels().Add(ctx, fs.Arg(0), localmodels.AddOptions{Name: *name, Copy: *copyIt, Progress: func(done, total int64) {
+		if time.Since(last) > time.Second && total > 0 && !*asJSON {
+			last = time.Now()
+			fmt.Fprintf(env.stderr, "  %s of %s\n", bytesize.Format(done), bytesize.Format(total))
+		}
+	}})
+	if err != nil {
+		if env.interrupted(err) {
+			return exitInterrupted
+		}
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(m)
+	}
+	kind := "chat model"
+	if m.Embedding {
+		kind = "embedding model (for knowledge)"
+	}
+	where := m.Path
+	if m.Copied {
+		where = "copied to " + m.Path
+	}
+	fmt.Fprintf(env.stdout, "added %s: %s, %s, %d layers, context %d, %s, %s (%s)\nsha256 %s\nask it with: rehome ask --model %s \"…\"\n",
+		m.Name, kind, m.Arch, m.Layers, m.ContextLength, m.Quant, bytesize.Format(m.Size), where, m.SHA256, m.Name)
+	return exitOK
+}
+
+func cmdModelsLocal(env *cliEnv, args []string) int {
+	fs := env.flags("models local", "models local [--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return env.fail(err)
+	}
+	all, err := c.LocalModels().List(env.context())
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(all)
+	}
+	if len(all) == 0 {
+		fmt.Fprintln(env.stdout, "No carried models. Add the .gguf file you brought with: rehome models add FILE.gguf")
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tQUANT\tSIZE\tFIT HERE\tMEASURED")
+	for _, m := range all {
+		kind := "chat"
+		if m.Embedding {
+			kind = "embedding"
+		}
+		fit := m.FitError
+		if m.Fit != nil {
+			fit = m.Fit.VerdictText
+		}
+		measured := "-"
+		if m.Measured != nil {
+			measured = fmt.Sprintf("%.1f tok/s (%s)", m.Measured.TokensPerSecond, m.Measured.Backend)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, kind, m.Quant, bytesize.Format(m.Size), termSafe(fit), measured)
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func cmdModelsRm(env *cliEnv, args []string) int {
+	fs := env.flags("models rm", "models rm NAME")
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return env.usage("give the model's name: rehome models rm NAME (see rehome models local)")
+	}
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return env.fail(err)
+	}
+	m, err := c.LocalModels().Remove(fs.Arg(0))
+	if err != nil {
+		return env.fail(err)
+	}
+	if m.Copied {
+		fmt.Fprintf(env.stdout, "removed %s and rehome's copy of it\n", m.Name)
+	} else {
+		fmt.Fprintf(env.stdout, "removed %s (your file %s stays)\n", m.Name, m.Path)
+	}
+	return exitOK
+}
+
+func cmdModelsServe(env *cliEnv, args []string) int {
+	fs := env.flags("models serve", "models serve NAME [--ctx N] [--json]")
+	ctxLen := fs.Int("ctx", 0, "context length in tokens (default 8192, or what fits)")
+	asJSON := fs.Bool("json", false, "print the server's URL, key and plan as JSON once it is ready")
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return env.usage("give the model's name: rehome models serve NAME (see rehome models local)")
+	}
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return env.fail(err)
+	}
+	ctx, cancel := env.interruptible()
+	defer cancel()
+	plan, err := c.LocalModels().Plan(ctx, fs.Arg(0), *ctxLen)
+	if err != nil {
+		return env.fail(err)
+	}
+	// The database is not held while the model serves: the window and
+	// other commands keep working.
+	c.Close()
+	env.c = nil
+	d, _ := env.dir()
+	logDir := d + "/logs"
+	os.MkdirAll(logDir, 0o700)
+	srv, err := llamarun.Start(ctx, plan, logDir+"/llama-"+plan.Model.Name+".log", func(msg string) {
+		if !*asJSON {
+			fmt.Fprintln(env.stderr, msg)
+		}
+	})
+	if err != nil {
+		if env.interrupted(err) {
+			return exitInterrupted
+		}
+		return env.fail(err)
+	}
+	defer srv.Stop()
+	if *asJSON {
+		env.json(map[string]any{"url": srv.URL, "api_key": srv.Key, "model": plan.Model.Name, "plan": plan, "log": srv.Log})
+	} else {
+		fmt.Fprintf(env.stdout, "%s serves %s on %s (%s)\nAPI key: %s\nfor example: curl -H 'Authorization: Bearer %s' %s/models\nCtrl+C stops it.\n",
+			plan.Runtime.Backend, plan.Model.Name, srv.URL, plan.Runtime.Why, srv.Key, srv.Key, srv.URL)
+	}
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(env.stderr, "stopped")
+		return exitOK
+	case <-srv.Exited():
+		return env.fail(fmt.Errorf("the model server stopped by itself; its log: %s", srv.Log))
+	}
+}
