@@ -28,8 +28,10 @@ import (
 // RelaySocket is the relay's socket in a session's folder.
 func RelaySocket(dir string) string { return filepath.Join(dir, "relay.sock") }
 
-// ServeRelay serves s on its folder's socket until the session ends.
-func (s *Session) ServeRelay() error {
+// ServeRelay serves s on its folder's socket until the session ends (and
+// its container is gone). ready, if given, is called once the socket
+// takes connections.
+func (s *Session) ServeRelay(ready ...func()) error {
 	sock := RelaySocket(s.info.Dir)
 	os.Remove(sock)
 	l, err := net.Listen("unix", sock)
@@ -56,19 +58,30 @@ func (s *Session) ServeRelay() error {
 		}
 	}
 	s.rmu.Unlock()
+	closed := make(chan struct{})
 	go func() {
+		defer close(closed)
 		<-s.endedCh
 		l.Close()
+		// The clients' streams end once the container is gone: a client's
+		// Stop, then `session list`, never sees it running.
+		if s.e != nil {
+			s.e.removeSession(context.Background(), s.info.Container)
+		}
 		mu.Lock()
 		for c := range clients {
 			c.Close()
 		}
 		mu.Unlock()
 	}()
+	for _, f := range ready {
+		f()
+	}
 	for {
 		c, err := l.Accept()
 		if err != nil {
 			if s.Ended() != "" {
+				<-closed // the container is gone, the clients told
 				return nil
 			}
 			return err

@@ -182,6 +182,9 @@ type Session struct {
 	stdin      io.Writer
 	closeIO    func()
 	attachDone chan error
+	// readDone is closed once the frames' stream has ended (after the
+	// quit frame, the relay closes it only once the container is gone).
+	readDone chan struct{}
 	// tap, when set, sees every frame (the relay passes them on).
 	tap func(typ byte, p []byte)
 

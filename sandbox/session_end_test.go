@@ -6,7 +6,9 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -61,7 +63,21 @@ print('started')`, 0)
 	if r.Status != "ok" {
 		t.Fatalf("cell 1: %s %s", r.Status, r.Stderr)
 	}
-	time.Sleep(8 * time.Second)
+	// Wait (from the host, without a cell) until the kernel is replaced:
+	// the budget is CPU time, which a loaded machine hands out slowly.
+	pid := kernelPID(s.Info().Container)
+	if pid == 0 {
+		t.Fatal("no kernel process of the session on the host")
+	}
+	start := time.Now()
+	for time.Since(start) < 90*time.Second {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("the kernel was replaced %s after the cell", time.Since(start).Round(100*time.Millisecond))
+	time.Sleep(2 * time.Second) // the thread would have advanced by now
 	r = execCell(t, s, `import os, time
 try:
     a = float(open('/tmp/spin').read()); time.sleep(1); b = float(open('/tmp/spin').read())
@@ -76,6 +92,23 @@ print('kept' in globals())`, 0)
 	if !r.StateLost || !strings.Contains(r.LostReason, "thread") {
 		t.Fatalf("the next cell is not told why the state is lost: %+v", r)
 	}
+}
+
+// kernelPID is the host pid of the session's kernel (a process of its
+// container's cgroup run with --kernel), 0 when none is seen.
+func kernelPID(container string) int {
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		cg, err := os.ReadFile(filepath.Join(p, "cgroup"))
+		if err != nil || !strings.Contains(string(cg), container) {
+			continue
+		}
+		if cmd, _ := os.ReadFile(filepath.Join(p, "cmdline")); strings.Contains(string(cmd), "--kernel") {
+			pid, _ := strconv.Atoi(filepath.Base(p))
+			return pid
+		}
+	}
+	return 0
 }
 
 // What a cell prints reaches Exec's progress callback as it comes, as one

@@ -70,9 +70,11 @@ func (s *Session) init() {
 	s.replies = map[string]chan struct{}{}
 	s.hello = make(chan *helloFrame, 1)
 	s.endedCh = make(chan struct{})
+	s.readDone = make(chan struct{})
 }
 
 func (s *Session) readFrames(r io.Reader, errBuf *capBuffer) {
+	defer close(s.readDone)
 	br := bufio.NewReaderSize(r, 64<<10)
 	var hdr [5]byte
 	buf := make([]byte, 0, 64<<10)

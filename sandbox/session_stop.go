@@ -40,6 +40,11 @@ func (s *Session) Stop(ctx context.Context) error {
 	if s.e == nil { // reached through its relay: the supervisor ends it
 		select {
 		case <-s.endedCh:
+			// The relay closes the stream once the container is gone.
+			select {
+			case <-s.readDone:
+			case <-time.After(30 * time.Second):
+			}
 		case <-time.After(10 * time.Second):
 		}
 		s.detach()

@@ -233,12 +233,12 @@ func cmdSessionRelay(env *cliEnv, args []string) int {
 		return exitFail
 	}
 	info := s.Info()
-	say(map[string]any{"info": info})
 	go func() {
 		<-ctx.Done() // SIGTERM, Ctrl-C: the session ends with its relay
 		s.Stop(context.Background())
 	}()
-	if err := s.ServeRelay(); err != nil {
+	// The session is announced once its socket takes connections.
+	if err := s.ServeRelay(func() { say(map[string]any{"info": info}) }); err != nil {
 		fmt.Fprintf(env.stderr, "rehome: session %s: %v\n", info.ID, err)
 		s.Stop(context.Background())
 		return exitFail

@@ -73,13 +73,6 @@ def kernel_main(preload):
 
     prelude.setup()
     sys.path[0] = os.getcwd()
-    # Each printed line reaches the host as it is printed, as in a notebook
-    # (stdout to a pipe is block-buffered otherwise).
-    for st in (sys.stdout, sys.stderr):
-        try:
-            st.reconfigure(line_buffering=True)
-        except (AttributeError, ValueError):
-            pass
     out_fd, err_fd = os.dup(1), os.dup(2)
     stdout, stderr = sys.stdout, sys.stderr
     requests = os.fdopen(3, "rb", buffering=0)
@@ -322,6 +315,7 @@ class Supervisor:
         # then (threads of a cell may keep running in the kernel).
         self.idle_since = None
         self.idle_cpu = None
+        self.in_claim = False
 
     # -- the kernel --------------------------------------------------------
 
@@ -501,17 +495,18 @@ class Supervisor:
             # Output between cells (a thread of an earlier cell) is dropped.
 
     def read_ctl(self):
+        """Read the kernel's control lines; False when there was nothing."""
         k = self.kernel
         try:
             data = os.read(k.ctl, 4096)
-        except (BlockingIOError, InterruptedError):
-            return
+        except (BlockingIOError, InterruptedError, OSError):
+            return False
         if not data:
             try:
                 self.sel.unregister(k.ctl)
             except (KeyError, ValueError):
                 pass
-            return
+            return False
         k.ctl_buf += data
         if len(k.ctl_buf) > 1 << 16:
             k.ctl_buf = k.ctl_buf[-4096:]
@@ -537,15 +532,29 @@ class Supervisor:
                 if c["claimed"] is None:
                     c["claimed_at"] = time.monotonic()
                 c["claimed"] = status
-                self.check_claim()
-                return
+                if not self.in_claim:
+                    self.check_claim()
+                    return True
+        return True
 
     def check_claim(self):
         c = self.cell
         if c is None or c.get("claimed") is None or self.kernel is None:
             return
         if waiting_for_request(self.kernel.pid):
-            self.finish(c["claimed"], "")
+            # What the kernel wrote before it began to wait is in the pipe
+            # now: its last word on the cell (after an interrupt, say)
+            # counts, not an earlier claim.
+            self.in_claim = True
+            try:
+                # At most a pipe's worth (64 KiB) was written before the wait.
+                for _ in range(20):
+                    if self.kernel is None or not self.read_ctl():
+                        break
+            finally:
+                self.in_claim = False
+            if self.cell is c:
+                self.finish(c["claimed"], "")
 
     def finish(self, status, lost):
         c = self.cell
