@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,14 +74,22 @@ func privateStorage(opts ConnectOptions) (PrivateStorage, error) {
 	// libpod's database records it and refuses to start elsewhere
 	// ("database configuration mismatch"), and $XDG_RUNTIME_DIR is set in
 	// a login session but not under ssh without logind, runuser or cron.
-	// So: /tmp/rehome-<uid>, emptied at boot as a run root must be, and
+	// So: under /tmp/rehome-<uid>, emptied at boot as a run root must be, and
 	// Podman's own choice for a user with no runtime folder. Another user
 	// who plants it makes the start fail (privateDirIn), never take over.
-	run, err := privateDirIn(volatileBase(), "storage-run")
+	// One such folder per graph root: containers/storage keeps the graph
+	// root's mount counts in its run root, which two graph roots must not
+	// share.
+	sum := sha256.Sum256([]byte(s.GraphRoot))
+	vol, err := privateDirIn(volatileBase(), "storage-"+hex.EncodeToString(sum[:6]))
 	if err != nil {
 		return s, fmt.Errorf("create the run folder of rehome's Podman storage: %w", err)
 	}
-	tmp, err := privateDirIn(volatileBase(), "storage-tmp")
+	run, err := privateDirIn(vol, "run")
+	if err != nil {
+		return s, fmt.Errorf("create the run folder of rehome's Podman storage: %w", err)
+	}
+	tmp, err := privateDirIn(vol, "tmp")
 	if err != nil {
 		return s, fmt.Errorf("create the temporary folder of rehome's Podman storage: %w", err)
 	}
@@ -99,7 +109,7 @@ func (s PrivateStorage) args() []string {
 	return a
 }
 
-// volatileBase is the folder of the private storage's run root and
-// temporary folder: /tmp/rehome-<uid> (not $TMPDIR, which may change
-// between sessions).
+// volatileBase holds the private storages' run roots and temporary
+// folders, storage-<hash of the graph root>/{run,tmp}: /tmp/rehome-<uid>
+// (not $TMPDIR, which may change between sessions).
 func volatileBase() string { return fmt.Sprintf("/tmp/rehome-%d", os.Getuid()) }

@@ -64,6 +64,7 @@ func TestOwnStorageFreshUser(t *testing.T) {
 	}
 	home := "/home/" + u
 	uid := userID(t, u)
+	t.Cleanup(func() { os.RemoveAll(fmt.Sprintf("/tmp/rehome-%d", uid)) })
 	// The user's own Podman: vfs, as Podman 4.3 picks with no usable
 	// fuse-overlayfs.
 	confDir := filepath.Join(home, ".config", "containers")
