@@ -57,6 +57,14 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 	"CreateAssistant": func(a *App, s string) (any, error) {
 		return a.CreateAssistant(assistant.Assistant{Name: "x", Knowledge: []assistant.KnowledgeFile{{Name: "n", Path: s}}})
 	},
+	"AddCarriedModel": func(a *App, s string) (any, error) { return a.AddCarriedModel(s, true) },
+	"KnowledgeAdd": func(a *App, s string) (any, error) {
+		as, err := a.CreateAssistant(assistant.Assistant{Name: "k"})
+		if err != nil {
+			return nil, err
+		}
+		return a.KnowledgeAdd(as.ID, []string{s})
+	},
 	"UpdateAssistant": func(a *App, s string) (any, error) {
 		as, err := a.CreateAssistant(assistant.Assistant{Name: "x"})
 		if err != nil {
@@ -80,6 +88,10 @@ var pathless = []string{
 	"RunLimitBounds", "RunLimits", "SetRunLimits", "ResetRunLimits", "StopRun", "ListRuns", "GetRun",
 	"SandboxStatus", "VerifyIsolation", "BuildImage", "ExecCell", "InterruptSession", "RestartSession",
 	"StopSession", "SessionCells", "ExportSession",
+	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile",
+	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove",
+	"ListActions", "AddAction", "RemoveAction", "TestAction", "AnswerAction",
+	"ModelServers", "SetModelServers", "RenameConversation",
 }
 
 // methodParams reads the parameter names of *App's methods from the

@@ -41,11 +41,12 @@ func TestSavedLimitsBindAskAndSession(t *testing.T) {
 	}
 
 	// Session: a cell of the file's own Python sleeps 25 s.
-	dir := t.TempDir()
-	os.Chmod(dir, 0o755)
+	// As uploaded through the browser: a session opens only a file the
+	// user gave rehome.
+	dir := filepath.Join(a.cfg.DataDir, UploadsDir, "limits-test")
+	os.MkdirAll(dir, 0o755)
 	csv := filepath.Join(dir, "s.csv")
 	os.WriteFile(csv, []byte("a,b\n1,2\n"), 0o644)
-	GrantRead(a.App, csv)
 	info, err := a.StartSession(csv)
 	if err != nil {
 		t.Fatal(err)

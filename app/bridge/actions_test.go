@@ -63,7 +63,7 @@ func TestActionConfirmAndBridge(t *testing.T) {
 		fmt.Fprint(w, `{"id": "o-1", "total": 1}`)
 	}))
 	defer api.Close()
-	b, err := os.ReadFile("../backend/actions/testdata/shop.yaml")
+	b, err := os.ReadFile("../../backend/actions/testdata/shop.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,10 +41,11 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 	copyIt := fs.Bool("copy", false, "keep rehome's own copy in the data folder (the model keeps working when the file goes)")
 	name := fs.String("name", "", "the name to ask it by (default: the file's name without .gguf)")
 	asJSON := fs.Bool("json", false, "print the record as JSON")
-	if code, ok := env.parse(fs, args); !ok {
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if len(words) != 1 {
 		return env.usage("give one .gguf file: rehome models add FILE.gguf")
 	}
 	c, err := env.core(core.Options{})
@@ -54,7 +55,7 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 	ctx, cancel := env.interruptible()
 	defer cancel()
 	last := time.Now()
-	m, err := c.LocalModels().Add(ctx, fs.Arg(0), localmodels.AddOptions{Name: *name, Copy: *copyIt, Progress: func(done, total int64) {
+	m, err := c.LocalModels().Add(ctx, words[0], localmodels.AddOptions{Name: *name, Copy: *copyIt, Progress: func(done, total int64) {
 		if time.Since(last) > time.Second && total > 0 && !*asJSON {
 			last = time.Now()
 			fmt.Fprintf(env.stderr, "  %s of %s\n", bytesize.Format(done), bytesize.Format(total))
@@ -126,17 +127,18 @@ func cmdModelsLocal(env *cliEnv, args []string) int {
 
 func cmdModelsRm(env *cliEnv, args []string) int {
 	fs := env.flags("models rm", "models rm NAME")
-	if code, ok := env.parse(fs, args); !ok {
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if len(words) != 1 {
 		return env.usage("give the model's name: rehome models rm NAME (see rehome models local)")
 	}
 	c, err := env.core(core.Options{})
 	if err != nil {
 		return env.fail(err)
 	}
-	m, err := c.LocalModels().Remove(fs.Arg(0))
+	m, err := c.LocalModels().Remove(words[0])
 	if err != nil {
 		return env.fail(err)
 	}
@@ -152,10 +154,11 @@ func cmdModelsServe(env *cliEnv, args []string) int {
 	fs := env.flags("models serve", "models serve NAME [--ctx N] [--json]")
 	ctxLen := fs.Int("ctx", 0, "context length in tokens (default 8192, or what fits)")
 	asJSON := fs.Bool("json", false, "print the server's URL, key and plan as JSON once it is ready")
-	if code, ok := env.parse(fs, args); !ok {
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if len(words) != 1 {
 		return env.usage("give the model's name: rehome models serve NAME (see rehome models local)")
 	}
 	c, err := env.core(core.Options{})
@@ -164,7 +167,7 @@ func cmdModelsServe(env *cliEnv, args []string) int {
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
-	plan, err := c.LocalModels().Plan(ctx, fs.Arg(0), *ctxLen)
+	plan, err := c.LocalModels().Plan(ctx, words[0], *ctxLen)
 	if err != nil {
 		return env.fail(err)
 	}

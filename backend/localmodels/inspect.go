@@ -41,7 +41,8 @@ func Inspect(path string) (Model, error) {
 		return Model{}, fmt.Errorf("%s is not a file: give the .gguf model file itself", path)
 	}
 	head := make([]byte, 4)
-	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, ggufMagic) {
+	n, err := io.ReadFull(f, head)
+	if head = head[:n]; err != nil || !bytes.Equal(head, ggufMagic) {
 		return Model{}, fmt.Errorf("%w: %s does not start as a GGUF file does (%s); llama.cpp models end in .gguf, and a safetensors or .bin checkpoint must be converted first", ErrNotGGUF, path, describeStart(head))
 	}
 	gf, err := gguf.ParseGGUFFile(abs, gguf.SkipLargeMetadata())

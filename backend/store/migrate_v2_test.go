@@ -42,11 +42,14 @@ func TestMigrateSchema1To2(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if v, _ := s.Version(); v != 2 {
+	if v, _ := s.Version(); v != SchemaVersion {
 		t.Fatalf("version %d", v)
 	}
 	if n, err := s.Count(Conversations); err != nil || n != 0 {
 		t.Fatalf("conversations: %d %v", n, err)
+	}
+	if n, err := s.Count(Models); err != nil || n != 0 {
+		t.Fatalf("the carried models' bucket (schema 3): %d %v", n, err)
 	}
 	var a struct{ ID string }
 	if err := s.Get(Assistants, "a1", &a); err != nil || a.ID != "a1" {
