@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"rehome/internal/testsupport/llamatest"
-	"rehome/internal/testsupport/tinymodel"
 	"rehome/backend/localmodels"
 	"rehome/backend/models"
+	"rehome/internal/testsupport/llamatest"
+	"rehome/internal/testsupport/tinymodel"
 )
 
 // carried registers-in-memory the tests' tiny model as a carried model.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"rehome/backend/store"
 	"rehome/internal/testsupport/llamatest"
 	"rehome/internal/testsupport/tinymodel"
-	"rehome/backend/store"
 )
 
 // tiny writes the tests' tiny llama GGUF (made from the vocabulary beside
