@@ -178,20 +178,6 @@ func (h *askHolder) end(id string) {
 	h.mu.Unlock()
 }
 
-// busy reports whether a conversation is answering.
-func (h *askHolder) busy(id string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	_, ok := h.cancels[id]
-	return ok
-}
-
-// evictAskSession stops the session of the conversation (other than
-// keep, and not answering) used longest ago; false when there is none.
-func (a *App) evictAskSession(keep string) bool {
-	return a.core.Asks().Evict(keep, a.asks.busy)
-}
-
 // closeAskSession ends a conversation's session, if it has one.
 func (a *App) closeAskSession(id string) {
 	a.core.Asks().Close(context.Background(), id)

@@ -50,7 +50,7 @@ func TestActionConfirmAndBridge(t *testing.T) {
 	var posts int
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+appCanary {
-			http.Error(w, "no key", 401)
+			http.Error(w, "no key", http.StatusUnauthorized)
 			return
 		}
 		if r.Method == "POST" {

@@ -27,7 +27,7 @@ func shopServer(t *testing.T) (*httptest.Server, func() []string) {
 		hits = append(hits, r.Method+" "+r.URL.Path)
 		mu.Unlock()
 		if r.Header.Get("Authorization") != "Bearer "+cliCanary {
-			http.Error(w, `{"error":"no key"}`, 401)
+			http.Error(w, `{"error":"no key"}`, http.StatusUnauthorized)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -42,7 +42,7 @@ func newOrderAPI(t *testing.T) *orderAPI {
 		a.hits = append(a.hits, r.Method+" "+r.URL.Path)
 		a.mu.Unlock()
 		if r.Header.Get("Authorization") != "Bearer "+canaryKey {
-			http.Error(w, `{"error": "no key"}`, 401)
+			http.Error(w, `{"error": "no key"}`, http.StatusUnauthorized)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -88,6 +88,9 @@ type Asks struct {
 	c        *Core
 	mu       sync.Mutex
 	sessions map[string]*askSession // by conversation
+	// answering are the conversations whose question runs now: their
+	// session never gives way to another's.
+	answering map[string]bool
 }
 
 // askSession is a conversation's session and what it was started with.
@@ -253,6 +256,18 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 // the answer to the conversation; Keep saves it. ctx ends the answer.
 func (a *Ask) Run(ctx context.Context, onEvent func(llm.Event)) *llm.Transcript {
 	defer a.conn.Release() // a carried model stops after its idle time
+	id := a.Conversation.ID
+	a.asks.mu.Lock()
+	if a.asks.answering == nil {
+		a.asks.answering = map[string]bool{}
+	}
+	a.asks.answering[id] = true
+	a.asks.mu.Unlock()
+	defer func() {
+		a.asks.mu.Lock()
+		delete(a.asks.answering, id)
+		a.asks.mu.Unlock()
+	}()
 	a.loop.OnEvent = onEvent
 	// What a cell prints goes to the face as it comes.
 	if x, ok := a.loop.Exec.(*sandboxexec.Session); ok && onEvent != nil {
@@ -315,7 +330,7 @@ func (s *Asks) Evict(keep string, busy func(conversationID string) bool) bool {
 	s.mu.Lock()
 	var oldest string
 	for id, x := range s.sessions {
-		if id == keep || !x.x.Started() || (busy != nil && busy(id)) {
+		if id == keep || !x.x.Started() || s.answering[id] || (busy != nil && busy(id)) {
 			continue
 		}
 		if oldest == "" || x.used.Before(s.sessions[oldest].used) {
