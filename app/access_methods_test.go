@@ -91,7 +91,7 @@ var pathless = []string{
 	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile",
 	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove",
 	"ListActions", "AddAction", "RemoveAction", "TestAction", "AnswerAction",
-	"ModelServers", "SetModelServers", "RenameConversation",
+	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations",
 }
 
 // methodParams reads the parameter names of *App's methods from the

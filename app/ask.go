@@ -207,6 +207,16 @@ func (a *App) ListConversations(limit int) ([]llm.ConversationSummary, error) {
 	return llm.ListConversations(a.core.Store(), limit)
 }
 
+// SearchConversations returns the summaries of the kept conversations
+// whose title, questions or answers hold every word of query, newest
+// first.
+func (a *App) SearchConversations(query string, limit int) ([]llm.ConversationSummary, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	return llm.SearchConversations(a.core.Store(), query, limit)
+}
+
 // GetConversation returns one kept conversation.
 func (a *App) GetConversation(id string) (llm.Conversation, error) {
 	if err := a.ready(); err != nil {

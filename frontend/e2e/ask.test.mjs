@@ -73,7 +73,8 @@ test('a question about a CSV comes back answered, with its plot, from a recorded
   const convs = await srv.call('ListConversations', 10);
   assert.equal(convs.length, 1);
   assert.equal(convs[0].model, 'qwen2.5:7b');
-  assert.equal(convs[0].exchanges[0].turns[0].cells[0].result.exit_code, 0);
+  const conv = await srv.call('GetConversation', convs[0].id);
+  assert.equal(conv.exchanges[0].turns[0].cells[0].result.exit_code, 0);
   const md = await srv.call('ExportConversation', convs[0].id, 'md');
   assert.match(md, /```python\nimport pandas/);
   assert.deepEqual(errors, []);
@@ -123,7 +124,7 @@ test('two dropped CSVs, two cells in one session: the second uses what the first
     await page.screenshot({ path: join(artifacts, 'browser-ask-session.png'), fullPage: true });
 
     const convs = await srv.call('ListConversations', 10);
-    const conv = convs.find((c) => c.title.startsWith('Which region beat'));
+    const conv = await srv.call('GetConversation', convs.find((c) => c.title.startsWith('Which region beat')).id);
     assert.deepEqual(conv.files.map((f) => f.path), ['/mnt/data/sales.csv', '/mnt/data/targets.csv']);
     const [c1, c2] = conv.exchanges[0].turns.flatMap((t) => t.cells ?? []);
     assert.match(c1.result.stdout, /6 sales rows, 3 targets/);

@@ -67,6 +67,7 @@ test('a question about a CSV comes back answered, with its plot, from the real l
   const convs = await srv.call('ListConversations', 10);
   assert.equal(convs.length, 1);
   assert.equal(convs[0].model, 'rehome-tiny');
-  assert.equal(convs[0].exchanges[0].turns[0].cells[0].result.exit_code, 0);
+  const conv = await srv.call('GetConversation', convs[0].id);
+  assert.equal(conv.exchanges[0].turns[0].cells[0].result.exit_code, 0);
   assert.deepEqual(errors, []);
 });

@@ -1414,6 +1414,7 @@ export const methods = [
   'SandboxStatus',
   'SaveImage',
   'SaveOutput',
+  'SearchConversations',
   'SessionCells',
   'SetAssistantModel',
   'SetModelServers',
@@ -1694,6 +1695,10 @@ export function SaveImage(path: string): Promise<void> {
 
 export function SaveOutput(path: string): Promise<string> {
   return call<string>('SaveOutput', path);
+}
+
+export function SearchConversations(query: string, limit: number): Promise<llm.ConversationSummary[]> {
+  return call<llm.ConversationSummary[]>('SearchConversations', query, limit);
 }
 
 export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
