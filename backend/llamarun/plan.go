@@ -84,7 +84,10 @@ func MakePlan(m localmodels.Model, rt Runtime, mach models.Machine, want int) (P
 // the key.
 func (p Plan) Args() []string {
 	args := []string{"-m", p.Model.Path, "--alias", p.Model.Name, "-c", strconv.Itoa(p.Context),
-		"-ngl", strconv.Itoa(p.GPULayers), "-np", "1", "--no-webui", "--metrics"}
+		"-ngl", strconv.Itoa(p.GPULayers), "-np", "1", "--no-webui", "--metrics",
+		// The devices and the layers offloaded in the log (llama-server's
+		// default verbosity leaves them out): what a crash report needs.
+		"-lv", "4"}
 	if p.Model.Embedding {
 		return append(args, "--embeddings")
 	}
