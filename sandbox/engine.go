@@ -66,8 +66,9 @@ type Engine struct {
 	runs      map[string]context.CancelFunc
 	idsInUse  map[uint32]bool
 	// swept closes when New's background sweep of leftovers has ended
-	// (nil: none).
-	swept chan struct{}
+	// (nil: none); stopSweep ends it early.
+	swept     chan struct{}
+	stopSweep context.CancelFunc
 	// noUserNS leaves rootful runs in the host's user namespace (only the
 	// measurement of what the per-run namespace costs sets it).
 	noUserNS bool
@@ -123,10 +124,12 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		// In the background: listing the service's sandboxes costs a
 		// `runc state` per running container (100 ms and more on a busy
 		// host), and nothing a run does waits on leftovers being gone.
-		// Close waits for it.
+		// Close stops it: what it did not reach, the next start sweeps.
 		e.swept = make(chan struct{})
-		sctx := context.WithoutCancel(ctx)
+		sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		e.stopSweep = stop
 		go func() {
+			defer stop()
 			defer close(e.swept)
 			e.Sweep(sctx)
 			sweepStages(stageRoots(e.cacheDir()))
@@ -137,8 +140,11 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// sweepWait is how long Close waits for New's sweep of leftovers.
-const sweepWait = 10 * time.Second
+// sweepWait is how long Close waits for New's sweep of leftovers, once
+// stopped, to let go of the service (a command that is ending must not
+// wait on a busy service's listing: Ctrl-C during an image save waited
+// 2-6 s here for it).
+const sweepWait = 250 * time.Millisecond
 
 // seccompProfile makes sure the sandbox's seccomp profile is in the cache
 // folder (checked on every run: the folder may have been cleaned since)
@@ -275,6 +281,7 @@ func (c callCtx) Value(key any) any {
 // once the sweep of leftovers New began has ended.
 func (e *Engine) Close() error {
 	if e.swept != nil {
+		e.stopSweep()
 		select {
 		case <-e.swept:
 		case <-time.After(sweepWait):
