@@ -120,9 +120,13 @@ test('a hostile answer is rendered as Markdown and runs nothing', async () => {
   await page.getByTestId('ask-send').click();
 
   // While it streams the text is rendered at the size the final answer has.
-  const streamed = page.locator('[data-testid=ask-thread] .md').first();
-  await streamed.waitFor();
-  const streamSize = await streamed.evaluate((el) => getComputedStyle(el).fontSize);
+  // (Read in the page, while the element is attached: a fast replay can
+  // finish and replace it between a wait and a separate evaluate, which
+  // then reads '' from the detached element.)
+  const streamSize = await (await page.waitForFunction(() => {
+    const el = document.querySelector('[data-testid=ask-thread] .md');
+    return (el && el.isConnected && getComputedStyle(el).fontSize) || false;
+  })).jsonValue();
   const answer = page.getByTestId('ask-answer');
   await answer.waitFor({ timeout: 60000 });
   assert.equal(await answer.evaluate((el) => getComputedStyle(el).fontSize), streamSize, 'the streamed and the final answer have one text size');
