@@ -21,4 +21,7 @@ var (
 	ErrTooManySessions = errors.New("too many sessions")
 	// ErrSessionEnded is returned by a session whose container is gone.
 	ErrSessionEnded = errors.New("the session has ended (idle, stopped, or its sandbox was killed): start a new one")
+	// ErrInputTooBig: the input files exceed what may be sent to a
+	// team host's sandbox (MaxSentBytes).
+	ErrInputTooBig = errors.New("the input files are too big to send to the sandbox")
 )
