@@ -2,9 +2,7 @@ package core
 
 import (
 	"context"
-	"fmt"
 
-	"rehome/backend/bytesize"
 	"rehome/sandbox"
 )
 
@@ -53,8 +51,9 @@ func withImageProgress(ctx context.Context, e *sandbox.Engine, progress func(Ima
 		msg := "loading the sandbox image into Podman"
 		switch {
 		case e.Host().FilesTravel && stage == "load" && done < total:
-			// A team host: the archive travels over the connection.
-			msg = fmt.Sprintf("loading the sandbox image onto %s: %s of %s", e.ServiceName(), bytesize.Format(done), bytesize.Format(total))
+			// A team host: the archive travels over the connection (the
+			// faces add Done of Total).
+			msg = "loading the sandbox image onto " + e.ServiceName()
 		case stage == "verify":
 			msg = "checking the image archive's SHA-256"
 		case total > 0 && done >= total:
