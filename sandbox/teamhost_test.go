@@ -3,6 +3,8 @@ package sandbox
 import (
 	"archive/tar"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -401,4 +403,33 @@ func TestLoadedImageChecked(t *testing.T) {
 		t.Fatalf("an archive whose config is not the stored image: %v, want ErrArchiveDamaged", err)
 	}
 	t.Logf("refused: %v", err)
+}
+
+// A big input tells how far its sending is, in words, and arrives whole.
+func TestTeamHostSendProgress(t *testing.T) {
+	e, h := teamEngine(t, teamhost.User)
+	in := filepath.Join(t.TempDir(), "big.bin")
+	data := make([]byte, 9*MiB)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	os.WriteFile(in, data, 0o600)
+	var msgs []string
+	res, err := e.Run(t.Context(), RunRequest{Code: "import hashlib\nprint(hashlib.sha256(open('/mnt/data/big.bin','rb').read()).hexdigest())", InputPath: in},
+		func(p Progress) {
+			if p.Stage == "sending" {
+				msgs = append(msgs, p.Message)
+			}
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if !strings.Contains(res.Stdout, hex.EncodeToString(sum[:])) {
+		t.Errorf("the file did not arrive whole: %s %s", res.Stdout, res.Stderr)
+	}
+	want := "sent big.bin to the Podman service at " + h.URI + ": 9 MiB"
+	if len(msgs) == 0 || msgs[len(msgs)-1] != want {
+		t.Errorf("sending progress %q, want it to end with %q", msgs, want)
+	}
 }
