@@ -246,10 +246,11 @@ func (e *Engine) LoadImage(ctx context.Context, file string) ([]string, error) {
 			return names, e.checkLoaded(ctx, sum, file)
 		}
 	}
-	if ok, _ := images.Exists(e.api(ctx), e.image, nil); ok {
-		return names, e.checkLoaded(ctx, sum, file)
-	}
 	sum.configSum()
+	if ok, _ := images.Exists(e.api(ctx), e.image, nil); ok {
+		// The archive held another image; this rehome's is there already.
+		return names, nil
+	}
 	return names, fmt.Errorf("%s holds %s, but this rehome needs %s (the image of its recipe): build it with `rehome sandbox image build` or load the archive made by the same rehome version", file, strings.Join(names, ", "), e.image)
 }
 
