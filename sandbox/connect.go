@@ -135,6 +135,9 @@ func Open(ctx context.Context, opts ConnectOptions) (*Connection, error) {
 	for _, uri := range candidateURIs(opts) {
 		cctx, err := dial(ctx, uri)
 		if err == nil {
+			// Hook for the ssh transport: a connection with Remote set
+			// (a forwarded local socket, served by our own uid) must
+			// set FilesTravel too: FilesTravel: c.Remote || filesTravel(uri).
 			return &Connection{URI: uri, ctx: cctx, FilesTravel: filesTravel(uri)}, nil
 		}
 		tried = append(tried, fmt.Sprintf("%s (%v)", uri, shortErr(err)))
