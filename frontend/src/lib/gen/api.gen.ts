@@ -1144,6 +1144,7 @@ export namespace sandbox {
     service_started: boolean;
     storage_driver?: string;
     storage: sandbox.PrivateStorage;
+    files_travel?: boolean;
   }
 
   export interface ImageStatus {
