@@ -15,36 +15,15 @@ import (
 // only when the type is exported).
 func TestEveryPackageAndExportedNameDocumented(t *testing.T) {
 	dirs := map[string]bool{}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "frontend" || d.Name() == "testdata" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
+	eachGoFile(t, func(p string, f *ast.File) {
 		dirs[filepath.Dir(p)] = true
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
 		if f.Doc != nil && filepath.Base(p) != "doc.go" {
 			t.Errorf("%s: the package comment belongs in doc.go", p)
 		}
 		for _, name := range undocumented(f) {
 			t.Errorf("%s: %s has no doc comment", p, name)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(dirs) < 10 {
 		t.Fatalf("found only %d packages: is the test running in the module's root?", len(dirs))
 	}
@@ -102,23 +81,7 @@ func undocumented(f *ast.File) []string {
 // finds every error a package can answer with in one place.
 func TestSentinelErrorsInErrorsGo(t *testing.T) {
 	n := 0
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "frontend" || d.Name() == "testdata" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
+	eachGoFile(t, func(p string, f *ast.File) {
 		for name, commented := range sentinels(f) {
 			n++
 			if filepath.Base(p) != "errors.go" {
@@ -128,11 +91,7 @@ func TestSentinelErrorsInErrorsGo(t *testing.T) {
 				t.Errorf("%s: the sentinel error %s has no comment of its own saying when it is returned", p, name)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if n < 10 {
 		t.Fatalf("found only %d sentinel errors: is the test running in the module's root?", n)
 	}
@@ -166,4 +125,33 @@ func sentinels(f *ast.File) map[string]bool {
 		}
 	}
 	return out
+}
+
+// eachGoFile parses every Go file of rehome but the tests (not the
+// frontend, testdata or hidden folders) and hands it to fn.
+func eachGoFile(t *testing.T, fn func(path string, f *ast.File)) {
+	t.Helper()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "frontend" || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		fn(p, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
