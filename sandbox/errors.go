@@ -21,4 +21,9 @@ var (
 	ErrTooManySessions = errors.New("too many sessions")
 	// ErrSessionEnded is returned by a session whose container is gone.
 	ErrSessionEnded = errors.New("the session has ended (idle, stopped, or its sandbox was killed): start a new one")
+
+	// errNoImageAtCreate is the create of a run's container failing for
+	// want of the image: Run then looks for it (loading it from its
+	// archive) and creates again.
+	errNoImageAtCreate = errors.New("the create found no image")
 )

@@ -88,10 +88,18 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		defer in.close()
 	}
 
-	if err := e.EnsureImage(ctx, func(msg string) { emit("image", msg) }); err != nil {
-		return nil, err
+	// The image is looked for before the run only when the runtime is yet
+	// to be proved, since its probe runs the image. Otherwise the create
+	// says whether the image is there (a request fewer a run); a missing
+	// one is looked for, loaded from its archive, and the create tried
+	// again, with the same words as before.
+	ensureImage := func() error { return e.EnsureImage(ctx, func(msg string) { emit("image", msg) }) }
+	if !e.runtimeKnown() {
+		if err := ensureImage(); err != nil {
+			return nil, err
+		}
+		e.trace("image checked")
 	}
-	e.trace("image checked")
 	runtime, err := e.Runtime(ctx)
 	if err != nil {
 		return nil, err
@@ -148,7 +156,15 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		progress(Progress{RunID: id, Stage: "output", Stream: stream, Text: string(p)})
 	})
 	tick := func(el time.Duration) { progress(Progress{RunID: id, Stage: "running", ElapsedMS: el.Milliseconds()}) }
-	out, err := e.execute(&run{ctx: runCtx, lim: lim, job: j, col: col, emit: emit, tick: tick})
+	r := &run{ctx: runCtx, lim: lim, job: j, col: col, emit: emit, tick: tick}
+	out, err := e.execute(r)
+	if errors.Is(err, errNoImageAtCreate) {
+		// Nothing was created: the run starts again once the image is in.
+		if err := ensureImage(); err != nil {
+			return nil, err
+		}
+		out, err = e.execute(r)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +240,10 @@ func (e *Engine) execute(r *run) (*outcome, error) {
 	emit("starting", "creating the sandbox")
 	created, err := containers.CreateWithSpec(api, s, nil)
 	if err != nil {
-		return nil, fmt.Errorf("create the sandbox container: %w", explain(err))
+		if err = explain(err); errors.Is(err, ErrImageMissing) {
+			return nil, fmt.Errorf("%w: %w", errNoImageAtCreate, err)
+		}
+		return nil, fmt.Errorf("create the sandbox container: %w", err)
 	}
 	e.trace("created")
 	cid := created.ID
