@@ -290,6 +290,11 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
+	// The cell joins the file's history like a run, as the window's cells
+	// do (shown again when the file is opened later).
+	if err := keepCell(env, code, res); err != nil {
+		fmt.Fprintf(env.stderr, "rehome: %v (the cell's result is printed but not kept)\n", err)
+	}
 	if *asJSON {
 		env.json(res)
 	} else {
@@ -307,6 +312,16 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// keepCell stores a cell's record through the core's sessions, the
+// database open only for it (a window may hold it: then it waits a while).
+func keepCell(env *cliEnv, code string, res *sandbox.CellResult) error {
+	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
+	if err != nil {
+		return err
+	}
+	return c.Sessions().Keep(code, res, "session")
 }
 
 // printDisplays prints the values the code showed, Jupyter style: Out[n]
