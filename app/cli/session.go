@@ -155,13 +155,15 @@ func addSessionFlags(env *cliEnv, fs *flag.FlagSet) sessionFlags {
 	}
 }
 
+// limits are the four limits the relay's flags carry; the core's sessions
+// give the others as saved in Settings (stdout, files, /tmp…), and check
+// them all.
 func (f sessionFlags) limits() (sandbox.Limits, error) {
 	mem, err := bytesize.Parse(*f.memory)
 	if err != nil {
 		return sandbox.Limits{}, fmt.Errorf("--memory: %v", err)
 	}
-	lim := sandbox.Limits{Timeout: *f.timeout, Memory: mem, CPUs: *f.cpus, Pids: *f.pids}.WithDefaults()
-	return lim, lim.Validate()
+	return sandbox.Limits{Timeout: *f.timeout, Memory: mem, CPUs: *f.cpus, Pids: *f.pids}, nil
 }
 
 // given returns the limits of the flags given on the command line (the
@@ -221,13 +223,17 @@ func cmdSessionRelay(env *cliEnv, args []string) int {
 		say(map[string]string{"error": err.Error()})
 		return exitUsage
 	}
-	ctx, e, done, err := sf.pf.connect()
+	// Through the core's sessions, as the window starts one: the four
+	// limits `session start` resolved there win, the others are as saved.
+	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
 	if err != nil {
 		say(map[string]string{"error": err.Error()})
 		return exitFail
 	}
-	defer done()
-	s, err := e.StartSession(ctx, sandbox.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir})
+	ctx, cancel := env.interruptible()
+	defer cancel()
+	defer c.CloseEngine()
+	s, err := c.Sessions().Start(ctx, sandbox.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir})
 	if err != nil {
 		say(map[string]string{"error": err.Error()})
 		return exitFail

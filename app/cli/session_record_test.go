@@ -46,3 +46,28 @@ func TestSessionExecKeepsTheCell(t *testing.T) {
 		t.Fatalf("records after one cell: %+v", recs)
 	}
 }
+
+// Every limit saved in Settings reaches a session started from the
+// terminal, not only the four its flags carry to the relay process: the
+// relay starts it through core.Sessions, as the window does (stdout and
+// /tmp were the sandbox's defaults before).
+func TestSessionGetsEverySavedLimit(t *testing.T) {
+	needPodmanCLI(t)
+	home := t.TempDir()
+	if r := rehomeCLI(t, home, "settings", "set", "stdout=16KiB", "tmp=32MiB", "timeout=9s"); r.code != 0 {
+		t.Fatalf("settings set: %+v", r)
+	}
+	r := rehomeCLI(t, home, "session", "start", "--json", "--pids", "64")
+	var info struct {
+		ID     string         `json:"id"`
+		Limits sandbox.Limits `json:"limits"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &info) != nil {
+		t.Fatalf("session start: %+v", r)
+	}
+	t.Cleanup(func() { rehomeCLI(t, home, "session", "stop", info.ID) })
+	l := info.Limits
+	if l.StdoutMax != 16<<10 || l.TmpSize != 32<<20 || l.Timeout.Seconds() != 9 || l.Pids != 64 {
+		t.Fatalf("the session's limits %+v: want stdout 16 KiB, /tmp 32 MiB, timeout 9s as saved, pids 64 as given", l)
+	}
+}
