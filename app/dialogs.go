@@ -48,9 +48,6 @@ func (a *App) window() Window {
 	return w
 }
 
-// errNoWindow is what a dialog call answers in a browser.
-var errNoWindow = errors.New("file dialogs exist only in the rehome window: in a browser, drop the file on the page or use its Choose file button")
-
 // PickFile opens the native dialog to choose a data file; "" when the
 // user cancels.
 func (a *App) PickFile() (string, error) {

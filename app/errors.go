@@ -1,6 +1,10 @@
 package app
 
-import "rehome/backend/core"
+import (
+	"errors"
+
+	"rehome/backend/core"
+)
 
 // uiHints say how the window gives what a domain error names as missing:
 // its fields and screens (the CLI names its flags; see app/cli/hints.go).
@@ -17,3 +21,6 @@ var uiHints = core.Hints{
 
 // uiError says a domain error in the UI's words.
 func uiError(err error) error { return uiHints.Explain(err) }
+
+// errNoWindow is what a dialog call answers in a browser.
+var errNoWindow = errors.New("file dialogs exist only in the rehome window: in a browser, drop the file on the page or use its Choose file button")

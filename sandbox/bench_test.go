@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"rehome/backend/bytesize"
+	"rehome/internal/testsupport/rehomebin"
 )
 
 // benchPlot is the plot script of the benchmark: the same text runs in
@@ -63,10 +64,8 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 	bin := os.Getenv("REHOME_BIN")
 	if bin == "" {
 		bin = filepath.Join(dir, "rehome")
-		build := exec.Command("go", "build", "-tags", strings.Join(buildTags, " "), "-o", bin, "rehome")
-		build.Dir = ".."
-		if out, err := build.CombinedOutput(); err != nil {
-			b.Fatalf("build rehome: %v\n%s", err, out)
+		if err := rehomebin.Build(bin); err != nil {
+			b.Fatal(err)
 		}
 	}
 	home := filepath.Join(dir, "home")
@@ -209,8 +208,6 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 	}
 	fmt.Print(table.String())
 }
-
-var buildTags = []string{"remote", "exclude_graphdriver_btrfs", "btrfs_noversion", "exclude_graphdriver_devicemapper", "containers_image_openpgp"}
 
 func benchEngine(b *testing.B) *Engine {
 	engineOnce.Do(func() {

@@ -24,4 +24,9 @@ var (
 	// ErrInputTooBig: the input files exceed what may be sent to a
 	// team host's sandbox (MaxSentBytes).
 	ErrInputTooBig = errors.New("the input files are too big to send to the sandbox")
+
+	// errNoImageAtCreate is the create of a run's container failing for
+	// want of the image: Run then looks for it (loading it from its
+	// archive) and creates again.
+	errNoImageAtCreate = errors.New("the create found no image")
 )

@@ -600,8 +600,17 @@ func TestMissingPieces(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e2.Close()
+	// Before the runtime is proved (its probe runs the image), the image
+	// is looked for first.
 	_, err = e2.Run(context.Background(), RunRequest{Code: "print(1)"}, nil)
-	if !errors.Is(err, ErrImageMissing) {
+	if !errors.Is(err, ErrImageMissing) || !strings.Contains(err.Error(), "is not in Podman's storage") {
+		t.Fatalf("image missing: %v", err)
+	}
+	// After (an image removed since): the create misses it, and the error
+	// is still the image check's, in its words.
+	e2.markVerified()
+	_, err = e2.Run(context.Background(), RunRequest{Code: "print(1)"}, nil)
+	if !errors.Is(err, ErrImageMissing) || !strings.Contains(err.Error(), "is not in Podman's storage") {
 		t.Fatalf("image missing: %v", err)
 	}
 	_ = e

@@ -171,6 +171,14 @@ func (e *Engine) Runtime(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("no OCI runtime can start a sandbox here (%s): install runc with `sudo apt-get install runc`", strings.Join(msgs, "; "))
 }
 
+// runtimeKnown says, without a probe, whether the runtime is proved on
+// this service (in this process, or by the state file).
+func (e *Engine) runtimeKnown() bool {
+	e.probeMu.Lock()
+	defer e.probeMu.Unlock()
+	return e.verifiedRuntime() != "" || slices.Contains(e.loadState().Verified, e.serviceIdentity())
+}
+
 func (e *Engine) verifiedRuntime() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()

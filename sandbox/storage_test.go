@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rehome/internal/testsupport/rehomebin"
 	"strconv"
 	"strings"
 	"syscall"
@@ -71,7 +72,7 @@ func TestOwnStorageFreshUser(t *testing.T) {
 	os.MkdirAll(confDir, 0o755)
 	userConf := "[storage]\ndriver = \"vfs\"\n"
 	os.WriteFile(filepath.Join(confDir, "storage.conf"), []byte(userConf), 0o644)
-	bin := rehomeBinary(t)
+	bin := rehomebin.Binary(t)
 	userBin := filepath.Join(home, "rehome")
 	data, err := os.ReadFile(bin)
 	if err != nil {
@@ -255,19 +256,4 @@ func userID(t *testing.T, u string) int {
 	}
 	id, _ := strconv.Atoi(strings.TrimSpace(string(out)))
 	return id
-}
-
-// rehomeBinary is $REHOME_BIN, else rehome built from this checkout.
-func rehomeBinary(t *testing.T) string {
-	t.Helper()
-	if b := os.Getenv("REHOME_BIN"); b != "" {
-		return b
-	}
-	bin := filepath.Join(t.TempDir(), "rehome")
-	build := exec.Command("go", "build", "-tags", strings.Join(buildTags, " "), "-o", bin, "rehome")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build rehome: %v\n%s", err, out)
-	}
-	return bin
 }

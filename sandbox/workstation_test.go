@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rehome/internal/testsupport/rehomebin"
 	"strings"
 	"testing"
 	"time"
@@ -82,10 +83,8 @@ func TestWorkstationUser(t *testing.T) {
 	bin := os.Getenv("REHOME_BIN")
 	if bin == "" {
 		bin = filepath.Join(dir, "rehome")
-		build := exec.Command("go", "build", "-tags", strings.Join(buildTags, " "), "-o", bin, "rehome")
-		build.Dir = ".."
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("build rehome: %v\n%s", err, out)
+		if err := rehomebin.Build(bin); err != nil {
+			t.Fatal(err)
 		}
 	} else {
 		data, err := os.ReadFile(bin)

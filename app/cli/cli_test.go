@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -16,39 +15,14 @@ import (
 	"time"
 
 	"rehome/backend/store"
+	"rehome/internal/testsupport/rehomebin"
 )
 
 // rehomeBin is the binary under test: $REHOME_BIN (make test sets it to
 // build/bin/rehome), else one built by TestMain.
 var rehomeBin string
 
-// coreTags are the build tags every build of rehome uses (see Makefile).
-const coreTags = "remote exclude_graphdriver_btrfs btrfs_noversion exclude_graphdriver_devicemapper containers_image_openpgp"
-
-func TestMain(m *testing.M) {
-	rehomeBin = os.Getenv("REHOME_BIN")
-	if rehomeBin == "" {
-		dir, err := os.MkdirTemp("", "rehome-bin-")
-		if err != nil {
-			panic(err)
-		}
-		rehomeBin = filepath.Join(dir, "rehome")
-		cmd := exec.Command("go", "build", "-tags", coreTags, "-o", rehomeBin, "../..") // the module root: the entry
-		cmd.Env = append(os.Environ(), "CGO_CFLAGS=-Wno-deprecated-declarations")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build rehome for the CLI tests:", err)
-			os.Exit(1)
-		}
-		code := m.Run()
-		os.RemoveAll(dir)
-		os.Exit(code)
-	}
-	if abs, err := filepath.Abs(rehomeBin); err == nil {
-		rehomeBin = abs
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { rehomebin.Main(m, &rehomeBin, "the CLI tests") }
 
 // cliResult is what one run of the binary printed and returned.
 type cliResult struct {
@@ -79,17 +53,9 @@ func rehomeCLIIn(t *testing.T, home string, stdin io.Reader, args ...string) cli
 	return cliResult{out.String(), errb.String(), code}
 }
 
-// cleanEnv is the environment without a display, so no test opens a window.
-func cleanEnv() []string {
-	var env []string
-	for _, e := range os.Environ() {
-		if strings.HasPrefix(e, "DISPLAY=") || strings.HasPrefix(e, "WAYLAND_DISPLAY=") || strings.HasPrefix(e, "REHOME_HOME=") {
-			continue
-		}
-		env = append(env, e)
-	}
-	return env
-}
+// cleanEnv is the environment without a display (no test opens a
+// window) or a data folder.
+var cleanEnv = rehomebin.Env
 
 // wantUsageError checks the one-line error and exit code 2 of bad usage.
 func wantUsageError(t *testing.T, r cliResult, contains string) {

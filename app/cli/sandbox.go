@@ -94,21 +94,45 @@ func (p podmanFlags) connect() (ctx context.Context, e *sandbox.Engine, done fun
 	return ctx, e, func() { c.CloseEngine(); cancel() }, nil
 }
 
-func cmdImageBuild(env *cliEnv, args []string) int {
-	fs := env.flags("sandbox image build", "sandbox image build [--force] [--json] [--quiet]")
-	asJSON := fs.Bool("json", false, "print the build report as JSON")
-	quiet := fs.Bool("quiet", false, "do not print the build's output")
-	force := fs.Bool("force", false, "build even when the image of this recipe is present or its archive is cached")
+// withEngine is the preamble of the commands that work on the sandbox's
+// engine alone: --podman and --runtime added to fs, args parsed (no
+// arguments, or the one that oneArg names), the engine started under a
+// context Ctrl-C ends. run does the command's own work; the engine stops
+// after it.
+func (env *cliEnv) withEngine(fs *flag.FlagSet, args []string, oneArg string, run func(ctx context.Context, e *sandbox.Engine) int) int {
 	pf := env.addPodmanFlags(fs)
-	if code, ok := env.parseNoArgs(fs, args); !ok {
-		return code
+	if oneArg == "" {
+		if code, ok := env.parseNoArgs(fs, args); !ok {
+			return code
+		}
+	} else {
+		if code, ok := env.parse(fs, args); !ok {
+			return code
+		}
+		if fs.NArg() != 1 {
+			return env.usage("%s takes one %s (see `rehome %s --help`)", fs.Name(), oneArg, fs.Name())
+		}
 	}
 	ctx, e, done, err := pf.connect()
 	if err != nil {
 		return env.fail(err)
 	}
 	defer done()
-	if !*force {
+	return run(ctx, e)
+}
+
+func cmdImageBuild(env *cliEnv, args []string) int {
+	fs := env.flags("sandbox image build", "sandbox image build [--force] [--json] [--quiet]")
+	asJSON := fs.Bool("json", false, "print the build report as JSON")
+	quiet := fs.Bool("quiet", false, "do not print the build's output")
+	force := fs.Bool("force", false, "build even when the image of this recipe is present or its archive is cached")
+	return env.withEngine(fs, args, "", func(ctx context.Context, e *sandbox.Engine) int {
+		return imageBuild(ctx, env, e, *force, *quiet, *asJSON)
+	})
+}
+
+func imageBuild(ctx context.Context, env *cliEnv, e *sandbox.Engine, force, quiet, asJSON bool) int {
+	if !force {
 		// The image is versioned by its recipe: present, or archived in
 		// the cache, it is the same image, and nothing needs building.
 		st, err := e.ImageStatus(ctx)
@@ -129,14 +153,14 @@ func cmdImageBuild(env *cliEnv, args []string) int {
 	}
 	fmt.Fprintf(env.stderr, "building %s from Debian packages (about two minutes)…\n", e.Image())
 	rep, err := e.BuildImage(ctx, func(line string) {
-		if !*quiet {
+		if !quiet {
 			fmt.Fprintln(env.stderr, line)
 		}
 	})
 	if err != nil {
 		return env.fail(err)
 	}
-	if *asJSON {
+	if asJSON {
 		return env.json(rep)
 	}
 	fmt.Fprintf(env.stdout, "built %s: image %s (root file system %s), built in %s, imported in %s\n",
@@ -182,45 +206,32 @@ func cmdImageLoad(env *cliEnv, args []string) int {
 
 func cmdImageSave(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image save", "sandbox image save FILE")
-	pf := env.addPodmanFlags(fs)
-	if code, ok := env.parse(fs, args); !ok {
-		return code
-	}
-	if fs.NArg() != 1 {
-		return env.usage("sandbox image save takes one output file")
-	}
-	ctx, e, done, err := pf.connect()
-	if err != nil {
-		return env.fail(err)
-	}
-	defer done()
-	if err := e.EnsureImage(ctx, nil); err != nil {
-		return env.fail(err)
-	}
-	if err := e.SaveImage(ctx, fs.Arg(0)); err != nil {
-		return env.fail(err)
-	}
-	fmt.Fprintf(env.stdout, "saved %s to %s\n", e.Image(), fs.Arg(0))
-	return exitOK
+	return env.withEngine(fs, args, "output file", func(ctx context.Context, e *sandbox.Engine) int {
+		if err := e.EnsureImage(ctx, nil); err != nil {
+			return env.fail(err)
+		}
+		if err := e.SaveImage(ctx, fs.Arg(0)); err != nil {
+			return env.fail(err)
+		}
+		fmt.Fprintf(env.stdout, "saved %s to %s\n", e.Image(), fs.Arg(0))
+		return exitOK
+	})
 }
 
 func cmdImageStatus(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image status", "sandbox image status [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pf := env.addPodmanFlags(fs)
-	if code, ok := env.parseNoArgs(fs, args); !ok {
-		return code
-	}
-	ctx, e, done, err := pf.connect()
-	if err != nil {
-		return env.fail(err)
-	}
-	defer done()
+	return env.withEngine(fs, args, "", func(ctx context.Context, e *sandbox.Engine) int {
+		return imageStatus(ctx, env, e, *asJSON)
+	})
+}
+
+func imageStatus(ctx context.Context, env *cliEnv, e *sandbox.Engine, asJSON bool) int {
 	st, err := e.ImageStatus(ctx)
 	if err != nil {
 		return env.fail(err)
 	}
-	if *asJSON {
+	if asJSON {
 		env.json(st)
 	} else {
 		// The same verdict as `rehome doctor` (ImageStatus.State).
@@ -247,25 +258,18 @@ func cmdImageStatus(env *cliEnv, args []string) int {
 
 func cmdSandboxClean(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox clean", "sandbox clean")
-	pf := env.addPodmanFlags(fs)
-	if code, ok := env.parse(fs, args); !ok {
-		return code
-	}
-	ctx, e, done, err := pf.connect()
-	if err != nil {
-		return env.fail(err)
-	}
-	defer done()
-	n := e.Sweep(ctx)
-	removed, err := e.RemoveStale(ctx)
-	if err != nil {
-		return env.fail(err)
-	}
-	for _, r := range removed {
-		fmt.Fprintf(env.stdout, "removed %s\n", r)
-	}
-	fmt.Fprintf(env.stdout, "removed %d leftover sandbox(es) and %d old image(s) or archive(s)\n", n, len(removed))
-	return exitOK
+	return env.withEngine(fs, args, "", func(ctx context.Context, e *sandbox.Engine) int {
+		n := e.Sweep(ctx)
+		removed, err := e.RemoveStale(ctx)
+		if err != nil {
+			return env.fail(err)
+		}
+		for _, r := range removed {
+			fmt.Fprintf(env.stdout, "removed %s\n", r)
+		}
+		fmt.Fprintf(env.stdout, "removed %d leftover sandbox(es) and %d old image(s) or archive(s)\n", n, len(removed))
+		return exitOK
+	})
 }
 
 func cmdSandboxDoctor(env *cliEnv, args []string) int {

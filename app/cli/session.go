@@ -155,13 +155,15 @@ func addSessionFlags(env *cliEnv, fs *flag.FlagSet) sessionFlags {
 	}
 }
 
+// limits are the four limits the relay's flags carry; the core's sessions
+// give the others as saved in Settings (stdout, files, /tmp…), and check
+// them all.
 func (f sessionFlags) limits() (sandbox.Limits, error) {
 	mem, err := bytesize.Parse(*f.memory)
 	if err != nil {
 		return sandbox.Limits{}, fmt.Errorf("--memory: %v", err)
 	}
-	lim := sandbox.Limits{Timeout: *f.timeout, Memory: mem, CPUs: *f.cpus, Pids: *f.pids}.WithDefaults()
-	return lim, lim.Validate()
+	return sandbox.Limits{Timeout: *f.timeout, Memory: mem, CPUs: *f.cpus, Pids: *f.pids}, nil
 }
 
 // given returns the limits of the flags given on the command line (the
@@ -221,13 +223,17 @@ func cmdSessionRelay(env *cliEnv, args []string) int {
 		say(map[string]string{"error": err.Error()})
 		return exitUsage
 	}
-	ctx, e, done, err := sf.pf.connect()
+	// Through the core's sessions, as the window starts one: the four
+	// limits `session start` resolved there win, the others are as saved.
+	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
 	if err != nil {
 		say(map[string]string{"error": err.Error()})
 		return exitFail
 	}
-	defer done()
-	s, err := e.StartSession(ctx, sandbox.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir})
+	ctx, cancel := env.interruptible()
+	defer cancel()
+	defer c.CloseEngine()
+	s, err := c.Sessions().Start(ctx, sandbox.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir})
 	if err != nil {
 		say(map[string]string{"error": err.Error()})
 		return exitFail
@@ -290,6 +296,11 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
+	// The cell joins the file's history like a run, as the window's cells
+	// do (shown again when the file is opened later).
+	if err := keepCell(env, code, res); err != nil {
+		fmt.Fprintf(env.stderr, "rehome: %v (the cell's result is printed but not kept)\n", err)
+	}
 	if *asJSON {
 		env.json(res)
 	} else {
@@ -307,6 +318,16 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// keepCell stores a cell's record through the core's sessions, the
+// database open only for it (a window may hold it: then it waits a while).
+func keepCell(env *cliEnv, code string, res *sandbox.CellResult) error {
+	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
+	if err != nil {
+		return err
+	}
+	return c.Sessions().Keep(code, res, "session")
 }
 
 // printDisplays prints the values the code showed, Jupyter style: Out[n]

@@ -3,7 +3,6 @@
 package window
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,9 +17,6 @@ const Here = false
 // windowBinaryName is the window binary's file name (build/bin beside
 // rehome; /usr/lib/rehome in the Debian package).
 const windowBinaryName = "rehome-window"
-
-// errNoWindowBinary is returned when the window binary is not installed.
-var errNoWindowBinary = errors.New("the window is not installed")
 
 // findWindowBinary returns the window binary: $REHOME_WINDOW_BIN, else
 // rehome-window beside this executable, else ../lib/rehome/rehome-window

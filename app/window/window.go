@@ -295,8 +295,6 @@ func (w *window) receive(files []string) {
 // no file behind after a crash, and lets windows on different data
 // folders (REHOME_HOME) run side by side.
 
-var errAlreadyRunning = errors.New("rehome is already running on this data folder")
-
 // resolveArgs turns a second launch's file arguments into absolute paths.
 func resolveArgs(args []string, cwd string) []string {
 	var out []string

@@ -1,7 +1,6 @@
 package assistant
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -118,9 +117,6 @@ const (
 	MaxInstructions = 256 * 1024
 	MaxStarters     = 32
 )
-
-// ErrInvalid is wrapped by every validation error.
-var ErrInvalid = errors.New("invalid assistant")
 
 // Normalize trims text fields, drops empty starters, de-duplicates
 // capabilities and fills nil slices so the JSON is stable.

@@ -276,9 +276,6 @@ func (a *archiveWriter) close() error {
 	return a.zw.Close()
 }
 
-// ErrBadBundle is wrapped by every error about a bundle's contents.
-var ErrBadBundle = errors.New("not a valid rehome bundle")
-
 // checkEntryName refuses names that could land outside the destination:
 // absolute paths, "..", backslashes, and anything not in canonical form.
 func checkEntryName(name string) error {

@@ -2,7 +2,6 @@ package assistant
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -39,10 +38,6 @@ var ollamaParameters = []string{
 	"num_predict", "top_k", "top_p", "min_p", "typical_p", "repeat_last_n", "temperature",
 	"repeat_penalty", "presence_penalty", "frequency_penalty", "stop",
 }
-
-// ErrNoModel is an export that names no local model to run on; each face
-// says how to name one (the CLI its --model flag, the UI its field).
-var ErrNoModel = errors.New("choose the local model it runs on, such as qwen2.5:7b")
 
 var modelRef = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$`)
 

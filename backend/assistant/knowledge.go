@@ -154,10 +154,6 @@ func (l Library) Mounts(a Assistant) (paths, notes []string) {
 	return paths, notes
 }
 
-// ErrNotOwnCopy is wrapped when an assistant's knowledge names a file that
-// is not rehome's own copy and no face attached it.
-var ErrNotOwnCopy = errors.New("not rehome's own copy of the knowledge file")
-
 // checkKnowledge refuses knowledge references that name a file on this
 // machine rehome did not copy itself: a path must be the library's own
 // copy, or be unchanged from old (a record stored before this rule, which

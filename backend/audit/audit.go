@@ -62,10 +62,6 @@ type Machine struct {
 	Notes      []string `json:"notes"`
 }
 
-// ErrNeedVRAM is wrapped when an audit cannot start because the VRAM is
-// unknown: rehome says nothing encouraging before it knows the memory.
-var ErrNeedVRAM = errors.New("VRAM is unknown")
-
 // NeedVRAMError is an audit that cannot start because the VRAM is unknown,
 // with why; it wraps ErrNeedVRAM. Each face says how to give the figure
 // (the CLI its --vram flag, the UI its VRAM field).

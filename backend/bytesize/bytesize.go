@@ -1,7 +1,6 @@
 package bytesize
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -30,9 +29,6 @@ var units = map[string]int64{
 	"kib": KiB, "mib": MiB, "gib": GiB, "tib": TiB,
 	"kb": KB, "mb": MB, "gb": GB, "tb": TB,
 }
-
-// ErrSize is wrapped by every error Parse returns.
-var ErrSize = errors.New("not a size")
 
 // Parse reads a size such as "24GiB", "8GB", "512m", "1.5 TiB" or
 // "1048576" by the package's rule, rounded to the nearest byte.

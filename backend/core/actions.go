@@ -71,9 +71,6 @@ type AddAction struct {
 	Name string `json:"name,omitempty"`
 }
 
-// ErrNoAction is returned for an action name the assistant lacks.
-var ErrNoAction = errors.New("no such action")
-
 // Add checks the schema and the auth, keeps the action with the
 // assistant (one transaction) and its credentials in the owner-only
 // file.

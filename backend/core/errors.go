@@ -11,4 +11,6 @@ var (
 	ErrNotKept = errors.New("the run's record could not be stored")
 	// ErrNoQuestion is an ask with nothing to ask.
 	ErrNoQuestion = errors.New("type a question first")
+	// ErrNoAction is returned for an action name the assistant lacks.
+	ErrNoAction = errors.New("no such action")
 )

@@ -93,9 +93,6 @@ const (
 	maxColumns   = 500  // wider tables show their first columns
 )
 
-// ErrNotFile is wrapped when the path is not a regular file.
-var ErrNotFile = errors.New("not a regular file")
-
 // Peek previews the file at path. It fails only when the file cannot be
 // read at all; a file that is malformed still gets a Preview whose
 // Problems say what is wrong.

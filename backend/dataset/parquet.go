@@ -217,8 +217,6 @@ const (
 	tStruct = 12
 )
 
-var errShort = errors.New("unexpected end of metadata")
-
 // thriftReader reads the Thrift compact protocol from a byte slice.
 type thriftReader struct {
 	b     []byte

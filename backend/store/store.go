@@ -44,20 +44,6 @@ const SchemaVersion = 3
 // FileName is the database's name inside the data directory.
 const FileName = "rehome.db"
 
-// ErrNotFound is returned when no record has the asked id.
-var ErrNotFound = errors.New("not found")
-
-// ErrLocked is wrapped by Open when another process holds the database.
-var ErrLocked = errors.New("database is locked")
-
-// ErrDamaged is wrapped by every call that met a damaged page in the file.
-var ErrDamaged = errors.New("database file is damaged")
-
-// ErrNewer is wrapped by the error for a record written by a newer rehome
-// (a schema version above the one this build knows): it is refused rather
-// than read partly, or written back without the fields this build lacks.
-var ErrNewer = errors.New("written by a newer rehome")
-
 // CheckSchema returns an error wrapping ErrNewer when record id of bucket b
 // carries a schema above known, the version this build writes.
 func CheckSchema(b Bucket, id string, schema, known int) error {

@@ -14,9 +14,6 @@ import (
 	"rehome/backend/atomicfile"
 )
 
-// ErrTooLarge is wrapped when a file is over the store's size limit.
-var ErrTooLarge = errors.New("over the size limit")
-
 // Store holds blobs in one folder.
 type Store struct {
 	dir string
