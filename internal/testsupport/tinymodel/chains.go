@@ -5,6 +5,19 @@ import (
 	"fmt"
 )
 
+// ActionScript looks order o-42 up with getOrder (a GET), then places an
+// order with placeOrder (a consequential POST), one call a turn, then
+// answers: the operations of backend/actions/testdata/shop.yaml.
+func ActionScript() Script {
+	return Script{
+		Calls: []Call{
+			{Before: []string{"Let me look", " the order up."}, Name: "getOrder", Args: []string{`{"id": `, `"o-42"}`}},
+			{Before: []string{"Now I place", " the new order."}, Name: "placeOrder", Args: []string{`{"sku": "A1", `, `"qty": 1}`}},
+		},
+		Answer: []string{"Order o-42", " totals 12.5;", " the new order's", " result is above."},
+	}
+}
+
 // dimFlag2 is the residual dimension the second detector writes: +1 once
 // the second call is in the prompt, −1 before.
 const dimFlag2 = 60

@@ -249,22 +249,12 @@ func equal(a, b []int32) bool {
 	return true
 }
 
-// ActionScript is two action calls, a GET and then a POST, as the
-// actions tests have the model make them.
-var actionScript = Script{
-	Calls: []Call{
-		{Before: []string{"Let me look", " the order up."}, Name: "getOrder", Args: []string{`{"id": `, `"o-42"}`}},
-		{Before: []string{"Now I place", " the new order."}, Name: "placeOrder", Args: []string{`{"sku": "A1", `, `"qty": 1}`}},
-	},
-	Answer: []string{"Order o-42", " totals 12.5;", " the new order's", " result is above."},
-}
-
 // Two calls, one per step: with no tool result the first, with one the
 // second, with the second call in the prompt the answer; the weights of
 // the one-call model are those of before (its wire is recorded).
 func TestTwoCalls(t *testing.T) {
 	src := llamaSource(t)
-	m, err := Build(src, actionScript)
+	m, err := Build(src, ActionScript())
 	if err != nil {
 		t.Fatal(err)
 	}
