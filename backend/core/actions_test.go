@@ -49,6 +49,8 @@ func newOrderAPI(t *testing.T) *orderAPI {
 		switch {
 		case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/api/orders/"):
 			fmt.Fprintf(w, `{"id": %q, "total": 12.5}`, strings.TrimPrefix(r.URL.Path, "/api/orders/"))
+		case r.Method == "PUT" && strings.HasSuffix(r.URL.Path, "/note"):
+			fmt.Fprint(w, `{"noted": true}`)
 		case r.Method == "POST" && r.URL.Path == "/api/orders":
 			w.WriteHeader(201)
 			fmt.Fprint(w, `{"id": "o-43", "total": 3}`)

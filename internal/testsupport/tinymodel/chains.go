@@ -18,6 +18,15 @@ func ActionScript() Script {
 	}
 }
 
+// NoteScript notes order o-42 with noteOrder (a PUT whose rule offers
+// "Always allow"), then answers.
+func NoteScript() Script {
+	return Script{
+		Calls:  []Call{{Before: []string{"I add", " the note."}, Name: "noteOrder", Args: []string{`{"id": "o-42", `, `"note": "leave it at the door"}`}}},
+		Answer: []string{"The note", " is on order o-42."},
+	}
+}
+
 // dimFlag2 is the residual dimension the second detector writes: +1 once
 // the second call is in the prompt, −1 before.
 const dimFlag2 = 60
