@@ -660,7 +660,7 @@ test('an action call in the window waits for its dialog: Deny, Allow once, Alway
     assert.equal(c1.operation, 'placeOrder');
     assert.equal(c1.host, apiURL.replace('http://', ''));
     assert.match(c1.arguments, /"sku": ?"A1"/);
-    assert.equal(c1.always, null, 'Always allow offered for a consequential call');
+    assert.equal(c1.always, undefined, 'Always allow offered for a consequential call');
     assertShows(await dialogShot('action-confirm'), 'the confirmation dialog');
     assert.equal(count('GET'), 1, 'the GET was not made before the dialog');
     click(app.id, ...c1.deny);
