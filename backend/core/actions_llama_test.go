@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -146,6 +148,26 @@ func needPodmanCore(t *testing.T) {
 	}
 }
 
+// volatile are the parts of a wire that differ from run to run: the
+// ids, the time and the timings.
+var volatile = regexp.MustCompile(`"(id|created)":("[^"]*"|\d+)|,"timings":\{[^}]*\}`)
+
+// sameWire fails t unless answers are the recorded scenario's, but for
+// their ids, times and timings: the recorded tests replay what this
+// server says now.
+func sameWire(t *testing.T, scenario string, answers [][]byte) {
+	t.Helper()
+	for i, a := range answers {
+		want, err := os.ReadFile(filepath.Join("..", "llm", "testdata", scenario, fmt.Sprintf("%02d.sse", i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, rec := volatile.ReplaceAll(a, nil), volatile.ReplaceAll(want, nil); !bytes.Equal(got, rec) {
+			t.Fatalf("answer %d is not the recorded %s (record it again: REHOME_RECORD=1):\n%s\nrecorded:\n%s", i+1, scenario, got, rec)
+		}
+	}
+}
+
 // record writes answers as the scenario folder of backend/llm/testdata.
 func record(t *testing.T, scenario string, answers [][]byte) {
 	t.Helper()
@@ -202,6 +224,7 @@ func TestActionsRealModel(t *testing.T) {
 	if os.Getenv("REHOME_RECORD") != "" {
 		record(t, "action-tools", answers)
 	}
+	sameWire(t, "action-tools", answers)
 
 	// Allowed once: the POST is made once, after the user saw the
 	// operation, the host and the arguments.
@@ -255,6 +278,7 @@ func TestActionsRealModelAlwaysAllow(t *testing.T) {
 		if i == 0 && os.Getenv("REHOME_RECORD") != "" {
 			record(t, "action-note", answers)
 		}
+		sameWire(t, "action-note", answers)
 	}
 	if got := api.seen(); asked != 1 || len(got) != 2 || got[0] != "PUT /api/orders/o-42/note" || got[1] != got[0] {
 		t.Fatalf("asked %d times; the API saw %v", asked, got)
