@@ -90,7 +90,7 @@ var pathless = []string{
 	"StopSession", "SessionCells", "ExportSession",
 	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile",
 	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove",
-	"ListActions", "AddAction", "RemoveAction", "TestAction", "AnswerAction",
+	"ListActions", "AddAction", "RemoveAction", "TestAction", "AnswerAction", "SignInAction",
 	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations",
 }
 

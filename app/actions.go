@@ -72,6 +72,39 @@ func (a *App) TestAction(assistantID, operation, args string) (actions.Result, e
 	return res, uiError(err)
 }
 
+// ActionSignIn is the "action:signin" event: the address of an OAuth
+// action's sign-in page, for the UI to open in the user's browser.
+type ActionSignIn struct {
+	Assistant string `json:"assistant"`
+	Action    string `json:"action"`
+	URL       string `json:"url"`
+}
+
+// signInWait bounds a sign-in: the user has that long to sign in.
+const signInWait = 5 * time.Minute
+
+// SignInAction runs an OAuth action's sign-in (authorization code with
+// PKCE through a loopback redirect): the "action:signin" event carries
+// the provider's address, which the UI opens; it returns once the
+// provider has sent the user back to rehome and the tokens are kept (in
+// the owner-only file, never in an answer), or after five minutes.
+func (a *App) SignInAction(assistantID, name string) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, signInWait)
+	defer cancel()
+	err := a.core.Actions().SignIn(ctx, assistantID, name, func(url string) error {
+		a.emit("action:signin", ActionSignIn{Assistant: assistantID, Action: name, URL: url})
+		return nil
+	})
+	if err != nil {
+		return uiError(err)
+	}
+	a.log.Info("action signed in", "assistant", assistantID, "action", name)
+	return nil
+}
+
 // AnswerAction answers the dialog of call id: "allow", "always" or
 // "deny".
 func (a *App) AnswerAction(id string, decision actions.Decision) error {

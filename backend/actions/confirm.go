@@ -22,9 +22,13 @@ const (
 	RuleEvery Rule = "every"
 )
 
-// Rule is the operation's confirmation rule.
+// Rule is the operation's confirmation rule. A function tool's (no
+// method: nothing is ever called) is RuleNone, so that nobody is asked
+// to allow a call that cannot be made.
 func (o *Operation) Rule() Rule {
 	switch {
+	case o.Method == "":
+		return RuleNone
 	case o.Consequential != nil && *o.Consequential:
 		return RuleEvery
 	case o.Consequential != nil:

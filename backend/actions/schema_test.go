@@ -146,7 +146,7 @@ paths:
 func TestFunctionTool(t *testing.T) {
 	s := mustParse(t, `{"type": "function", "function": {"name": "lookup_stock", "description": "Looks up stock.",
 		"parameters": {"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]}}}`)
-	if !s.SchemaOnly || len(s.Servers) != 0 || len(s.Tools()) != 1 || s.Tools()[0].Name != "lookup_stock" {
+	if !s.SchemaOnly || len(s.Servers) != 0 || len(s.Tools()) != 1 || s.Tools()[0].Name != "lookup_stock" || s.Operations[0].Rule() != RuleNone {
 		t.Fatalf("function tool %+v", s)
 	}
 	_, err := (&Client{}).Call(t.Context(), s, "lookup_stock", `{"sku":"A"}`)

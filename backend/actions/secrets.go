@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"golang.org/x/oauth2"
+	"golang.org/x/sys/unix"
 
 	"rehome/backend/atomicfile"
 )
@@ -33,7 +34,9 @@ type Secret struct {
 }
 
 // Secrets is the credentials file. Its methods are safe for concurrent
-// use in one process; each write replaces the file whole (atomicfile).
+// use, in one process and across processes (a change holds the lock
+// file beside it, SecretsFile + ".lock", with flock); each write
+// replaces the file whole (atomicfile), so a read needs no lock.
 type Secrets struct {
 	path string
 	mu   sync.Mutex
@@ -76,6 +79,27 @@ func (s *Secrets) save(m map[string]Secret) error {
 	return atomicfile.WriteFile(s.path, b, 0o600)
 }
 
+// lock takes the file's lock across processes (the window refreshing a
+// token while a CLI `actions add` writes): a change is read, made and
+// written under it. It is held for that moment only.
+func (s *Secrets) lock() (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(s.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("locking the action credentials %s: %w", s.path, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking the action credentials %s: %w", s.path, err)
+	}
+	return func() {
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
 // Get returns the credentials under key; ok is false when there are none.
 func (s *Secrets) Get(key string) (Secret, bool, error) {
 	s.mu.Lock()
@@ -93,6 +117,11 @@ func (s *Secrets) Get(key string) (Secret, bool, error) {
 func (s *Secrets) Update(key string, fn func(*Secret)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	m, err := s.load()
 	if err != nil {
 		return err
@@ -107,6 +136,11 @@ func (s *Secrets) Update(key string, fn func(*Secret)) error {
 func (s *Secrets) Delete(key string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	m, err := s.load()
 	if err != nil {
 		return err

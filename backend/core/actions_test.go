@@ -49,6 +49,8 @@ func newOrderAPI(t *testing.T) *orderAPI {
 		switch {
 		case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/api/orders/"):
 			fmt.Fprintf(w, `{"id": %q, "total": 12.5}`, strings.TrimPrefix(r.URL.Path, "/api/orders/"))
+		case r.Method == "PUT" && strings.HasSuffix(r.URL.Path, "/note"):
+			fmt.Fprint(w, `{"noted": true}`)
 		case r.Method == "POST" && r.URL.Path == "/api/orders":
 			w.WriteHeader(201)
 			fmt.Fprint(w, `{"id": "o-43", "total": 3}`)
@@ -332,5 +334,32 @@ func TestActionsConcurrentKeysKept(t *testing.T) {
 	}
 	if len(list) != 16 || lost != 0 {
 		t.Fatalf("%d actions, %d without their key", len(list), lost)
+	}
+}
+
+// An imported Assistants-API function tool (kept as an action whose
+// schema is the function, as `assistants import` keeps it) is offered to
+// the loop beside the actions, schema only; called, it says there is no
+// server to call instead of calling anything.
+func TestActionsImportedFunctionTool(t *testing.T) {
+	c := openCore(t, t.TempDir(), Options{})
+	fn := `{"type": "function", "function": {"name": "lookup_stock", "description": "Looks up stock.",
+		"parameters": {"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]}}}`
+	a, err := c.Assistants().Create(assistant.Assistant{Name: "Imported", Actions: []assistant.Action{{Schema: fn, Auth: "none"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	ask := func(context.Context, actions.Ask) (actions.Decision, error) { asked++; return actions.AllowOnce, nil }
+	for _, confirm := range []actions.Confirm{nil, ask} {
+		tools, notes, err := c.Actions().Tools(a.ID, confirm)
+		if err != nil || len(notes) != 0 || len(tools) != 1 || tools[0].Name != "lookup_stock" || tools[0].Description != "Looks up stock." {
+			t.Fatalf("tools %+v %v %v", tools, notes, err)
+		}
+		// Nobody is asked to allow a call that cannot be made.
+		out := tools[0].Call(t.Context(), llm.ToolInput{Arguments: `{"sku": "A1"}`})
+		if out.Error == "" || !strings.Contains(out.Text, "no server") || asked != 0 {
+			t.Fatalf("calling a function tool (asked %d): %+v", asked, out)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { startServe, launchBrowser, openApp, artifacts, root } from './harness.mjs';
 
@@ -89,4 +90,64 @@ test('Actions: add with a key, Test, the confirmation dialog denies then allows'
   assert.ok(!(await page.content()).includes(key), 'the key is on the page');
   assert.ok(!JSON.stringify(stored).includes(key) && !JSON.stringify(await srv.call('GetAssistant', as.id)).includes(key), 'the key is in a bridge answer');
   assert.deepEqual(page.jsErrors, []);
+});
+
+test('Actions: an OAuth action signs in from its Sign in button (PKCE through the loopback redirect)', async () => {
+  // A real OAuth provider and the API it guards, on 127.0.0.1: the
+  // provider checks the PKCE verifier; the API answers its token only.
+  let challenge = '';
+  let access = '';
+  const provider = createServer((req, res) => {
+    const u = new URL(req.url, 'http://127.0.0.1');
+    if (u.pathname === '/authorize') {
+      if (u.searchParams.get('code_challenge_method') !== 'S256') return res.writeHead(400).end('PKCE S256 only');
+      challenge = u.searchParams.get('code_challenge');
+      const back = `${u.searchParams.get('redirect_uri')}?code=c0de&state=${encodeURIComponent(u.searchParams.get('state'))}`;
+      return res.writeHead(302, { Location: back }).end();
+    }
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const f = new URLSearchParams(body);
+      const sum = createHash('sha256').update(f.get('code_verifier') ?? '').digest('base64url');
+      if (f.get('code') !== 'c0de' || sum !== challenge) return res.writeHead(400).end('{"error":"invalid_grant"}');
+      access = 'at-e2e-canary-7b20';
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ access_token: access, token_type: 'Bearer', refresh_token: 'rt-e2e-canary-19d4', expires_in: 3600 }));
+    });
+  });
+  const guarded = createServer((req, res) => {
+    if (!access || req.headers.authorization !== `Bearer ${access}`) return res.writeHead(401).end('{"error":"sign in"}');
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ id: req.url.split('/').pop(), total: 12.5 }));
+  });
+  await Promise.all([provider, guarded].map((s) => new Promise((ok) => s.listen(0, '127.0.0.1', ok))));
+  const at = (s) => `http://127.0.0.1:${s.address().port}`;
+  try {
+    const as = await srv.call('CreateAssistant', { name: 'Signed shop' });
+    const schema = readFileSync(join(root, 'backend/actions/testdata/shop.yaml'), 'utf8').replaceAll('SERVER', at(guarded));
+    await srv.call('AddAction', as.id, { schema, auth: 'oauth', oauth: { client_id: 'rehome-test', auth_url: `${at(provider)}/authorize`, token_url: `${at(provider)}/token` } });
+    const page = await openApp(browser, srv.url, { hash: '#/assistants' });
+    await page.getByTestId('assistant-row').filter({ hasText: 'Signed shop' }).click();
+    const action = page.getByTestId('action').filter({ hasText: 'not signed in' });
+    await action.waitFor();
+    // The sign-in page opens in a new tab (the user's browser); where a
+    // popup is not allowed, the link shown opens it.
+    const opened = page.context().waitForEvent('page', { timeout: 5000 }).catch(() => null);
+    await action.getByTestId('action-signin').click();
+    if (!(await opened)) await page.getByTestId('action-signin-link').click();
+    await page.getByTestId('action').filter({ hasText: 'signed in' }).filter({ hasNotText: 'not signed in' }).waitFor({ timeout: 20000 });
+    const op = page.locator('[data-testid="operation"][data-op="getOrder"]');
+    await op.getByTestId('operation-args').fill('{"id": "o-42"}');
+    await op.getByTestId('operation-test').click();
+    await op.getByTestId('operation-result').filter({ hasText: 'HTTP 200' }).waitFor();
+    await page.screenshot({ path: join(artifacts, 'browser-action-signed-in.png') });
+    const content = await page.content();
+    assert.ok(!content.includes('at-e2e-canary') && !content.includes('rt-e2e-canary'), 'a token is on the page');
+    assert.ok(!JSON.stringify(await srv.call('ListActions', as.id)).includes('canary'), 'a token is in a bridge answer');
+    assert.deepEqual(page.jsErrors, []);
+  } finally {
+    provider.close();
+    guarded.close();
+  }
 });

@@ -94,13 +94,16 @@ export async function openApp(browser, url, { hash = '' } = {}) {
 
 /**
  * A loopback server that looks like Ollama and answers each chat request
- * with the next recorded answer of a scenario (backend/llm/testdata/NAME),
- * event by event, as tokens arrive over time. Resolves to the listening
+ * with the next recorded answer of its scenarios (backend/llm/testdata/NAME,
+ * one scenario after another), event by event, as tokens arrive over time. Resolves to the listening
  * http.Server; its URL for the ask loop is http://127.0.0.1:PORT/v1.
  */
-export function recordedOllama(scenario) {
+export function recordedOllama(...scenarios) {
   let asked = 0;
-  const answers = readdirSync(join(testdata, scenario)).filter((f) => /^\d\d/.test(f)).sort();
+  // Each scenario's answers, one after another.
+  const answers = scenarios.flatMap((sc) =>
+    readdirSync(join(testdata, sc)).filter((f) => /^\d\d/.test(f)).sort().map((f) => join(testdata, sc, f)),
+  );
   const disc = (f) => readFileSync(join(testdata, 'discovery', f));
   return new Promise((ok) => {
     const s = createServer((req, res) => {
@@ -114,7 +117,7 @@ export function recordedOllama(scenario) {
         const f = answers[asked++];
         if (!f) return res.writeHead(500).end('{"error":{"message":"no more recorded answers"}}');
         res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-        for (const ev of readFileSync(join(testdata, scenario, f), 'utf8').split(/(?<=\n\n)/)) {
+        for (const ev of readFileSync(f, 'utf8').split(/(?<=\n\n)/)) {
           res.write(ev);
           await new Promise((r) => setTimeout(r, 15)); // tokens arrive over time
         }

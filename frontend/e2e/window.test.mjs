@@ -14,6 +14,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -92,10 +93,14 @@ async function waitLog(log, re, timeoutMs, what) {
   }
 }
 
-/** Starts rehome in a fresh data folder with the window at `win`. */
-async function launch(name, args = []) {
+/**
+ * Starts rehome in a fresh data folder with the window at `win`; prepare,
+ * if given, is called with the folder first (to add what the window finds).
+ */
+async function launch(name, args = [], prepare = undefined) {
   const home = mkdtempSync(join(tmpdir(), `rehome-window-${name}-`));
   writeFileSync(join(home, 'window.json'), JSON.stringify({ ...win, maximised: false }));
+  prepare?.(home);
   const log = join(home, 'rehome.log');
   const proc = spawn(bin, args, { env: { ...X.env, REHOME_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -560,6 +565,143 @@ test('Ask in the window: a dropped CSV and a typed question come back answered w
     assert.equal(a.plots, 1);
   } finally {
     llama.stop();
+  }
+});
+
+/** Waits until the log holds n lines matching re; returns the nth. */
+async function waitNth(log, re, n, timeoutMs, what) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const hits = await waitLog(log, re, Math.max(0, end - Date.now()), what);
+    if (hits.length >= n) return hits[n - 1];
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (${hits.length} of ${n})`);
+    await sleep(100);
+  }
+}
+
+/**
+ * A screenshot of the window with a dialog painted over it: shots until
+ * the page behind shows dimmed (the overlay's 45% black over the page
+ * background: about 135,136,137) on most of the window, up to 15 s (the
+ * web view paints a moment after the UI reports the dialog).
+ */
+async function dialogShot(name) {
+  const end = Date.now() + 15000;
+  for (;;) {
+    const file = shot(name);
+    let dim = 0;
+    for (const line of histogram(file).split('\n')) {
+      const m = /^\s*(\d+):\s*\(\s*(\d+),\s*(\d+),\s*(\d+)/.exec(line);
+      if (m && [m[2], m[3], m[4]].every((v, i) => Math.abs(Number(v) - [135, 136, 137][i]) <= 3)) dim += Number(m[1]);
+    }
+    if (dim > (win.width * win.height) / 3) return file;
+    if (Date.now() > end) throw new Error(`the dialog was reported but never painted (${dim} dimmed pixels): ${file}`);
+    await sleep(200);
+  }
+}
+
+// The Ask screen's assistant menu, in window coordinates.
+const askAssistantAt = [635, 39];
+
+/**
+ * The confirmation dialog of an action call, in the real window: an
+ * assistant whose action is a real API on 127.0.0.1 (added with the CLI
+ * before the window opens, with a Bearer key), asked in the window of a
+ * recorded model — the real llama-server's wires: action-tools calls
+ * getOrder, then the consequential placeOrder; action-note calls
+ * noteOrder, whose rule offers "Always allow". The dialog names the
+ * operation, the host and the arguments; Deny: the API gets no call and
+ * the answer's action says declined; Allow once: exactly one call;
+ * Always allow: made, and the next call is made with no dialog.
+ */
+test('an action call in the window waits for its dialog: Deny, Allow once, Always allow', async (t) => {
+  if (skipSandbox) return t.skip('REHOME_SKIP_SANDBOX=1: an ask starts the sandbox\'s engine (Podman), even with no cell to run');
+  const key = 'sk-window-canary-5e21c0';
+  const hits = [];
+  const shop = createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    if (req.headers.authorization !== `Bearer ${key}`) return res.writeHead(401).end('{"error":"no key"}');
+    res.setHeader('Content-Type', 'application/json');
+    if (req.method === 'POST') return res.writeHead(201).end('{"id": "o-43", "total": 3}');
+    if (req.method === 'PUT') return res.end('{"noted": true}');
+    res.end(JSON.stringify({ id: req.url.split('/').pop(), total: 12.5 }));
+  });
+  await new Promise((ok) => shop.listen(0, '127.0.0.1', ok));
+  const apiURL = `http://127.0.0.1:${shop.address().port}`;
+  const model = await recordedOllama('action-tools', 'action-tools', 'action-note', 'action-note');
+  const app = await launch('action', [], (home) => {
+    const env = { ...process.env, REHOME_HOME: home };
+    const a = JSON.parse(execFileSync(bin, ['assistants', 'add', '--json', '--name', 'Shop'], { env }).toString());
+    const schema = join(home, 'shop.yaml');
+    writeFileSync(schema, readFileSync(join(repo, 'backend/actions/testdata/shop.yaml'), 'utf8').replaceAll('SERVER', apiURL));
+    execFileSync(bin, ['actions', 'add', a.id, schema, '--auth', 'bearer', '--key-stdin'], { env, input: key + '\n' });
+  });
+  const count = (m) => hits.filter((h) => h.startsWith(m + ' ')).length;
+  const confirmRe = /"event":"action confirm shown"/;
+  const answerRe = /"event":"answer shown"/;
+  try {
+    let since = logLines(app.log);
+    click(app.id, 60, nav.ask);
+    await waitScreen(app.log, 'ask', since);
+    await focus(app.id);
+    typeInto(app.id, askAt.serverURL, `http://127.0.0.1:${model.address().port}/v1`);
+    await waitLog(app.log, /"event":"screen shown".*ask-model/, 30000, 'the models of the typed server');
+    // The assistant, from its menu (opened by a click, chosen by keys).
+    await stableShot('action-ask');
+    click(app.id, ...askAssistantAt);
+    await sleep(500);
+    x('xdotool', ['key', 'Down']);
+    x('xdotool', ['key', 'Return']);
+    await waitNth(app.log, /"event":"screen shown".*ask-make-default/, 1, 15000, 'the assistant chosen (its Make default button)');
+    assertShows(await stableShot('action-assistant'), 'the Ask screen with the assistant');
+
+    // Deny: the POST is not made, the answer's action says declined.
+    typeInto(app.id, askAt.question, 'What does o-42 total? Then order one A1.');
+    const c1 = await waitNth(app.log, confirmRe, 1, 60000, 'the confirmation dialog');
+    assert.equal(c1.operation, 'placeOrder');
+    assert.equal(c1.host, apiURL.replace('http://', ''));
+    assert.match(c1.arguments, /"sku": ?"A1"/);
+    assert.equal(c1.always, undefined, 'Always allow offered for a consequential call');
+    assertShows(await dialogShot('action-confirm'), 'the confirmation dialog');
+    assert.equal(count('GET'), 1, 'the GET was not made before the dialog');
+    click(app.id, ...c1.deny);
+    const a1 = await waitNth(app.log, answerRe, 1, 60000, 'the answer after Deny');
+    assert.equal(count('POST'), 0, `a denied POST was made: ${hits}`);
+    assert.match(a1.actions.at(-2), /^Action · getOrder · HTTP 200/);
+    assert.match(a1.actions.at(-1), /^Action · placeOrder · .*declined/);
+    assertShows(await stableShot('action-denied'), 'the answer after Deny');
+
+    // Allow once: exactly one call.
+    typeInto(app.id, askAt.question, 'Order one A1 after all.');
+    const c2 = await waitNth(app.log, confirmRe, 2, 60000, 'the second dialog');
+    assert.equal(c2.operation, 'placeOrder');
+    click(app.id, ...c2.allow);
+    const a2 = await waitNth(app.log, answerRe, 2, 60000, 'the answer after Allow once');
+    assert.equal(count('POST'), 1, `Allow once made ${count('POST')} calls`);
+    assert.match(a2.actions.at(-1), /^Action · placeOrder · HTTP 201/);
+
+    // Always allow (noteOrder's rule offers it): made, and not asked again.
+    typeInto(app.id, askAt.question, 'Note on o-42: leave it at the door.');
+    const c3 = await waitNth(app.log, confirmRe, 3, 60000, 'the dialog for noteOrder');
+    assert.equal(c3.operation, 'noteOrder');
+    assert.ok(c3.always, 'Always allow not offered where the rule allows it');
+    assertShows(await dialogShot('action-always'), 'the dialog with Always allow');
+    click(app.id, ...c3.always);
+    await waitNth(app.log, answerRe, 3, 60000, 'the answer after Always allow');
+    assert.equal(count('PUT'), 1);
+    typeInto(app.id, askAt.question, 'And note it again.');
+    const a4 = await waitNth(app.log, answerRe, 4, 60000, 'the answer with no dialog');
+    assert.equal(count('PUT'), 2, 'the always-allowed call was not made');
+    assert.equal((await waitLog(app.log, confirmRe, 1000, 'dialogs')).length, 3, 'a second dialog for an always-allowed operation');
+    assert.match(a4.actions.at(-1), /^Action · noteOrder · HTTP 200/);
+    assertShows(await stableShot('action-done'), 'the answers');
+    assert.ok(!readFileSync(app.log, 'utf8').includes(key), 'the key is in the log');
+    assert.deepEqual(logErrors(app.log), [], 'rehome logged errors');
+  } finally {
+    await app.stop();
+    rmSync(app.home, { recursive: true, force: true });
+    model.close();
+    shop.close();
   }
 });
 

@@ -16,8 +16,18 @@
 // more than the current token — call the tool, or answer — is made by one
 // attention head that looks for a `<tool_response>` token anywhere in the
 // prompt; it writes a ±1 flag into the residual stream that tips the
-// first token. Everything else (the second layer, the feed-forward
-// networks) is zero.
+// first token. Everything else (the feed-forward networks, and the
+// second layer of a one-call model) is zero.
+//
+// Taught named calls instead (Script.Calls: ActionScript calls the
+// actions getOrder, then placeOrder, one a turn), it tells the turns
+// apart with a second head, in the second layer, that looks for the
+// second call's name fragment in the prompt (as the chat template
+// renders a call already made): no tool result → the first call; a
+// result but not the second call → the second; both → the answer. The
+// fragments of Qwen2.5's call syntax are shared by both calls, and the
+// two flags pick the next token where the chains part (the first token,
+// the call's name).
 //
 // Test support only: under internal/testsupport so that a reader sees it
 // is no part of rehome itself and nothing outside the module imports it.

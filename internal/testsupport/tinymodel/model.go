@@ -17,8 +17,23 @@ type Script struct {
 	// Code is the Python the call runs, in the fragments it streams in
 	// (raw code: the generator escapes it as a JSON string).
 	Code []string
-	// Answer is said, in fragments, when a tool result is in the prompt.
+	// Calls, when set, are said instead of the python call: the first
+	// with no tool result in the prompt, the second (at most two) once a
+	// tool result is there but the second call is not yet — one model
+	// turn each, as a model working through an API does.
+	Calls []Call
+	// Answer is said, in fragments, when a tool result is in the prompt
+	// (with two Calls, once the second call is there too).
 	Answer []string
+}
+
+// Call is a call of a named tool: what is said before it and its
+// arguments, a JSON object, in the fragments they stream in. Each
+// call's fragments are its own (the call syntax around them is shared).
+type Call struct {
+	Before []string
+	Name   string
+	Args   []string
 }
 
 // DefaultScript reads /mnt/data/<csv> with pandas, prints a summary and
@@ -86,9 +101,15 @@ const (
 type Model struct {
 	meta    []kv
 	tensors []*tensor
-	// Chain is the token ids the model says, for each case: the call
-	// (from the token after the prompt to <|im_end|>) and the answer.
+	// Call and Answer are the token ids the model says, for each case:
+	// the (first) call, from the token after the prompt to <|im_end|>,
+	// and the answer.
 	Call, Answer []int32
+	// Steps are the chains in order: each call, then the answer.
+	Steps [][]int32
+	// Marker is the second call's name token, whose presence in the
+	// prompt says the second call was made (0 with one call).
+	Marker int32
 	// ToolResponse is the <tool_response> token the detector looks for.
 	ToolResponse int32
 }
@@ -194,8 +215,8 @@ func Build(dir string, s Script) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the Qwen2 vocabulary: %w", err)
 	}
-	if len(s.Code) == 0 || len(s.Answer) == 0 {
-		return nil, errors.New("the script needs code and an answer")
+	if _, err := s.texts(); err != nil {
+		return nil, err
 	}
 	v := &vocab{byText: map[string]int{}}
 	var tokenizer []kv
@@ -241,49 +262,19 @@ func Build(dir string, s Script) (*Model, error) {
 		return nil, err
 	}
 
-	// The two chains, as text, then as tokens.
-	callText := append([]string{}, s.Before...)
-	callText = append(callText, "<tool_call>", "\n{\"name\": \"", "python", "\", \"arguments\": {\"code\": \"")
-	for _, c := range s.Code {
-		callText = append(callText, jsonString(c))
-	}
-	callText = append(callText, "\"}}\n", "</tool_call>")
-	seen := map[int]string{nl: "\n", imEnd: "<|im_end|>"}
-	toIDs := func(texts []string) ([]int32, error) {
-		var out []int32
-		for _, t := range texts {
-			if t == "" {
-				return nil, errors.New("the script has an empty fragment")
-			}
-			id, err := v.addUserToken(t)
-			if err != nil {
-				return nil, err
-			}
-			if prev, dup := seen[id]; dup {
-				return nil, fmt.Errorf("the fragment %q is said twice (or is %q): each fragment must be distinct", t, prev)
-			}
-			seen[id] = t
-			out = append(out, int32(id))
-		}
-		return append(out, int32(imEnd)), nil
-	}
-	if m.Call, err = toIDs(callText); err != nil {
+	// The chains, one per step (each call, then the answer), as tokens.
+	texts, err := s.texts()
+	if err != nil {
 		return nil, err
 	}
-	if m.Answer, err = toIDs(s.Answer); err != nil {
+	if m.Steps, err = tokenize(v, texts, nl, imEnd); err != nil {
 		return nil, err
 	}
-	sources := len(m.Call) + len(m.Answer) - 1 // each but the two ends, plus the newline
-	if sources > maxCodes {
-		return nil, fmt.Errorf("the script has %d fragments; at most %d fit", sources-1, maxCodes-1)
-	}
-
+	m.Call, m.Answer = m.Steps[0], m.Steps[len(m.Steps)-1]
 	nVocab := len(v.tokens)
-	code := map[int]int{nl: 0}
-	for _, chain := range [][]int32{m.Call, m.Answer} {
-		for _, id := range chain[:len(chain)-1] {
-			code[int(id)] = len(code)
-		}
+	code := codes(m.Steps, nl)
+	if len(code) >= maxCodes {
+		return nil, fmt.Errorf("the script has %d fragments; at most %d fit", len(code), maxCodes-1)
 	}
 	// Embeddings: every token has norm √2 (so RMS norm scales all alike):
 	// the constant plus its code, the <tool_response> marker or the filler.
@@ -300,18 +291,10 @@ func Build(dir string, s Script) (*Model, error) {
 			row[dimFill] = 1
 		}
 	}
-	// Output: each fragment's code points at the next token; the newline
-	// ending the prompt points at both first tokens, the flag decides.
-	out := make([]float32, nVocab*nEmbd)
-	for _, chain := range [][]int32{m.Call, m.Answer} {
-		prev := nl
-		for _, id := range chain {
-			out[int(id)*nEmbd+code[prev]] += alpha
-			prev = int(id)
-		}
-	}
-	out[int(m.Call[0])*nEmbd+dimFlag] = -beta
-	out[int(m.Answer[0])*nEmbd+dimFlag] = beta
+	// Output: each fragment's code points at the next token; where a
+	// token leads to different ones by step (the newline ending the
+	// prompt, the call's name), the flags decide.
+	out := wire(m.Steps, nl, code, nVocab)
 
 	// The detector. After the attention norm each set dimension is
 	// √(64/2) = 5.657. Query: the constant; key: the marker; score on
@@ -355,6 +338,11 @@ func Build(dir string, s Script) (*Model, error) {
 		q, k, vv, o := wq, wk, wv, wo
 		if l > 0 {
 			q, k, vv, o = nil, nil, nil, nil
+			if len(m.Steps) == 3 {
+				// The second detector: has the second call been made?
+				m.Marker = m.Steps[1][len(m.Steps[1])-len(s.Calls[1].Args)-4] // before the arguments, }\n, </tool_call>, <|im_end|>
+				q, k, vv, o = secondDetector(code[int(m.Marker)])
+			}
 		}
 		m.tensors = append(m.tensors,
 			vec(p+"attn_norm.weight"),

@@ -248,3 +248,41 @@ func equal(a, b []int32) bool {
 	}
 	return true
 }
+
+// Two calls, one per step: with no tool result the first, with one the
+// second, with the second call in the prompt the answer; the weights of
+// the one-call model are those of before (its wire is recorded).
+func TestTwoCalls(t *testing.T) {
+	src := llamaSource(t)
+	m, err := Build(src, ActionScript())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Steps) != 3 || m.Marker == 0 {
+		t.Fatalf("steps %d, marker %d", len(m.Steps), m.Marker)
+	}
+	r := newRef(m)
+	end := m.Answer[len(m.Answer)-1]
+	const nl, imStart = 198, 151644
+	var prompt []int32
+	prompt = append(prompt, imStart)
+	for i := 0; i < 120; i++ {
+		prompt = append(prompt, int32(1000+i*37%5000))
+	}
+	// the first call said, a tool result, the second call said, a result
+	afterFirst := append(append(append([]int32{}, prompt...), m.Steps[0]...), m.ToolResponse, 2000, 2001)
+	afterSecond := append(append(append([]int32{}, afterFirst...), m.Steps[1]...), m.ToolResponse, 2002)
+	for i, p := range [][]int32{prompt, afterFirst, afterSecond} {
+		got, margin := r.greedy(append(append([]int32{}, p...), nl), 40, end)
+		if !equal(got, m.Steps[i]) {
+			t.Fatalf("step %d: the model said %v, want %v", i, got, m.Steps[i])
+		}
+		t.Logf("step %d: %d tokens, smallest margin %.0f", i, len(got), margin)
+		if margin < 100 {
+			t.Errorf("step %d: margin %.0f is too thin for any temperature", i, margin)
+		}
+	}
+	if _, err := Build(src, Script{Calls: []Call{{Name: "a", Args: []string{"{}"}}, {Name: "b", Args: []string{"{}"}}}, Answer: []string{"x"}}); err == nil {
+		t.Fatal("a fragment said in two calls was accepted")
+	}
+}

@@ -47,6 +47,12 @@ export namespace app {
     ask: actions.Ask;
   }
 
+  export interface ActionSignIn {
+    assistant: string;
+    action: string;
+    url: string;
+  }
+
   export interface AskEvent {
     conversation_id: string;
     type: string;
@@ -1332,6 +1338,7 @@ export type Input<T> = T extends string | number | boolean | null | undefined
 /** The events Go sends the UI, each with the type of its data. */
 export interface Events {
   'action:confirm': app.ActionConfirm;
+  'action:signin': app.ActionSignIn;
   'ask:event': app.AskEvent;
   'doctor:progress': string;
   'firstrun:changed': string;
@@ -1420,6 +1427,7 @@ export const methods = [
   'SetAssistantModel',
   'SetModelServers',
   'SetRunLimits',
+  'SignInAction',
   'StartCarriedModel',
   'StartSession',
   'Status',
@@ -1716,6 +1724,10 @@ export function SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPr
 
 export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> {
   return call<sandbox.Limits>('SetRunLimits', l);
+}
+
+export function SignInAction(assistantID: string, name: string): Promise<void> {
+  return call<void>('SignInAction', assistantID, name);
 }
 
 export function StartCarriedModel(name: string): Promise<llamarun.Plan> {
