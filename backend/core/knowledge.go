@@ -32,7 +32,9 @@ func (c *Core) Knowledge() *Knowledge {
 	c.engMu.Lock()
 	defer c.engMu.Unlock()
 	if c.know == nil {
-		c.know = &Knowledge{c: c, svc: knowledge.New(filepath.Join(c.dir, KnowledgeDir), knowledge.Options{Run: c.runSvc})}
+		k := &Knowledge{c: c}
+		k.svc = knowledge.New(filepath.Join(c.dir, KnowledgeDir), knowledge.Options{Run: c.runSvc, InUse: k.named})
+		c.know = k
 	}
 	return c.know
 }
@@ -73,51 +75,83 @@ func (k *Knowledge) Add(ctx context.Context, ref string, paths []string, progres
 	if err != nil {
 		return nil, err
 	}
-	id := a.ID
-	// Each file is first rehome's own copy in the assistant's knowledge
+	// Each file becomes rehome's own copy in the assistants' knowledge
 	// library (assistant.Library: what the sandbox may mount at
 	// /mnt/data, what a bundle carries); the index reads that copy.
-	lib := k.c.assistants.Library()
-	copies := make([]string, 0, len(paths))
-	at := map[string]string{} // sha256 -> the library's copy
-	for _, p := range paths {
-		kf, err := lib.Add(p)
-		if err != nil {
-			return nil, err
-		}
-		copies = append(copies, kf.Path)
-		at[kf.SHA256] = kf.Path
-	}
-	res, err := k.svc.Add(ctx, id, copies, progress)
-	if serr := k.sync(id, at); err == nil {
+	res, err := k.svc.Add(ctx, a.ID, paths, progress)
+	if serr := k.sync(a.ID); err == nil {
 		err = serr
+	}
+	// The bytes a changed file replaced, once the record no longer
+	// names them either.
+	if now, gerr := k.c.assistants.Get(a.ID); gerr == nil {
+		have := map[string]bool{}
+		for _, f := range now.Knowledge {
+			have[f.SHA256] = true
+		}
+		for _, f := range a.Knowledge {
+			if !have[f.SHA256] {
+				k.svc.DropIfUnused(f.SHA256)
+			}
+		}
 	}
 	return res, err
 }
 
+// named says whether an assistant's record names the library's copy of
+// the bytes with hash sum.
+func (k *Knowledge) named(sum string) bool {
+	all, err := k.c.assistants.List()
+	if err != nil {
+		return true // unsure: keep it
+	}
+	for _, a := range all {
+		for _, f := range a.Knowledge {
+			if f.SHA256 == sum {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // sync makes the assistant's list of knowledge files name what is
-// indexed (and keeps the files it lists that are not, such as those
-// still on OpenAI's servers).
-func (k *Knowledge) sync(id string, at map[string]string) error {
+// indexed, by hash (and keeps the files it lists that are not, such as
+// those still on OpenAI's servers); an entry whose bytes the knowledge
+// no longer has, under the name of an indexed file, is that file before
+// it changed.
+func (k *Knowledge) sync(id string) error {
 	files, err := k.svc.List(id)
 	if err != nil {
 		return err
 	}
+	known := map[string]bool{}
+	for _, f := range files {
+		known[f.SHA256] = true
+	}
 	_, err = k.c.assistants.Edit(id, func(a *assistant.Assistant) error {
-		by := map[string]int{}
-		for i, f := range a.Knowledge {
-			by[f.Name] = i
-		}
 		for _, f := range files {
 			if f.State != knowledge.StateIndexed {
 				continue
 			}
-			kf := assistant.KnowledgeFile{Name: f.Name, Size: f.Size, SHA256: f.SHA256, Path: at[f.SHA256]}
-			if i, ok := by[f.Name]; ok {
-				if kf.Path == "" && a.Knowledge[i].SHA256 == f.SHA256 {
-					kf.Path = a.Knowledge[i].Path // indexed before, its copy unchanged
+			kf := assistant.KnowledgeFile{Name: f.Name, Size: f.Size, SHA256: f.SHA256, Path: f.Path}
+			at := -1
+			for i, x := range a.Knowledge {
+				if x.SHA256 == f.SHA256 {
+					at = i
+					break
 				}
-				a.Knowledge[i] = kf
+			}
+			if at < 0 {
+				for i, x := range a.Knowledge {
+					if x.Name == f.Name && x.SHA256 != "" && !known[x.SHA256] {
+						at = i
+						break
+					}
+				}
+			}
+			if at >= 0 {
+				a.Knowledge[at] = kf
 			} else {
 				a.Knowledge = append(a.Knowledge, kf)
 			}
@@ -145,27 +179,32 @@ func (k *Knowledge) Search(ctx context.Context, ref, query, file string, top int
 	return k.svc.Search(ctx, a.ID, query, file, top)
 }
 
-// Remove takes one file out of the assistant's knowledge and its record.
-func (k *Knowledge) Remove(ref, name string) (knowledge.File, error) {
+// Remove takes one file out of the assistant's knowledge and its record;
+// file is its name as listed, the start of its SHA-256, or a name that
+// fits one file (knowledge.Service.Find: several say which).
+func (k *Knowledge) Remove(ref, file string) (knowledge.File, error) {
 	a, err := k.Resolve(ref)
 	if err != nil {
 		return knowledge.File{}, err
 	}
-	id := a.ID
-	f, err := k.svc.Remove(id, name)
+	f, err := k.svc.Find(a.ID, file)
 	if err != nil {
 		return f, err
 	}
-	_, err = k.c.assistants.Edit(id, func(a *assistant.Assistant) error {
+	// The record first: the library's copy goes with the knowledge entry
+	// when nothing else names it.
+	if _, err := k.c.assistants.Edit(a.ID, func(a *assistant.Assistant) error {
 		for i, kf := range a.Knowledge {
-			if kf.Name == name {
+			if kf.SHA256 == f.SHA256 {
 				a.Knowledge = append(a.Knowledge[:i], a.Knowledge[i+1:]...)
 				break
 			}
 		}
 		return nil
-	})
-	return f, err
+	}); err != nil {
+		return f, err
+	}
+	return k.svc.Remove(a.ID, f.Name)
 }
 
 // Tool is the file_search entry of the ask loop for the assistant, and
@@ -196,8 +235,9 @@ func (k *Knowledge) Forget(id string) error {
 	return k.pruneLibrary()
 }
 
-// pruneLibrary removes the library's copies no stored assistant names any
-// more (a deleted assistant's knowledge).
+// pruneLibrary removes the library's copies no stored assistant and no
+// knowledge index names any more (a deleted assistant's knowledge, the
+// bytes a changed file replaced).
 func (k *Knowledge) pruneLibrary() error {
 	all, err := k.c.assistants.List()
 	if err != nil {
@@ -209,13 +249,17 @@ func (k *Knowledge) pruneLibrary() error {
 			used[f.SHA256] = true
 		}
 	}
+	held, err := k.svc.Held()
+	if err != nil {
+		return nil // a knowledge list cannot be read: keep every copy
+	}
 	dir := k.c.assistants.Library().Dir()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil // no library yet
 	}
 	for _, e := range entries {
-		if e.IsDir() && isSHA256(e.Name()) && !used[e.Name()] {
+		if e.IsDir() && isSHA256(e.Name()) && !used[e.Name()] && !held[e.Name()] {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}
