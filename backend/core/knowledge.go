@@ -33,7 +33,8 @@ func (c *Core) Knowledge() *Knowledge {
 	defer c.engMu.Unlock()
 	if c.know == nil {
 		k := &Knowledge{c: c}
-		k.svc = knowledge.New(filepath.Join(c.dir, KnowledgeDir), knowledge.Options{Run: c.runSvc, InUse: k.named})
+		k.svc = knowledge.New(filepath.Join(c.dir, KnowledgeDir), knowledge.Options{Run: c.runSvc, InUse: k.named,
+			Sourceless: func(p string) bool { return within(filepath.Join(c.dir, UploadsDir), p) }})
 		c.know = k
 	}
 	return c.know
@@ -96,6 +97,15 @@ func (k *Knowledge) Add(ctx context.Context, ref string, paths []string, progres
 		}
 	}
 	return res, err
+}
+
+// UploadsDir is the data folder's folder of browser uploads (a file
+// there came from a page, which cannot see where the user kept it).
+const UploadsDir = "uploads"
+
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
 }
 
 // named says whether an assistant's record names the library's copy of
@@ -291,6 +301,34 @@ func (k *Knowledge) Ranking(ref string) string {
 		return ""
 	}
 	return k.svc.Ranking(a.ID)
+}
+
+// KnowledgeRanking is how an assistant's files are searched.
+type KnowledgeRanking struct {
+	// Mode is "keywords" (BM25 alone) or "hybrid" (BM25 and embeddings,
+	// fused by reciprocal rank).
+	Mode string `json:"mode"`
+	// Model, Server and Dims name the embedding model, when there is one;
+	// Vectors is how many chunks it embedded.
+	Model   string `json:"model,omitempty"`
+	Server  string `json:"server,omitempty"`
+	Dims    int    `json:"dims,omitempty"`
+	Vectors int    `json:"vectors,omitempty"`
+	// Words says it for the user.
+	Words string `json:"words"`
+}
+
+// RankingOf says how the assistant's files are searched.
+func (k *Knowledge) RankingOf(ref string) (KnowledgeRanking, error) {
+	a, err := k.Resolve(ref)
+	if err != nil {
+		return KnowledgeRanking{}, err
+	}
+	r := KnowledgeRanking{Mode: "keywords", Words: k.svc.Ranking(a.ID)}
+	if e, ok := k.svc.Embedding(a.ID); ok {
+		r.Mode, r.Model, r.Server, r.Dims, r.Vectors = "hybrid", e.Model, e.Server, e.Dims, e.Vectors
+	}
+	return r, nil
 }
 
 // Close closes the open indexes.

@@ -42,6 +42,10 @@ type Options struct {
 	// (core: an assistant's record) still names the library's copy of
 	// the bytes with that hash; nil: nothing else does.
 	InUse func(sha256 string) bool
+	// Sourceless says whether a path is a copy that tells nothing of
+	// where the file came from (a browser's upload): the file is then
+	// known by its name alone, and the same name again updates it.
+	Sourceless func(path string) bool
 }
 
 // Service is the knowledge of every assistant in one data folder. The
@@ -57,6 +61,7 @@ type Service struct {
 	chunking Chunking
 	embed    Embedder
 	inUse    func(string) bool
+	noSource func(string) bool
 
 	migrated sync.Once
 	migErr   error
@@ -77,8 +82,12 @@ func New(dir string, opts Options) *Service {
 	if inUse == nil {
 		inUse = func(string) bool { return false }
 	}
+	noSource := opts.Sourceless
+	if noSource == nil {
+		noSource = func(string) bool { return false }
+	}
 	return &Service{dir: dir, lib: assistant.NewLibrary(dir), run: opts.Run, chunking: opts.Chunking.WithDefaults(), embed: opts.Embed,
-		inUse: inUse, open: map[string]*textIndex{}, locks: map[string]*sync.Mutex{}, adding: map[string]int{}}
+		inUse: inUse, noSource: noSource, open: map[string]*textIndex{}, locks: map[string]*sync.Mutex{}, adding: map[string]int{}}
 }
 
 // File is one knowledge file of an assistant and what became of it.
@@ -284,6 +293,9 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 	if abs, err := filepath.Abs(path); err == nil {
 		src = abs
 	}
+	if s.noSource(src) {
+		src = ""
+	}
 	old, had := entryFor(m, name, src)
 	listed := name
 	if had {
@@ -412,7 +424,7 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 // kept where they came from) the one of that name.
 func entryFor(m *manifest, name, src string) (File, bool) {
 	for _, f := range m.Files {
-		if f.Source == src {
+		if src != "" && f.Source == src {
 			return f, true
 		}
 	}

@@ -538,6 +538,15 @@ export namespace core {
     running?: string;
   }
 
+  export interface KnowledgeRanking {
+    mode: string;
+    model?: string;
+    server?: string;
+    dims?: number;
+    vectors?: number;
+    words: string;
+  }
+
   export interface OperationInfo {
     id: string;
     method: string;
@@ -639,6 +648,7 @@ export namespace hardware {
 export namespace knowledge {
   export interface File {
     name: string;
+    original?: string;
     sha256: string;
     size: number;
     format: string;
@@ -665,6 +675,7 @@ export namespace knowledge {
 
   export interface Result {
     name: string;
+    original?: string;
     sha256: string;
     size: number;
     format: string;
@@ -1385,7 +1396,9 @@ export const methods = [
   'ImportAssistants',
   'InterruptSession',
   'KnowledgeAdd',
+  'KnowledgeCancel',
   'KnowledgeList',
+  'KnowledgeRanking',
   'KnowledgeRemove',
   'KnowledgeSearch',
   'LLMHint',
@@ -1400,6 +1413,7 @@ export const methods = [
   'Models',
   'OpenedFiles',
   'PickFile',
+  'PickKnowledgeFile',
   'PickModelFile',
   'PreviewFile',
   'RemoveAction',
@@ -1581,8 +1595,16 @@ export function KnowledgeAdd(assistantID: string, paths: Input<string[]>): Promi
   return call<knowledge.Result[]>('KnowledgeAdd', assistantID, paths);
 }
 
+export function KnowledgeCancel(assistantID: string): Promise<void> {
+  return call<void>('KnowledgeCancel', assistantID);
+}
+
 export function KnowledgeList(assistantID: string): Promise<knowledge.File[]> {
   return call<knowledge.File[]>('KnowledgeList', assistantID);
+}
+
+export function KnowledgeRanking(assistantID: string): Promise<core.KnowledgeRanking> {
+  return call<core.KnowledgeRanking>('KnowledgeRanking', assistantID);
 }
 
 export function KnowledgeRemove(assistantID: string, name: string): Promise<knowledge.File> {
@@ -1639,6 +1661,10 @@ export function OpenedFiles(): Promise<string[]> {
 
 export function PickFile(): Promise<string> {
   return call<string>('PickFile');
+}
+
+export function PickKnowledgeFile(): Promise<string> {
+  return call<string>('PickKnowledgeFile');
 }
 
 export function PickModelFile(): Promise<string> {
