@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"rehome/backend/assistant"
 	"rehome/backend/knowledge"
@@ -24,6 +25,9 @@ const KnowledgeDir = "knowledge"
 type Knowledge struct {
 	c   *Core
 	svc *knowledge.Service
+
+	mu     sync.Mutex
+	chosen knowledge.Embedder // a face's choice (SetEmbedder), else nil
 }
 
 // Knowledge is the knowledge service (its files and indexes live in the
@@ -79,6 +83,7 @@ func (k *Knowledge) Add(ctx context.Context, ref string, paths []string, progres
 	// Each file becomes rehome's own copy in the assistants' knowledge
 	// library (assistant.Library: what the sandbox may mount at
 	// /mnt/data, what a bundle carries); the index reads that copy.
+	k.useEmbedder()
 	res, err := k.svc.Add(ctx, a.ID, paths, progress)
 	if serr := k.sync(a.ID); err == nil {
 		err = serr
@@ -186,6 +191,7 @@ func (k *Knowledge) Search(ctx context.Context, ref, query, file string, top int
 	if err != nil {
 		return nil, err
 	}
+	k.useEmbedder()
 	return k.svc.Search(ctx, a.ID, query, file, top)
 }
 
@@ -229,6 +235,7 @@ func (k *Knowledge) Tool(id string) (llm.LoopTool, bool) {
 	}
 	for _, f := range files {
 		if f.State == knowledge.StateIndexed {
+			k.useEmbedder()
 			t, err := k.svc.Tool(id)
 			return t, err == nil
 		}
@@ -290,17 +297,13 @@ func isSHA256(s string) bool {
 	return true
 }
 
-// SetEmbedder makes the next Adds embed chunks with e too (nil: keywords
-// alone); searches ask the model the chunks were embedded with.
-func (k *Knowledge) SetEmbedder(e knowledge.Embedder) { k.svc.SetEmbedder(e) }
-
 // Ranking says how the assistant's files are searched, in words.
 func (k *Knowledge) Ranking(ref string) string {
-	a, err := k.Resolve(ref)
+	r, err := k.RankingOf(ref)
 	if err != nil {
 		return ""
 	}
-	return k.svc.Ranking(a.ID)
+	return r.Words
 }
 
 // KnowledgeRanking is how an assistant's files are searched.
@@ -327,6 +330,9 @@ func (k *Knowledge) RankingOf(ref string) (KnowledgeRanking, error) {
 	r := KnowledgeRanking{Mode: "keywords", Words: k.svc.Ranking(a.ID)}
 	if e, ok := k.svc.Embedding(a.ID); ok {
 		r.Mode, r.Model, r.Server, r.Dims, r.Vectors = "hybrid", e.Model, e.Server, e.Dims, e.Vectors
+		if isCarried(e.Server) {
+			r.Words = fmt.Sprintf("keywords (BM25) and embeddings (the carried model %s, which rehome starts), fused by reciprocal rank", e.Model)
+		}
 	}
 	return r, nil
 }

@@ -89,7 +89,10 @@ func (p Plan) Args() []string {
 		// default verbosity leaves them out): what a crash report needs.
 		"-lv", "4"}
 	if p.Model.Embedding {
-		return append(args, "--embeddings")
+		// A text is embedded in one batch: the batch takes the whole
+		// context (llama-server's default of 512 refuses longer chunks).
+		n := strconv.Itoa(p.Context)
+		return append(args, "--embeddings", "-b", n, "-ub", n)
 	}
 	// --jinja: the model's own chat template, which parses its tool calls.
 	return append(args, "--jinja")
