@@ -82,6 +82,15 @@ func TestKnowledgeCarriedEmbeddingModel(t *testing.T) {
 	if fused, err := k.Search(ctx, a.ID, query, "", 3); err != nil || fused[0].File != "tablets.txt" {
 		t.Fatalf("the carried model again: %+v %v", fused, err)
 	}
+	// A full chunk (800 tokens by rehome's count, about 640 by the
+	// model's) is embedded too: past llama-server's default batch of 512,
+	// which refuses that much to a causal model ("input (801 tokens) is
+	// too large to process") but not to an embedding model, whose
+	// attention is not causal.
+	long := writeFile(t, filepath.Join(src, "long.txt"), strings.Repeat("word ", 700)+"\n")
+	if res, err := k.Add(ctx, a.ID, []string{long}, nil); err != nil || res[0].Chunks == 0 || !strings.HasSuffix(res[0].Message, "embedded with tiny-embed") {
+		t.Fatalf("a full chunk: %+v %v", res, err)
+	}
 	// The ask loop's file_search reaches the same ranking.
 	tool, ok := k.Tool(a.ID)
 	if !ok || tool.Name != knowledge.ToolName {

@@ -89,10 +89,7 @@ func (p Plan) Args() []string {
 		// default verbosity leaves them out): what a crash report needs.
 		"-lv", "4"}
 	if p.Model.Embedding {
-		// A text is embedded in one batch: the batch takes the whole
-		// context (llama-server's default of 512 refuses longer chunks).
-		n := strconv.Itoa(p.Context)
-		return append(args, "--embeddings", "-b", n, "-ub", n)
+		return append(args, "--embeddings")
 	}
 	// --jinja: the model's own chat template, which parses its tool calls.
 	return append(args, "--jinja")
