@@ -89,7 +89,7 @@ var pathless = []string{
 	"SandboxStatus", "VerifyIsolation", "BuildImage", "ExecCell", "InterruptSession", "RestartSession",
 	"StopSession", "SessionCells", "ExportSession",
 	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile",
-	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove",
+	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove", "KnowledgeCancel", "KnowledgeRanking", "PickKnowledgeFile",
 	"ListActions", "AddAction", "RemoveAction", "TestAction", "AnswerAction", "SignInAction",
 	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations",
 }

@@ -43,6 +43,10 @@ type App struct {
 	asks       askHolder
 	sessions   sessionHolder
 	confirms   confirmBox // action calls waiting for the user (actions.go)
+
+	knowMu   sync.Mutex
+	knowSeq  int
+	knowAdds map[string]map[int]context.CancelFunc // knowledge adds in progress, per assistant (knowledge.go)
 }
 
 // Host holds an App for its window or `rehome serve`: it opens it, attaches

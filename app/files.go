@@ -14,7 +14,7 @@ import (
 // save: run outputs and browser uploads. Nothing else is ever served.
 const (
 	RunsDir    = core.RunsDir
-	UploadsDir = "uploads"
+	UploadsDir = core.UploadsDir
 	BackupsDir = "backups"
 )
 

@@ -82,3 +82,62 @@ func TestKnowledgeMethods(t *testing.T) {
 		t.Errorf("the deleted assistant's knowledge is still there: %v", err)
 	}
 }
+
+type cancelAt struct {
+	a     *App
+	id    string
+	index int
+}
+
+func (c *cancelAt) Emit(name string, payload any) {
+	if p, ok := payload.(KnowledgeProgress); ok && p.Index == c.index && p.Stage == "copying" {
+		c.a.KnowledgeCancel(c.id)
+	}
+}
+
+// A browser's uploads: the library's copy is the only one kept (the
+// upload goes once added), the same name uploaded again is the same file
+// (a page cannot say where it kept it), and Stop (KnowledgeCancel) ends
+// an add between files with what was done kept and no error.
+func TestKnowledgeUploadsAndCancel(t *testing.T) {
+	a := openApp(t)
+	defer a.Close()
+	as, err := a.CreateAssistant(assistant.Assistant{Name: "Kettle Helper"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploadAs := func(id, name, text string) string {
+		p := filepath.Join(a.cfg.DataDir, UploadsDir, id, name)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte(text), 0o600)
+		return p
+	}
+	one := uploadAs("u1", "guide.md", "# Guide\n\nThe warranty lasts two years.\n")
+	if res, err := a.KnowledgeAdd(as.ID, []string{one}); err != nil || res[0].State != "indexed" {
+		t.Fatalf("add: %+v %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Dir(one)); !os.IsNotExist(err) {
+		t.Errorf("the upload is kept beside the library's copy: %v", err)
+	}
+	two := uploadAs("u2", "guide.md", "# Guide\n\nThe warranty lasts three years.\n")
+	if res, err := a.KnowledgeAdd(as.ID, []string{two}); err != nil || res[0].Action != "reindexed" || res[0].Name != "guide.md" {
+		t.Fatalf("the same name uploaded again: %+v %v", res, err)
+	}
+	a.SetEmitter(&cancelAt{a: a.App, id: as.ID, index: 2})
+	files := []string{uploadAs("u3", "a.md", "# A\n\nalpha\n"), uploadAs("u4", "b.md", "# B\n\nbeta\n"), uploadAs("u5", "c.md", "# C\n\ngamma\n")}
+	res, err := a.KnowledgeAdd(as.ID, files)
+	if err != nil || len(res) != 1 || res[0].Name != "a.md" {
+		t.Fatalf("stopped at the second file: %+v %v", res, err)
+	}
+	list, _ := a.KnowledgeList(as.ID)
+	if len(list) != 2 || list[0].Name != "a.md" || list[1].Name != "guide.md" {
+		t.Fatalf("after stop: %+v", list)
+	}
+	if err := a.KnowledgeCancel(as.ID); err != nil {
+		t.Errorf("cancel with no add: %v", err)
+	}
+	r, err := a.KnowledgeRanking(as.ID)
+	if err != nil || r.Mode != "keywords" || !strings.Contains(r.Words, "keywords alone") {
+		t.Errorf("ranking: %+v %v", r, err)
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -121,13 +122,16 @@ func cmdKnowledgeList(env *cliEnv, args []string) int {
 		return exitOK
 	}
 	w := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "FILE\tSIZE\tSTATE\tCONTENT")
+	fmt.Fprintln(w, "FILE\tSHA256\tSIZE\tSTATE\tCONTENT")
 	for _, f := range files {
 		what := f.Counts()
 		if f.State != knowledge.StateIndexed {
 			what = f.Reason
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Name, bytesize.Format(f.Size), f.State, what)
+		if f.Original != "" {
+			what += " (added as " + f.Original + " from " + filepath.Dir(f.Source) + ")"
+		}
+		fmt.Fprintf(w, "%s\t%.12s\t%s\t%s\t%s\n", f.Name, f.SHA256, bytesize.Format(f.Size), f.State, what)
 	}
 	w.Flush()
 	return exitOK
@@ -175,13 +179,13 @@ func cmdKnowledgeSearch(env *cliEnv, args []string) int {
 }
 
 func cmdKnowledgeRm(env *cliEnv, args []string) int {
-	fs := env.flags("knowledge rm", "knowledge rm ASSISTANT FILE")
+	fs := env.flags("knowledge rm", "knowledge rm ASSISTANT FILE|SHA256-PREFIX")
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
 		return code
 	}
 	if len(words) != 2 {
-		return env.usage("knowledge rm takes an assistant (id or name) and a file name (see `rehome knowledge list`)")
+		return env.usage("knowledge rm takes an assistant (id or name) and a file: its name as listed, or the start of its sha256 (see `rehome knowledge list`)")
 	}
 	k, code := knowledgeService(env)
 	if k == nil {

@@ -133,3 +133,54 @@ func TestKnowledgeCLI(t *testing.T) {
 		}
 	}
 }
+
+// Two files named guide.md from two folders: both kept and listed apart,
+// both found; `knowledge rm` with a name that fits both says which and
+// removes nothing, with the listed name or a sha256 prefix it removes
+// that one.
+func TestKnowledgeCLISameNames(t *testing.T) {
+	home, src := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(src, "kettle"), 0o755)
+	os.MkdirAll(filepath.Join(src, "toaster"), 0o755)
+	one := filepath.Join(src, "kettle", "guide.md")
+	os.WriteFile(one, []byte(kettleGuide), 0o644)
+	two := filepath.Join(src, "toaster", "guide.md")
+	os.WriteFile(two, []byte("# Toaster care\n\nThe toaster warranty lasts one year.\n"), 0o644)
+	if r := rehomeCLI(t, home, "assistants", "add", "--name", "Kettle Helper"); r.code != 0 {
+		t.Fatalf("assistants add: %+v", r)
+	}
+	r := rehomeCLI(t, home, "knowledge", "add", "Kettle Helper", one, two)
+	if r.code != 0 || !strings.Contains(r.stderr, "guide.md: indexed as guide (2).md (another guide.md is in the knowledge already)") {
+		t.Fatalf("add: %+v", r)
+	}
+	r = rehomeCLI(t, home, "knowledge", "list", "Kettle Helper", "--json")
+	var files []struct{ Name, Original, SHA256, Source string }
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &files) != nil || len(files) != 2 || files[0].Name != "guide (2).md" || files[1].Name != "guide.md" ||
+		files[0].Original != "guide.md" || files[0].Source != two {
+		t.Fatalf("list: %+v", r)
+	}
+	if r = rehomeCLI(t, home, "knowledge", "list", "Kettle Helper"); !strings.Contains(r.stdout, "guide (2).md  "+files[0].SHA256[:12]) || !strings.Contains(r.stdout, "added as guide.md from "+filepath.Join(src, "toaster")) {
+		t.Fatalf("list text: %+v", r)
+	}
+	r = rehomeCLI(t, home, "knowledge", "search", "Kettle Helper", "--json", "warranty")
+	if r.code != 0 || !strings.Contains(r.stdout, `"file": "guide.md"`) || !strings.Contains(r.stdout, `"file": "guide (2).md"`) {
+		t.Fatalf("search: %+v", r)
+	}
+	r = rehomeCLI(t, home, "knowledge", "rm", "Kettle Helper", "guide")
+	if r.code != 1 || !strings.Contains(r.stderr, `"guide" fits 2 files: guide (2).md (sha256 `+files[0].SHA256[:12]) || !strings.Contains(r.stderr, "give the name as listed or the start of its sha256") {
+		t.Fatalf("ambiguous rm: %+v", r)
+	}
+	if r = rehomeCLI(t, home, "knowledge", "rm", "Kettle Helper", files[0].SHA256[:6]); r.code != 0 || !strings.Contains(r.stderr, "removed guide (2).md") {
+		t.Fatalf("rm by sha prefix: %+v", r)
+	}
+	r = rehomeCLI(t, home, "knowledge", "search", "Kettle Helper", "--json", "warranty")
+	if r.code != 0 || strings.Contains(r.stdout, "one year") || !strings.Contains(r.stdout, "two years") {
+		t.Fatalf("search after rm: %+v", r)
+	}
+	if r = rehomeCLI(t, home, "knowledge", "rm", "Kettle Helper", "guide.md"); r.code != 0 {
+		t.Fatalf("rm by name: %+v", r)
+	}
+	if r = rehomeCLI(t, home, "knowledge", "list", "Kettle Helper"); !strings.Contains(r.stdout, "No knowledge files") {
+		t.Fatalf("list after: %+v", r)
+	}
+}

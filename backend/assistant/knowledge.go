@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -43,6 +44,12 @@ func (l Library) PathFor(sum, name string) string {
 // given on the command line — into the library and returns its
 // reference, whose Path is the copy. A copy already there is reused.
 func (l Library) Add(path string) (KnowledgeFile, error) {
+	return l.AddAs(context.Background(), path, filepath.Base(path))
+}
+
+// AddAs is Add under name (the name the copy gets in the library, and
+// the reference's), with ctx ending a long copy (nothing is kept then).
+func (l Library) AddAs(ctx context.Context, path, name string) (KnowledgeFile, error) {
 	if l.dir == "" || l.dir == "." {
 		return KnowledgeFile{}, errors.New("knowledge: rehome has no data folder to keep knowledge files in")
 	}
@@ -61,12 +68,15 @@ func (l Library) Add(path string) (KnowledgeFile, error) {
 	}
 	defer tmp.Cleanup()
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), src)
+	n, err := io.Copy(io.MultiWriter(tmp, h), ctxReader{ctx, src})
+	if ctx.Err() != nil {
+		return KnowledgeFile{}, ctx.Err()
+	}
 	if err != nil {
 		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: copy into %s: %w (free some disk space and attach it again)", path, l.dir, err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	final := l.PathFor(sum, filepath.Base(path))
+	final := l.PathFor(sum, name)
 	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
 		return KnowledgeFile{}, fmt.Errorf("knowledge: create %s: %w", filepath.Dir(final), err)
 	}
@@ -75,7 +85,35 @@ func (l Library) Add(path string) (KnowledgeFile, error) {
 	} else if err := tmp.CommitAs(final); err != nil {
 		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: place it in %s: %w", path, l.dir, err)
 	}
-	return KnowledgeFile{Name: filepath.Base(path), Size: n, SHA256: sum, Path: final}, nil
+	return KnowledgeFile{Name: name, Size: n, SHA256: sum, Path: final}, nil
+}
+
+// CopyOf is the library's copy of the bytes with hash sum, "" when it
+// has none.
+func (l Library) CopyOf(sum string) string {
+	if !isSHA256(sum) {
+		return ""
+	}
+	entries, _ := os.ReadDir(filepath.Join(l.dir, sum))
+	for _, e := range entries {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+			return filepath.Join(l.dir, sum, e.Name())
+		}
+	}
+	return ""
+}
+
+// ctxReader ends a copy when its context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // copyOf returns a file of size n the library holds for sum, or "".

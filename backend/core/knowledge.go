@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"rehome/backend/assistant"
 	"rehome/backend/knowledge"
@@ -24,6 +25,9 @@ const KnowledgeDir = "knowledge"
 type Knowledge struct {
 	c   *Core
 	svc *knowledge.Service
+
+	mu     sync.Mutex
+	chosen knowledge.Embedder // a face's choice (SetEmbedder), else nil
 }
 
 // Knowledge is the knowledge service (its files and indexes live in the
@@ -32,7 +36,10 @@ func (c *Core) Knowledge() *Knowledge {
 	c.engMu.Lock()
 	defer c.engMu.Unlock()
 	if c.know == nil {
-		c.know = &Knowledge{c: c, svc: knowledge.New(filepath.Join(c.dir, KnowledgeDir), knowledge.Options{Run: c.runSvc})}
+		k := &Knowledge{c: c}
+		k.svc = knowledge.New(filepath.Join(c.dir, KnowledgeDir), knowledge.Options{Run: c.runSvc, InUse: k.named,
+			Sourceless: func(p string) bool { return within(filepath.Join(c.dir, UploadsDir), p) }})
+		c.know = k
 	}
 	return c.know
 }
@@ -73,51 +80,93 @@ func (k *Knowledge) Add(ctx context.Context, ref string, paths []string, progres
 	if err != nil {
 		return nil, err
 	}
-	id := a.ID
-	// Each file is first rehome's own copy in the assistant's knowledge
+	// Each file becomes rehome's own copy in the assistants' knowledge
 	// library (assistant.Library: what the sandbox may mount at
 	// /mnt/data, what a bundle carries); the index reads that copy.
-	lib := k.c.assistants.Library()
-	copies := make([]string, 0, len(paths))
-	at := map[string]string{} // sha256 -> the library's copy
-	for _, p := range paths {
-		kf, err := lib.Add(p)
-		if err != nil {
-			return nil, err
-		}
-		copies = append(copies, kf.Path)
-		at[kf.SHA256] = kf.Path
-	}
-	res, err := k.svc.Add(ctx, id, copies, progress)
-	if serr := k.sync(id, at); err == nil {
+	k.useEmbedder()
+	res, err := k.svc.Add(ctx, a.ID, paths, progress)
+	if serr := k.sync(a.ID); err == nil {
 		err = serr
+	}
+	// The bytes a changed file replaced, once the record no longer
+	// names them either.
+	if now, gerr := k.c.assistants.Get(a.ID); gerr == nil {
+		have := map[string]bool{}
+		for _, f := range now.Knowledge {
+			have[f.SHA256] = true
+		}
+		for _, f := range a.Knowledge {
+			if !have[f.SHA256] {
+				k.svc.DropIfUnused(f.SHA256)
+			}
+		}
 	}
 	return res, err
 }
 
+// UploadsDir is the data folder's folder of browser uploads (a file
+// there came from a page, which cannot see where the user kept it).
+const UploadsDir = "uploads"
+
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
+}
+
+// named says whether an assistant's record names the library's copy of
+// the bytes with hash sum.
+func (k *Knowledge) named(sum string) bool {
+	all, err := k.c.assistants.List()
+	if err != nil {
+		return true // unsure: keep it
+	}
+	for _, a := range all {
+		for _, f := range a.Knowledge {
+			if f.SHA256 == sum {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // sync makes the assistant's list of knowledge files name what is
-// indexed (and keeps the files it lists that are not, such as those
-// still on OpenAI's servers).
-func (k *Knowledge) sync(id string, at map[string]string) error {
+// indexed, by hash (and keeps the files it lists that are not, such as
+// those still on OpenAI's servers); an entry whose bytes the knowledge
+// no longer has, under the name of an indexed file, is that file before
+// it changed.
+func (k *Knowledge) sync(id string) error {
 	files, err := k.svc.List(id)
 	if err != nil {
 		return err
 	}
+	known := map[string]bool{}
+	for _, f := range files {
+		known[f.SHA256] = true
+	}
 	_, err = k.c.assistants.Edit(id, func(a *assistant.Assistant) error {
-		by := map[string]int{}
-		for i, f := range a.Knowledge {
-			by[f.Name] = i
-		}
 		for _, f := range files {
 			if f.State != knowledge.StateIndexed {
 				continue
 			}
-			kf := assistant.KnowledgeFile{Name: f.Name, Size: f.Size, SHA256: f.SHA256, Path: at[f.SHA256]}
-			if i, ok := by[f.Name]; ok {
-				if kf.Path == "" && a.Knowledge[i].SHA256 == f.SHA256 {
-					kf.Path = a.Knowledge[i].Path // indexed before, its copy unchanged
+			kf := assistant.KnowledgeFile{Name: f.Name, Size: f.Size, SHA256: f.SHA256, Path: f.Path}
+			at := -1
+			for i, x := range a.Knowledge {
+				if x.SHA256 == f.SHA256 {
+					at = i
+					break
 				}
-				a.Knowledge[i] = kf
+			}
+			if at < 0 {
+				for i, x := range a.Knowledge {
+					if x.Name == f.Name && x.SHA256 != "" && !known[x.SHA256] {
+						at = i
+						break
+					}
+				}
+			}
+			if at >= 0 {
+				a.Knowledge[at] = kf
 			} else {
 				a.Knowledge = append(a.Knowledge, kf)
 			}
@@ -142,30 +191,36 @@ func (k *Knowledge) Search(ctx context.Context, ref, query, file string, top int
 	if err != nil {
 		return nil, err
 	}
+	k.useEmbedder()
 	return k.svc.Search(ctx, a.ID, query, file, top)
 }
 
-// Remove takes one file out of the assistant's knowledge and its record.
-func (k *Knowledge) Remove(ref, name string) (knowledge.File, error) {
+// Remove takes one file out of the assistant's knowledge and its record;
+// file is its name as listed, the start of its SHA-256, or a name that
+// fits one file (knowledge.Service.Find: several say which).
+func (k *Knowledge) Remove(ref, file string) (knowledge.File, error) {
 	a, err := k.Resolve(ref)
 	if err != nil {
 		return knowledge.File{}, err
 	}
-	id := a.ID
-	f, err := k.svc.Remove(id, name)
+	f, err := k.svc.Find(a.ID, file)
 	if err != nil {
 		return f, err
 	}
-	_, err = k.c.assistants.Edit(id, func(a *assistant.Assistant) error {
+	// The record first: the library's copy goes with the knowledge entry
+	// when nothing else names it.
+	if _, err := k.c.assistants.Edit(a.ID, func(a *assistant.Assistant) error {
 		for i, kf := range a.Knowledge {
-			if kf.Name == name {
+			if kf.SHA256 == f.SHA256 {
 				a.Knowledge = append(a.Knowledge[:i], a.Knowledge[i+1:]...)
 				break
 			}
 		}
 		return nil
-	})
-	return f, err
+	}); err != nil {
+		return f, err
+	}
+	return k.svc.Remove(a.ID, f.Name)
 }
 
 // Tool is the file_search entry of the ask loop for the assistant, and
@@ -180,6 +235,7 @@ func (k *Knowledge) Tool(id string) (llm.LoopTool, bool) {
 	}
 	for _, f := range files {
 		if f.State == knowledge.StateIndexed {
+			k.useEmbedder()
 			t, err := k.svc.Tool(id)
 			return t, err == nil
 		}
@@ -196,8 +252,9 @@ func (k *Knowledge) Forget(id string) error {
 	return k.pruneLibrary()
 }
 
-// pruneLibrary removes the library's copies no stored assistant names any
-// more (a deleted assistant's knowledge).
+// pruneLibrary removes the library's copies no stored assistant and no
+// knowledge index names any more (a deleted assistant's knowledge, the
+// bytes a changed file replaced).
 func (k *Knowledge) pruneLibrary() error {
 	all, err := k.c.assistants.List()
 	if err != nil {
@@ -209,13 +266,17 @@ func (k *Knowledge) pruneLibrary() error {
 			used[f.SHA256] = true
 		}
 	}
+	held, err := k.svc.Held()
+	if err != nil {
+		return nil // a knowledge list cannot be read: keep every copy
+	}
 	dir := k.c.assistants.Library().Dir()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil // no library yet
 	}
 	for _, e := range entries {
-		if e.IsDir() && isSHA256(e.Name()) && !used[e.Name()] {
+		if e.IsDir() && isSHA256(e.Name()) && !used[e.Name()] && !held[e.Name()] {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}
@@ -236,17 +297,44 @@ func isSHA256(s string) bool {
 	return true
 }
 
-// SetEmbedder makes the next Adds embed chunks with e too (nil: keywords
-// alone); searches ask the model the chunks were embedded with.
-func (k *Knowledge) SetEmbedder(e knowledge.Embedder) { k.svc.SetEmbedder(e) }
-
 // Ranking says how the assistant's files are searched, in words.
 func (k *Knowledge) Ranking(ref string) string {
-	a, err := k.Resolve(ref)
+	r, err := k.RankingOf(ref)
 	if err != nil {
 		return ""
 	}
-	return k.svc.Ranking(a.ID)
+	return r.Words
+}
+
+// KnowledgeRanking is how an assistant's files are searched.
+type KnowledgeRanking struct {
+	// Mode is "keywords" (BM25 alone) or "hybrid" (BM25 and embeddings,
+	// fused by reciprocal rank).
+	Mode string `json:"mode"`
+	// Model, Server and Dims name the embedding model, when there is one;
+	// Vectors is how many chunks it embedded.
+	Model   string `json:"model,omitempty"`
+	Server  string `json:"server,omitempty"`
+	Dims    int    `json:"dims,omitempty"`
+	Vectors int    `json:"vectors,omitempty"`
+	// Words says it for the user.
+	Words string `json:"words"`
+}
+
+// RankingOf says how the assistant's files are searched.
+func (k *Knowledge) RankingOf(ref string) (KnowledgeRanking, error) {
+	a, err := k.Resolve(ref)
+	if err != nil {
+		return KnowledgeRanking{}, err
+	}
+	r := KnowledgeRanking{Mode: "keywords", Words: k.svc.Ranking(a.ID)}
+	if e, ok := k.svc.Embedding(a.ID); ok {
+		r.Mode, r.Model, r.Server, r.Dims, r.Vectors = "hybrid", e.Model, e.Server, e.Dims, e.Vectors
+		if isCarried(e.Server) {
+			r.Words = fmt.Sprintf("keywords (BM25) and embeddings (the carried model %s, which rehome starts), fused by reciprocal rank", e.Model)
+		}
+	}
+	return r, nil
 }
 
 // Close closes the open indexes.

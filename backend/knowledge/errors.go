@@ -25,6 +25,8 @@ var (
 	ErrTooManyFiles = errors.New("too many files")
 	// ErrNotFound: no such file in the assistant's knowledge.
 	ErrNotFound = errors.New("no such knowledge file")
+	// ErrAmbiguous: a file name (or sha256 prefix) that fits several files.
+	ErrAmbiguous = errors.New("more than one knowledge file fits")
 	// ErrNoSandbox: the file needs the sandbox to be read and it cannot start.
 	ErrNoSandbox = errors.New("the sandbox is not available to read the file")
 )

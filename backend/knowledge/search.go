@@ -37,12 +37,9 @@ func (s *Service) Search(ctx context.Context, id, query, file string, top int) (
 	}
 	sha := ""
 	if file != "" {
-		f, ok := find(m, file)
-		if !ok {
-			f, ok = findLoose(m, file)
-		}
-		if !ok {
-			return nil, fmt.Errorf("%w: %q (the files are: %s)", ErrNotFound, file, names(m))
+		f, err := resolve(m, id, file)
+		if err != nil {
+			return nil, err
 		}
 		sha = f.SHA256
 	}
@@ -63,19 +60,6 @@ func (s *Service) Search(ctx context.Context, id, query, file string, top int) (
 			Text: h.Doc.Text, Score: h.Score, SHA256: h.Doc.SHA, Chunk: int(h.Doc.N)})
 	}
 	return out, nil
-}
-
-// findLoose finds a file by its name without case or extension (models
-// write "Manual" for manual.pdf).
-func findLoose(m *manifest, name string) (File, bool) {
-	n := strings.ToLower(strings.TrimSpace(name))
-	for _, f := range m.Files {
-		l := strings.ToLower(f.Name)
-		if l == n || strings.TrimSuffix(l, strings.ToLower(extOf(l))) == n {
-			return f, true
-		}
-	}
-	return File{}, false
 }
 
 func extOf(name string) string {

@@ -9,12 +9,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
+	"rehome/backend/assistant"
 	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
-	"rehome/backend/knowledge/blobs"
 	"rehome/backend/llm"
 )
 
@@ -37,44 +38,78 @@ type Options struct {
 	// files are searched by BM25 alone (or with the embedding model they
 	// were indexed with, when its server answers).
 	Embed Embedder
+	// InUse says whether something other than the knowledge indexes
+	// (core: an assistant's record) still names the library's copy of
+	// the bytes with that hash; nil: nothing else does.
+	InUse func(sha256 string) bool
+	// Sourceless says whether a path is a copy that tells nothing of
+	// where the file came from (a browser's upload): the file is then
+	// known by its name alone, and the same name again updates it.
+	Sourceless func(path string) bool
 }
 
-// Service is the knowledge of every assistant in one data folder:
-// <dir>/<sha256> holds each file's bytes once (package blobs), and
-// <dir>/assistants/<id>/ an assistant's manifest (files.json) and its
-// bleve index (index.bleve).
+// Service is the knowledge of every assistant in one data folder. The
+// bytes of each file live once, in the assistants' knowledge library
+// (assistant.Library: <dir>/<sha256>/<name>, the copy the sandbox mounts
+// and a bundle carries); the index reads that copy. <dir>/assistants/<id>/
+// holds an assistant's manifest (files.json), its bleve index
+// (index.bleve) and its vectors.
 type Service struct {
 	dir      string
-	blobs    *blobs.Store
+	lib      assistant.Library
 	run      Runner
 	chunking Chunking
 	embed    Embedder
+	inUse    func(string) bool
+	noSource func(string) bool
+
+	migrated sync.Once
+	migErr   error
 
 	mu   sync.Mutex
 	open map[string]*textIndex
 	// locks serialises the changes of one assistant's knowledge.
 	locks map[string]*sync.Mutex
+	// adding counts the copies an Add has made and not yet recorded
+	// (never removed as unused meanwhile).
+	adding map[string]int
 }
 
-// New returns the service over dir (the data folder's knowledge folder).
+// New returns the service over dir (the data folder's knowledge folder,
+// which is also the assistants' knowledge library).
 func New(dir string, opts Options) *Service {
-	return &Service{dir: dir, blobs: blobs.New(filepath.Join(dir, "blobs"), MaxFileBytes), run: opts.Run, chunking: opts.Chunking.WithDefaults(), embed: opts.Embed,
-		open: map[string]*textIndex{}, locks: map[string]*sync.Mutex{}}
+	inUse := opts.InUse
+	if inUse == nil {
+		inUse = func(string) bool { return false }
+	}
+	noSource := opts.Sourceless
+	if noSource == nil {
+		noSource = func(string) bool { return false }
+	}
+	return &Service{dir: dir, lib: assistant.NewLibrary(dir), run: opts.Run, chunking: opts.Chunking.WithDefaults(), embed: opts.Embed,
+		inUse: inUse, noSource: noSource, open: map[string]*textIndex{}, locks: map[string]*sync.Mutex{}, adding: map[string]int{}}
 }
 
 // File is one knowledge file of an assistant and what became of it.
 type File struct {
-	Name   string `json:"name"`
-	SHA256 string `json:"sha256"`
-	Size   int64  `json:"size"`
-	Format string `json:"format"`
+	// Name is the file's name in the assistant's knowledge: the name it
+	// was added with, or "guide (2).pdf" when another file of the same
+	// name (other bytes, from another place) is there already.
+	Name string `json:"name"`
+	// Original is the name it was added with, when Name differs.
+	Original string `json:"original,omitempty"`
+	SHA256   string `json:"sha256"`
+	Size     int64  `json:"size"`
+	Format   string `json:"format"`
 	// State is "indexed" or "failed" (Reason says why, in words).
 	State  string `json:"state"`
 	Reason string `json:"reason,omitempty"`
 	Pages  int    `json:"pages,omitempty"`
 	Chunks int    `json:"chunks"`
 	Tokens int    `json:"tokens"`
-	// Path is rehome's own copy; Source where it was added from.
+	// Path is rehome's own copy (in the library); Source where it was
+	// added from (an absolute path; "" for files added before rehome
+	// kept it).
 	Path   string    `json:"path"`
 	Source string    `json:"source,omitempty"`
 	Added  time.Time `json:"added"`
@@ -124,6 +159,10 @@ func (s *Service) load(id string) (*manifest, string, error) {
 	dir, err := s.assistantDir(id)
 	if err != nil {
 		return nil, "", err
+	}
+	s.migrated.Do(func() { s.migErr = s.migrate() })
+	if s.migErr != nil {
+		return nil, "", s.migErr
 	}
 	m := &manifest{Schema: 1, Chunking: s.chunking, Files: []File{}}
 	data, err := os.ReadFile(filepath.Join(dir, "files.json"))
@@ -218,6 +257,8 @@ func (s *Service) Add(ctx context.Context, id string, paths []string, progress f
 		return nil, err
 	}
 	out := []Result{}
+	var held []string
+	defer func() { s.release(held) }()
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -227,7 +268,7 @@ func (s *Service) Add(ctx context.Context, id string, paths []string, progress f
 			progress(Progress{Index: i + 1, Total: len(paths), File: name, Stage: stage, Result: r})
 		}
 		step("copying", nil)
-		r, replaced := s.addOne(ctx, m, dir, id, p, step)
+		r, replaced := s.addOne(ctx, m, dir, id, p, step, &held)
 		if ctx.Err() != nil && r.State == StateFailed {
 			return out, ctx.Err()
 		}
@@ -235,7 +276,7 @@ func (s *Service) Add(ctx context.Context, id string, paths []string, progress f
 			return out, err
 		}
 		if replaced != "" {
-			s.dropBlobIfUnused(replaced)
+			s.DropIfUnused(replaced)
 		}
 		out = append(out, r)
 		step("done", &r)
@@ -244,14 +285,31 @@ func (s *Service) Add(ctx context.Context, id string, paths []string, progress f
 }
 
 // addOne indexes one file into m; replaced is the hash of the bytes it
-// replaced (to drop once m is saved), "" when none.
-func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string, step func(string, *Result)) (r Result, replaced string) {
+// replaced (to drop once m is saved), "" when none. The library copies
+// it makes are added to held.
+func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string, step func(string, *Result), held *[]string) (r Result, replaced string) {
 	name := filepath.Base(path)
-	r = Result{File: File{Name: name, Format: FormatOf(name), Source: path, Added: time.Now().UTC()}}
-	old, had := find(m, name)
+	src := path
+	if abs, err := filepath.Abs(path); err == nil {
+		src = abs
+	}
+	if s.noSource(src) {
+		src = ""
+	}
+	old, had := entryFor(m, name, src)
+	listed := name
+	if had {
+		listed = old.Name
+	} else {
+		listed = freeName(m, name)
+	}
+	r = Result{File: File{Name: listed, Format: FormatOf(name), Source: src, Added: time.Now().UTC()}}
+	if listed != name {
+		r.Original = name
+	}
 	fail := func(err error) (Result, string) {
 		r.State, r.Action, r.Reason = StateFailed, "failed", err.Error()
-		r.Message = fmt.Sprintf("%s: not indexed: %s", name, r.Reason)
+		r.Message = fmt.Sprintf("%s: not indexed: %s", listed, r.Reason)
 		if ctx.Err() != nil {
 			return r, "" // cancelled: nothing changes
 		}
@@ -279,18 +337,38 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 	if !had && len(m.Files) >= MaxFiles {
 		return fail(fmt.Errorf("%w: the assistant has %d files, the most rehome keeps; remove one first", ErrTooManyFiles, MaxFiles))
 	}
-	b, err := s.blobs.Put(ctx, path)
+	c, err := s.lib.AddAs(ctx, path, listed)
 	if err != nil {
 		return fail(err)
 	}
-	r.SHA256, r.Size, r.Path = b.SHA256, b.Size, b.Path
-	if had && old.SHA256 == b.SHA256 && old.State == StateIndexed {
-		old.Source = path
-		s.record(m, old)
-		return Result{File: old, Action: "unchanged", Message: fmt.Sprintf("%s: unchanged (the same bytes are indexed already)", name)}, ""
+	s.hold(c.SHA256)
+	*held = append(*held, c.SHA256)
+	r.SHA256, r.Size, r.Path = c.SHA256, c.Size, c.Path
+	if c.Size > MaxFileBytes { // it grew while copied
+		return fail(fmt.Errorf("%w (%s): split it, or keep the part the assistant needs", ErrTooLarge, bytesize.Format(c.Size)))
+	}
+	if same, ok := bySHA(m, c.SHA256); ok && same.State == StateIndexed {
+		if !had || same.Name == old.Name {
+			if same.Source == "" || same.Name == old.Name {
+				same.Source = src
+			}
+			s.record(m, same)
+			msg := fmt.Sprintf("%s: unchanged (the same bytes are indexed already)", name)
+			if same.Name != name {
+				msg = fmt.Sprintf("%s: unchanged (the same bytes are indexed already as %s)", name, same.Name)
+			}
+			return Result{File: same, Action: "unchanged", Message: msg}, ""
+		}
+		// The file now holds the bytes another entry has: that entry
+		// stays, this one's earlier passages go.
+		if err := s.forgetEntry(id, dir, m, old); err != nil {
+			return fail(err)
+		}
+		msg := fmt.Sprintf("%s: unchanged (its bytes are now those of %s, indexed already; %s was taken out)", name, same.Name, old.Name)
+		return Result{File: same, Action: "unchanged", Message: msg}, old.SHA256
 	}
 	step("reading", nil)
-	doc, err := s.parse(ctx, b.Path, name)
+	doc, err := s.parse(ctx, c.Path, name)
 	if err != nil {
 		return fail(err)
 	}
@@ -315,7 +393,7 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 			return fail(err)
 		}
 	}
-	if err := ix.put(name, b.SHA256, chunks); err != nil {
+	if err := ix.put(listed, c.SHA256, chunks); err != nil {
 		return fail(err)
 	}
 	r.State, r.Pages, r.Chunks, r.Tokens = StateIndexed, doc.Pages, len(chunks), tokens
@@ -324,18 +402,69 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 		r.Action = "reindexed"
 	}
 	s.record(m, r.File)
-	r.Message = fmt.Sprintf("%s: %s, %s", name, r.Action, r.Counts())
+	r.Message = fmt.Sprintf("%s: %s, %s", listed, r.Action, r.Counts())
+	if listed != name {
+		r.Message = fmt.Sprintf("%s: %s as %s (another %s is in the knowledge already), %s", name, r.Action, listed, name, r.Counts())
+	}
 	if e := s.embedder(); e != nil {
-		if err := s.embedFile(ctx, m, dir, ix, b.SHA256, old.SHA256, chunks); err != nil {
+		if err := s.embedFile(ctx, m, dir, ix, c.SHA256, old.SHA256, chunks); err != nil {
 			r.Message += fmt.Sprintf(" (no embeddings: %v; it is searched by keywords alone)", err)
 		} else {
 			r.Message += ", embedded with " + e.Model()
 		}
 	}
-	if had && old.SHA256 != b.SHA256 {
+	if had && old.SHA256 != c.SHA256 {
 		replaced = old.SHA256
 	}
 	return r, replaced
+}
+
+// entryFor is the entry a file added from src under name updates: the
+// one added from the same place, else (for files recorded before rehome
+// kept where they came from) the one of that name.
+func entryFor(m *manifest, name, src string) (File, bool) {
+	for _, f := range m.Files {
+		if src != "" && f.Source == src {
+			return f, true
+		}
+	}
+	for _, f := range m.Files {
+		if f.Source == "" && f.Name == name {
+			return f, true
+		}
+	}
+	return File{}, false
+}
+
+// freeName is name, or "guide (2).pdf" and on when a file has it.
+func freeName(m *manifest, name string) string {
+	taken := func(n string) bool {
+		for _, f := range m.Files {
+			if strings.EqualFold(f.Name, n) {
+				return true
+			}
+		}
+		return false
+	}
+	if !taken(name) {
+		return name
+	}
+	ext := extOf(name)
+	base := strings.TrimSuffix(name, ext)
+	for k := 2; ; k++ {
+		if n := fmt.Sprintf("%s (%d)%s", base, k, ext); !taken(n) {
+			return n
+		}
+	}
+}
+
+func bySHA(m *manifest, sum string) (File, bool) {
+	for _, f := range m.Files {
+		if f.SHA256 == sum {
+			return f, true
+		}
+	}
+	return File{}, false
 }
 
 // Counts says a file's pages, chunks and tokens in words.
@@ -349,15 +478,6 @@ func (f File) Counts() string {
 		s = fmt.Sprintf("%d %s, ", f.Pages, unit)
 	}
 	return s + fmt.Sprintf("%d chunks, about %d tokens", f.Chunks, f.Tokens)
-}
-
-func find(m *manifest, name string) (File, bool) {
-	for _, f := range m.Files {
-		if f.Name == name {
-			return f, true
-		}
-	}
-	return File{}, false
 }
 
 func (s *Service) record(m *manifest, f File) {

@@ -289,6 +289,28 @@ func (s *Service) Ranking(id string) string {
 	return fmt.Sprintf("keywords (BM25) and embeddings (%s at %s), fused by reciprocal rank", v.Model, v.Server)
 }
 
+// Embedding is what an assistant's vectors were made with.
+type Embedding struct {
+	Model   string `json:"model"`
+	Server  string `json:"server"`
+	Dims    int    `json:"dims"`
+	Vectors int    `json:"vectors"`
+}
+
+// Embedding says the model, server and dimension of the assistant's
+// vectors, and how many there are; false when it has none.
+func (s *Service) Embedding(id string) (Embedding, bool) {
+	dir, err := s.assistantDir(id)
+	if err != nil {
+		return Embedding{}, false
+	}
+	v, err := loadVectors(dir)
+	if err != nil || v == nil || len(v.ids) == 0 {
+		return Embedding{}, false
+	}
+	return Embedding{Model: v.Model, Server: v.Server, Dims: v.Dims, Vectors: len(v.ids)}, true
+}
+
 // semantic is the embedding ranking of query, or nil when the
 // assistant has no vectors or their model cannot be asked (then BM25
 // ranks alone, and note says why).

@@ -386,6 +386,24 @@ func Build(dir string, s Script) (*Model, error) {
 	return m, nil
 }
 
+// AsEmbedder makes the model an embedding model as a GGUF says so: mean
+// pooling (llama.pooling_type 1) and attention that is not causal
+// (llama.attention.causal false), which is how rehome (and llama.cpp)
+// tell an embedding model from a chat model. Its embedding of a text is
+// then, after pooling, the constant and flag every token carries plus
+// the script's fragments it holds, as one-hot codes.
+func (m *Model) AsEmbedder() {
+	for i := range m.meta {
+		if m.meta[i].Key == "general.name" {
+			m.meta[i].Value = "rehome tiny embedder"
+		}
+	}
+	m.meta = append(m.meta,
+		kv{"llama.pooling_type", ggufUint32, uint32(1)},
+		kv{"llama.attention.causal", ggufBool, false},
+	)
+}
+
 // sourceFiles finds the vocabulary and the template in dir: side by side,
 // or where a llama.cpp checkout keeps them.
 func sourceFiles(dir string) (vocab, tmpl string) {

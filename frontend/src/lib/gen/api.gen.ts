@@ -544,6 +544,15 @@ export namespace core {
     running?: string;
   }
 
+  export interface KnowledgeRanking {
+    mode: string;
+    model?: string;
+    server?: string;
+    dims?: number;
+    vectors?: number;
+    words: string;
+  }
+
   export interface OperationInfo {
     id: string;
     method: string;
@@ -645,6 +654,7 @@ export namespace hardware {
 export namespace knowledge {
   export interface File {
     name: string;
+    original?: string;
     sha256: string;
     size: number;
     format: string;
@@ -671,6 +681,7 @@ export namespace knowledge {
 
   export interface Result {
     name: string;
+    original?: string;
     sha256: string;
     size: number;
     format: string;
@@ -1393,7 +1404,9 @@ export const methods = [
   'ImportAssistants',
   'InterruptSession',
   'KnowledgeAdd',
+  'KnowledgeCancel',
   'KnowledgeList',
+  'KnowledgeRanking',
   'KnowledgeRemove',
   'KnowledgeSearch',
   'LLMHint',
@@ -1408,6 +1421,7 @@ export const methods = [
   'Models',
   'OpenedFiles',
   'PickFile',
+  'PickKnowledgeFile',
   'PickModelFile',
   'PreviewFile',
   'RemoveAction',
@@ -1590,8 +1604,16 @@ export function KnowledgeAdd(assistantID: string, paths: Input<string[]>): Promi
   return call<knowledge.Result[]>('KnowledgeAdd', assistantID, paths);
 }
 
+export function KnowledgeCancel(assistantID: string): Promise<void> {
+  return call<void>('KnowledgeCancel', assistantID);
+}
+
 export function KnowledgeList(assistantID: string): Promise<knowledge.File[]> {
   return call<knowledge.File[]>('KnowledgeList', assistantID);
+}
+
+export function KnowledgeRanking(assistantID: string): Promise<core.KnowledgeRanking> {
+  return call<core.KnowledgeRanking>('KnowledgeRanking', assistantID);
 }
 
 export function KnowledgeRemove(assistantID: string, name: string): Promise<knowledge.File> {
@@ -1648,6 +1670,10 @@ export function OpenedFiles(): Promise<string[]> {
 
 export function PickFile(): Promise<string> {
   return call<string>('PickFile');
+}
+
+export function PickKnowledgeFile(): Promise<string> {
+  return call<string>('PickKnowledgeFile');
 }
 
 export function PickModelFile(): Promise<string> {

@@ -1,0 +1,91 @@
+// The assistant editor's Knowledge section in a real browser against
+// `rehome serve`: a real PDF (a Debian manual) and a bad file dropped on
+// it are read in the real sandbox; each gets its result, the files are
+// searched and one is removed. No second copy stays behind in uploads/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServe, launchBrowser, openApp, artifacts } from './harness.mjs';
+
+// A real PDF from a Debian package (shared-mime-info, which GTK needs).
+const manual = '/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf';
+
+let srv, browser;
+before(async () => {
+  srv = await startServe();
+  browser = await launchBrowser();
+  mkdirSync(artifacts, { recursive: true });
+});
+after(async () => {
+  await browser?.close();
+  await srv?.stop();
+});
+
+/** Drops files (name and bytes) on the element as a user's drag would. */
+async function dropFiles(page, selector, files) {
+  const payload = files.map((f) => ({ name: f.name, type: f.type, data: [...f.bytes] }));
+  const transfer = await page.evaluateHandle((fs) => {
+    const dt = new DataTransfer();
+    for (const f of fs) dt.items.add(new File([new Uint8Array(f.data)], f.name, { type: f.type }));
+    return dt;
+  }, payload);
+  await page.dispatchEvent(selector, 'dragover', { dataTransfer: transfer });
+  await page.dispatchEvent(selector, 'drop', { dataTransfer: transfer });
+}
+
+test('drop a real PDF and a bad file into the Knowledge section, search, remove one', { timeout: 240000 }, async () => {
+  assert.ok(existsSync(manual), `${manual} is missing: sudo apt-get install shared-mime-info`);
+  const a = await srv.call('CreateAssistant', { name: 'MIME Helper', instructions: 'Answer from the spec.' });
+  const page = await openApp(browser, srv.url, { hash: '#/assistants' });
+  await page.getByTestId('assistant-row').filter({ hasText: 'MIME Helper' }).click();
+  await page.getByTestId('knowledge-panel').waitFor();
+  assert.match(await page.getByTestId('knowledge-ranking').innerText(), /No files yet/);
+
+  await dropFiles(page, '[data-testid=knowledge-drop]', [
+    { name: 'shared-mime-info-spec.pdf', type: 'application/pdf', bytes: readFileSync(manual) },
+    { name: 'report.pdf', type: 'application/pdf', bytes: Buffer.from('<html><body>a web page saved as .pdf</body></html>') },
+  ]);
+  // Long work shows its step while it runs.
+  await page.getByTestId('knowledge-step').waitFor({ timeout: 20000 });
+  const rows = page.getByTestId('knowledge-file');
+  await rows.nth(1).waitFor({ timeout: 200000 });
+  await page.getByTestId('knowledge-step').waitFor({ state: 'detached', timeout: 200000 });
+
+  const good = page.locator('[data-testid=knowledge-file][data-name="shared-mime-info-spec.pdf"]');
+  const bad = page.locator('[data-testid=knowledge-file][data-name="report.pdf"]');
+  assert.match(await good.getByTestId('knowledge-file-state').innerText(), /^indexed: \d+ pages, \d+ chunks$/);
+  assert.equal(await bad.getByTestId('knowledge-file-state').innerText(), 'not indexed: not a PDF although named .pdf');
+  const results = await page.getByTestId('knowledge-result').allInnerTexts();
+  assert.equal(results.length, 2, results.join('\n'));
+  assert.ok(results.some((r) => /shared-mime-info-spec\.pdf: indexed, \d+ pages/.test(r)), results.join('\n'));
+  assert.ok(results.some((r) => r.startsWith('report.pdf: not indexed: not a PDF although named .pdf')), results.join('\n'));
+  assert.match(await page.getByTestId('knowledge-ranking').innerText(), /keywords alone \(BM25\)/);
+
+  // Search as the assistant's file_search does: the passage and its page.
+  const q = 'default priority of magic rules';
+  await page.getByTestId('knowledge-query').fill(q);
+  await page.getByTestId('knowledge-search').click();
+  const hit = page.getByTestId('knowledge-hit').first();
+  await hit.waitFor();
+  const [top] = await srv.call('KnowledgeSearch', a.id, q, 5);
+  assert.ok(top.text.includes('default priority value is 50'), top.text);
+  assert.ok((await hit.innerText()).startsWith(`shared-mime-info-spec.pdf, page ${top.page}\n`), await hit.innerText());
+  await page.getByTestId('knowledge-hits').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(artifacts, 'browser-knowledge.png') });
+
+  // The uploads went once the library had its copies: one copy per file.
+  const uploads = join(srv.home, 'uploads');
+  assert.deepEqual(existsSync(uploads) ? readdirSync(uploads) : [], []);
+
+  // Remove the bad one, with a confirmation; the good one stays.
+  await bad.getByTestId('knowledge-remove').click();
+  await bad.getByTestId('knowledge-confirm-remove').click();
+  await bad.waitFor({ state: 'detached' });
+  assert.equal(await rows.count(), 1);
+  const listed = await srv.call('KnowledgeList', a.id);
+  assert.deepEqual(listed.map((f) => f.name), ['shared-mime-info-spec.pdf']);
+  const rec = await srv.call('GetAssistant', a.id);
+  assert.deepEqual(rec.knowledge.map((k) => k.name), ['shared-mime-info-spec.pdf']);
+  assert.deepEqual(page.jsErrors, []);
+});

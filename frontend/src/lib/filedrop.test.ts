@@ -1,0 +1,28 @@
+import { describe, expect, it, vi } from 'vitest';
+
+describe('claimFileDrop', () => {
+  it('gives the drops to the latest claim, and back to the one before on release, in any order', async () => {
+    let drop: (x: number, y: number, paths: string[]) => void = () => {};
+    const OnFileDrop = vi.fn((cb) => (drop = cb));
+    const OnFileDropOff = vi.fn();
+    (window as any).runtime = { OnFileDrop, OnFileDropOff };
+    const { claimFileDrop } = await import('./filedrop');
+    const got: string[] = [];
+    const code = claimFileDrop((p) => got.push('code:' + p[0]));
+    drop(0, 0, ['a.csv']);
+    // Switching screens: the panel claims before the screen releases.
+    const panel = claimFileDrop((p) => got.push('panel:' + p[0]));
+    code();
+    drop(0, 0, ['b.pdf']);
+    const importer = claimFileDrop((p) => got.push('import:' + p[0]));
+    drop(0, 0, ['c.json']);
+    importer();
+    drop(0, 0, ['d.pdf']);
+    panel();
+    drop(0, 0, ['e.pdf']);
+    expect(got).toEqual(['code:a.csv', 'panel:b.pdf', 'import:c.json', 'panel:d.pdf']);
+    expect(OnFileDrop).toHaveBeenCalledTimes(1);
+    expect(OnFileDropOff).not.toHaveBeenCalled();
+    delete (window as any).runtime;
+  });
+});
