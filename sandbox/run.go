@@ -250,8 +250,9 @@ func (e *Engine) execute(r *run) (*outcome, error) {
 	cid := created.ID
 	out := &outcome{exitCode: -1}
 	defer func() {
-		// The container must be gone whatever happened: killed, then
-		// removed, and checked.
+		// The container must be gone whatever happened: killed and
+		// removed (the removal's answer is the proof; a failed one is
+		// checked).
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(api), 30*time.Second)
 		defer rcancel()
 		// The service answers a removal once the container is gone (or
