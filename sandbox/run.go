@@ -151,6 +151,9 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 	tick := func(el time.Duration) { progress(Progress{RunID: id, Stage: "running", ElapsedMS: el.Milliseconds()}) }
 	out, err := e.execute(&run{ctx: runCtx, lim: lim, job: j, col: col, emit: emit, tick: tick})
 	if err != nil {
+		if lost := e.Lost(); lost != nil {
+			return nil, fmt.Errorf("%w; the run had not started (%v)", lost, err)
+		}
 		return nil, err
 	}
 	finish(res, lim, j, col, out)
@@ -201,6 +204,9 @@ type outcome struct {
 	attachErr     error
 	protocolError error
 	dropped       int64
+	// lost is the team host's *ConnectionLostError when the link dropped
+	// during the run.
+	lost error
 }
 
 // run is one run as execute carries it out.
@@ -233,6 +239,11 @@ func (e *Engine) execute(r *run) (*outcome, error) {
 	defer func() {
 		// The container must be gone whatever happened: killed, then
 		// removed, and checked.
+		if e.Lost() != nil {
+			// The link is gone: removed later (ssh_lost.go).
+			e.rememberLost(cid)
+			return
+		}
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(api), 30*time.Second)
 		defer rcancel()
 		out.removeErr = removeContainer(rctx, cid)
@@ -347,6 +358,19 @@ wait:
 	}
 	sockets.closeAll()
 	e.trace("stream ended")
+	if out.lost = e.Lost(); out.lost != nil {
+		// Nothing more comes back: what arrived is kept, and the
+		// container there ends at its own time limit (created with
+		// --timeout and --rm).
+		if out.elapsed == 0 {
+			out.elapsed = time.Since(start)
+		}
+		out.runnerStderr = string(errBuf.buf)
+		out.protocolError = dec.broken
+		out.dropped = dec.dropped
+		col.abortFile("cut short: the connection to the team host was lost")
+		return out, nil
+	}
 
 	// The container's exit status tells how it ended when the runner had
 	// no last word; waiting for it also makes the removal below quick (it
@@ -404,7 +428,7 @@ func (s *socketSet) closeAll() {
 // attachConn opens a private connection to the service whose sockets can
 // be closed from outside.
 func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, error) {
-	actx, err := bindings.NewConnection(context.WithoutCancel(ctx), e.Host().ServiceURI)
+	actx, err := bindings.NewConnection(context.WithoutCancel(ctx), e.connection().Local())
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect to the Podman service for the run: %w", err)
 	}
