@@ -399,3 +399,35 @@ func TestTeamHostLostSandboxRemovedOnNextConnection(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// The self-test on the team host: every guarantee checked there, the
+// report naming the host.
+func TestTeamHostDoctor(t *testing.T) {
+	h := startTeamHost(t, sshdtest.Options{})
+	h.trust(t)
+	e, err := New(context.Background(), Options{Connect: h.opts(), CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	defer e.Close()
+	rep := e.Doctor(context.Background(), nil)
+	if rep.TeamHost != e.TeamHost() || rep.TeamHost == "" || !strings.Contains(rep.Summary, "on the team host "+rep.TeamHost) {
+		t.Fatalf("the report does not name the team host: %q, %q", rep.TeamHost, rep.Summary)
+	}
+	if !rep.OK {
+		for _, c := range rep.Checks {
+			t.Logf("%s %s: %s", c.Strength, c.Name, c.Detail)
+		}
+		t.Fatalf("the self-test over the link: %s", rep.Summary)
+	}
+	var timeout *Check
+	for i, c := range rep.Checks {
+		if c.Name == "timeout" {
+			timeout = &rep.Checks[i]
+		}
+	}
+	if timeout == nil || !strings.Contains(timeout.Detail, "cannot be counted from this machine") {
+		t.Fatalf("the timeout check on a team host: %+v", timeout)
+	}
+	t.Logf("%d checks in %d ms: %s", len(rep.Checks), rep.DurationMS, rep.Summary)
+}

@@ -47,9 +47,10 @@ type Server struct {
 	// Dir holds the server's config, keys and authorized_keys.
 	Dir string
 
-	cmd  *exec.Cmd
-	log  *syncBuffer
-	done chan struct{}
+	clientDir string
+	cmd       *exec.Cmd
+	log       *syncBuffer
+	done      chan struct{}
 }
 
 // Start runs sshd for the test and stops it (and every session it forked)
@@ -66,51 +67,76 @@ func Start(t testing.TB, opts Options) *Server {
 	if os.Geteuid() != 0 {
 		t.Skip("sshdtest runs sshd as root (it switches to the user of each login)")
 	}
+	s, err := New(opts)
+	if err != nil {
+		t.Fatalf("sshdtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("sshd's log:\n%s", s.Log())
+		}
+		s.Close()
+	})
+	return s
+}
+
+// New runs sshd (as root); Close stops it and removes its files.
+func New(opts Options) (*Server, error) {
 	if opts.User == "" {
 		opts.User = "root"
 	}
 	u, err := user.Lookup(opts.User)
 	if err != nil {
-		t.Fatalf("sshdtest: no user %s: %v", opts.User, err)
+		return nil, fmt.Errorf("no user %s: %v", opts.User, err)
 	}
 	// StrictModes: the authorized_keys and every folder above it owned
 	// by root (or the user) and writable by no one else — not under /tmp
 	// (mode 1777). The user reads it after sshd drops privileges: 0755 and
 	// 0644.
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // privilege separation
-		t.Fatal(err)
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("/run", "rehome-sshdtest-")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	s := &Server{User: opts.User, Dir: dir}
+	fail := func(err error) (*Server, error) { s.Close(); return nil, err }
 	os.Chmod(dir, 0o755)
+	if s.clientDir, err = os.MkdirTemp("", "rehome-sshdtest-client-"); err != nil {
+		return fail(err)
+	}
 	hostKey := filepath.Join(dir, "host_ed25519")
-	keygen(t, hostKey, "")
-	client := filepath.Join(t.TempDir(), "id_ed25519")
-	keygen(t, client, opts.Passphrase)
-	pub, err := os.ReadFile(client + ".pub")
+	if err := keygen(hostKey, ""); err != nil {
+		return fail(err)
+	}
+	s.ClientKey = filepath.Join(s.clientDir, "id_ed25519")
+	if err := keygen(s.ClientKey, opts.Passphrase); err != nil {
+		return fail(err)
+	}
+	pub, err := os.ReadFile(s.ClientKey + ".pub")
 	if err != nil {
-		t.Fatal(err)
+		return fail(err)
 	}
 	auth := filepath.Join(dir, "authorized_keys")
 	if err := os.WriteFile(auth, pub, 0o644); err != nil {
-		t.Fatal(err)
+		return fail(err)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	os.Chown(auth, uid, 0)
 	hostPub, err := os.ReadFile(hostKey + ".pub")
 	if err != nil {
-		t.Fatal(err)
+		return fail(err)
 	}
 	fp, err := exec.Command("ssh-keygen", "-lf", hostKey+".pub").Output()
 	if err != nil {
-		t.Fatalf("ssh-keygen -lf: %v", err)
+		return fail(fmt.Errorf("ssh-keygen -lf: %v", err))
 	}
-	s := &Server{User: opts.User, ClientKey: client, Dir: dir, Fingerprint: strings.Fields(string(fp))[1]}
+	s.Fingerprint = strings.Fields(string(fp))[1]
 	for attempt := 0; ; attempt++ {
-		s.Port = freePort(t)
+		if s.Port, err = freePort(); err != nil {
+			return fail(err)
+		}
 		s.Addr = fmt.Sprintf("127.0.0.1:%d", s.Port)
 		conf := filepath.Join(dir, "sshd_config")
 		os.WriteFile(conf, []byte(fmt.Sprintf(`Port %d
@@ -134,34 +160,39 @@ LogLevel VERBOSE
 			break
 		}
 		if attempt == 3 {
-			t.Fatalf("sshdtest: %v", err)
+			return fail(err)
 		}
 	}
 	s.HostKeyLine = fmt.Sprintf("[127.0.0.1]:%d %s", s.Port, strings.Join(strings.Fields(string(hostPub))[:2], " "))
-	t.Cleanup(func() {
-		s.Kill()
-		if t.Failed() {
-			t.Logf("sshd's log:\n%s", s.Log())
-		}
-	})
-	return s
+	return s, nil
 }
 
-func keygen(t testing.TB, path, pass string) {
-	t.Helper()
+// Close stops sshd and removes its files and the client key.
+func (s *Server) Close() {
+	s.Kill()
+	if s.Dir != "" {
+		os.RemoveAll(s.Dir)
+	}
+	if s.clientDir != "" {
+		os.RemoveAll(s.clientDir)
+	}
+}
+
+func keygen(path, pass string) error {
 	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", pass, "-C", "rehome-sshdtest", "-f", path).CombinedOutput()
 	if err != nil {
-		t.Fatalf("ssh-keygen: %v: %s", err, out)
+		return fmt.Errorf("ssh-keygen: %v: %s", err, out)
 	}
+	return nil
 }
 
-func freePort(t testing.TB) int {
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // start runs sshd and waits for its banner.
@@ -207,8 +238,13 @@ func (s *Server) URI(socket string) string {
 // sessions of their own), as a crash or a reboot of the host would:
 // SIGKILL, no goodbye on the wire.
 func (s *Server) Kill() {
-	if s.cmd == nil || s.cmd.Process == nil {
+	if s.cmd == nil || s.cmd.Process == nil || s.done == nil {
 		return
+	}
+	select {
+	case <-s.done:
+		return
+	default:
 	}
 	pid := s.cmd.Process.Pid
 	for _, p := range descendants(pid) {
@@ -228,7 +264,12 @@ func (s *Server) Restart(t testing.TB) {
 }
 
 // Log is what sshd wrote.
-func (s *Server) Log() string { return s.log.String() }
+func (s *Server) Log() string {
+	if s.log == nil {
+		return ""
+	}
+	return s.log.String()
+}
 
 // descendants are the processes below pid, from /proc.
 func descendants(pid int) []int {

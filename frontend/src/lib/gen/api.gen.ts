@@ -538,6 +538,20 @@ export namespace core {
     running?: string;
   }
 
+  export interface ConnectionTest {
+    ok: boolean;
+    host: string;
+    podman_version?: string;
+    rootless: boolean;
+    cgroup_version?: string;
+    image_present: boolean;
+    image?: string;
+    error?: string;
+    unknown_key?: sandbox.HostKeyError;
+    notes?: string[];
+    duration_ms: number;
+  }
+
   export interface OperationInfo {
     id: string;
     method: string;
@@ -545,6 +559,11 @@ export namespace core {
     description: string;
     rule: actions.Rule;
     always_allow?: boolean;
+  }
+
+  export interface SandboxHost {
+    uri: string;
+    identity: string;
   }
 }
 
@@ -1055,6 +1074,7 @@ export namespace sandbox {
     skipped?: sandbox.Skipped[];
     limits: sandbox.LimitsReport;
     summary: string;
+    connection_lost?: boolean;
     displays?: sandbox.Display[];
     notes?: string[];
     input?: sandbox.InputInfo;
@@ -1106,6 +1126,7 @@ export namespace sandbox {
     ok: boolean;
     summary: string;
     host?: sandbox.Host;
+    team_host?: string;
     image: string;
     runtime?: string;
     runtime_probes?: sandbox.RuntimeProbe[];
@@ -1144,6 +1165,24 @@ export namespace sandbox {
     service_started: boolean;
     storage_driver?: string;
     storage: sandbox.PrivateStorage;
+  }
+
+  export interface HostKey {
+    host: string;
+    fingerprint: string;
+    key_type: string;
+    known: boolean;
+    known_hosts: string;
+  }
+
+  export interface HostKeyError {
+    host: string;
+    uri: string;
+    fingerprint: string;
+    key_type: string;
+    known_hosts: string;
+    changed: boolean;
+    was?: string[];
   }
 
   export interface ImageStatus {
@@ -1251,6 +1290,7 @@ export namespace sandbox {
     skipped?: sandbox.Skipped[];
     limits: sandbox.LimitsReport;
     summary: string;
+    connection_lost?: boolean;
     displays?: sandbox.Display[];
     notes?: string[];
     input?: sandbox.InputInfo;
@@ -1411,6 +1451,7 @@ export const methods = [
   'RunCode',
   'RunLimitBounds',
   'RunLimits',
+  'SandboxHost',
   'SandboxStatus',
   'SaveImage',
   'SaveOutput',
@@ -1419,6 +1460,7 @@ export const methods = [
   'SetAssistantModel',
   'SetModelServers',
   'SetRunLimits',
+  'SetSandboxHost',
   'StartCarriedModel',
   'StartSession',
   'Status',
@@ -1427,6 +1469,8 @@ export const methods = [
   'StopRun',
   'StopSession',
   'TestAction',
+  'TestSandboxHost',
+  'TrustSandboxHost',
   'UIEvent',
   'UIReady',
   'UpdateAssistant',
@@ -1685,6 +1729,10 @@ export function RunLimits(): Promise<sandbox.Limits> {
   return call<sandbox.Limits>('RunLimits');
 }
 
+export function SandboxHost(): Promise<core.SandboxHost> {
+  return call<core.SandboxHost>('SandboxHost');
+}
+
 export function SandboxStatus(): Promise<sandbox.Status> {
   return call<sandbox.Status>('SandboxStatus');
 }
@@ -1717,6 +1765,10 @@ export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> 
   return call<sandbox.Limits>('SetRunLimits', l);
 }
 
+export function SetSandboxHost(h: Input<core.SandboxHost>): Promise<core.SandboxHost> {
+  return call<core.SandboxHost>('SetSandboxHost', h);
+}
+
 export function StartCarriedModel(name: string): Promise<llamarun.Plan> {
   return call<llamarun.Plan>('StartCarriedModel', name);
 }
@@ -1747,6 +1799,14 @@ export function StopSession(id: string): Promise<void> {
 
 export function TestAction(assistantID: string, operation: string, args: string): Promise<actions.Result> {
   return call<actions.Result>('TestAction', assistantID, operation, args);
+}
+
+export function TestSandboxHost(h: Input<core.SandboxHost>): Promise<core.ConnectionTest> {
+  return call<core.ConnectionTest>('TestSandboxHost', h);
+}
+
+export function TrustSandboxHost(uri: string, fingerprint: string): Promise<sandbox.HostKey> {
+  return call<sandbox.HostKey>('TrustSandboxHost', uri, fingerprint);
 }
 
 export function UIEvent(event: string, data: Input<{ [key: string]: unknown }>): Promise<void> {
