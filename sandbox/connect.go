@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/containers/podman/v4/pkg/bindings"
+	"golang.org/x/sys/unix"
 )
 
 // ConnectOptions choose the Podman service.
@@ -78,11 +79,18 @@ type Connection struct {
 	// Remote is true for a team host (ssh://): its files must travel over
 	// the connection, never as bind mounts of local paths.
 	Remote bool
-	link   *sshLink
-	ctx    context.Context
-	svc    *exec.Cmd
-	dir    string
-	done   chan struct{}
+	// FilesTravel is true when the service cannot be given this
+	// machine's paths to mount: it runs on another machine, or as another
+	// user (a unix socket whose peer is not this process's uid, as root
+	// calling a team account's rootless service). The engine then sends
+	// the inputs through the connection (Podman's archive API) instead of
+	// bind-mounting them (send.go).
+	FilesTravel bool
+	link        *sshLink
+	ctx         context.Context
+	svc         *exec.Cmd
+	dir         string
+	done        chan struct{}
 }
 
 // Context returns the bindings' connection context.
@@ -146,7 +154,8 @@ func Open(ctx context.Context, opts ConnectOptions) (*Connection, error) {
 	for _, uri := range candidateURIs(opts) {
 		cctx, err := dial(ctx, uri)
 		if err == nil {
-			return &Connection{URI: uri, ctx: cctx}, nil
+			// (A team host over ssh:// sets FilesTravel in openRemote.)
+			return &Connection{URI: uri, ctx: cctx, FilesTravel: filesTravel(uri)}, nil
 		}
 		tried = append(tried, fmt.Sprintf("%s (%v)", uri, shortErr(err)))
 		if opts.URI != "" {
@@ -216,6 +225,42 @@ func dial(ctx context.Context, uri string) (context.Context, error) {
 	case <-time.After(15 * time.Second):
 		return nil, errors.New("the service did not answer within 15s")
 	}
+}
+
+// filesTravel reports whether the service at uri cannot see this
+// process's files: a unix socket served by another uid than ours (a
+// remote service's hook: team-link's Connection.Remote sets it too).
+func filesTravel(uri string) bool {
+	p, ok := strings.CutPrefix(uri, "unix://")
+	if !ok {
+		// ssh:// and tcp:// reach another machine.
+		return strings.HasPrefix(uri, "ssh://") || strings.HasPrefix(uri, "tcp://")
+	}
+	uid, err := socketPeerUID(p)
+	return err == nil && uid != os.Geteuid()
+}
+
+// socketPeerUID is the uid of the process serving the unix socket at path
+// (SO_PEERCRED: who created the listening socket).
+func socketPeerUID(path string) (int, error) {
+	conn, err := net.DialTimeout("unix", path, 2*time.Second)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	raw, err := conn.(*net.UnixConn).SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil {
+		return 0, err
+	}
+	if cerr != nil {
+		return 0, cerr
+	}
+	return int(cred.Uid), nil
 }
 
 func shortErr(err error) string {

@@ -47,6 +47,9 @@ type Host struct {
 	StorageDriver string `json:"storage_driver,omitempty"`
 	// Storage is the own storage of a rootless service rehome started.
 	Storage PrivateStorage `json:"storage"`
+	// FilesTravel: the service cannot see this machine's files, so
+	// inputs are sent over the connection (Connection.FilesTravel).
+	FilesTravel bool `json:"files_travel,omitempty"`
 }
 
 // Engine runs code in sandboxes through one Podman service. It is safe for
@@ -186,6 +189,7 @@ func (e *Engine) useConn(ctx context.Context, conn *Connection) error {
 	if err != nil {
 		return err
 	}
+	h.FilesTravel = conn.FilesTravel
 	e.mu.Lock()
 	old := e.conn
 	e.conn, e.host, e.runtimeOK = conn, h, false

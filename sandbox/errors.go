@@ -48,4 +48,7 @@ var (
 	// ErrConnectionLost is wrapped (by *ConnectionLostError) when the link
 	// to a team host dropped.
 	ErrConnectionLost = errors.New("the connection to the team host was lost")
+	// ErrInputTooBig: the input files exceed what may be sent to a
+	// team host's sandbox (MaxSentBytes).
+	ErrInputTooBig = errors.New("the input files are too big to send to the sandbox")
 )

@@ -75,6 +75,8 @@ type staged struct {
 	// source is the host path Podman mounts.
 	source string
 	owned  bool
+	// sent: it travels over the connection (send.go), not mounted.
+	sent bool
 }
 
 // stageInputs puts each input in a private folder (stage.go) the way every
@@ -88,6 +90,11 @@ type staged struct {
 func (e *Engine) stageInputs(ins []*input) (st *stage, out []staged, notes []string, done func(), err error) {
 	if len(ins) == 0 {
 		return nil, nil, nil, func() {}, nil
+	}
+	if e.Host().FilesTravel {
+		// The service cannot see this machine's paths: nothing to stage.
+		out, err := e.sendable(ins)
+		return nil, out, nil, func() {}, err
 	}
 	copyIt := func(in *input) bool { return !in.othersCanRead() || in.size <= stageCopyMax }
 	need := int64(0)
@@ -149,6 +156,15 @@ func (e *Engine) stageInputs(ins []*input) (st *stage, out []staged, notes []str
 // beside it.
 func (j *job) setInputs(ins []staged) {
 	for i, s := range ins {
+		if s.sent {
+			j.sent = append(j.sent, s.src)
+			if i == 0 {
+				j.inputName, j.inputSize = s.src.name, s.src.size
+			} else {
+				j.more = append(j.more, moreInput{name: s.src.name, size: s.src.size})
+			}
+			continue
+		}
 		if i == 0 {
 			j.inputSource, j.inputName, j.inputDev, j.inputIno, j.inputOwned = s.source, s.src.name, s.src.dev, s.src.ino, s.owned
 			continue

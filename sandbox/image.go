@@ -197,9 +197,13 @@ func (e *Engine) EnsureImage(ctx context.Context, progress func(string)) error {
 	}
 	if archive, ok := e.findArchive(); ok {
 		if progress != nil {
-			progress("loading the sandbox image from " + archive)
+			if e.Host().FilesTravel {
+				progress(fmt.Sprintf("loading the sandbox image onto %s from %s (once)", e.serviceName(), archive))
+			} else {
+				progress("loading the sandbox image from " + archive)
+			}
 		}
-		_, err := e.LoadImage(ctx, archive)
+		_, err := e.LoadImage(e.imageOnto(ctx, progress), archive)
 		return err
 	}
 	return fmt.Errorf("%w (%s): build it with `rehome sandbox image build` (needs a Debian mirror, about two minutes), or on an air-gapped machine load an archive built elsewhere with `rehome sandbox image load FILE`", ErrImageMissing, e.image)
@@ -230,17 +234,21 @@ func (e *Engine) LoadImage(ctx context.Context, file string) ([]string, error) {
 		defer zr.Close()
 		r = zr
 	}
-	rep, err := images.Load(e.api(ctx), r)
+	sum := newArchiveSum()
+	rep, err := images.Load(e.api(ctx), io.TeeReader(r, sum))
 	if err != nil {
+		sum.configSum()
 		return nil, fmt.Errorf("load the image archive %s: %w", file, explain(err))
 	}
 	names := rep.Names
 	for _, n := range names {
 		if n == e.image || strings.TrimPrefix(n, "localhost/") == strings.TrimPrefix(e.image, "localhost/") {
-			return names, nil
+			return names, e.checkLoaded(ctx, sum, file)
 		}
 	}
+	sum.configSum()
 	if ok, _ := images.Exists(e.api(ctx), e.image, nil); ok {
+		// The archive held another image; this rehome's is there already.
 		return names, nil
 	}
 	return names, fmt.Errorf("%s holds %s, but this rehome needs %s (the image of its recipe): build it with `rehome sandbox image build` or load the archive made by the same rehome version", file, strings.Join(names, ", "), e.image)

@@ -223,7 +223,9 @@ type collector struct {
 	keep func(f *File) string
 
 	hello *helloFrame
-	exit  *exitFrame
+	// helloSeen is closed at the runner's hello.
+	helloSeen chan struct{}
+	exit      *exitFrame
 	// done is set, and codeDone closed, when the runner says the code
 	// has ended and the outputs follow.
 	done     bool
@@ -254,12 +256,13 @@ type incoming struct {
 
 func newCollector(lim Limits, save *saver, onLive func(string, []byte)) *collector {
 	return &collector{
-		codeDone: make(chan struct{}),
-		lim:      lim,
-		stdout:   capBuffer{max: lim.StdoutMax},
-		stderr:   capBuffer{max: lim.StderrMax},
-		onLive:   onLive,
-		save:     save,
+		codeDone:  make(chan struct{}),
+		helloSeen: make(chan struct{}),
+		lim:       lim,
+		stdout:    capBuffer{max: lim.StdoutMax},
+		stderr:    capBuffer{max: lim.StderrMax},
+		onLive:    onLive,
+		save:      save,
 	}
 }
 
@@ -278,6 +281,9 @@ func (c *collector) control(typ byte, payload []byte) error {
 		}
 		if h.V != protocolVersion {
 			return fmt.Errorf("runner protocol %d, this rehome speaks %d: rebuild the image with `rehome sandbox image build`", h.V, protocolVersion)
+		}
+		if c.hello == nil && c.helloSeen != nil {
+			close(c.helloSeen)
 		}
 		c.hello = &h
 	case frameDone:

@@ -265,9 +265,11 @@ func (e *Engine) execute(r *run) (*outcome, error) {
 	errBuf := &capBuffer{max: 64 * KiB}
 	ready := make(chan bool, 1)
 	attachDone := make(chan error, 1)
+	streamEnded := make(chan struct{})
 	go func() {
 		attachDone <- containers.Attach(actx, cid, nil, dec, writerFunc(errBuf.write), ready,
 			new(containers.AttachOptions).WithStream(true).WithLogs(false))
+		close(streamEnded)
 	}()
 	select {
 	case <-ready:
@@ -295,17 +297,28 @@ func (e *Engine) execute(r *run) (*outcome, error) {
 		}
 		return nil, fmt.Errorf("start the sandbox: %w", explain(err))
 	}
+	kill := func() {
+		kctx, kcancel := context.WithTimeout(context.WithoutCancel(api), 15*time.Second)
+		defer kcancel()
+		_ = containers.Kill(kctx, cid, new(containers.KillOptions).WithSignal("KILL"))
+	}
+	if len(j.sent) > 0 {
+		e.trace("started, waiting for its files")
+		emit("starting", "sending the input files to "+e.serviceName())
+		if err := e.sendInputs(r.ctx, cid, j.sent, col.helloSeen, streamEnded, func(msg string) { emit("sending", msg) }); err != nil {
+			kill()
+			sockets.closeAll()
+			<-attachDone
+			return nil, err
+		}
+		e.trace("files sent")
+	}
 	start := time.Now()
 	e.trace("started")
 	emit("running", "running the code")
 
 	timer := time.NewTimer(lim.Timeout)
 	defer timer.Stop()
-	kill := func() {
-		kctx, kcancel := context.WithTimeout(context.WithoutCancel(api), 15*time.Second)
-		defer kcancel()
-		_ = containers.Kill(kctx, cid, new(containers.KillOptions).WithSignal("KILL"))
-	}
 	ticker := time.NewTicker(time.Second)
 	defer ticker.Stop()
 	codeDone := col.codeDone

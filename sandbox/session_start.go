@@ -162,6 +162,14 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 			return fail(errors.New("the session's sandbox spoke out of turn"))
 		}
 		s.info.Observed = h.Observed
+		if len(j.sent) > 0 {
+			// The kernel waits for its files (send.go).
+			said := make(chan struct{})
+			close(said)
+			if err := e.sendInputs(ctx, created.ID, j.sent, said, s.endedCh, nil); err != nil {
+				return fail(err)
+			}
+		}
 	case <-s.endedCh:
 		return fail(fmt.Errorf("the session's sandbox ended at start: %s", s.ended))
 	case <-time.After(60 * time.Second):

@@ -74,6 +74,11 @@ type job struct {
 	// more are further inputs beside the first (a session shows several
 	// files), each mounted read-only at /mnt/data/<name> like the first.
 	more []moreInput
+	// sent: the inputs are not mounted but sent over the connection into
+	// the running container's /mnt/data (send.go); the runner waits for
+	// the go that follows them. inputSize is the first one's size.
+	sent      []*input
+	inputSize int64
 	// seccomp is the path of the seccomp profile (seccomp.go) on the
 	// service's host.
 	seccomp string
@@ -95,6 +100,7 @@ type job struct {
 type moreInput struct {
 	source, name string
 	dev, ino     uint64
+	size         int64
 	owned        bool
 }
 
@@ -104,6 +110,8 @@ type inputCheck struct {
 	Name string `json:"name"`
 	Dev  uint64 `json:"dev"`
 	Ino  uint64 `json:"ino"`
+	// Size is a sent input's size (it has no host inode to check).
+	Size int64 `json:"size,omitempty"`
 }
 
 // runnerConfig is the runner's CONFIG argument.
@@ -111,6 +119,10 @@ type runnerConfig struct {
 	Input    string `json:"input,omitempty"`
 	InputDev uint64 `json:"input_dev,omitempty"`
 	InputIno uint64 `json:"input_ino,omitempty"`
+	// InputSize is a sent input's size; AwaitMS, when set, makes the
+	// runner wait that long for the go that follows sent inputs.
+	InputSize int64 `json:"input_size,omitempty"`
+	AwaitMS   int64 `json:"await_ms,omitempty"`
 	// Inputs are the inputs beyond the first.
 	Inputs         []inputCheck `json:"inputs,omitempty"`
 	StdoutMax      int64        `json:"stdout_max"`
@@ -143,7 +155,11 @@ func command(lim Limits, j job) []string {
 		Threads:       max(1, int(math.Ceil(lim.CPUs))),
 	}
 	for _, m := range j.more {
-		rc.Inputs = append(rc.Inputs, inputCheck{Name: m.name, Dev: m.dev, Ino: m.ino})
+		rc.Inputs = append(rc.Inputs, inputCheck{Name: m.name, Dev: m.dev, Ino: m.ino, Size: m.size})
+	}
+	if len(j.sent) > 0 {
+		rc.InputSize = j.inputSize
+		rc.AwaitMS = (sendLimit + sendGrace).Milliseconds()
 	}
 	if !j.cgroups.Memory {
 		rc.MemoryWatchdog = lim.Memory
@@ -185,6 +201,11 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 	// on its own killGrace seconds after the timeout should rehome die.
 	s.Remove = true
 	s.Timeout = uint(math.Ceil(lim.Timeout.Seconds())) + killGrace
+	if len(j.sent) > 0 {
+		// The clock starts at the container's start, before its files
+		// arrive.
+		s.Timeout += uint((sendLimit + sendGrace).Seconds())
+	}
 	zero := uint(0)
 	s.StopTimeout = &zero
 	s.StopSignal = ptr(syscall.SIGKILL)
@@ -244,10 +265,10 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 			Type:        "tmpfs",
 			Source:      "tmpfs",
 			Destination: DataDir,
-			Options:     []string{"rw", "nosuid", "nodev", "noexec", "size=" + strconv.FormatInt(lim.OutputBytes, 10), "mode=0755", "U"},
+			Options:     []string{"rw", "nosuid", "nodev", "noexec", "size=" + strconv.FormatInt(lim.OutputBytes+sentBytes(j.sent), 10), "mode=0755", "U"},
 		},
 	}
-	if j.inputName != "" {
+	if j.inputName != "" && len(j.sent) == 0 {
 		opts := []string{"ro", "nosuid", "nodev", "noexec", "rprivate"}
 		if j.inputOwned {
 			opts = append(opts, "U")
@@ -260,6 +281,9 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 		})
 	}
 	for _, m := range j.more {
+		if len(j.sent) > 0 {
+			break
+		}
 		opts := []string{"ro", "nosuid", "nodev", "noexec", "rprivate"}
 		if m.owned {
 			opts = append(opts, "U")

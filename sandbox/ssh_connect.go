@@ -30,7 +30,9 @@ func openRemote(ctx context.Context, uri string, opts ConnectOptions) (*Connecti
 		l.close()
 		return nil, fmt.Errorf("cannot reach the Podman service at %s: %w", uri, err)
 	}
-	return &Connection{URI: uri, Remote: true, link: l, ctx: cctx}, nil
+	// The forwarded socket is served by this uid, but the service is
+	// another machine's: its files must travel.
+	return &Connection{URI: uri, Remote: true, FilesTravel: true, link: l, ctx: cctx}, nil
 }
 
 // Local is the address the bindings dial: the service's own, or for a

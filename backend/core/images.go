@@ -22,7 +22,7 @@ func (c *Core) LoadImage(ctx context.Context, archive string, progress func(Imag
 	if err != nil {
 		return nil, err
 	}
-	names, err := e.LoadImage(withImageProgress(ctx, progress), archive)
+	names, err := e.LoadImage(withImageProgress(ctx, e, progress), archive)
 	if err == nil {
 		c.log.Info("image loaded", "archive", archive, "names", names)
 	}
@@ -40,16 +40,20 @@ func (c *Core) LoadShippedImage(ctx context.Context, progress func(ImageLoad)) (
 	if err != nil {
 		return false, err
 	}
-	return e.LoadPackagedImage(withImageProgress(ctx, progress))
+	return e.LoadPackagedImage(withImageProgress(ctx, e, progress))
 }
 
-func withImageProgress(ctx context.Context, progress func(ImageLoad)) context.Context {
+func withImageProgress(ctx context.Context, e *sandbox.Engine, progress func(ImageLoad)) context.Context {
 	if progress == nil {
 		return ctx
 	}
 	return sandbox.WithLoadProgress(ctx, func(stage string, done, total int64) {
 		msg := "loading the sandbox image into Podman"
 		switch {
+		case e.Host().FilesTravel && stage == "load" && done < total:
+			// A team host: the archive travels over the connection (the
+			// faces add Done of Total).
+			msg = "loading the sandbox image onto " + e.ServiceName()
 		case stage == "verify":
 			msg = "checking the image archive's SHA-256"
 		case total > 0 && done >= total:

@@ -730,11 +730,15 @@ def frame_files(cfg, snapshot):
 
 
 def main():
+    cfg = json.loads(base64.b64decode(sys.argv[1]))
+    runner.hold_go(cfg)
     runner.undisturbable()
     runner.no_dump()
-    cfg = json.loads(base64.b64decode(sys.argv[1]))
     cg = runner.Cgroup()
     frame(b"H", {"v": 1, "observed": runner.observe(cg), "session": True})
+    if not runner.await_go(cfg):
+        frame(b"Q", {"reason": "refused", "refused": runner.INPUT_LATE})
+        return
     if not runner.input_unchanged(cfg):
         frame(b"Q", {"reason": "refused", "refused": runner.INPUT_CHANGED})
         return

@@ -24,6 +24,14 @@ frames:
                   collection a bounded time of its own)
     X  exit       JSON with the exit status and what was observed
 
+When the host sends the input files over the connection (a team host's
+Podman, which cannot see the host's paths: CONFIG has "await_ms"), they
+arrive in /mnt/data only once the container runs (it is a tmpfs mounted at
+start). The runner then holds SIGUSR2 blocked from its first instruction,
+sends its hello, and waits for SIGUSR2 — the host's go, sent once every
+file is in — before it checks the files (regular, of the sizes the host
+sent) and runs anything.
+
 The code never holds the container's stdout: its output reaches the runner
 through pipes. The runner makes itself non-dumpable, so code running as the
 same user cannot open /proc/1/fd/1 or ptrace it, and as PID 1 of the pid
@@ -558,6 +566,26 @@ def undisturbable():
 
 
 INPUT_CHANGED = "the input file changed between its check and the start of the container"
+INPUT_LATE = "the input files did not arrive in time"
+GO = signal.SIGUSR2
+
+
+def hold_go(cfg):
+    """Block the host's go signal before the hello, so that a go sent once
+    the hello is seen is never lost (PID 1 drops signals it has no handler
+    for, unless they are blocked)."""
+    if cfg.get("await_ms"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {GO})
+
+
+def await_go(cfg):
+    """Wait for the host's go (its inputs are in /mnt/data); False when it
+    does not come in time. The code inherits no blocked signal."""
+    if not cfg.get("await_ms"):
+        return True
+    got = signal.sigtimedwait({GO}, cfg["await_ms"] / 1000.0)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {GO})
+    return got is not None
 
 
 def input_names(cfg):
@@ -571,16 +599,23 @@ def input_names(cfg):
 def input_unchanged(cfg):
     """The host bind-mounts the files it checked; the code must see those very
     files (same device and inode), not whatever the paths named by the time
-    the container started."""
-    checks = [(i["name"], i["dev"], i["ino"]) for i in cfg.get("inputs") or ()]
+    the container started.
+    Files the host sent over the connection have no host inode: they must
+    be regular files of the sizes it sent."""
+    checks = [(i["name"], i.get("dev"), i.get("ino"), i.get("size")) for i in cfg.get("inputs") or ()]
     if cfg.get("input"):
-        checks.append((cfg["input"], cfg["input_dev"], cfg["input_ino"]))
-    for name, dev, ino in checks:
+        checks.append((cfg["input"], cfg.get("input_dev"), cfg.get("input_ino"), cfg.get("input_size")))
+    for name, dev, ino, size in checks:
         try:
             st = os.stat(os.path.join(DATA, name), follow_symlinks=False)
         except OSError:
             return False
-        if not stat.S_ISREG(st.st_mode) or [st.st_dev, st.st_ino] != [dev, ino]:
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        if cfg.get("await_ms"):
+            if st.st_size != size:
+                return False
+        elif [st.st_dev, st.st_ino] != [dev, ino]:
             return False
     return True
 
@@ -619,13 +654,19 @@ def code_env(cfg):
 
 def main():
     started = time.monotonic()
+    cfg = json.loads(base64.b64decode(sys.argv[1]))
+    hold_go(cfg)
     undisturbable()
     no_dump()
-    cfg = json.loads(base64.b64decode(sys.argv[1]))
     source = b"".join(base64.b64decode(a) for a in sys.argv[2:])
     cg = Cgroup()
     frame(b"H", {"v": 1, "observed": observe(cg)})
 
+    if not await_go(cfg):
+        frame(b"X", {"refused": INPUT_LATE})
+        return
+    # The code's clock starts once its files are in.
+    started = time.monotonic()
     if not input_unchanged(cfg):
         frame(b"X", {"refused": INPUT_CHANGED})
         return
