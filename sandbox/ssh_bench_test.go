@@ -36,10 +36,18 @@ func BenchmarkTeamHostVersusPodmanRemote(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("REHOME_BENCH_ROUNDS")); err == nil && v > 0 {
 		rounds = v
 	}
-	sock, ok := strings.CutPrefix(local.connection().URI, "unix://")
-	if !ok {
-		b.Skipf("the local service is not a unix socket: %s", local.connection().URI)
+	// A service of its own whose default runtime is the one rehome found
+	// working here: `podman --remote run` cannot name a runtime.
+	rt, err := local.Runtime(context.Background())
+	if err != nil {
+		b.Fatal(err)
 	}
+	svc, err := Open(context.Background(), ConnectOptions{ForceStart: true, Runtime: rt})
+	if err != nil {
+		b.Fatalf("a Podman service with %s: %v", rt, err)
+	}
+	defer svc.Close()
+	sock := strings.TrimPrefix(svc.URI, "unix://")
 	srv := sshdtest.Start(b, sshdtest.Options{})
 	uri := srv.URI(sock)
 	dir := b.TempDir()
@@ -94,7 +102,7 @@ func BenchmarkTeamHostVersusPodmanRemote(b *testing.B) {
 		return func() (string, error) {
 			cmd := exec.Command(bin, args...)
 			cmd.Env = env
-			out, err := cmd.Output()
+			out, err := cmd.CombinedOutput()
 			if err != nil {
 				return string(out), fmt.Errorf("rehome run: %v", err)
 			}
@@ -170,6 +178,6 @@ func BenchmarkTeamHostVersusPodmanRemote(b *testing.B) {
 			}
 		}
 	}
-	fmt.Fprintf(&table, "(%d rounds each, alternating; podman %s over ssh to 127.0.0.1, rootless=%t)\n", rounds, remote.Host().PodmanVersion, remote.Host().Rootless)
+	fmt.Fprintf(&table, "(%d rounds each, alternating; podman %s over ssh to 127.0.0.1, runtime %s, rootless=%t)\n", rounds, remote.Host().PodmanVersion, rt, remote.Host().Rootless)
 	fmt.Print(table.String())
 }

@@ -285,6 +285,32 @@ func TestTeamHostRun(t *testing.T) {
 	}
 }
 
+// An input sent to a rootful team host (root over ssh). Known to fail as
+// merged: Podman 4.3's archive PUT writes into the running container's
+// /mnt/data tmpfs as host root, which has no id in the run's own user
+// namespace (EOVERFLOW, "value too large for defined data type", in the
+// service's log). The files half (send.go) owns the fix.
+func TestTeamHostRootfulInput(t *testing.T) {
+	h := startTeamHost(t, sshdtest.Options{})
+	h.trust(t)
+	e, err := New(context.Background(), Options{Connect: h.opts(), CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	defer e.Close()
+	var res *Result
+	// An input: sent over the connection (a rootful team host).
+	in := filepath.Join(t.TempDir(), "in.csv")
+	os.WriteFile(in, []byte("a\n1\n2\n"), 0o600)
+	res, err = e.Run(context.Background(), RunRequest{Code: "print(open('/mnt/data/in.csv').read().count('\\n'))", InputPath: in, OutputDir: filepath.Join(t.TempDir(), "out")}, nil)
+	if err != nil {
+		t.Fatalf("run with an input on a rootful team host: %v", err)
+	}
+	if res.ExitCode != 0 || strings.TrimSpace(res.Stdout) != "3" {
+		t.Fatalf("run with an input over the link: exit %d, stdout %q, %s %v", res.ExitCode, res.Stdout, res.Summary, res.Notes)
+	}
+}
+
 // Attack: sshd (and its sessions) killed mid-run. The run ends with the
 // loss in words and keeps what came back; the container there ends and is
 // removed by the host at its time limit.
@@ -430,4 +456,35 @@ func TestTeamHostDoctor(t *testing.T) {
 		t.Fatalf("the timeout check on a team host: %+v", timeout)
 	}
 	t.Logf("%d checks in %d ms: %s", len(rep.Checks), rep.DurationMS, rep.Summary)
+}
+
+// ~/.ssh/config names the host: its HostName, Port, User and IdentityFile
+// complete ssh://alias/socket; $CONTAINER_HOST reaches it with no --podman.
+func TestTeamHostSSHConfig(t *testing.T) {
+	h := startTeamHost(t, sshdtest.Options{})
+	h.writeKnownHosts(t, h.srv.HostKeyLine+"\n")
+	sock := h.uri[strings.Index(h.uri[len("ssh://"):], "/")+len("ssh://"):]
+	cfg := "Host other\n  User nobody\n\nHost gpu-box\n  HostName 127.0.0.1\n  Port " + h.srv.Addr[len("127.0.0.1:"):] + "\n  User root\n  IdentityFile " + h.srv.ClientKey + "\n"
+	os.WriteFile(filepath.Join(h.sshDir, "config"), []byte(cfg), 0o600)
+	tg, err := parseSSHURI("ssh://gpu-box"+sock, h.sshDir)
+	if err != nil || tg.addr != h.srv.Addr || tg.user != "root" || len(tg.identity) != 1 || tg.identity[0] != h.srv.ClientKey || tg.display() != "root@gpu-box:"+h.srv.Addr[len("127.0.0.1:"):] {
+		t.Fatalf("parsed %+v, %v", tg, err)
+	}
+	t.Setenv("SSH_AUTH_SOCK", "")
+	c, err := Open(context.Background(), ConnectOptions{URI: "ssh://gpu-box" + sock, SSHDir: h.sshDir})
+	if err != nil {
+		t.Fatalf("Open through ~/.ssh/config: %v", err)
+	}
+	c.Close()
+	t.Setenv("CONTAINER_HOST", "ssh://gpu-box"+sock)
+	c, err = Open(context.Background(), ConnectOptions{SSHDir: h.sshDir})
+	if err != nil || !c.Remote || !c.FilesTravel {
+		t.Fatalf("Open through $CONTAINER_HOST: %v", err)
+	}
+	c.Close()
+	for _, bad := range []string{"ssh://", "ssh://gpu-box", "ssh://gpu-box/", "http://gpu-box/x.sock"} {
+		if _, err := parseSSHURI(bad, h.sshDir); !errors.Is(err, ErrBadTeamHost) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
 }
