@@ -47,7 +47,8 @@ type RunRequest struct {
 // Progress is a step of a run, for the UI.
 type Progress struct {
 	RunID string `json:"run_id"`
-	// Stage is "image" (loading the image), "starting", "running" (sent
+	// Stage is "image" (loading the image), "starting", "sending" (the
+	// input files travelling to a team host, Message in words), "running" (sent
 	// every second with ElapsedMS), "output" (Text carries what the code
 	// printed on Stream), "stopping", "collecting" or "done".
 	Stage     string `json:"stage"`

@@ -42,10 +42,13 @@ const (
 	sendGrace = 30 * time.Second
 	// goSignal is the runner's go once its inputs are in (runner.py GO).
 	goSignal = "SIGUSR2"
-	// sentMode is a sent input's mode in the container: readable by its
-	// owner, the sandbox's user (the archive API chowns it to the
-	// container's user), as the private copy of a local run is.
-	sentMode = 0o400
+	// sentMode, sentUID and sentGID: a sent input in the container is
+	// root's, readable by the sandbox user's group and no one else: the
+	// code reads it but cannot write it, nor chmod it (it is not the
+	// owner), as a local run's read-only mount of its private copy.
+	sentMode = 0o440
+	sentUID  = 0
+	sentGID  = 10001
 	// progressFrom is the size from which sending tells its progress.
 	progressFrom = 8 * MiB
 )
@@ -124,7 +127,8 @@ func (e *Engine) sendInputs(ctx context.Context, cid string, ins []*input, hello
 	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(writeTar(pw, ins, &done)) }()
-	put, err := containers.CopyFromArchiveWithOptions(e.api(sctx), cid, DataDir, pr, new(containers.CopyOptions).WithChown(true))
+	// The tar's owners are kept (no chown to the container's user).
+	put, err := containers.CopyFromArchiveWithOptions(e.api(sctx), cid, DataDir, pr, new(containers.CopyOptions).WithChown(false))
 	if err == nil {
 		err = put()
 	}
@@ -165,7 +169,7 @@ func writeTar(w io.Writer, ins []*input, done *atomic.Int64) error {
 	tw := tar.NewWriter(w)
 	now := time.Now()
 	for _, in := range ins {
-		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: in.name, Mode: sentMode, Uid: 10001, Gid: 10001,
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: in.name, Mode: sentMode, Uid: sentUID, Gid: sentGID,
 			Size: in.size, ModTime: now, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return err

@@ -79,7 +79,12 @@ import pandas as pd, matplotlib.pyplot as plt, os, stat
 df = pd.read_csv('/mnt/data/%s')
 print('rows', len(df), 'sum', int(df['v'].sum()))
 st = os.stat('/mnt/data/%s')
-print('mode %%o uid %%d' %% (stat.S_IMODE(st.st_mode), st.st_uid))
+print('mode %%o uid %%d gid %%d' %% (stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid))
+for attempt in (lambda: open('/mnt/data/%s', 'a'), lambda: os.chmod('/mnt/data/%s', 0o666)):
+    try:
+        attempt(); print('CHANGED the input')
+    except OSError as e:
+        print('refused', e.errno)
 df.plot(x='x', y='v'); plt.savefig('/mnt/data/chart.png')
 `
 
@@ -94,7 +99,7 @@ func TestTeamHostRunPlotsCSV(t *testing.T) {
 		t.Fatalf("%s reads %s: the test would prove nothing", h.User, csv)
 	}
 	var stages []string
-	res, err := e.Run(t.Context(), RunRequest{Code: fmt.Sprintf(plotCSV, "sales.csv", "sales.csv"), InputPath: csv, OutputDir: filepath.Join(dir, "out"), InlinePlots: true},
+	res, err := e.Run(t.Context(), RunRequest{Code: fmt.Sprintf(plotCSV, "sales.csv", "sales.csv", "sales.csv", "sales.csv"), InputPath: csv, OutputDir: filepath.Join(dir, "out"), InlinePlots: true},
 		func(p Progress) { stages = append(stages, p.Stage+": "+p.Message) })
 	if err != nil {
 		t.Fatalf("run on the team host: %v", err)
@@ -103,8 +108,10 @@ func TestTeamHostRunPlotsCSV(t *testing.T) {
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "rows 3 sum 42") {
 		t.Fatalf("the code did not read the CSV: exit %d, %s %s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	if !strings.Contains(res.Stdout, "mode 400 uid 10001") {
-		t.Errorf("the sent input is not the sandbox user's owner-only file: %s", res.Stdout)
+	// Root's, readable by the sandbox user's group only: the code can
+	// neither write nor chmod it.
+	if !strings.Contains(res.Stdout, "mode 440 uid 0 gid 10001") || strings.Contains(res.Stdout, "CHANGED") || strings.Count(res.Stdout, "refused 13") != 1 || strings.Count(res.Stdout, "refused 1\n") != 1 {
+		t.Errorf("the sent input is not a read-only file only the sandbox user reads: %s", res.Stdout)
 	}
 	var plot, chart bool
 	for _, f := range res.Files {
@@ -138,7 +145,7 @@ func TestTeamHostPrivateInput(t *testing.T) {
 	if h.CanRead(secret) {
 		t.Fatalf("%s reads %s", h.User, secret)
 	}
-	code := fmt.Sprintf(plotCSV, "secret.csv", "secret.csv")
+	code := fmt.Sprintf(plotCSV, "secret.csv", "secret.csv", "secret.csv", "secret.csv")
 
 	// The old path: bind mounts of local paths.
 	e.mu.Lock()

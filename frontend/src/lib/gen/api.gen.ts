@@ -1165,6 +1165,7 @@ export namespace sandbox {
     service_started: boolean;
     storage_driver?: string;
     storage: sandbox.PrivateStorage;
+    files_travel?: boolean;
   }
 
   export interface HostKey {
