@@ -159,6 +159,10 @@ const sweepWait = 250 * time.Millisecond
 func (e *Engine) seccompProfile() (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.conn != nil && e.conn.link != nil {
+		// A team host reads it from its own disk (ssh_seccomp.go).
+		return e.conn.link.remoteSeccomp()
+	}
 	return writeSeccompProfile(e.cacheDir())
 }
 

@@ -14,16 +14,21 @@ import (
 
 	"rehome/backend/bytesize"
 	"rehome/internal/testsupport/sshdtest"
+	"rehome/internal/testsupport/teamhost"
 )
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // BenchmarkTeamHostVersusPodmanRemote measures a run on a team host — a
 // real sshd on 127.0.0.1 in front of this machine's Podman service —
 // against `podman --remote --url ssh://… --identity … run --rm` of the same
 // image with the same limits, in paired rounds (the contenders alternate,
 // so that drift of the machine hits all alike); the table gives medians.
-// Workloads: print(1), and a read of a 10 MiB CSV (rehome sends it over
-// the connection; podman --remote bind-mounts the path, which only works
-// because the "team host" is this machine). Each `rehome run` and each
+// The team host is rehome-team's rootless service on this machine
+// (teamhost). Workloads: print(1), and a read of a 10 MiB CSV (rehome sends
+// it over the connection; podman --remote bind-mounts the path, which only
+// works because the "team host" is this machine and the file is readable
+// by rehome-team). Each `rehome run` and each
 // `podman --remote` opens its own SSH connection; Engine.Run (the window,
 // `rehome serve`) keeps one.
 //
@@ -36,21 +41,24 @@ func BenchmarkTeamHostVersusPodmanRemote(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("REHOME_BENCH_ROUNDS")); err == nil && v > 0 {
 		rounds = v
 	}
-	// A service of its own whose default runtime is the one rehome found
-	// working here: `podman --remote run` cannot name a runtime.
-	rt, err := local.Runtime(context.Background())
+	// The team host: rehome-team's rootless service (teamhost), reached
+	// over sshd as that account, its image loaded.
+	th := teamhost.Ensure(b, teamhost.User)
+	if _, archive := teamhost.SandboxImage(); !fileExists(archive) {
+		if err := local.SaveImage(context.Background(), archive); err != nil {
+			b.Fatal(err)
+		}
+	}
+	th.EnsureSandboxImage(b)
+	srv := sshdtest.Start(b, sshdtest.Options{User: teamhost.User})
+	uri := srv.URI(th.Socket)
+	// podman --remote bind-mounts the CSV: rehome-team must reach it (a
+	// test's TempDir sits in a 0700 folder).
+	dir, err := os.MkdirTemp("", "rehome-bench-team-")
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err := Open(context.Background(), ConnectOptions{ForceStart: true, Runtime: rt})
-	if err != nil {
-		b.Fatalf("a Podman service with %s: %v", rt, err)
-	}
-	defer svc.Close()
-	sock := strings.TrimPrefix(svc.URI, "unix://")
-	srv := sshdtest.Start(b, sshdtest.Options{})
-	uri := srv.URI(sock)
-	dir := b.TempDir()
+	defer os.RemoveAll(dir)
 	os.Chmod(dir, 0o755)
 	home := filepath.Join(dir, "home") // $HOME of both clients: its known_hosts knows the host
 	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
@@ -78,7 +86,7 @@ func BenchmarkTeamHostVersusPodmanRemote(b *testing.B) {
 		// pids, CPU, read-only input.
 		args := []string{"--remote", "--url", uri, "--identity", srv.ClientKey, "run", "--rm", "--network", "none",
 			"--memory", strconv.FormatInt(lim.Memory, 10), "--pids-limit", strconv.FormatInt(lim.Pids, 10), "--cpus", strconv.FormatFloat(lim.CPUs, 'f', -1, 64),
-			"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096", "-w", "/tmp"}
+			"--ulimit", "nofile=1024:1024", "-w", "/tmp"}
 		if withFile {
 			args = append(args, "-v", csv+":/mnt/data/data.csv:ro")
 		}
@@ -178,6 +186,6 @@ func BenchmarkTeamHostVersusPodmanRemote(b *testing.B) {
 			}
 		}
 	}
-	fmt.Fprintf(&table, "(%d rounds each, alternating; podman %s over ssh to 127.0.0.1, runtime %s, rootless=%t)\n", rounds, remote.Host().PodmanVersion, rt, remote.Host().Rootless)
+	fmt.Fprintf(&table, "(%d rounds each, alternating; podman %s of %s over ssh to 127.0.0.1, rootless=%t, cgroup %s)\n", rounds, remote.Host().PodmanVersion, teamhost.User, remote.Host().Rootless, remote.Host().CgroupVersion)
 	fmt.Print(table.String())
 }

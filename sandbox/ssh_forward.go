@@ -42,7 +42,9 @@ type sshLink struct {
 	closing bool
 	lostAt  time.Time
 	lost    chan struct{} // closed when the link dropped (not by close)
-	done    chan struct{} // closed when the link is down, whatever the cause
+	// seccompPath is the profile's path on the host (ssh_seccomp.go).
+	seccompPath string
+	done        chan struct{} // closed when the link is down, whatever the cause
 }
 
 // dialSSH logs in to the host of an ssh:// address, checking its host key

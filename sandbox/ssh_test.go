@@ -23,6 +23,7 @@ import (
 	"github.com/containers/storage/pkg/homedir"
 
 	"rehome/internal/testsupport/sshdtest"
+	"rehome/internal/testsupport/teamhost"
 )
 
 // teamHost is a sshd in front of this machine's Podman service (the test
@@ -486,5 +487,40 @@ func TestTeamHostSSHConfig(t *testing.T) {
 		if _, err := parseSSHURI(bad, h.sshDir); !errors.Is(err, ErrBadTeamHost) {
 			t.Errorf("%q: %v", bad, err)
 		}
+	}
+}
+
+// The seccomp profile is read by the team host's Podman from its own disk:
+// rehome puts it there over the link. The engine's cache folder here is
+// one the team account cannot read (before: "opening seccomp profile
+// failed: … permission denied"), so only the copy on the host can work.
+func TestTeamHostSeccompOnHost(t *testing.T) {
+	_, th := teamEngine(t, teamhost.User) // the account, its service, the image
+	srv := sshdtest.Start(t, sshdtest.Options{User: teamhost.User})
+	dir := filepath.Join(t.TempDir(), "ssh")
+	os.Mkdir(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(srv.HostKeyLine+"\n"), 0o600)
+	cache := t.TempDir()
+	if th.CanRead(cache) {
+		t.Fatalf("%s can read %s: the test would prove nothing", teamhost.User, cache)
+	}
+	e, err := New(context.Background(), Options{Connect: ConnectOptions{URI: srv.URI(th.Socket), Identity: srv.ClientKey, SSHDir: dir}, CacheDir: cache})
+	if err != nil {
+		t.Fatalf("New over ssh as %s: %v", teamhost.User, err)
+	}
+	defer e.Close()
+	res, err := e.Run(context.Background(), RunRequest{Code: "print(open('/proc/self/status').read().split('Seccomp:')[1].split()[0])", OutputDir: filepath.Join(t.TempDir(), "out")}, nil)
+	if err != nil {
+		t.Fatalf("run over ssh as %s: %v", teamhost.User, err)
+	}
+	if res.ExitCode != 0 || strings.TrimSpace(res.Stdout) != "2" {
+		t.Fatalf("the run's seccomp mode: exit %d, %q (want 2, filtered), %s", res.ExitCode, res.Stdout, res.Summary)
+	}
+	matches, _ := filepath.Glob(filepath.Join(th.Home, ".cache", "rehome", "seccomp-*.json"))
+	if len(matches) == 0 {
+		t.Fatalf("no seccomp profile in %s's cache folder", teamhost.User)
+	}
+	if data, err := os.ReadFile(matches[0]); err != nil || !bytes.Equal(data, seccompProfile()) {
+		t.Fatalf("the profile on the host is not rehome's: %v", err)
 	}
 }
