@@ -42,7 +42,9 @@ type sshLink struct {
 	closing bool
 	lostAt  time.Time
 	lost    chan struct{} // closed when the link dropped (not by close)
-	// seccompPath is the profile's path on the host (ssh_seccomp.go).
+	// secMu guards seccompPath, the profile's path on the host
+	// (ssh_seccomp.go).
+	secMu       sync.Mutex
 	seccompPath string
 	done        chan struct{} // closed when the link is down, whatever the cause
 }

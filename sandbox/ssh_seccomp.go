@@ -30,10 +30,12 @@ mv -f "$t" "$f"
 printf '%s' "$f"`
 
 // remoteSeccomp makes sure the profile is on the host and returns its path
-// there (cached for the link's life).
+// there (cached for the link's life). openRemote starts it at once in the
+// background, so that its round trip (a session on the host: about half a
+// second here) overlaps the engine's start.
 func (l *sshLink) remoteSeccomp() (string, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.secMu.Lock()
+	defer l.secMu.Unlock()
 	if l.seccompPath != "" {
 		return l.seccompPath, nil
 	}

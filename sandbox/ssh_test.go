@@ -427,12 +427,16 @@ func TestTeamHostLostSandboxRemovedOnNextConnection(t *testing.T) {
 	}
 }
 
-// The self-test on the team host: every guarantee checked there, the
-// report naming the host.
+// The self-test on the team host — rehome-team's rootless service over
+// ssh, on this machine's cgroup v1 —: every guarantee checked there, the
+// report naming the host and saying what is weaker there.
 func TestTeamHostDoctor(t *testing.T) {
-	h := startTeamHost(t, sshdtest.Options{})
-	h.trust(t)
-	e, err := New(context.Background(), Options{Connect: h.opts(), CacheDir: t.TempDir()})
+	_, th := teamEngine(t, teamhost.User)
+	srv := sshdtest.Start(t, sshdtest.Options{User: teamhost.User})
+	dir := filepath.Join(t.TempDir(), "ssh")
+	os.Mkdir(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(srv.HostKeyLine+"\n"), 0o600)
+	e, err := New(context.Background(), Options{Connect: ConnectOptions{URI: srv.URI(th.Socket), Identity: srv.ClientKey, SSHDir: dir}, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -456,7 +460,22 @@ func TestTeamHostDoctor(t *testing.T) {
 	if timeout == nil || !strings.Contains(timeout.Detail, "cannot be counted from this machine") {
 		t.Fatalf("the timeout check on a team host: %+v", timeout)
 	}
-	t.Logf("%d checks in %d ms: %s", len(rep.Checks), rep.DurationMS, rep.Summary)
+	if h := e.Host(); h.Rootless && h.CgroupVersion != "v2" {
+		found := false
+		for _, n := range rep.Notes {
+			found = found || (strings.Contains(n, rep.TeamHost) && strings.Contains(n, "rootless on cgroup"))
+		}
+		if !found {
+			t.Fatalf("the report does not say what is weaker on the rootless cgroup %s host: %v", h.CgroupVersion, rep.Notes)
+		}
+	}
+	weak := 0
+	for _, c := range rep.Checks {
+		if c.Strength == Weaker {
+			weak++
+		}
+	}
+	t.Logf("%d checks (%d weaker) in %d ms: %s", len(rep.Checks), weak, rep.DurationMS, rep.Summary)
 }
 
 // ~/.ssh/config names the host: its HostName, Port, User and IdentityFile
