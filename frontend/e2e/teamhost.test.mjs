@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe, launchBrowser, openApp, artifacts, root } from './harness.mjs';
@@ -39,6 +39,10 @@ before(async () => {
     helper.on('exit', (code) => fail(new Error(`e2e-sshd exited with ${code}`)));
   });
   mkdirSync(join(sshHome, '.ssh'), { mode: 0o700 });
+  // The key where ssh keeps keys: the page may name a file there (or one
+  // the user gave rehome), no other.
+  copyFileSync(host.identity, join(sshHome, '.ssh', 'id_team'));
+  copyFileSync(host.identity + '.pub', join(sshHome, '.ssh', 'id_team.pub'));
   browser = await launchBrowser();
 });
 after(async () => {
@@ -59,7 +63,13 @@ test('Sandbox host: an unknown key is shown, confirmed, then the team host is te
     assert.match(await box.locator('[data-testid=host-problem]').innerText(), /socket’s path/);
     assert.equal(await box.locator('[data-testid=host-save]').isDisabled(), true);
     await box.locator('[data-testid=host-uri]').fill(host.uri);
+    // A key file outside ~/.ssh that nobody gave rehome: refused.
     await box.locator('[data-testid=host-identity]').fill(host.identity);
+    await box.locator('[data-testid=host-test]').click();
+    await box.locator('[data-testid=host-error]').waitFor({ timeout: 30000 });
+    assert.match(await box.locator('[data-testid=host-error]').innerText(), /is not a file you gave rehome/);
+    const identity = join(sshHome, '.ssh', 'id_team');
+    await box.locator('[data-testid=host-identity]').fill(identity);
 
     // Unknown: the dialog shows the fingerprint; Cancel writes nothing.
     await box.locator('[data-testid=host-test]').click();
@@ -83,7 +93,7 @@ test('Sandbox host: an unknown key is shown, confirmed, then the team host is te
     // Saved: the sandbox is the team host's.
     await box.locator('[data-testid=host-save]').click();
     await box.locator('[data-testid=host-notice]').waitFor();
-    assert.deepEqual(await srv.call('SandboxHost'), { uri: host.uri, identity: host.identity });
+    assert.deepEqual(await srv.call('SandboxHost'), { uri: host.uri, identity });
     const st = await srv.call('SandboxStatus');
     assert.equal(st.host?.service_uri, host.uri, JSON.stringify(st).slice(0, 400));
     await page.screenshot({ path: join(artifacts, 'teamhost-saved.png'), fullPage: true });
