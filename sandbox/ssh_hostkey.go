@@ -73,9 +73,6 @@ func knownHostsName(e *HostKeyError) string {
 	return knownhosts.Normalize(t.addr)
 }
 
-// knownHostsPath is the known_hosts file of opts.
-func knownHostsPath(opts ConnectOptions) string { return filepath.Join(sshDir(opts), "known_hosts") }
-
 // openKnownHosts reads known_hosts; a missing file knows no host.
 func openKnownHosts(path string) (ssh.HostKeyCallback, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {

@@ -32,7 +32,7 @@ func TestTeamHostEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.EnsureImage(context.Background(), nil); err == nil {
+		if err = e.EnsureImage(context.Background(), nil); err == nil {
 			err = e.SaveImage(context.Background(), archive)
 		}
 		e.Close()
