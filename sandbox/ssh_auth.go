@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -43,7 +44,7 @@ func identityFiles(t sshTarget, opts ConnectOptions) (files []string, explicit b
 // loadIdentity reads one private key file, refusing one that others can
 // read (as ssh does: "UNPROTECTED PRIVATE KEY FILE") and asking its
 // passphrase through ask when it has one.
-func loadIdentity(path string, ask func(file string) ([]byte, error)) (ssh.Signer, error) {
+func loadIdentity(path string, ask func(file string) ([]byte, error), inAgent func(ssh.PublicKey) bool) (ssh.Signer, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrIdentity, path, err)
@@ -59,6 +60,9 @@ func loadIdentity(path string, ask func(file string) ([]byte, error)) (ssh.Signe
 	s, err := ssh.ParsePrivateKey(data)
 	var pm *ssh.PassphraseMissingError
 	if errors.As(err, &pm) {
+		if pm.PublicKey != nil && inAgent(pm.PublicKey) {
+			return nil, errInAgent // the agent holds it: nothing to ask
+		}
 		if ask == nil {
 			return nil, fmt.Errorf("%w: %s has a passphrase and nothing can ask for it here: add it to your ssh agent with `ssh-add %s`", ErrIdentity, path, path)
 		}
@@ -78,6 +82,9 @@ func loadIdentity(path string, ask func(file string) ([]byte, error)) (ssh.Signe
 	return s, nil
 }
 
+// errInAgent: a protected identity the agent holds (its signer is used).
+var errInAgent = errors.New("the ssh agent holds this key")
+
 // authMethods are the ways to log in to t. An explicit identity that
 // cannot be used is an error (the user named it); an implicit one is
 // skipped when the agent can log in instead. closeAgent ends the agent's
@@ -93,10 +100,21 @@ func authMethods(t sshTarget, opts ConnectOptions) (methods []ssh.AuthMethod, cl
 			}
 		}
 	}
+	inAgent := func(k ssh.PublicKey) bool {
+		for _, s := range agentSigners {
+			if bytes.Equal(s.PublicKey().Marshal(), k.Marshal()) {
+				return true
+			}
+		}
+		return false
+	}
 	files, explicit := identityFiles(t, opts)
 	var signers []ssh.Signer
 	for _, f := range files {
-		s, lerr := loadIdentity(f, opts.Passphrase)
+		s, lerr := loadIdentity(f, opts.Passphrase, inAgent)
+		if errors.Is(lerr, errInAgent) {
+			continue
+		}
 		if lerr != nil {
 			if explicit {
 				closeAgent()

@@ -543,3 +543,47 @@ func TestTeamHostSeccompOnHost(t *testing.T) {
 		t.Fatalf("the profile on the host is not rehome's: %v", err)
 	}
 }
+
+// A protected key the ssh agent holds (a real ssh-agent): nothing is
+// asked, even with --identity naming the file.
+func TestTeamHostAgent(t *testing.T) {
+	h := startTeamHost(t, sshdtest.Options{Passphrase: "correct horse"})
+	h.trust(t)
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	agentCmd := exec.Command("ssh-agent", "-D", "-a", sock)
+	if err := agentCmd.Start(); err != nil {
+		t.Skipf("no ssh-agent: %v", err)
+	}
+	t.Cleanup(func() { agentCmd.Process.Kill(); agentCmd.Wait() })
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// ssh-add as a user would, the passphrase given through SSH_ASKPASS.
+	askpass := filepath.Join(t.TempDir(), "askpass")
+	os.WriteFile(askpass, []byte("#!/bin/sh\necho 'correct horse'\n"), 0o700)
+	add := exec.Command("ssh-add", h.srv.ClientKey)
+	add.Env = append(os.Environ(), "SSH_AUTH_SOCK="+sock, "SSH_ASKPASS="+askpass, "SSH_ASKPASS_REQUIRE=force", "DISPLAY=none")
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("ssh-add: %v %s", err, out)
+	}
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	opts := h.opts() // --identity names the protected file
+	var asked atomic.Int32
+	opts.Passphrase = func(string) ([]byte, error) { asked.Add(1); return nil, errors.New("must not be asked") }
+	c, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Open with the key in the agent: %v", err)
+	}
+	c.Close()
+	opts.Identity = "" // the agent alone
+	if c, err = Open(context.Background(), opts); err != nil {
+		t.Fatalf("Open with the agent alone: %v", err)
+	}
+	c.Close()
+	if asked.Load() != 0 {
+		t.Fatalf("the passphrase was asked %d times with the key in the agent", asked.Load())
+	}
+}
