@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"rehome/backend/assistant"
+	"rehome/backend/core"
 	"rehome/sandbox"
 )
 
@@ -58,6 +59,12 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 		return a.CreateAssistant(assistant.Assistant{Name: "x", Knowledge: []assistant.KnowledgeFile{{Name: "n", Path: s}}})
 	},
 	"AddCarriedModel": func(a *App, s string) (any, error) { return a.AddCarriedModel(s, true) },
+	"SetSandboxHost": func(a *App, s string) (any, error) {
+		return a.SetSandboxHost(core.SandboxHost{URI: "ssh://x@127.0.0.1:1/run/podman/podman.sock", Identity: s})
+	},
+	"TestSandboxHost": func(a *App, s string) (any, error) {
+		return a.TestSandboxHost(core.SandboxHost{URI: "ssh://x@127.0.0.1:1/run/podman/podman.sock", Identity: s})
+	},
 	"KnowledgeAdd": func(a *App, s string) (any, error) {
 		as, err := a.CreateAssistant(assistant.Assistant{Name: "k"})
 		if err != nil {
@@ -92,6 +99,7 @@ var pathless = []string{
 	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove", "KnowledgeCancel", "KnowledgeRanking", "PickKnowledgeFile",
 	"ListActions", "AddAction", "RemoveAction", "TestAction", "AnswerAction", "SignInAction",
 	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations",
+	"SandboxHost", "TrustSandboxHost",
 }
 
 // methodParams reads the parameter names of *App's methods from the

@@ -31,7 +31,7 @@ apt_run=(build-essential make pkg-config git curl ca-certificates xz-utils libgt
 # Vulkan drivers (lavapipe: a Vulkan device on the CPU) to test it on;
 # qpdf to make an encrypted PDF and the Debian manuals the knowledge bench
 # searches (bzip2-doc, libtasn1-doc, valgrind, shared-mime-info's spec).
-apt_test=(xvfb xauth imagemagick xdotool chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux python3-nbformat cmake
+apt_test=(openssh-server xvfb xauth imagemagick xdotool chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux python3-nbformat cmake
   glslc libvulkan-dev mesa-vulkan-drivers qpdf bzip2-doc libtasn1-doc valgrind)
 want=("${apt_run[@]}")
 [ "$mode" = test ] && want+=("${apt_test[@]}")

@@ -54,6 +54,15 @@ type ConnectOptions struct {
 	// SharedStorage makes a rootless service rehome starts use the
 	// user's own Podman storage instead of its own.
 	SharedStorage bool
+	// Identity is the ssh private key for an ssh:// URI (default:
+	// $CONTAINER_SSHKEY, ~/.ssh/config's IdentityFile, the agent, ~/.ssh/id_*).
+	Identity string
+	// SSHDir holds known_hosts, config and the default keys (default
+	// ~/.ssh).
+	SSHDir string
+	// Passphrase asks, once per connection, the passphrase of an identity
+	// that has one (nil: such a key is refused unless the agent holds it).
+	Passphrase func(file string) ([]byte, error)
 }
 
 // Connection is an open connection to a Podman service.
@@ -67,6 +76,9 @@ type Connection struct {
 	// Storage is a started service's own storage (zero: the user's or
 	// root's).
 	Storage PrivateStorage
+	// Remote is true for a team host (ssh://): its files must travel over
+	// the connection, never as bind mounts of local paths.
+	Remote bool
 	// FilesTravel is true when the service cannot be given this
 	// machine's paths to mount: it runs on another machine, or as another
 	// user (a unix socket whose peer is not this process's uid, as root
@@ -74,6 +86,7 @@ type Connection struct {
 	// the inputs through the connection (Podman's archive API) instead of
 	// bind-mounting them (send.go).
 	FilesTravel bool
+	link        *sshLink
 	ctx         context.Context
 	svc         *exec.Cmd
 	dir         string
@@ -89,6 +102,9 @@ func (c *Connection) Context() context.Context { return c.ctx }
 // (the service that first set up a user's Podman outlived rehome, parent
 // PID 1, with --time=0: for ever).
 func (c *Connection) Close() error {
+	if c != nil && c.link != nil {
+		return c.link.close()
+	}
 	if c == nil || c.svc == nil {
 		return nil
 	}
@@ -128,6 +144,9 @@ func stopGroup(pgid int, done <-chan struct{}) {
 // returns the connection to it; Close releases it (stopping the service if
 // Open started it).
 func Open(ctx context.Context, opts ConnectOptions) (*Connection, error) {
+	if uri := remoteURI(opts); uri != "" {
+		return openRemote(ctx, uri, opts)
+	}
 	var tried []string
 	if opts.ForceStart {
 		return startService(ctx, opts)
@@ -135,9 +154,7 @@ func Open(ctx context.Context, opts ConnectOptions) (*Connection, error) {
 	for _, uri := range candidateURIs(opts) {
 		cctx, err := dial(ctx, uri)
 		if err == nil {
-			// Hook for the ssh transport: a connection with Remote set
-			// (a forwarded local socket, served by our own uid) must
-			// set FilesTravel too: FilesTravel: c.Remote || filesTravel(uri).
+			// (A team host over ssh:// sets FilesTravel in openRemote.)
 			return &Connection{URI: uri, ctx: cctx, FilesTravel: filesTravel(uri)}, nil
 		}
 		tried = append(tried, fmt.Sprintf("%s (%v)", uri, shortErr(err)))

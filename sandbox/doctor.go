@@ -36,8 +36,11 @@ type DoctorReport struct {
 	OK      bool   `json:"ok"`
 	Summary string `json:"summary"`
 	Host    *Host  `json:"host,omitempty"`
-	Image   string `json:"image"`
-	Runtime string `json:"runtime,omitempty"`
+	// TeamHost names the team host the self-test ran on
+	// (user@host[:port]), "" for this machine.
+	TeamHost string `json:"team_host,omitempty"`
+	Image    string `json:"image"`
+	Runtime  string `json:"runtime,omitempty"`
 	// RuntimeProbes are the runtimes tried, when they were probed now.
 	RuntimeProbes []RuntimeProbe `json:"runtime_probes,omitempty"`
 	Checks        []Check        `json:"checks"`
@@ -65,7 +68,7 @@ func NoPodmanReport(err error) DoctorReport {
 func (e *Engine) Doctor(ctx context.Context, progress func(check string)) DoctorReport {
 	start := time.Now()
 	host := e.Host()
-	rep := DoctorReport{Host: &host, Image: e.image}
+	rep := DoctorReport{Host: &host, Image: e.image, TeamHost: e.TeamHost()}
 	add := func(name string, s Strength, format string, a ...any) {
 		if ctx.Err() != nil {
 			return // cut short by the caller, not a finding about the sandbox
@@ -90,16 +93,27 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 				weak = append(weak, c.Name)
 			}
 		}
+		where := "here"
+		if rep.TeamHost != "" {
+			where = "on the team host " + rep.TeamHost
+		}
 		switch {
 		case ctx.Err() != nil:
 			rep.OK, rep.Interrupted = false, true
 			rep.Summary = fmt.Sprintf("Interrupted after %d checks: the self-test did not finish, so it says nothing of the rest; run it again to the end.", len(rep.Checks))
 		case !rep.OK:
-			rep.Summary = "NOT SAFE: these guarantees do not hold here: " + strings.Join(bad, ", ") + "."
+			rep.Summary = "NOT SAFE: these guarantees do not hold " + where + ": " + strings.Join(bad, ", ") + "."
 		case len(weak) > 0:
-			rep.Summary = "Every guarantee holds, some by weaker means on this host (" + strings.Join(weak, ", ") + "): see their details."
+			rep.Summary = "Every guarantee holds " + where + ", some by weaker means (" + strings.Join(weak, ", ") + "): see their details."
 		default:
-			rep.Summary = "Every guarantee holds."
+			rep.Summary = "Every guarantee holds " + where + "."
+		}
+		if rep.TeamHost != "" {
+			if h := e.Host(); h.Rootless && h.CgroupVersion != "v2" {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("Podman on %s is rootless on cgroup %s: the kernel holds no memory, pids or CPU ceiling there; rehome's own fallbacks hold them (weaker, see each check).", rep.TeamHost, h.CgroupVersion))
+			} else if h.Rootless {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("Podman on %s is rootless (cgroup %s): the ceilings systemd delegated hold there.", rep.TeamHost, h.CgroupVersion))
+			}
 		}
 		return rep
 	}

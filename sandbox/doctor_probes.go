@@ -89,8 +89,19 @@ func checkTimeout(p *probeEnv) (Strength, string, error) {
 	if err != nil {
 		return NotHeld, "", err
 	}
-	left := hostProcessesWith("sleep " + marker)
 	gone := !p.e.containerExists(p.ctx, res.ID)
+	if p.e.Remote() {
+		// A team host's processes cannot be seen from here: the
+		// container (and with it its cgroup) being gone is what is checked.
+		switch {
+		case !res.TimedOut:
+			return NotHeld, fmt.Sprintf("a script that ignores SIGTERM, double-forks and sleeps in C was not stopped at %s (exit %d)", tl.Timeout, res.ExitCode), nil
+		case !gone:
+			return NotHeld, fmt.Sprintf("stopped at %s, but its container still exists on %s", tl.Timeout, p.e.TeamHost()), nil
+		}
+		return Held, fmt.Sprintf("a script that ignores SIGTERM, double-forks a sleeper and sleeps in C was killed at %s (after %d ms) and its container removed on %s (its processes there cannot be counted from this machine)", tl.Timeout, res.DurationMS, p.e.TeamHost()), nil
+	}
+	left := hostProcessesWith("sleep " + marker)
 	switch {
 	case !res.TimedOut:
 		return NotHeld, fmt.Sprintf("a script that ignores SIGTERM, double-forks and sleeps in C was not stopped at %s (exit %d)", tl.Timeout, res.ExitCode), nil

@@ -75,6 +75,7 @@ type Engine struct {
 	// noUserNS leaves rootful runs in the host's user namespace (only the
 	// measurement of what the per-run namespace costs sets it).
 	noUserNS bool
+	bgState  // ssh_lost.go
 }
 
 // New connects to Podman, reads what the host can enforce, and removes
@@ -135,6 +136,9 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 			defer stop()
 			defer close(e.swept)
 			e.Sweep(sctx)
+			if conn := e.connection(); conn.Remote {
+				e.removeLost(sctx, conn)
+			}
 			sweepStages(stageRoots(e.cacheDir()))
 			sweepOldRunFolders()
 			e.trace("swept")
@@ -155,6 +159,10 @@ const sweepWait = 250 * time.Millisecond
 func (e *Engine) seccompProfile() (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.conn != nil && e.conn.link != nil {
+		// A team host reads it from its own disk (ssh_seccomp.go).
+		return e.conn.link.remoteSeccomp()
+	}
 	return writeSeccompProfile(e.cacheDir())
 }
 
@@ -284,6 +292,7 @@ func (c callCtx) Value(key any) any {
 // Close releases the connection (stopping a service rehome started),
 // once the sweep of leftovers New began has ended.
 func (e *Engine) Close() error {
+	e.stopBackground()
 	if e.swept != nil {
 		e.stopSweep()
 		select {

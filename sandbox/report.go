@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -42,7 +43,12 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 			res.MemoryPeakBytes = x.RSSPeak
 		}
 	}
+	var lost *ConnectionLostError
 	switch {
+	case errors.As(out.lost, &lost):
+		res.ConnectionLost = true
+		res.Summary = fmt.Sprintf("The connection to %s was lost after %.1f s; the output so far is kept. The sandbox there ends by itself at its %s limit, and rehome removes it on the next connection.",
+			lost.Host, out.elapsed.Seconds(), roundDuration(lim.Timeout))
 	case out.stopped:
 		res.Summary = "Stopped by the user; the sandbox was killed and removed."
 	case out.timedOut:
@@ -103,7 +109,7 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 		note("The code printed more than %s on stderr; only the first %s are kept.", bytesize.Format(lim.StderrMax), bytesize.Format(lim.StderrMax))
 	}
 	explainFailure(res, lim, j)
-	if !out.removed {
+	if !out.removed && out.lost == nil {
 		note("The sandbox container could not be confirmed removed (%v); `rehome sandbox doctor` lists and removes leftovers.", out.removeErr)
 	}
 }

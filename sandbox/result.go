@@ -87,6 +87,9 @@ type Result struct {
 	Limits          LimitsReport `json:"limits"`
 	// Summary says in a sentence what happened, for the user.
 	Summary string `json:"summary"`
+	// ConnectionLost: the link to the team host dropped during the run;
+	// what came back before is kept.
+	ConnectionLost bool `json:"connection_lost,omitempty"`
 	// Displays are the values the code showed, in order: the value of a
 	// last bare expression (like a notebook cell's Out[n]) and what it
 	// passed to display().

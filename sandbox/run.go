@@ -167,6 +167,9 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		out, err = e.execute(r)
 	}
 	if err != nil {
+		if lost := e.Lost(); lost != nil {
+			return nil, fmt.Errorf("%w; the run had not started (%v)", lost, err)
+		}
 		return nil, err
 	}
 	finish(res, lim, j, col, out)
@@ -217,6 +220,9 @@ type outcome struct {
 	attachErr     error
 	protocolError error
 	dropped       int64
+	// lost is the team host's *ConnectionLostError when the link dropped
+	// during the run.
+	lost error
 }
 
 // run is one run as execute carries it out.
@@ -253,6 +259,11 @@ func (e *Engine) execute(r *run) (*outcome, error) {
 		// The container must be gone whatever happened: killed and
 		// removed (the removal's answer is the proof; a failed one is
 		// checked).
+		if e.Lost() != nil {
+			// The link is gone: removed later (ssh_lost.go).
+			e.rememberLost(cid)
+			return
+		}
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(api), 30*time.Second)
 		defer rcancel()
 		// The service answers a removal once the container is gone (or
@@ -378,6 +389,19 @@ wait:
 	}
 	sockets.closeAll()
 	e.trace("stream ended")
+	if out.lost = e.Lost(); out.lost != nil {
+		// Nothing more comes back: what arrived is kept, and the
+		// container there ends at its own time limit (created with
+		// --timeout and --rm).
+		if out.elapsed == 0 {
+			out.elapsed = time.Since(start)
+		}
+		out.runnerStderr = string(errBuf.buf)
+		out.protocolError = dec.broken
+		out.dropped = dec.dropped
+		col.abortFile("cut short: the connection to the team host was lost")
+		return out, nil
+	}
 
 	// The container's exit status tells how it ended when the runner had
 	// no last word. When it had, the status adds nothing, and waiting for
@@ -425,7 +449,7 @@ func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
 // attachConn opens a private connection to the service whose sockets can
 // be closed from outside.
 func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, error) {
-	actx, err := bindings.NewConnection(context.WithoutCancel(ctx), e.Host().ServiceURI)
+	actx, err := bindings.NewConnection(context.WithoutCancel(ctx), e.connection().Local())
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect to the Podman service for the run: %w", err)
 	}

@@ -121,8 +121,10 @@ func (e *Engine) Runtime(ctx context.Context) (string, error) {
 		e.saveState(st)
 		return e.markVerified(), nil
 	}
-	if e.opts.Connect.URI != "" {
-		return "", fmt.Errorf("the Podman service at %s cannot start a sandbox: %v", e.opts.Connect.URI, err)
+	if e.opts.Connect.URI != "" || e.Remote() {
+		// A service the user named (or a team host) is never swapped for
+		// a private one here.
+		return "", fmt.Errorf("the Podman service at %s cannot start a sandbox: %v", e.connection().URI, err)
 	}
 	e.mu.Lock()
 	cur := e.conn

@@ -34,7 +34,7 @@ func commands() []command {
 		{"conversations", "the kept conversations: list, show, export (Markdown, notebook), rm", cmdConversations},
 		{"run", "run a Python script in the sandbox against a file", cmdRun},
 		{"session", "a Code Interpreter session that keeps its state: start, exec, list, stop, export", cmdSession},
-		{"settings", "the sandbox's saved limits: show, set KEY=VALUE…, reset", cmdSettings},
+		{"settings", "the sandbox's saved limits and Sandbox host: show, set KEY=VALUE…, reset", cmdSettings},
 		{"sandbox", "the code sandbox: doctor, image build|load|save|status, clean", cmdSandbox},
 		{"serve", "serve the UI in a browser on this machine", cmdServe},
 		{"doctor", "check the installation and the database", cmdDoctor},

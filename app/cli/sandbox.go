@@ -18,6 +18,7 @@ func cmdSandbox(env *cliEnv, args []string) int {
 		{"doctor", "attack each guarantee of the sandbox and say which hold", cmdSandboxDoctor},
 		{"image", "the sandbox image: build, load FILE, save FILE, status", cmdSandboxImage},
 		{"clean", "remove sandboxes left by a crashed rehome, and images and archives of old recipes", cmdSandboxClean},
+		{"trust", "trust a team host's SSH key: ssh://user@host/socket --fingerprint SHA256:…", cmdSandboxTrust},
 	}, "rehome sandbox", args)
 }
 
@@ -32,18 +33,20 @@ func cmdSandboxImage(env *cliEnv, args []string) int {
 
 // podmanFlags are the flags every command that talks to Podman takes.
 type podmanFlags struct {
-	env     *cliEnv
-	uri     *string
-	runtime *string
+	env      *cliEnv
+	uri      *string
+	identity *string
+	runtime  *string
 }
 
-// addPodmanFlags adds --podman and --runtime to fs; the command's core
-// starts its engine with them.
+// addPodmanFlags adds --podman, --identity and --runtime to fs; the
+// command's core starts its engine with them.
 func (env *cliEnv) addPodmanFlags(fs *flag.FlagSet) podmanFlags {
 	p := podmanFlags{
-		env:     env,
-		uri:     fs.String("podman", "", "Podman service `URI` (default: $CONTAINER_HOST, the user's socket, or a private service)"),
-		runtime: fs.String("runtime", "", "OCI `runtime` (runc, crun; default: probed)"),
+		env:      env,
+		uri:      fs.String("podman", "", "Podman service `URI`: unix:///path or a team host ssh://user@host[:port]/path/to/podman.sock (default: the Sandbox host of Settings, $CONTAINER_HOST, the user's socket, or a private service)"),
+		identity: fs.String("identity", "", "ssh private key `FILE` for an ssh:// --podman (default: $CONTAINER_SSHKEY, ~/.ssh/config, the ssh agent, ~/.ssh/id_*)"),
+		runtime:  fs.String("runtime", "", "OCI `runtime` (runc, crun; default: probed)"),
 	}
 	env.pf = &p
 	return p
@@ -58,7 +61,7 @@ func (p *podmanFlags) options() sandbox.Options {
 	return sandbox.Options{
 		// A service rehome starts stays for the next command (each would
 		// otherwise pay a start), and ends itself when idle.
-		Connect: sandbox.ConnectOptions{URI: *p.uri, Linger: cliServiceLinger},
+		Connect: sandbox.ConnectOptions{URI: *p.uri, Identity: *p.identity, Linger: cliServiceLinger, Passphrase: p.env.askPassphrase},
 		Runtime: *p.runtime,
 		Trace:   p.env.traceStep,
 	}
@@ -323,6 +326,9 @@ func printDoctor(env *cliEnv, rep sandbox.DoctorReport) {
 		mode := "rootful"
 		if h.Rootless {
 			mode = "rootless"
+		}
+		if rep.TeamHost != "" {
+			fmt.Fprintf(env.stdout, "team host %s\n", rep.TeamHost)
 		}
 		fmt.Fprintf(env.stdout, "podman %s (%s, cgroup %s, %s), runtime %s, image %s\n",
 			h.PodmanVersion, mode, h.CgroupVersion, h.ServiceURI, rep.Runtime, rep.Image)

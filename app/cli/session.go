@@ -197,7 +197,7 @@ func (f sessionFlags) args(lim sandbox.Limits) []string {
 		}
 	}
 	return []string{"--file", file, "--timeout", lim.Timeout.String(), "--idle", f.idle.String(), "--memory", fmt.Sprint(lim.Memory),
-		"--cpus", fmt.Sprint(lim.CPUs), "--pids", fmt.Sprint(lim.Pids), "--podman", *f.pf.uri, "--runtime", *f.pf.runtime}
+		"--cpus", fmt.Sprint(lim.CPUs), "--pids", fmt.Sprint(lim.Pids), "--podman", *f.pf.uri, "--identity", *f.pf.identity, "--runtime", *f.pf.runtime}
 }
 
 // cmdSessionRelay is the background process `session start` leaves: it

@@ -167,10 +167,16 @@ func (c *Core) Runs() *Runs { return c.runSvc }
 func (c *Core) Engine(ctx context.Context) (*sandbox.Engine, error) {
 	c.engMu.Lock()
 	defer c.engMu.Unlock()
+	if c.engine != nil && c.engine.Lost() != nil {
+		// The link to the team host dropped: connect again (its sweep
+		// removes the sandboxes the lost link left).
+		c.engine.Close()
+		c.engine = nil
+	}
 	if c.engine != nil {
 		return c.engine, nil
 	}
-	e, err := sandbox.New(ctx, c.opts.Sandbox)
+	e, err := sandbox.New(ctx, c.engineOptions())
 	if err != nil {
 		c.log.Warn("sandbox unavailable", "err", err)
 		return nil, err

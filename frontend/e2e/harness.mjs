@@ -17,12 +17,12 @@ export const testdata = join(root, 'backend/llm/testdata');
 export const bin = resolve(process.env.REHOME_BIN ?? '../build/bin/rehome');
 export const artifacts = resolve(process.env.ARTIFACTS ?? '../build/test-artifacts');
 
-/** Starts `rehome serve`; resolves to { url, base, token, home, proc, stop, call }. */
-export async function startServe({ home } = {}) {
+/** Starts `rehome serve` (with extra environment variables env); resolves to { url, base, token, home, proc, stop, call }. */
+export async function startServe({ home, env: extra = {} } = {}) {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`make build\` first`);
   const ownHome = !home;
   home ??= mkdtempSync(join(tmpdir(), 'rehome-e2e-'));
-  const env = { ...process.env, REHOME_HOME: home };
+  const env = { ...process.env, ...extra, REHOME_HOME: home };
   delete env.DISPLAY;
   delete env.WAYLAND_DISPLAY;
   const proc = spawn(bin, ['serve', '--addr', '127.0.0.1:0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -544,6 +544,20 @@ export namespace core {
     running?: string;
   }
 
+  export interface ConnectionTest {
+    ok: boolean;
+    host: string;
+    podman_version?: string;
+    rootless: boolean;
+    cgroup_version?: string;
+    image_present: boolean;
+    image?: string;
+    error?: string;
+    unknown_key?: sandbox.HostKeyError;
+    notes?: string[];
+    duration_ms: number;
+  }
+
   export interface KnowledgeRanking {
     mode: string;
     model?: string;
@@ -560,6 +574,11 @@ export namespace core {
     description: string;
     rule: actions.Rule;
     always_allow?: boolean;
+  }
+
+  export interface SandboxHost {
+    uri: string;
+    identity: string;
   }
 }
 
@@ -1072,6 +1091,7 @@ export namespace sandbox {
     skipped?: sandbox.Skipped[];
     limits: sandbox.LimitsReport;
     summary: string;
+    connection_lost?: boolean;
     displays?: sandbox.Display[];
     notes?: string[];
     input?: sandbox.InputInfo;
@@ -1123,6 +1143,7 @@ export namespace sandbox {
     ok: boolean;
     summary: string;
     host?: sandbox.Host;
+    team_host?: string;
     image: string;
     runtime?: string;
     runtime_probes?: sandbox.RuntimeProbe[];
@@ -1162,6 +1183,24 @@ export namespace sandbox {
     storage_driver?: string;
     storage: sandbox.PrivateStorage;
     files_travel?: boolean;
+  }
+
+  export interface HostKey {
+    host: string;
+    fingerprint: string;
+    key_type: string;
+    known: boolean;
+    known_hosts: string;
+  }
+
+  export interface HostKeyError {
+    host: string;
+    uri: string;
+    fingerprint: string;
+    key_type: string;
+    known_hosts: string;
+    changed: boolean;
+    was?: string[];
   }
 
   export interface ImageStatus {
@@ -1269,6 +1308,7 @@ export namespace sandbox {
     skipped?: sandbox.Skipped[];
     limits: sandbox.LimitsReport;
     summary: string;
+    connection_lost?: boolean;
     displays?: sandbox.Display[];
     notes?: string[];
     input?: sandbox.InputInfo;
@@ -1433,6 +1473,7 @@ export const methods = [
   'RunCode',
   'RunLimitBounds',
   'RunLimits',
+  'SandboxHost',
   'SandboxStatus',
   'SaveImage',
   'SaveOutput',
@@ -1441,6 +1482,7 @@ export const methods = [
   'SetAssistantModel',
   'SetModelServers',
   'SetRunLimits',
+  'SetSandboxHost',
   'SignInAction',
   'StartCarriedModel',
   'StartSession',
@@ -1450,6 +1492,8 @@ export const methods = [
   'StopRun',
   'StopSession',
   'TestAction',
+  'TestSandboxHost',
+  'TrustSandboxHost',
   'UIEvent',
   'UIReady',
   'UpdateAssistant',
@@ -1720,6 +1764,10 @@ export function RunLimits(): Promise<sandbox.Limits> {
   return call<sandbox.Limits>('RunLimits');
 }
 
+export function SandboxHost(): Promise<core.SandboxHost> {
+  return call<core.SandboxHost>('SandboxHost');
+}
+
 export function SandboxStatus(): Promise<sandbox.Status> {
   return call<sandbox.Status>('SandboxStatus');
 }
@@ -1750,6 +1798,10 @@ export function SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPr
 
 export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> {
   return call<sandbox.Limits>('SetRunLimits', l);
+}
+
+export function SetSandboxHost(h: Input<core.SandboxHost>): Promise<core.SandboxHost> {
+  return call<core.SandboxHost>('SetSandboxHost', h);
 }
 
 export function SignInAction(assistantID: string, name: string): Promise<void> {
@@ -1786,6 +1838,14 @@ export function StopSession(id: string): Promise<void> {
 
 export function TestAction(assistantID: string, operation: string, args: string): Promise<actions.Result> {
   return call<actions.Result>('TestAction', assistantID, operation, args);
+}
+
+export function TestSandboxHost(h: Input<core.SandboxHost>): Promise<core.ConnectionTest> {
+  return call<core.ConnectionTest>('TestSandboxHost', h);
+}
+
+export function TrustSandboxHost(uri: string, fingerprint: string): Promise<sandbox.HostKey> {
+  return call<sandbox.HostKey>('TrustSandboxHost', uri, fingerprint);
 }
 
 export function UIEvent(event: string, data: Input<{ [key: string]: unknown }>): Promise<void> {

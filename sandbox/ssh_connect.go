@@ -1,0 +1,82 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+// remoteURI is the team host to use: --podman ssh://…, or $CONTAINER_HOST
+// when it names one and no --podman was given; "" for a local service.
+func remoteURI(opts ConnectOptions) string {
+	if IsRemote(opts.URI) {
+		return opts.URI
+	}
+	if h := os.Getenv("CONTAINER_HOST"); opts.URI == "" && IsRemote(h) {
+		return h
+	}
+	return ""
+}
+
+// openRemote connects to a team host's Podman service through rehome's own
+// SSH link (ssh_forward.go).
+func openRemote(ctx context.Context, uri string, opts ConnectOptions) (*Connection, error) {
+	l, err := dialSSH(ctx, uri, opts)
+	if err != nil {
+		return nil, err
+	}
+	go l.remoteSeccomp() // its round trip overlaps the engine's start
+	cctx, err := dial(ctx, l.uri())
+	if err != nil {
+		l.close()
+		return nil, fmt.Errorf("cannot reach the Podman service at %s: %w", uri, err)
+	}
+	// The forwarded socket is served by this uid, but the service is
+	// another machine's: its files must travel.
+	return &Connection{URI: uri, Remote: true, FilesTravel: true, link: l, ctx: cctx}, nil
+}
+
+// Local is the address the bindings dial: the service's own, or for a
+// team host the private local socket of rehome's SSH link to it.
+func (c *Connection) Local() string {
+	if c.link != nil {
+		return c.link.uri()
+	}
+	return c.URI
+}
+
+// Lost is a *ConnectionLostError once the link to a team host dropped,
+// else nil (always nil for a local service).
+func (c *Connection) Lost() error {
+	if c == nil || c.link == nil {
+		return nil
+	}
+	return c.link.lostErr()
+}
+
+// Host is the team host as the user names it (user@host[:port]), "" for a
+// local service.
+func (c *Connection) Host() string {
+	if c == nil || c.link == nil {
+		return ""
+	}
+	return c.link.target.display()
+}
+
+// connection is the engine's current connection.
+func (e *Engine) connection() *Connection {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.conn
+}
+
+// Lost is a *ConnectionLostError once the engine's link to its team host
+// dropped, else nil: the engine must then be closed and started again.
+func (e *Engine) Lost() error { return e.connection().Lost() }
+
+// Remote reports whether the engine's service is a team host's (ssh://).
+func (e *Engine) Remote() bool { return e.connection().Remote }
+
+// TeamHost is the engine's team host as the user names it
+// (user@host[:port]), "" for a local service.
+func (e *Engine) TeamHost() string { return e.connection().Host() }
