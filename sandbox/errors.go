@@ -56,4 +56,7 @@ var (
 	// want of the image: Run then looks for it (loading it from its
 	// archive) and creates again.
 	errNoImageAtCreate = errors.New("the create found no image")
+
+	// errInAgent: a protected identity the agent holds (its signer is used).
+	errInAgent = errors.New("the ssh agent holds this key")
 )

@@ -82,9 +82,6 @@ func loadIdentity(path string, ask func(file string) ([]byte, error), inAgent fu
 	return s, nil
 }
 
-// errInAgent: a protected identity the agent holds (its signer is used).
-var errInAgent = errors.New("the ssh agent holds this key")
-
 // authMethods are the ways to log in to t. An explicit identity that
 // cannot be used is an error (the user named it); an implicit one is
 // skipped when the agent can log in instead. closeAgent ends the agent's

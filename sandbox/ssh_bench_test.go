@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"rehome/internal/testsupport/rehomebin"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"rehome/backend/bytesize"
+	"rehome/internal/testsupport/rehomebin"
 	"rehome/internal/testsupport/sshdtest"
 	"rehome/internal/testsupport/teamhost"
 )
