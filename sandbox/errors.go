@@ -24,4 +24,7 @@ var (
 	// ErrInputTooBig: the input files exceed what may be sent to a
 	// team host's sandbox (MaxSentBytes).
 	ErrInputTooBig = errors.New("the input files are too big to send to the sandbox")
+	// ErrImageSeccomp is wrapped when the stored sandbox image does not
+	// carry rehome's seccomp profile (seccomp.go).
+	ErrImageSeccomp = errors.New("the sandbox image lacks rehome's seccomp profile")
 )

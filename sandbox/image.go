@@ -36,6 +36,8 @@ var imageChanges = []string{
 	"ENV PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8",
 	`CMD ["/usr/bin/python3"]`,
 	"LABEL io.rehome.recipe=" + recipe.Digest(),
+	// The seccomp profile travels in the image (seccomp.go).
+	"LABEL " + recipe.SeccompLabel + "=" + string(recipe.SeccompProfile()),
 }
 
 // CacheDir is where rehome keeps the image archive, the apt download cache
@@ -185,12 +187,12 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 // tells of it), or an error wrapping
 // ErrImageMissing that names the command that fixes it.
 func (e *Engine) EnsureImage(ctx context.Context, progress func(string)) error {
-	ok, err := images.Exists(e.api(ctx), e.image, nil)
-	if err != nil {
-		return fmt.Errorf("look for the sandbox image: %w", explain(err))
+	img, err := images.GetImage(e.api(ctx), e.image, nil)
+	if err == nil {
+		return e.checkSeccompLabel(img.Labels, e.reloadCommand())
 	}
-	if ok {
-		return nil
+	if !isNotFound(err) {
+		return fmt.Errorf("look for the sandbox image: %w", explain(err))
 	}
 	if e.opts.Image != "" {
 		return fmt.Errorf("%w: %s is not in Podman's storage", ErrImageMissing, e.image)
