@@ -111,6 +111,9 @@ type ImageStatus struct {
 	Stale []string `json:"stale,omitempty"`
 	// Fix is the command that makes the image ready, when it is not.
 	Fix string `json:"fix,omitempty"`
+	// Problem says why an image in storage is not ready: it lacks
+	// rehome's seccomp profile (seccomp.go).
+	Problem string `json:"problem,omitempty"`
 	// State is the one verdict `rehome sandbox image status`, `rehome
 	// doctor` and the first-run checklist all give: ImageReady,
 	// ImageLoadsOnFirstUse (an archive of this recipe is at hand and the
@@ -140,6 +143,9 @@ func (st ImageStatus) Summary() string {
 	case ImageLoadsOnFirstUse:
 		return "loads on first use from " + st.Archive
 	}
+	if st.Problem != "" {
+		return st.Problem
+	}
 	return "missing"
 }
 
@@ -154,10 +160,12 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 	if err != nil {
 		return st, fmt.Errorf("list images: %w", explain(err))
 	}
+	var seccompErr error
 	for _, im := range list {
 		for _, name := range im.RepoTags {
 			if name == e.image {
 				st.Present, st.Size = true, im.Size
+				seccompErr = e.checkSeccompLabel(im.Labels, e.reloadCommand())
 			} else if strings.HasPrefix(name, ImageRepo+":") {
 				st.Stale = append(st.Stale, name)
 			}
@@ -167,6 +175,9 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 		st.Archive, st.ArchivePresent = p, true
 	}
 	switch {
+	case st.Present && seccompErr != nil:
+		// Runs refuse it (EnsureImage): not ready.
+		st.State, st.Fix, st.Problem = ImageMissing, e.reloadCommand(), seccompErr.Error()
 	case st.Present:
 		st.State = ImageReady
 	case st.ArchivePresent && e.opts.Image == "":

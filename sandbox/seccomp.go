@@ -40,11 +40,11 @@ func (e *Engine) checkSeccompLabel(labels map[string]string, fix string) error {
 			return nil
 		}
 	}
-	what := "lacks"
+	what := "lacks rehome's seccomp profile"
 	if ok {
-		what = "carries another seccomp profile than"
+		what = "carries a seccomp profile other than rehome's"
 	}
-	return &seccompError{fmt.Sprintf("the sandbox image %s on %s %s rehome's seccomp profile, so the sandbox would not hold there: reload it with `%s`",
+	return &seccompError{fmt.Sprintf("the sandbox image %s on %s %s, so the sandbox would not hold there: reload it with `%s`",
 		e.image, e.serviceName(), what, fix)}
 }
 

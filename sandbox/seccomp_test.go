@@ -154,7 +154,7 @@ func TestSeccompLabelCheck(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, "on gpu-box") || !strings.Contains(msg, "rehome's seccomp profile") || !strings.Contains(msg, "`"+fix+"`") {
+		if !strings.Contains(msg, "on gpu-box") || !strings.Contains(msg, "seccomp profile") || !strings.Contains(msg, "`"+fix+"`") {
 			t.Errorf("%s: %s", name, msg)
 		}
 	}
