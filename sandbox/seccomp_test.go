@@ -307,3 +307,36 @@ func TestTeamHostRefusesImageWithoutProfile(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkImageCheck: what a run pays before it starts to look for the
+// image on this machine's service: its existence alone (the code before)
+// against its inspection and the label's SHA-256 (now).
+func BenchmarkImageCheck(b *testing.B) {
+	e, err := New(b.Context(), Options{})
+	if err != nil {
+		b.Skipf("no Podman sandbox here: %v", err)
+	}
+	defer e.Close()
+	if err := e.EnsureImage(b.Context(), nil); err != nil {
+		b.Skipf("no sandbox image here: %v", err)
+	}
+	api := e.api(b.Context())
+	b.Run("exists (before)", func(b *testing.B) {
+		for b.Loop() {
+			if ok, err := images.Exists(api, e.image, nil); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+		}
+	})
+	b.Run("inspect+label (now)", func(b *testing.B) {
+		for b.Loop() {
+			img, err := images.GetImage(api, e.image, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := e.checkSeccompLabel(img.Labels, "-"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
