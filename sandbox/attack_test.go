@@ -367,30 +367,6 @@ func TestAttackHostFactsLargeInput(t *testing.T) {
 	}
 }
 
-// The profile is written once under a name carrying its digest, readable
-// by the service, and written again when the cache folder was cleaned.
-func TestWriteSeccompProfile(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "cache")
-	p, err := writeSeccompProfile(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(p)
-	if err != nil || string(data) != string(seccompProfile()) || !strings.HasPrefix(filepath.Base(p), "seccomp-") {
-		t.Fatalf("%s: %v", p, err)
-	}
-	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
-		t.Fatalf("mode %v", st.Mode())
-	}
-	os.RemoveAll(dir)
-	if p2, err := writeSeccompProfile(dir); err != nil || p2 != p {
-		t.Fatalf("rewrite: %s %v", p2, err)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Fatalf("left %d files", len(entries))
-	}
-}
-
 // Red team: shared memory no process maps holds RAM that no resident set
 // shows. Rootless on cgroup v1 the memory watchdog sums the processes'
 // memory, and a run held 1 GiB in memfds (768 MiB in detached System V

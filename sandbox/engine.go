@@ -153,19 +153,6 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 // 2-6 s here for it).
 const sweepWait = 250 * time.Millisecond
 
-// seccompProfile makes sure the sandbox's seccomp profile is in the cache
-// folder (checked on every run: the folder may have been cleaned since)
-// and returns its path.
-func (e *Engine) seccompProfile() (string, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.conn != nil && e.conn.link != nil {
-		// A team host reads it from its own disk (ssh_seccomp.go).
-		return e.conn.link.remoteSeccomp()
-	}
-	return writeSeccompProfile(e.cacheDir())
-}
-
 // takeIDBase picks the host ids of a rootful run's user namespace, apart
 // from those this process holds and those taken.
 func (e *Engine) takeIDBase(taken ...uint32) uint32 {

@@ -59,4 +59,8 @@ var (
 
 	// errInAgent: a protected identity the agent holds (its signer is used).
 	errInAgent = errors.New("the ssh agent holds this key")
+
+	// ErrImageSeccomp is wrapped when the stored sandbox image does not
+	// carry rehome's seccomp profile (seccomp.go).
+	ErrImageSeccomp = errors.New("the sandbox image lacks rehome's seccomp profile")
 )

@@ -14,8 +14,8 @@ import (
 )
 
 // One builder for the hardening of every container rehome starts: one-shot
-// runs, sessions and the runtime probe get their job from newJob (seccomp
-// profile, user namespace, cgroup ceilings, rlimits) and their inputs from
+// runs, sessions and the runtime probe get their job from newJob (user
+// namespace, cgroup ceilings, rlimits) and their inputs from
 // stageInputs, and buildSpec turns the job into the spec. A guarantee
 // therefore cannot hold on one path and not on another; spec_test.go
 // compares a session's spec with a one-shot run's field by field.
@@ -25,17 +25,12 @@ import (
 // host ids. long says the container may outlive this process (a session):
 // its host ids then also avoid those of the sandboxes running now.
 func (e *Engine) newJob(ctx context.Context, kind, id string, long bool) (job, func(), error) {
-	seccompPath, err := e.seccompProfile()
-	if err != nil {
-		return job{}, nil, err
-	}
 	j := job{
 		image:     e.image,
 		name:      "rehome-" + kind + "-" + strings.ToLower(id),
 		labels:    map[string]string{LabelSandbox: "1", LabelOwner: e.owner},
 		cgroups:   e.Enforcement(),
 		nprocHard: nprocHard(),
-		seccomp:   seccompPath,
 	}
 	release := func() {}
 	if !e.Host().Rootless && !e.noUserNS {

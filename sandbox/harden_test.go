@@ -56,8 +56,8 @@ func TestSessionSpecHardenedAsRun(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if (s.SeccompProfilePath == "") || (!rootless && s.IDMappings == nil) {
-				t.Errorf("%s rootless=%t: seccomp %q, id mappings %v", kind, rootless, s.SeccompProfilePath, s.IDMappings)
+			if s.SeccompPolicy != "image" || s.SeccompProfilePath != "" || (!rootless && s.IDMappings == nil) {
+				t.Errorf("%s rootless=%t: seccomp %q %q, id mappings %v", kind, rootless, s.SeccompPolicy, s.SeccompProfilePath, s.IDMappings)
 			}
 			data, _ := json.Marshal(s)
 			var m map[string]any

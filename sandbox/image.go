@@ -36,6 +36,8 @@ var imageChanges = []string{
 	"ENV PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8",
 	`CMD ["/usr/bin/python3"]`,
 	"LABEL io.rehome.recipe=" + recipe.Digest(),
+	// The seccomp profile travels in the image (seccomp.go).
+	"LABEL " + recipe.SeccompLabel + "=" + string(recipe.SeccompProfile()),
 }
 
 // CacheDir is where rehome keeps the image archive, the apt download cache
@@ -109,6 +111,9 @@ type ImageStatus struct {
 	Stale []string `json:"stale,omitempty"`
 	// Fix is the command that makes the image ready, when it is not.
 	Fix string `json:"fix,omitempty"`
+	// Problem says why an image in storage is not ready: it lacks
+	// rehome's seccomp profile (seccomp.go).
+	Problem string `json:"problem,omitempty"`
 	// State is the one verdict `rehome sandbox image status`, `rehome
 	// doctor` and the first-run checklist all give: ImageReady,
 	// ImageLoadsOnFirstUse (an archive of this recipe is at hand and the
@@ -138,6 +143,9 @@ func (st ImageStatus) Summary() string {
 	case ImageLoadsOnFirstUse:
 		return "loads on first use from " + st.Archive
 	}
+	if st.Problem != "" {
+		return st.Problem
+	}
 	return "missing"
 }
 
@@ -152,10 +160,12 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 	if err != nil {
 		return st, fmt.Errorf("list images: %w", explain(err))
 	}
+	var seccompErr error
 	for _, im := range list {
 		for _, name := range im.RepoTags {
 			if name == e.image {
 				st.Present, st.Size = true, im.Size
+				seccompErr = e.checkSeccompLabel(im.Labels, e.reloadCommand())
 			} else if strings.HasPrefix(name, ImageRepo+":") {
 				st.Stale = append(st.Stale, name)
 			}
@@ -165,6 +175,9 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 		st.Archive, st.ArchivePresent = p, true
 	}
 	switch {
+	case st.Present && seccompErr != nil:
+		// Runs refuse it (EnsureImage): not ready.
+		st.State, st.Fix, st.Problem = ImageMissing, e.reloadCommand(), seccompErr.Error()
 	case st.Present:
 		st.State = ImageReady
 	case st.ArchivePresent && e.opts.Image == "":
@@ -185,12 +198,12 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 // tells of it), or an error wrapping
 // ErrImageMissing that names the command that fixes it.
 func (e *Engine) EnsureImage(ctx context.Context, progress func(string)) error {
-	ok, err := images.Exists(e.api(ctx), e.image, nil)
-	if err != nil {
-		return fmt.Errorf("look for the sandbox image: %w", explain(err))
+	img, err := images.GetImage(e.api(ctx), e.image, nil)
+	if err == nil {
+		return e.checkSeccompLabel(img.Labels, e.reloadCommand())
 	}
-	if ok {
-		return nil
+	if !isNotFound(err) {
+		return fmt.Errorf("look for the sandbox image: %w", explain(err))
 	}
 	if e.opts.Image != "" {
 		return fmt.Errorf("%w: %s is not in Podman's storage", ErrImageMissing, e.image)

@@ -104,7 +104,7 @@ func (e *Engine) checkLoaded(ctx context.Context, a *archiveSum, file string) er
 		return fmt.Errorf("%w: %s on %s has ID %s, but the archive sent (%s) holds the image %s: load it again with `rehome sandbox image load %s`",
 			ErrArchiveDamaged, e.image, e.serviceName(), short(got), file, short(want), shellQuote(file))
 	}
-	return nil
+	return e.checkSeccompLabel(img.Labels, "rehome sandbox image build --force")
 }
 
 func short(id string) string { return id[:min(len(id), 12)] }

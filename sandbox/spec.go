@@ -79,9 +79,6 @@ type job struct {
 	// the go that follows them. inputSize is the first one's size.
 	sent      []*input
 	inputSize int64
-	// seccomp is the path of the seccomp profile (seccomp.go) on the
-	// service's host.
-	seccomp string
 	// idBase, when not 0, gives the run a user namespace of its own: the
 	// container's ids 0…idRange-1 are host ids idBase… (rootful Podman;
 	// a rootless service's containers are in the user's namespace already).
@@ -244,7 +241,9 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 	s.Privileged = false
 	s.CapDrop = []string{"all"}
 	s.NoNewPrivileges = true
-	s.SeccompProfilePath = j.seccomp
+	// The image's own profile (seccomp.go): the spec names no file of
+	// this machine, and the profile holds on any machine's service.
+	s.SeccompPolicy = seccompPolicy
 	s.Umask = "0022"
 
 	// File system: a read-only root, sized in-memory /tmp and /mnt/data,

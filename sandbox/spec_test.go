@@ -26,7 +26,6 @@ func testJob(cg Enforcement) job {
 		script:      []byte("print(1)\n"),
 		cgroups:     cg,
 		nprocHard:   96364,
-		seccomp:     "/var/cache/rehome/seccomp-0123456789ab.json",
 		idBase:      1 << 30,
 	}
 }
@@ -70,8 +69,8 @@ func TestBuildSpecHardening(t *testing.T) {
 	if s.User != "10001:10001" || strings.HasPrefix(s.User, "0") || s.User == "root" {
 		t.Errorf("user %q", s.User)
 	}
-	if s.SeccompProfilePath != "/var/cache/rehome/seccomp-0123456789ab.json" || s.SeccompPolicy != "" {
-		t.Errorf("seccomp: not rehome's profile: %q %q", s.SeccompProfilePath, s.SeccompPolicy)
+	if s.SeccompPolicy != "image" || s.SeccompProfilePath != "" {
+		t.Errorf("seccomp: not the image's profile (rehome's): policy %q, path %q", s.SeccompPolicy, s.SeccompProfilePath)
 	}
 	// A user namespace of the run's own: container ids 0…65535 are host ids
 	// from the run's base on, the same for groups.
@@ -369,7 +368,7 @@ func TestBuildSpecRootlessUserNS(t *testing.T) {
 	if s.UserNS.NSMode != "" || s.IDMappings != nil {
 		t.Errorf("userns %v %+v", s.UserNS, s.IDMappings)
 	}
-	if s.SeccompProfilePath == "" {
+	if s.SeccompPolicy != "image" {
 		t.Error("no seccomp profile rootless")
 	}
 }

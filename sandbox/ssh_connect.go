@@ -25,7 +25,6 @@ func openRemote(ctx context.Context, uri string, opts ConnectOptions) (*Connecti
 	if err != nil {
 		return nil, err
 	}
-	go l.remoteSeccomp() // its round trip overlaps the engine's start
 	cctx, err := dial(ctx, l.uri())
 	if err != nil {
 		l.close()

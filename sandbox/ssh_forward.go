@@ -42,11 +42,7 @@ type sshLink struct {
 	closing bool
 	lostAt  time.Time
 	lost    chan struct{} // closed when the link dropped (not by close)
-	// secMu guards seccompPath, the profile's path on the host
-	// (ssh_seccomp.go).
-	secMu       sync.Mutex
-	seccompPath string
-	done        chan struct{} // closed when the link is down, whatever the cause
+	done    chan struct{} // closed when the link is down, whatever the cause
 }
 
 // dialSSH logs in to the host of an ssh:// address, checking its host key

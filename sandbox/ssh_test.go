@@ -509,10 +509,12 @@ func TestTeamHostSSHConfig(t *testing.T) {
 	}
 }
 
-// The seccomp profile is read by the team host's Podman from its own disk:
-// rehome puts it there over the link. The engine's cache folder here is
-// one the team account cannot read (before: "opening seccomp profile
-// failed: … permission denied"), so only the copy on the host can work.
+// The seccomp profile travels in the image (its label; SeccompPolicy
+// image): a team host's Podman needs no file of this machine, nor one put
+// on its own disk. The engine's cache folder here is one the team account
+// cannot read (a profile path there failed: "opening seccomp profile
+// failed: … permission denied"), and nothing is written to the account's
+// own cache folder.
 func TestTeamHostSeccompOnHost(t *testing.T) {
 	_, th := teamEngine(t, teamhost.User) // the account, its service, the image
 	srv := sshdtest.Start(t, sshdtest.Options{User: teamhost.User})
@@ -523,24 +525,26 @@ func TestTeamHostSeccompOnHost(t *testing.T) {
 	if th.CanRead(cache) {
 		t.Fatalf("%s can read %s: the test would prove nothing", teamhost.User, cache)
 	}
+	before, _ := filepath.Glob(filepath.Join(th.Home, ".cache", "rehome", "seccomp-*.json"))
 	e, err := New(context.Background(), Options{Connect: ConnectOptions{URI: srv.URI(th.Socket), Identity: srv.ClientKey, SSHDir: dir}, CacheDir: cache})
 	if err != nil {
 		t.Fatalf("New over ssh as %s: %v", teamhost.User, err)
 	}
 	defer e.Close()
-	res, err := e.Run(context.Background(), RunRequest{Code: "print(open('/proc/self/status').read().split('Seccomp:')[1].split()[0])", OutputDir: filepath.Join(t.TempDir(), "out")}, nil)
+	code := "import ctypes\n" +
+		"print(open('/proc/self/status').read().split('Seccomp:')[1].split()[0])\n" +
+		"libc = ctypes.CDLL(None, use_errno=True)\n" +
+		"print(libc.syscall(250, 0, 0, 0, 0), ctypes.get_errno())\n" // keyctl(KEYCTL_GET_KEYRING_ID): EPERM (1) under rehome's profile
+	res, err := e.Run(context.Background(), RunRequest{Code: code, OutputDir: filepath.Join(t.TempDir(), "out")}, nil)
 	if err != nil {
 		t.Fatalf("run over ssh as %s: %v", teamhost.User, err)
 	}
-	if res.ExitCode != 0 || strings.TrimSpace(res.Stdout) != "2" {
-		t.Fatalf("the run's seccomp mode: exit %d, %q (want 2, filtered), %s", res.ExitCode, res.Stdout, res.Summary)
+	if lines := strings.Fields(res.Stdout); res.ExitCode != 0 || len(lines) != 3 || lines[0] != "2" || lines[1] != "-1" || lines[2] != "1" {
+		t.Fatalf("the run's seccomp mode and keyctl: exit %d, %q (want 2, then -1 1: filtered, EPERM), %s", res.ExitCode, res.Stdout, res.Summary)
 	}
-	matches, _ := filepath.Glob(filepath.Join(th.Home, ".cache", "rehome", "seccomp-*.json"))
-	if len(matches) == 0 {
-		t.Fatalf("no seccomp profile in %s's cache folder", teamhost.User)
-	}
-	if data, err := os.ReadFile(matches[0]); err != nil || !bytes.Equal(data, seccompProfile()) {
-		t.Fatalf("the profile on the host is not rehome's: %v", err)
+	after, _ := filepath.Glob(filepath.Join(th.Home, ".cache", "rehome", "seccomp-*.json"))
+	if len(after) != len(before) {
+		t.Fatalf("a seccomp profile was written on the host (%v): the image carries it", after)
 	}
 }
 

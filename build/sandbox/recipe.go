@@ -28,9 +28,16 @@ func Files() []string {
 	return names
 }
 
+// seccompEntry is the name the seccomp profile (SeccompProfile, which goes
+// into the image as its SeccompLabel) takes in Digest, after the files.
+const seccompEntry = "seccomp.json"
+
 // Digest is the sha256 of the recipe: each file's name and content, in name
-// order. It changes whenever anything that goes into the image changes.
-func Digest() string {
+// order, then the seccomp profile the image carries. It changes whenever
+// anything that goes into the image changes.
+func Digest() string { return digestWith(SeccompProfile()) }
+
+func digestWith(profile []byte) string {
 	h := sha256.New()
 	for _, name := range Files() {
 		data, err := files.ReadFile(name)
@@ -40,6 +47,8 @@ func Digest() string {
 		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
 		h.Write(data)
 	}
+	fmt.Fprintf(h, "%s\x00%d\x00", seccompEntry, len(profile))
+	h.Write(profile)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -1213,6 +1213,7 @@ export namespace sandbox {
     archive_size_bytes?: number;
     stale?: string[];
     fix?: string;
+    problem?: string;
     state: string;
   }
 
