@@ -14,14 +14,50 @@ Interpreter would.
 - a traceback shows the script's frames only.
 
 matplotlib is hooked only when the script imports it, so `print(1)` pays
-nothing for it.
+nothing for it. Nor for the rest: the prelude imports only what is built in
+(the traceback and JSON modules when they are needed), and the one-shot run
+starts Python without `site` (-S): the prelude puts Debian's package
+folders on sys.path and defines exit() and quit() itself, which is all that
+`site` and matplotlib's namespace .pth did at each start.
 """
 
+import _ast
 import builtins
-import importlib.abc
 import os
 import sys
-import traceback
+
+# Debian's package folders, in site's order (python3 -c 'import sys;
+# print(sys.path)' in the image).
+_SITE_DIRS = (
+    "/usr/local/lib/python%d.%d/dist-packages" % sys.version_info[:2],
+    "/usr/lib/python3/dist-packages",
+    "/usr/lib/python%d.%d/dist-packages" % sys.version_info[:2],
+)
+
+
+class _Quitter:
+    """exit() and quit() as site defines them."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "Use %s() or Ctrl-D (i.e. EOF) to exit" % self.name
+
+    def __call__(self, code=None):
+        raise SystemExit(code)
+
+
+def _site():
+    """What `site` gives a script, for a Python started with -S."""
+    if not sys.flags.no_site:
+        return
+    for d in _SITE_DIRS:
+        if d not in sys.path and os.path.isdir(d):
+            sys.path.append(d)
+    for name in ("exit", "quit"):
+        if not hasattr(builtins, name):
+            setattr(builtins, name, _Quitter(name))
 
 _plots = os.environ.pop("REHOME_PLOTS", "/tmp/.rehome/plots")
 _count = 0
@@ -47,8 +83,10 @@ def _patch_pyplot(plt):
     plt.show = show
 
 
-class _PyplotHook(importlib.abc.MetaPathFinder):
-    """Patch matplotlib.pyplot right after its first import."""
+class _PyplotHook:
+    """Patch matplotlib.pyplot right after its first import (a meta path
+    finder: an object with find_spec, importlib.abc's interface without its
+    import, which pulls in typing)."""
 
     def find_spec(self, name, path, target=None):
         if name != "matplotlib.pyplot":
@@ -169,12 +207,12 @@ def run_cell(source, filename, globs):
     """Run source like a notebook cell (IPython's run_ast_nodes with
     interactivity='last_expr'): every statement in order, and the value of
     a last bare expression shown. Errors propagate to the caller."""
-    import ast
-
-    tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    # _ast is the compiler's own module (the ast module's classes are its
+    # classes); ast.py itself would import enum and contextlib at each run.
+    tree = compile(source, filename, "exec", _ast.PyCF_ONLY_AST, dont_inherit=True)
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
+    if tree.body and isinstance(tree.body[-1], _ast.Expr):
+        last = _ast.Expression(tree.body.pop().value)
     if tree.body:
         exec(compile(tree, filename, "exec", dont_inherit=True), globs)
     if last is not None:
@@ -185,6 +223,8 @@ def run_cell(source, filename, globs):
 
 
 def print_error():
+    import traceback
+
     etype, value, tb = sys.exc_info()
     # The cell's own frames only: drop run_cell's and the caller's.
     while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
@@ -193,6 +233,7 @@ def print_error():
 
 
 def setup():
+    _site()
     try:
         with open("/proc/self/oom_score_adj", "w") as f:
             f.write("1000")  # the code, never the runner, is what the OOM killer takes

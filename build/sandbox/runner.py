@@ -679,7 +679,7 @@ def main():
     os.umask(0o022)
 
     env = code_env(cfg)
-    argv = ["/usr/bin/python3", "-B", "/opt/rehome/prelude.py", script]
+    argv = ["/usr/bin/python3", "-B", "-S", "/opt/rehome/prelude.py", script]
     status, fired, deadline_hit, rss_peak, streams = run_child(cfg, argv, env, started)
     code_ms = int((time.monotonic() - started) * 1000)
     frame(b"C", {})
