@@ -546,6 +546,11 @@ export namespace core {
     rule: actions.Rule;
     always_allow?: boolean;
   }
+
+  export interface PullSource {
+    ollama?: string;
+    why: string;
+  }
 }
 
 /** Types of Go package rehome/backend/dataset. */
@@ -795,6 +800,15 @@ export namespace llm {
     data_url?: string;
   }
 
+  export interface PullProgress {
+    model: string;
+    status: string;
+    done: number;
+    total: number;
+    percent: number;
+    text: string;
+  }
+
   export interface Server {
     kind: string;
     name: string;
@@ -911,6 +925,7 @@ export namespace models {
     vision_bytes: number;
     total_bytes: number;
     file_bytes: number;
+    carry_file: string;
     terms: models.Term[];
     verdict: string;
     verdict_text: string;
@@ -1338,6 +1353,7 @@ export interface Events {
   'image:progress': string;
   'knowledge:progress': app.KnowledgeProgress;
   'models:progress': app.CarriedProgress;
+  'models:pull': llm.PullProgress;
   'run:progress': sandbox.Progress;
 }
 
@@ -1357,6 +1373,7 @@ export const methods = [
   'Audits',
   'BackupDatabase',
   'BuildImage',
+  'CancelPull',
   'CarriedModels',
   'Checklist',
   'ChooseSavePath',
@@ -1402,6 +1419,8 @@ export const methods = [
   'PickFile',
   'PickModelFile',
   'PreviewFile',
+  'PullModel',
+  'PullSource',
   'RemoveAction',
   'RemoveCarriedModel',
   'RenameConversation',
@@ -1467,6 +1486,10 @@ export function BackupDatabase(): Promise<app.BackupInfo> {
 
 export function BuildImage(): Promise<sandbox.BuildReport> {
   return call<sandbox.BuildReport>('BuildImage');
+}
+
+export function CancelPull(name: string): Promise<void> {
+  return call<void>('CancelPull', name);
 }
 
 export function CarriedModels(): Promise<core.CarriedModel[]> {
@@ -1647,6 +1670,14 @@ export function PickModelFile(): Promise<string> {
 
 export function PreviewFile(path: string): Promise<dataset.Preview> {
   return call<dataset.Preview>('PreviewFile', path);
+}
+
+export function PullModel(name: string): Promise<llm.PullProgress> {
+  return call<llm.PullProgress>('PullModel', name);
+}
+
+export function PullSource(): Promise<core.PullSource> {
+  return call<core.PullSource>('PullSource');
 }
 
 export function RemoveAction(assistantID: string, name: string): Promise<void> {
