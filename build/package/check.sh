@@ -67,7 +67,16 @@ new_root() {
   mount -t tmpfs -o mode=0755 tmpfs "$d/run"
 }
 # offline ROOT CMD...: run in the root with no network (only a down lo).
-offline() { local d=$1; shift; unshare -n chroot "$d" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+# The root is entered with pivot_root in a mount namespace of its own, not
+# chroot: the kernel refuses a user namespace to a chrooted process
+# (unshare(2): EPERM, "the caller is in a chroot environment"), and the
+# sandbox's container runs in one (runc: "can't get final child's PID from
+# pipe: EOF" under chroot).
+offline() {
+  local d=$1; shift
+  unshare -n -m --propagation private /bin/sh -c 'cd "$1" && mkdir -p .oldroot && pivot_root . .oldroot && cd / && umount -l /.oldroot && shift &&
+    exec /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"' sh "$d" "$@"
+}
 secs() { echo $(( $(date +%s) - $1 )); }
 size() { du -h "$1" | cut -f1; }
 
@@ -128,7 +137,8 @@ if offline "$r1" rehome run --file /root/sales.csv /root/sum.py > "$dist/package
   grep -q "rehome: cell 1: exit 0" "$dist/package-check-ask.txt" || fail "rehome ask: the cell did not run: $(cat "$dist/package-check-ask.txt")"
   log "rehome ask with the carried model, offline: $(secs "$t4") s ($(grep -o 'tiny is ready ([0-9.]* s)' "$dist/package-check-ask.txt"))"
 else
-  log "sandbox run in the chroot: NOT POSSIBLE here: $(tail -n 3 "$dist/package-check-run.txt" | tr '\n' ' ')"
+  log "sandbox run in the root: NOT POSSIBLE here: $(tail -n 3 "$dist/package-check-run.txt" | tr '\n' ' ')"
+  log "NOT PROVEN: rehome ask with the carried model, offline (it needs the sandbox run)"
   [ -n "${REHOME_REQUIRE_SANDBOX_RUN:-}" ] && fail "sandbox run"
 fi
 
