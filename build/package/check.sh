@@ -130,7 +130,7 @@ if offline "$r1" rehome run --file /root/sales.csv /root/sum.py > "$dist/package
   # The one more file an air-gapped user carries: a GGUF model (here the
   # tests' tiny one, made on this machine), run by the llama-server the
   # package ships. rehome ask answers with no model server and no network.
-  (cd "$root" && go run ./backend/llm/tinymodel/cmd/tinymodel -o "$r1/root/tiny.gguf" -csv sales.csv -group region -value sales >/dev/null) || fail "make the tiny model"
+  (cd "$root" && go run ./internal/testsupport/tinymodel/cmd/tinymodel -o "$r1/root/tiny.gguf" -csv sales.csv -group region -value sales >/dev/null) || fail "make the tiny model"
   offline "$r1" rehome models add /root/tiny.gguf >> "$report" || fail "rehome models add"
   t4=$(date +%s)
   offline "$r1" rehome ask --model tiny --file /root/sales.csv "Which region sold most?" > "$dist/package-check-ask.txt" 2>&1 || { cat "$dist/package-check-ask.txt"; fail "rehome ask with the carried model"; }
