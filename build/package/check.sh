@@ -66,15 +66,17 @@ new_root() {
   mount --rbind /dev "$d/dev" && mount --make-rslave "$d/dev"
   mount -t tmpfs -o mode=0755 tmpfs "$d/run"
 }
-# offline ROOT CMD...: run in the root with no network (only a down lo).
-# The root is entered with pivot_root in a mount namespace of its own, not
+# offline ROOT CMD...: run in the root with no network: a network namespace
+# of its own with only the loopback interface, up (an air-gapped machine
+# has one: rehome reaches the llama-server it starts at 127.0.0.1, and with
+# lo down it waited for it ten minutes). The root is entered with pivot_root in a mount namespace of its own, not
 # chroot: the kernel refuses a user namespace to a chrooted process
 # (unshare(2): EPERM, "the caller is in a chroot environment"), and the
 # sandbox's container runs in one (runc: "can't get final child's PID from
 # pipe: EOF" under chroot).
 offline() {
   local d=$1; shift
-  unshare -n -m --propagation private /bin/sh -c 'cd "$1" && mkdir -p .oldroot && pivot_root . .oldroot && cd / && umount -l /.oldroot && shift &&
+  unshare -n -m --propagation private /bin/sh -c 'ip link set lo up && cd "$1" && mkdir -p .oldroot && pivot_root . .oldroot && cd / && umount -l /.oldroot && shift &&
     exec /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"' sh "$d" "$@"
 }
 secs() { echo $(( $(date +%s) - $1 )); }
