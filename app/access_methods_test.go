@@ -88,7 +88,7 @@ var pathless = []string{
 	"RunLimitBounds", "RunLimits", "SetRunLimits", "ResetRunLimits", "StopRun", "ListRuns", "GetRun",
 	"SandboxStatus", "VerifyIsolation", "BuildImage", "ExecCell", "InterruptSession", "RestartSession",
 	"StopSession", "SessionCells", "ExportSession",
-	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile",
+	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile", "PullSource", "PullModel", "CancelPull",
 	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove",
 	"ListActions", "AddAction", "RemoveAction", "TestAction", "AnswerAction",
 	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations",
