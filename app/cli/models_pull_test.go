@@ -79,7 +79,7 @@ func TestModelsPull(t *testing.T) {
 		url, _ := fakeOllama(t, 3, false, `{"error":"max retries exceeded: dial tcp: lookup registry.ollama.ai: no such host"}`+"\n")
 		t.Setenv("OLLAMA_HOST", url)
 		r := rehomeCLI(t, home, "models", "pull", "llama3.2:1b")
-		if r.code != 1 || !strings.Contains(r.stderr, "Ollama could not pull llama3.2:1b: max retries exceeded") || !strings.Contains(r.stderr, "rehome models add FILE") {
+		if r.code != 1 || !strings.Contains(r.stderr, "the Ollama server could not pull llama3.2:1b: max retries exceeded") || !strings.Contains(r.stderr, "rehome models add FILE") {
 			t.Fatalf("error line: %+v", r)
 		}
 	})

@@ -81,7 +81,7 @@ func (p *Pulls) Target(name string) (PullTarget, error) {
 	for _, m := range all {
 		if strings.EqualFold(m.ID, name) || (m.Ollama != "" && strings.EqualFold(m.Ollama, name)) {
 			if m.Ollama == "" {
-				return PullTarget{}, fmt.Errorf("Ollama's library has no build of %s: %s", m.Name, carryFor(m))
+				return PullTarget{}, fmt.Errorf("no build of %s in Ollama's library: %s", m.Name, carryFor(m))
 			}
 			return PullTarget{Tag: m.Ollama, Model: &m}, nil
 		}

@@ -104,7 +104,7 @@ func OllamaPull(ctx context.Context, root, model string, progress func(PullProgr
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w: %s", ErrPullCancelled, model)
 		}
-		return fmt.Errorf("Ollama did not answer at %s: %v (is it running? `ollama serve`)", root, err)
+		return fmt.Errorf("no Ollama answered at %s: %v (is it running? `ollama serve`)", root, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -113,7 +113,7 @@ func OllamaPull(ctx context.Context, root, model string, progress func(PullProgr
 		if json.Unmarshal(b, &l) == nil && l.Error != "" {
 			return pullError(model, l.Error)
 		}
-		return fmt.Errorf("Ollama refused to pull %s: %s %s", model, resp.Status, strings.TrimSpace(string(b)))
+		return fmt.Errorf("the Ollama server refused to pull %s: %s %s", model, resp.Status, strings.TrimSpace(string(b)))
 	}
 	return readPull(ctx, resp.Body, model, progress)
 }
@@ -132,7 +132,7 @@ func readPull(ctx context.Context, r io.Reader, model string, progress func(Pull
 		}
 		var l pullLine
 		if err := json.Unmarshal(line, &l); err != nil {
-			return fmt.Errorf("Ollama's answer to the pull of %s is not its progress stream (%q): is the server at that address Ollama?", model, truncate(string(line), 120))
+			return fmt.Errorf("the answer to the pull of %s is not Ollama's progress stream (%q): is the server at that address Ollama?", model, truncate(string(line), 120))
 		}
 		if l.Error != "" {
 			return pullError(model, l.Error)
@@ -173,7 +173,7 @@ func readPull(ctx context.Context, r io.Reader, model string, progress func(Pull
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("the pull of %s stopped: %v (pull it again: Ollama goes on from where it stopped)", model, err)
 	}
-	return fmt.Errorf("Ollama ended the pull of %s before saying it succeeded (pull it again: Ollama goes on from where it stopped)", model)
+	return fmt.Errorf("the Ollama server ended the pull of %s before saying it succeeded (pull it again: Ollama goes on from where it stopped)", model)
 }
 
 // pullText says where a pull is in the user's words.
@@ -204,7 +204,7 @@ func pullError(model, msg string) error {
 	case strings.Contains(msg, "dial tcp"), strings.Contains(msg, "lookup "), strings.Contains(msg, "timeout"):
 		hint = "this machine cannot reach Ollama's library: carry the .gguf file instead and add it with `rehome models add FILE`"
 	}
-	return fmt.Errorf("Ollama could not pull %s: %s (%s)", model, truncate(msg, 400), hint)
+	return fmt.Errorf("the Ollama server could not pull %s: %s (%s)", model, truncate(msg, 400), hint)
 }
 
 func truncate(s string, n int) string {

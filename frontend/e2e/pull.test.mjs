@@ -111,7 +111,7 @@ test("Pull: Ollama's error line comes back in words", async () => {
     await get.getByTestId('pull-button').click();
     const err = get.getByTestId('pull-error');
     await err.waitFor({ timeout: 20000 });
-    assert.match(await err.textContent(), /Ollama could not pull llama3\.2:1b: max retries exceeded.*rehome models add FILE/);
+    assert.match(await err.textContent(), /the Ollama server could not pull llama3\.2:1b: max retries exceeded.*rehome models add FILE/);
   } finally {
     await srv.stop();
     o.s.close();
