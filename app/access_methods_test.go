@@ -95,7 +95,7 @@ var pathless = []string{
 	"RunLimitBounds", "RunLimits", "SetRunLimits", "ResetRunLimits", "StopRun", "ListRuns", "GetRun",
 	"SandboxStatus", "VerifyIsolation", "BuildImage", "ExecCell", "InterruptSession", "RestartSession",
 	"StopSession", "SessionCells", "ExportSession",
-	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile",
+	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile", "PullSource", "PullModel", "CancelPull",
 	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove", "KnowledgeCancel", "KnowledgeRanking", "PickKnowledgeFile",
 	"ListActions", "AddAction", "RemoveAction", "TestAction", "AnswerAction", "SignInAction",
 	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations",

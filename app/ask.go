@@ -48,12 +48,17 @@ type askHolder struct {
 }
 
 // LLMStatus lists the model servers (on this machine, or the one at
-// server), their models and which call tools.
+// server), their models and which call tools; on this machine the carried
+// models come last, as a server with no URL that rehome starts on demand.
 func (a *App) LLMStatus(server string) ([]llm.Server, error) {
 	ctx := a.ctx
 	servers, err := llm.Discover(ctx, llm.DiscoverOptions{URL: server, ToolsHint: llm.CatalogToolsHint})
 	if servers == nil {
 		servers = []llm.Server{}
+	}
+	if server == "" && a.ready() == nil {
+		// The carried models too: rehome starts one when it is asked.
+		servers = append(servers, a.core.LocalModels().Servers()...)
 	}
 	if rep, herr := a.core.Hardware().Report(ctx); herr == nil {
 		llm.AddFit(servers, models.MachineFrom(rep))

@@ -25,7 +25,7 @@ func commands() []command {
 		{"assistants", "manage stored assistants (add, list, show, edit, rm, import, export)", cmdAssistants},
 		{"audit", "say per capability what ports, what you rebuild, what does not port", cmdAudit},
 		{"hw", "detect CPU, RAM, GPUs and VRAM", cmdHW},
-		{"models", "the catalog of open-weight models; add, local, rm, serve: the GGUF files you carry", cmdModels},
+		{"models", "the catalog of open-weight models; add, local, rm, serve: the GGUF files you carry; pull: through Ollama", cmdModels},
 		{"fit", "estimate which models fit this machine's memory", cmdFit},
 		{"ask", "ask a question in words: a local model writes the code, the sandbox runs it", cmdAsk},
 		{"actions", "an assistant's GPT actions (OpenAPI) the model may call: add, list, test, signin, rm", cmdActions},

@@ -85,10 +85,23 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 		Commands: []string{"rehome hw", "rehome fit"}})
 	slug := assistant.Slug(a.Name)
 	ref := m.Tag // what FROM and --model take
+	file, carry, known := carryFile(m)
 	switch {
+	case rec.Request.AirGapped && known:
+		// The one file to bring: rehome runs it with its own llama-server.
+		detail := fmt.Sprintf("This machine is air-gapped and nothing is fetched on it: %s. Download the file on a connected machine (the model's GGUF builds on its publisher's page), bring it on removable media; rehome runs it itself with its own llama-server, no Ollama needed.", carry)
+		cmds := []string{"rehome models add /media/usb/" + file + " --copy"}
+		if m.Tag != "" {
+			detail += fmt.Sprintf(" With Ollama on the connected machine, `ollama pull %s` and carrying its model store (~/.ollama/models) works too.%s", m.Tag, tagNote(m))
+			cmds = append(cmds, "ollama pull "+m.Tag+"   # or: with Ollama, on the connected machine")
+		}
+		add(Step{Title: "Bring the model's weights in", Detail: detail, Commands: cmds})
 	case m.Tag == "":
 		ref = "/path/to/model.gguf"
 		detail := fmt.Sprintf("Download a GGUF file of %s from its publisher's page", m.Name)
+		if known {
+			detail = fmt.Sprintf("Download %s (%s) from its publisher's page", file, m.Name)
+		}
 		if rec.Request.AirGapped {
 			detail += " on a connected machine and carry it across on removable media; nothing is fetched on this machine"
 		}

@@ -261,6 +261,21 @@ func TestChecklist(t *testing.T) {
 	if !strings.Contains(c.Steps[6].Detail, "cannot go to ChatGPT either") || c.Steps[5].Link != "sandbox" {
 		t.Fatalf("steps %+v", c.Steps[5:7])
 	}
+	// Air-gapped: the exact file to carry, and the command that adds it.
+	if d := c.Steps[1].Detail; !strings.Contains(d, "carry qwen2.5-7b-instruct-q4_k_m.gguf (Qwen2.5 7B Instruct at Q4_K_M, about 4.7 GB = 4.4 GiB) and run `rehome models add FILE`") ||
+		!strings.Contains(d, "no Ollama needed") {
+		t.Fatalf("air-gapped weights step: %q", d)
+	}
+	if cmds := c.Steps[1].Commands; len(cmds) != 2 || cmds[0] != "rehome models add /media/usb/qwen2.5-7b-instruct-q4_k_m.gguf --copy" || !strings.HasPrefix(cmds[1], "ollama pull qwen2.5:7b") {
+		t.Fatalf("air-gapped weights commands: %q", cmds)
+	}
+	// Online (the data must stay here, so it moves), the step stays Ollama's pull.
+	if _, err := f.svc.Run(context.Background(), Request{AssistantIDs: []string{a.ID}, VRAMBytes: i64(gib(8)), RAMBytes: i64(gib(32)), DataMustStayLocal: true}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = f.svc.Checklist(a.ID); err != nil || c.Steps[1].Title != "Get the model's weights" || c.Steps[1].Commands[0] != "ollama pull qwen2.5:7b" {
+		t.Fatalf("online weights step: %+v %v", c.Steps[1], err)
+	}
 }
 
 func TestMachineFromReport(t *testing.T) {

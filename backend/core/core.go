@@ -59,6 +59,7 @@ type Core struct {
 	engine *sandbox.Engine
 	know   *Knowledge
 	local  *LocalModels
+	pulls  *Pulls
 	// runs counts the runs in progress: the engine is stopped only once
 	// they have removed their sandboxes (their context ended first).
 	runs sync.WaitGroup

@@ -13,4 +13,11 @@ var (
 	ErrNoQuestion = errors.New("type a question first")
 	// ErrNoAction is returned for an action name the assistant lacks.
 	ErrNoAction = errors.New("no such action")
+
+	// ErrNoOllama is wrapped when a pull is asked for and no Ollama server
+	// answers: the error names the file to carry instead.
+	ErrNoOllama = errors.New("no Ollama server runs on this machine")
+
+	// ErrPulling is wrapped when the same model is being pulled already.
+	ErrPulling = errors.New("that model is being pulled already")
 )

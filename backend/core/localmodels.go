@@ -257,3 +257,29 @@ func (l *LocalModels) PickServer(ctx context.Context, url, model, suggested stri
 	}
 	return &Connection{Server: srv, Client: &llm.Client{BaseURL: srv.BaseURL}, Model: mdl}, nil
 }
+
+// Servers lists the carried chat models as one model server that rehome
+// starts on demand, for a face's list of servers to ask (the Ask screen's
+// model choice): its BaseURL is empty — a question naming one of its
+// models and no server goes to PickServer, which starts it. None when no
+// chat model is carried.
+func (l *LocalModels) Servers() []llm.Server {
+	s, err := l.svc()
+	if err != nil {
+		return nil
+	}
+	all, err := s.List()
+	if err != nil {
+		return nil
+	}
+	srv := llm.Server{Kind: "carried", Name: "carried model, started by rehome", Loopback: true, Models: []llm.ModelInfo{}}
+	for _, m := range all {
+		if !m.Embedding && m.Check() == nil {
+			srv.Models = append(srv.Models, llm.ModelInfo{ID: m.Name, Tools: llm.ToolsUnknown})
+		}
+	}
+	if len(srv.Models) == 0 {
+		return nil
+	}
+	return []llm.Server{srv}
+}

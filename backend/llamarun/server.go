@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -37,7 +36,12 @@ type Server struct {
 	root string
 	cmd  *exec.Cmd
 	done chan struct{}
-	tail *tailBuffer
+	// logf is the log, open for reading its tail when the server exits:
+	// the server writes it itself (its stdout and stderr are the file, no
+	// pipe through this process), and a server without a log path writes
+	// to an unlinked temporary file.
+	logf      *os.File
+	closeOnce sync.Once
 }
 
 // Progress is told what Start is waiting for.
@@ -62,7 +66,11 @@ func Start(ctx context.Context, p Plan, logPath string, progress Progress) (*Ser
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	s := &Server{Key: hex.EncodeToString(key), Plan: p, Log: logPath, done: make(chan struct{}), tail: &tailBuffer{max: 64 << 10}}
+	logf, err := openLog(logPath)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Key: hex.EncodeToString(key), Plan: p, Log: logPath, done: make(chan struct{}), logf: logf}
 	s.root = "http://127.0.0.1:" + strconv.Itoa(port)
 	s.URL = s.root + "/v1"
 	args := append([]string{"--host", "127.0.0.1", "--port", strconv.Itoa(port)}, p.Args()...)
@@ -70,22 +78,17 @@ func Start(ctx context.Context, p Plan, logPath string, progress Progress) (*Ser
 	// The key travels in the environment (LLAMA_API_KEY), never on the
 	// command line, which every local user can read in /proc.
 	cmd.Env = append(os.Environ(), "LLAMA_API_KEY="+s.Key)
-	var logFile io.Writer = io.Discard
-	if logPath != "" {
-		f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-		if err != nil {
-			return nil, fmt.Errorf("open the model server's log %s: %w", logPath, err)
-		}
-		defer f.Close()
-		logFile = f
-	}
-	cmd.Stdout = io.MultiWriter(logFile, s.tail)
-	cmd.Stderr = cmd.Stdout
+	// The log file itself, not a pipe that this process copies (and whose
+	// 64 KiB tail it re-copied on every write once full): the server
+	// writes its log as a hand-started one does, and nothing of it passes
+	// through rehome.
+	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	s.cmd = cmd
 	start := time.Now()
 	progress(fmt.Sprintf("starting %s (%s, %s)", p.Model.Name, p.Runtime.Backend, strings.Join(p.Reasons, "; ")))
 	if err := cmd.Start(); err != nil {
+		logf.Close()
 		return nil, fmt.Errorf("start %s: %w", p.Runtime.Path, err)
 	}
 	s.PID = cmd.Process.Pid
@@ -132,7 +135,7 @@ func (s *Server) healthy(ctx context.Context) bool {
 
 // exitError says in words why the server ended before it was ready.
 func (s *Server) exitError() error {
-	log := s.tail.String()
+	log := s.logTail(64 << 10)
 	low := strings.ToLower(log)
 	name := s.Plan.Model.Name
 	var why string
@@ -150,14 +153,19 @@ func (s *Server) exitError() error {
 	if st := s.cmd.ProcessState; st != nil {
 		code = " (" + st.String() + ")"
 	}
+	s.closeLog()
 	return fmt.Errorf("%w%s: %s; its log: %s", ErrExited, code, why, s.Log)
 }
+
+// closeLog closes rehome's handle on the log once the server is gone.
+func (s *Server) closeLog() { s.closeOnce.Do(func() { s.logf.Close() }) }
 
 // Exited is closed when the server's process has ended.
 func (s *Server) Exited() <-chan struct{} { return s.done }
 
 // Stop ends the server: SIGTERM, then SIGKILL after five seconds.
 func (s *Server) Stop() {
+	defer s.closeLog()
 	select {
 	case <-s.done:
 		return
@@ -181,27 +189,37 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+// openLog opens the server's log for it to write (mode 0600, truncated),
+// and for rehome to read back; "" is an unlinked temporary file.
+func openLog(path string) (*os.File, error) {
+	if path == "" {
+		f, err := os.CreateTemp("", "rehome-llama-*.log")
+		if err != nil {
+			return nil, err
+		}
+		os.Remove(f.Name())
+		return f, nil
 	}
-	return len(p), nil
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the model server's log %s: %w", path, err)
+	}
+	return f, nil
 }
 
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
+// logTail is the last max bytes of the server's log.
+func (s *Server) logTail(max int64) string {
+	fi, err := s.logf.Stat()
+	if err != nil {
+		return ""
+	}
+	off := fi.Size() - max
+	if off < 0 {
+		off = 0
+	}
+	b := make([]byte, fi.Size()-off)
+	n, _ := s.logf.ReadAt(b, off)
+	return string(b[:n])
 }
 
 func lastLines(s string, n int) string {

@@ -19,3 +19,6 @@ var ErrConversationFull = errors.New("the conversation is too large to keep")
 // ErrRewind is returned when a conversation has fewer questions than a
 // regenerate or an edit asked to take back.
 var ErrRewind = errors.New("the conversation has fewer questions than that: open it again and retry")
+
+// ErrPullCancelled is wrapped when a pull was stopped before it ended.
+var ErrPullCancelled = errors.New("the pull was cancelled")

@@ -129,8 +129,10 @@ type FitResult struct {
 	OverheadBytes int64 `json:"overhead_bytes"`
 	VisionBytes   int64 `json:"vision_bytes"`
 	TotalBytes    int64 `json:"total_bytes"`
-	// FileBytes estimates the .gguf download.
+	// FileBytes estimates the .gguf download; CarryFile is that file's
+	// name (see CarryFile).
 	FileBytes int64  `json:"file_bytes"`
+	CarryFile string `json:"carry_file"`
 	Terms     []Term `json:"terms"`
 
 	Verdict     string `json:"verdict"`
@@ -250,6 +252,7 @@ func evaluate(m Model, l Layout, o Options, mach Machine) FitResult {
 	kv, kvLayer := KVCacheBytes(m, o.Context, o.KVCache)
 	r.WeightsBytes = l.WeightBytes()
 	r.FileBytes = l.FileBytes()
+	r.CarryFile = CarryFile(m, l.Quant)
 	r.KVCacheBytes = kv
 	r.ComputeBytes = computeBytes(m)
 	r.VisionBytes = m.ParamsVision * 2 // the mmproj file, F16

@@ -66,8 +66,19 @@ new_root() {
   mount --rbind /dev "$d/dev" && mount --make-rslave "$d/dev"
   mount -t tmpfs -o mode=0755 tmpfs "$d/run"
 }
-# offline ROOT CMD...: run in the root with no network (only a down lo).
-offline() { local d=$1; shift; unshare -n chroot "$d" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+# offline ROOT CMD...: run in the root with no network: a network namespace
+# of its own with only the loopback interface, up (an air-gapped machine
+# has one: rehome reaches the llama-server it starts at 127.0.0.1, and with
+# lo down it waited for it ten minutes). The root is entered with pivot_root in a mount namespace of its own, not
+# chroot: the kernel refuses a user namespace to a chrooted process
+# (unshare(2): EPERM, "the caller is in a chroot environment"), and the
+# sandbox's container runs in one (runc: "can't get final child's PID from
+# pipe: EOF" under chroot).
+offline() {
+  local d=$1; shift
+  unshare -n -m --propagation private /bin/sh -c 'ip link set lo up && cd "$1" && mkdir -p .oldroot && pivot_root . .oldroot && cd / && umount -l /.oldroot && shift &&
+    exec /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"' sh "$d" "$@"
+}
 secs() { echo $(( $(date +%s) - $1 )); }
 size() { du -h "$1" | cut -f1; }
 
@@ -121,14 +132,15 @@ if offline "$r1" rehome run --file /root/sales.csv /root/sum.py > "$dist/package
   # The one more file an air-gapped user carries: a GGUF model (here the
   # tests' tiny one, made on this machine), run by the llama-server the
   # package ships. rehome ask answers with no model server and no network.
-  (cd "$root" && go run ./backend/llm/tinymodel/cmd/tinymodel -o "$r1/root/tiny.gguf" -csv sales.csv -group region -value sales >/dev/null) || fail "make the tiny model"
+  (cd "$root" && go run ./internal/testsupport/tinymodel/cmd/tinymodel -o "$r1/root/tiny.gguf" -csv sales.csv -group region -value sales >/dev/null) || fail "make the tiny model"
   offline "$r1" rehome models add /root/tiny.gguf >> "$report" || fail "rehome models add"
   t4=$(date +%s)
   offline "$r1" rehome ask --model tiny --file /root/sales.csv "Which region sold most?" > "$dist/package-check-ask.txt" 2>&1 || { cat "$dist/package-check-ask.txt"; fail "rehome ask with the carried model"; }
   grep -q "rehome: cell 1: exit 0" "$dist/package-check-ask.txt" || fail "rehome ask: the cell did not run: $(cat "$dist/package-check-ask.txt")"
   log "rehome ask with the carried model, offline: $(secs "$t4") s ($(grep -o 'tiny is ready ([0-9.]* s)' "$dist/package-check-ask.txt"))"
 else
-  log "sandbox run in the chroot: NOT POSSIBLE here: $(tail -n 3 "$dist/package-check-run.txt" | tr '\n' ' ')"
+  log "sandbox run in the root: NOT POSSIBLE here: $(tail -n 3 "$dist/package-check-run.txt" | tr '\n' ' ')"
+  log "NOT PROVEN: rehome ask with the carried model, offline (it needs the sandbox run)"
   [ -n "${REHOME_REQUIRE_SANDBOX_RUN:-}" ] && fail "sandbox run"
 fi
 

@@ -576,6 +576,11 @@ export namespace core {
     always_allow?: boolean;
   }
 
+  export interface PullSource {
+    ollama?: string;
+    why: string;
+  }
+
   export interface SandboxHost {
     uri: string;
     identity: string;
@@ -831,6 +836,15 @@ export namespace llm {
     data_url?: string;
   }
 
+  export interface PullProgress {
+    model: string;
+    status: string;
+    done: number;
+    total: number;
+    percent: number;
+    text: string;
+  }
+
   export interface Server {
     kind: string;
     name: string;
@@ -947,6 +961,7 @@ export namespace models {
     vision_bytes: number;
     total_bytes: number;
     file_bytes: number;
+    carry_file: string;
     terms: models.Term[];
     verdict: string;
     verdict_text: string;
@@ -1398,6 +1413,7 @@ export interface Events {
   'image:progress': string;
   'knowledge:progress': app.KnowledgeProgress;
   'models:progress': app.CarriedProgress;
+  'models:pull': llm.PullProgress;
   'run:progress': sandbox.Progress;
 }
 
@@ -1417,6 +1433,7 @@ export const methods = [
   'Audits',
   'BackupDatabase',
   'BuildImage',
+  'CancelPull',
   'CarriedModels',
   'Checklist',
   'ChooseSavePath',
@@ -1465,6 +1482,8 @@ export const methods = [
   'PickKnowledgeFile',
   'PickModelFile',
   'PreviewFile',
+  'PullModel',
+  'PullSource',
   'RemoveAction',
   'RemoveCarriedModel',
   'RenameConversation',
@@ -1535,6 +1554,10 @@ export function BackupDatabase(): Promise<app.BackupInfo> {
 
 export function BuildImage(): Promise<sandbox.BuildReport> {
   return call<sandbox.BuildReport>('BuildImage');
+}
+
+export function CancelPull(name: string): Promise<void> {
+  return call<void>('CancelPull', name);
 }
 
 export function CarriedModels(): Promise<core.CarriedModel[]> {
@@ -1727,6 +1750,14 @@ export function PickModelFile(): Promise<string> {
 
 export function PreviewFile(path: string): Promise<dataset.Preview> {
   return call<dataset.Preview>('PreviewFile', path);
+}
+
+export function PullModel(name: string): Promise<llm.PullProgress> {
+  return call<llm.PullProgress>('PullModel', name);
+}
+
+export function PullSource(): Promise<core.PullSource> {
+  return call<core.PullSource>('PullSource');
 }
 
 export function RemoveAction(assistantID: string, name: string): Promise<void> {

@@ -1,0 +1,31 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"rehome/backend/core"
+	"rehome/backend/llm"
+)
+
+// PullSource says whether an Ollama server runs here to pull models (the
+// Hardware screen's Pull buttons), or why not.
+func (a *App) PullSource() (core.PullSource, error) {
+	ctx, cancel := context.WithTimeout(a.ctx, 3*time.Second)
+	defer cancel()
+	return a.core.Pulls().Source(ctx), nil
+}
+
+// PullModel has Ollama pull a catalog model (its id or Ollama tag); its
+// progress comes as models:pull events, and CancelPull stops it.
+func (a *App) PullModel(name string) (llm.PullProgress, error) {
+	return a.core.Pulls().Pull(a.ctx, name, func(p llm.PullProgress) {
+		a.emit("models:pull", p)
+	})
+}
+
+// CancelPull stops the pull of name (Ollama keeps what it downloaded).
+func (a *App) CancelPull(name string) error {
+	a.core.Pulls().Cancel(name)
+	return nil
+}
