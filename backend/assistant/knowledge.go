@@ -40,6 +40,40 @@ func (l Library) PathFor(sum, name string) string {
 	return filepath.Join(l.dir, sum, safeName(name))
 }
 
+// Place is PathFor with the library's folder for sum made, or checked to
+// be a folder of the library's own: a link there (in a data folder
+// copied from elsewhere or restored) may name any folder on this
+// machine, and a file placed through it would land there (ErrNotOwnFolder).
+func (l Library) Place(sum, name string) (string, error) {
+	dir, _, err := l.hashFolder(sum)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, safeName(name)), nil
+}
+
+// hashFolder is the library's folder for sum, made when absent (made
+// says so); one that is not a real folder is refused.
+func (l Library) hashFolder(sum string) (dir string, made bool, err error) {
+	dir = filepath.Join(l.dir, sum)
+	if err := os.Mkdir(dir, 0o700); err == nil {
+		made = true
+	} else if !errors.Is(err, os.ErrExist) {
+		return "", false, fmt.Errorf("knowledge: create %s: %w", dir, err)
+	}
+	if !l.ownFolder(sum) {
+		return "", false, fmt.Errorf("knowledge: %s: %w: move it away and attach the file again", dir, ErrNotOwnFolder)
+	}
+	return dir, made, nil
+}
+
+// ownFolder says whether the library's folder for sum is a real folder
+// (not a link, which could name any folder on this machine).
+func (l Library) ownFolder(sum string) bool {
+	st, err := os.Lstat(filepath.Join(l.dir, sum))
+	return err == nil && st.IsDir()
+}
+
 // Add copies the file at path — one the user named: picked, dropped, or
 // given on the command line — into the library and returns its
 // reference, whose Path is the copy. A copy already there is reused.
@@ -76,9 +110,9 @@ func (l Library) AddAs(ctx context.Context, path, name string) (KnowledgeFile, e
 		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: copy into %s: %w (free some disk space and attach it again)", path, l.dir, err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	final := l.PathFor(sum, name)
-	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
-		return KnowledgeFile{}, fmt.Errorf("knowledge: create %s: %w", filepath.Dir(final), err)
+	final, err := l.Place(sum, name)
+	if err != nil {
+		return KnowledgeFile{}, err
 	}
 	if have := l.copyOf(sum, n); have != "" {
 		final = have // the same bytes are here already, maybe by another name
@@ -91,7 +125,7 @@ func (l Library) AddAs(ctx context.Context, path, name string) (KnowledgeFile, e
 // CopyOf is the library's copy of the bytes with hash sum, "" when it
 // has none.
 func (l Library) CopyOf(sum string) string {
-	if !isSHA256(sum) {
+	if !isSHA256(sum) || !l.ownFolder(sum) {
 		return ""
 	}
 	entries, _ := os.ReadDir(filepath.Join(l.dir, sum))
@@ -118,6 +152,9 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // copyOf returns a file of size n the library holds for sum, or "".
 func (l Library) copyOf(sum string, n int64) string {
+	if !l.ownFolder(sum) {
+		return ""
+	}
 	entries, _ := os.ReadDir(filepath.Join(l.dir, sum))
 	for _, e := range entries {
 		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {

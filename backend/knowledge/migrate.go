@@ -68,11 +68,14 @@ func (s *Service) migrateManifest(dir, blobs string) error {
 		lib := s.lib.CopyOf(f.SHA256)
 		if lib == "" {
 			blob := filepath.Join(blobs, f.SHA256)
-			if _, err := os.Stat(blob); err != nil {
+			// Only a regular file is moved: a link (the folder came from
+			// elsewhere) would bring whatever it names into the library,
+			// and the chmod below would change that file.
+			if st, err := os.Lstat(blob); err != nil || !st.Mode().IsRegular() {
 				continue // neither copy: the file says so when read
 			}
-			lib = s.lib.PathFor(f.SHA256, f.Name)
-			if err := os.MkdirAll(filepath.Dir(lib), 0o700); err != nil {
+			var err error
+			if lib, err = s.lib.Place(f.SHA256, f.Name); err != nil {
 				return err
 			}
 			if err := os.Rename(blob, lib); err != nil {

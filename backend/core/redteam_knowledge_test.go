@@ -1,0 +1,131 @@
+package core
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// hostileOld is 128000f's data folder with its library copies gone (only
+// knowledge/blobs left, so the migration moves the blobs) and the first
+// blob's hash returned.
+func hostileOld(t *testing.T) (dir, sum string) {
+	t.Helper()
+	dir = t.TempDir()
+	untarInto(t, "testdata/knowledge-128000f.tar.gz", dir)
+	lib := filepath.Join(dir, KnowledgeDir)
+	entries, _ := os.ReadDir(lib)
+	for _, e := range entries {
+		if len(e.Name()) == 64 {
+			os.RemoveAll(filepath.Join(lib, e.Name()))
+		}
+	}
+	blobs, err := os.ReadDir(filepath.Join(lib, "blobs"))
+	if err != nil || len(blobs) == 0 {
+		t.Fatalf("the fixture has no blobs: %v", err)
+	}
+	return dir, blobs[0].Name()
+}
+
+// TestRedTeamMigrateBlobSymlink: an old data folder (one copied from
+// elsewhere, a restored backup) whose blobs/<sha256> is a symbolic link
+// to a file of the user's. The migration moved the link into the library
+// and chmod-ed through it: the user's file became 0600 and the library
+// entry named it. Now a blob that is not a regular file is not moved:
+// the host file keeps its mode and bytes, and the knowledge lists no path
+// that reads it.
+func TestRedTeamMigrateBlobSymlink(t *testing.T) {
+	dir, sum := hostileOld(t)
+	victim := filepath.Join(t.TempDir(), "authorized_keys")
+	if err := os.WriteFile(victim, []byte("ssh-ed25519 AAAA the user's key\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(victim, 0o644)
+	blob := filepath.Join(dir, KnowledgeDir, "blobs", sum)
+	if err := os.Remove(blob); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, blob); err != nil {
+		t.Fatal(err)
+	}
+	c := openCore(t, dir, Options{})
+	defer c.Close()
+	k := c.Knowledge()
+	for _, id := range []string{"33pjh38v5f5249mp0b8c7ej5mg", "33pjh38xthj6kv8a6gcmwq62zc"} {
+		files, err := k.List(id)
+		if err != nil {
+			t.Fatalf("list %s: %v", id, err)
+		}
+		for _, f := range files {
+			if f.Path == "" {
+				continue
+			}
+			if st, err := os.Lstat(f.Path); err == nil && st.Mode()&os.ModeSymlink != 0 {
+				t.Errorf("%s: %s is a link into the host (%s)", f.Name, f.Path, st.Mode())
+			}
+		}
+	}
+	st, err := os.Stat(victim)
+	if err != nil {
+		t.Fatalf("the host file is gone: %v", err)
+	}
+	if st.Mode().Perm() != 0o644 {
+		t.Errorf("the migration changed the host file's mode to %v through the link", st.Mode().Perm())
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "ssh-ed25519 AAAA the user's key\n" {
+		t.Errorf("the host file changed: %q", data)
+	}
+}
+
+// TestRedTeamMigrateLibraryDirSymlink: an old data folder whose
+// knowledge/<sha256> is a symbolic link to a folder of the user's (here
+// ~/.ssh's stand-in). The migration made the folder "exist" through the
+// link and renamed the blob into it: a file of the user's named like the
+// knowledge file (authorized_keys) was overwritten by the blob's bytes.
+// Now the library folder must be a real folder of the library: nothing
+// lands in the user's folder.
+func TestRedTeamMigrateLibraryDirSymlink(t *testing.T) {
+	for _, withFile := range []bool{false, true} {
+		dir, sum := hostileOld(t)
+		home := t.TempDir()
+		os.Mkdir(filepath.Join(home, ".cache"), 0o700)
+		keep := filepath.Join(home, "id_ed25519")
+		if withFile {
+			if err := os.WriteFile(keep, []byte("the user's secret"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink(home, filepath.Join(dir, KnowledgeDir, sum)); err != nil {
+			t.Fatal(err)
+		}
+		c := openCore(t, dir, Options{})
+		k := c.Knowledge()
+		for _, id := range []string{"33pjh38v5f5249mp0b8c7ej5mg", "33pjh38xthj6kv8a6gcmwq62zc"} {
+			files, _ := k.List(id) // an error is fine; a write into home or a path into it is not
+			for _, f := range files {
+				if f.Path == "" {
+					continue
+				}
+				if real, err := filepath.EvalSymlinks(f.Path); err == nil && filepath.Dir(real) != filepath.Dir(f.Path) {
+					t.Errorf("with a file there %v: %s names %s, which is %s", withFile, f.Name, f.Path, real)
+				}
+			}
+		}
+		c.Close()
+		entries, _ := os.ReadDir(home)
+		names := []string{}
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		want := 1
+		if withFile {
+			want = 2
+		}
+		if len(entries) != want {
+			t.Errorf("with a file there %v: the migration wrote into the folder the link names: %v", withFile, names)
+		}
+		if data, _ := os.ReadFile(keep); withFile && string(data) != "the user's secret" {
+			t.Errorf("the user's file changed: %q", data)
+		}
+	}
+}
