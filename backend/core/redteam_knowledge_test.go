@@ -1,9 +1,13 @@
 package core
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"rehome/backend/knowledge"
 )
 
 // hostileOld is 128000f's data folder with its library copies gone (only
@@ -126,6 +130,54 @@ func TestRedTeamMigrateLibraryDirSymlink(t *testing.T) {
 		}
 		if data, _ := os.ReadFile(keep); withFile && string(data) != "the user's secret" {
 			t.Errorf("the user's file changed: %q", data)
+		}
+	}
+}
+
+// TestRedTeamKnowledgeLookAlikeNames: files dropped or imported under
+// names made to pass for another in citations — "guide.md" with a
+// zero-width space, a right-to-left override that shows
+// "report\u202efdp.md" as "reportdm.pdf", a newline that breaks the
+// cited line, "café" decomposed beside "café" composed — were listed,
+// searched and cited under those names as given. Now every listed name
+// is NFC with control and format characters as "_": each looks like
+// what it is, and the two cafés are café.md and café (2).md.
+func TestRedTeamKnowledgeLookAlikeNames(t *testing.T) {
+	dir, src := t.TempDir(), t.TempDir()
+	c := openCore(t, dir, Options{})
+	defer c.Close()
+	a, err := c.Assistants().Create(assistantNamed("Kettle Helper"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for i, name := range []string{"guide.md", "guide\u200b.md", "report\u202efdp.md", "a\nb.md", "cafe\u0301.md", "caf\u00e9.md", "x\u2066y\u2069.md"} {
+		sub := filepath.Join(src, fmt.Sprint(i))
+		os.Mkdir(sub, 0o700)
+		paths = append(paths, writeFile(t, filepath.Join(sub, name), fmt.Sprintf("%s\n\nThe warranty lasts %d years.\n", kettleGuide, i+2)))
+	}
+	res, err := c.Knowledge().Add(context.Background(), a.ID, paths, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"guide.md", "guide_.md", "report_fdp.md", "a_b.md", "caf\u00e9.md", "caf\u00e9 (2).md", "x_y_.md"}
+	for i, r := range res {
+		if r.State != knowledge.StateIndexed || r.Name != want[i] {
+			t.Errorf("%q: listed as %q (%s), want %q", filepath.Base(paths[i]), r.Name, r.State, want[i])
+		}
+		if r.Path != "" && filepath.Base(r.Path) != want[i] {
+			t.Errorf("%q: the library's copy is %q", want[i], filepath.Base(r.Path))
+		}
+	}
+	hits, err := c.Knowledge().Search(context.Background(), a.ID, "warranty", "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		for _, r := range h.File {
+			if r == '\n' || r == '\u200b' || r == '\u202e' || r == '\u2066' {
+				t.Errorf("a citation names %q", h.File)
+			}
 		}
 	}
 }
