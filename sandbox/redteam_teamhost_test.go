@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/containers/podman/v4/pkg/bindings/containers"
 
 	"rehome/internal/testsupport/teamhost"
 )
@@ -87,5 +90,89 @@ func TestRedTeamTeamHostSentFiles(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(a); string(data) != "x,v\nMARKER-A,1\n" {
 		t.Errorf("the host's file changed: %q", data)
+	}
+}
+
+// TestRedTeamTeamHostDiesMidSend: the container dies while a big input
+// is still being sent to it (killed on the team host: its memory, its
+// admin, a crash). rehome does not hang in the send: the run ends with
+// an error in words well within the send's own limit, and leaves no
+// container on the service.
+func TestRedTeamTeamHostDiesMidSend(t *testing.T) {
+	e, h := teamEngine(t, teamhost.User)
+	in := filepath.Join(t.TempDir(), "big.bin")
+	scan := func() []string {
+		var found []string
+		for _, root := range []string{h.Home, "/tmp", "/var/tmp", h.RuntimeDir} {
+			filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && d.Name() == "big.bin" && !strings.HasPrefix(p, filepath.Dir(in)) {
+					found = append(found, p)
+				}
+				return nil
+			})
+		}
+		return found
+	}
+	var during []string
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(400 * MiB)
+	f.Close()
+	api := e.api(t.Context())
+	killed := make(chan time.Time, 1)
+	var once sync.Once
+	start := time.Now()
+	_, err = e.Run(t.Context(), RunRequest{Code: "print('ran')", InputPath: in, Limits: Limits{Timeout: 60 * time.Second}}, func(p Progress) {
+		if p.Stage != "sending" {
+			return
+		}
+		once.Do(func() {
+			list, lerr := containers.List(api, new(containers.ListOptions).WithFilters(map[string][]string{"label": {LabelRun}}))
+			if lerr != nil {
+				t.Errorf("list: %v", lerr)
+				return
+			}
+			for _, c := range list {
+				if c.State == "running" {
+					containers.Kill(api, c.ID, new(containers.KillOptions).WithSignal("KILL"))
+				}
+			}
+			killed <- time.Now()
+			time.Sleep(time.Second)
+			during = scan()
+		})
+	})
+	end := time.Now()
+	if err == nil {
+		t.Fatal("a run whose container was killed mid-send succeeded")
+	}
+	select {
+	case k := <-killed:
+		t.Logf("killed %.1fs after the start; the run ended %.1fs after the kill: %v", k.Sub(start).Seconds(), end.Sub(k).Seconds(), err)
+		if end.Sub(k) > 30*time.Second {
+			t.Errorf("the run took %s to end after its container died mid-send", end.Sub(k))
+		}
+	default:
+		t.Fatalf("the send never said it was sending (%s): %v", end.Sub(start), err)
+	}
+	for _, words := range []string{"ended while its files were being sent", "big.bin"} {
+		if !strings.Contains(err.Error(), words) {
+			t.Errorf("the error does not say %q: %v", words, err)
+		}
+	}
+	if len(during) > 0 {
+		t.Errorf("after the kill, the input on the team host's disk: %v", during)
+	}
+	if after := scan(); len(after) > 0 {
+		t.Errorf("after the run, the input on the team host's disk: %v", after)
+	}
+	time.Sleep(time.Second)
+	list, _ := containers.List(api, new(containers.ListOptions).WithAll(true).WithFilters(map[string][]string{"label": {LabelRun}}))
+	for _, c := range list {
+		if time.Unix(c.Created.Unix(), 0).After(start.Add(-time.Second)) {
+			t.Errorf("a container was left: %s %s", c.ID[:12], c.State)
+		}
 	}
 }

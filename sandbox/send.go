@@ -133,6 +133,9 @@ func (e *Engine) sendInputs(ctx context.Context, cid string, ins []*input, hello
 		err = put()
 	}
 	pr.CloseWithError(errors.New("the copy ended"))
+	if err != nil && e.diedWhileSent(ended) {
+		return e.errDiedWhileSent(ins)
+	}
 	if err != nil {
 		if sctx.Err() == context.DeadlineExceeded {
 			return fmt.Errorf("sending the input files to %s took longer than %s: give a smaller file or check the connection", e.serviceName(), sendLimit)
@@ -146,9 +149,31 @@ func (e *Engine) sendInputs(ctx context.Context, cid string, ins []*input, hello
 		progress(fmt.Sprintf("sent %s to %s: %s", sentWhat(ins), e.serviceName(), bytesize.Format(total)))
 	}
 	if err := containers.Kill(e.api(sctx), cid, new(containers.KillOptions).WithSignal(goSignal)); err != nil {
+		// The service may take the copy whole into a container that
+		// died meanwhile (it joined its mount namespace): the go then
+		// finds none.
+		if e.diedWhileSent(ended) {
+			return e.errDiedWhileSent(ins)
+		}
 		return fmt.Errorf("start the code once its files were sent to %s: %w", e.serviceName(), explain(err))
 	}
 	return nil
+}
+
+// diedWhileSent says whether the sandbox ended (its output stream did)
+// by now or within a moment: a failed copy or go is then its end's
+// doing, not the connection's.
+func (e *Engine) diedWhileSent(ended <-chan struct{}) bool {
+	select {
+	case <-ended:
+		return true
+	case <-time.After(2 * time.Second):
+		return false
+	}
+}
+
+func (e *Engine) errDiedWhileSent(ins []*input) error {
+	return fmt.Errorf("the sandbox on %s ended while its files were being sent (%s): it was stopped there or ran out of memory; run it again, and if it happens again, ask whoever runs %s", e.serviceName(), sentWhat(ins), e.serviceName())
 }
 
 func sentWhat(ins []*input) string {
