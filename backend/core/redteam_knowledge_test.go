@@ -181,3 +181,36 @@ func TestRedTeamKnowledgeLookAlikeNames(t *testing.T) {
 		}
 	}
 }
+
+// TestRedTeamMigrateBlobsFolderLink: an old data folder whose
+// knowledge/blobs is a link to a folder of the user's, holding a file
+// named like a blob. The fold moved that file out of the user's folder
+// into the library; now a blobs/ that is not a real folder is removed as
+// the link it is, and nothing is moved out through it.
+func TestRedTeamMigrateBlobsFolderLink(t *testing.T) {
+	dir, sum := hostileOld(t)
+	blobs := filepath.Join(dir, KnowledgeDir, "blobs")
+	home := t.TempDir()
+	if err := os.Rename(filepath.Join(blobs, sum), filepath.Join(home, sum)); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(home, "thesis.tex"), []byte("the user's thesis"), 0o600)
+	if err := os.RemoveAll(blobs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(home, blobs); err != nil {
+		t.Fatal(err)
+	}
+	c := openCore(t, dir, Options{})
+	defer c.Close()
+	c.Knowledge().List("33pjh38v5f5249mp0b8c7ej5mg")
+	if data, err := os.ReadFile(filepath.Join(home, "thesis.tex")); string(data) != "the user's thesis" {
+		t.Errorf("the user's file in the folder blobs/ links to: %q %v", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(home, sum)); err != nil {
+		t.Errorf("the user's file named like a blob was moved out of their folder: %v", err)
+	}
+	if _, err := os.Lstat(blobs); !os.IsNotExist(err) {
+		t.Errorf("the blobs link is still there: %v", err)
+	}
+}

@@ -22,8 +22,14 @@ const legacyBlobs = "blobs"
 // in the library.
 func (s *Service) migrate() error {
 	blobs := filepath.Join(s.dir, legacyBlobs)
-	if _, err := os.Stat(blobs); errors.Is(err, os.ErrNotExist) {
+	st, err := os.Lstat(blobs)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
+	}
+	if err == nil && !st.IsDir() {
+		// A link (the data folder came from elsewhere) may name any
+		// folder here: nothing is moved out of it, the link goes.
+		return os.Remove(blobs)
 	}
 	dirs, err := os.ReadDir(filepath.Join(s.dir, "assistants"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
