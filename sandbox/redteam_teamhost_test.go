@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -173,6 +174,46 @@ func TestRedTeamTeamHostDiesMidSend(t *testing.T) {
 	for _, c := range list {
 		if time.Unix(c.Created.Unix(), 0).After(start.Add(-time.Second)) {
 			t.Errorf("a container was left: %s %s", c.ID[:12], c.State)
+		}
+	}
+}
+
+// TestRedTeamTeamHostInputChangesWhileSent: the host's file grows while
+// it is being sent (a process of the user's appending to it, or one
+// racing the check): the code gets exactly the bytes checked, no more;
+// one that shrinks while sent fails the run in words.
+func TestRedTeamTeamHostInputChangesWhileSent(t *testing.T) {
+	e, _ := teamEngine(t, teamhost.User)
+	for _, grow := range []bool{true, false} {
+		in := filepath.Join(t.TempDir(), "live.csv")
+		f, err := os.Create(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Truncate(400 * MiB)
+		f.Close()
+		var once sync.Once
+		res, err := e.Run(t.Context(), RunRequest{Code: "import os\nprint('size', os.path.getsize('/mnt/data/live.csv'))", InputPath: in, Limits: Limits{Timeout: 60 * time.Second}}, func(p Progress) {
+			if p.Stage == "sending" && strings.HasPrefix(p.Message, "sending ") {
+				once.Do(func() {
+					if grow {
+						f, _ := os.OpenFile(in, os.O_APPEND|os.O_WRONLY, 0)
+						f.Write(make([]byte, 8*MiB))
+						f.Close()
+					} else {
+						os.Truncate(in, 1*MiB)
+					}
+				})
+			}
+		})
+		if grow {
+			if err != nil || !strings.Contains(res.Stdout, fmt.Sprintf("size %d", 400*MiB)) {
+				t.Errorf("grown while sent: %v %+v", err, res)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "shrank while it was sent") {
+			t.Errorf("shrunk while sent: %v %+v", err, res)
 		}
 	}
 }

@@ -126,13 +126,29 @@ func (e *Engine) sendInputs(ctx context.Context, cid string, ins []*input, hello
 		}()
 	}
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(writeTar(pw, ins, &done)) }()
+	tarErr := make(chan error, 1)
+	go func() {
+		err := writeTar(pw, ins, &done)
+		tarErr <- err
+		pw.CloseWithError(err)
+	}()
 	// The tar's owners are kept (no chown to the container's user).
 	put, err := containers.CopyFromArchiveWithOptions(e.api(sctx), cid, DataDir, pr, new(containers.CopyOptions).WithChown(false))
 	if err == nil {
 		err = put()
 	}
 	pr.CloseWithError(errors.New("the copy ended"))
+	if err != nil {
+		// A file that could not be read whole (it shrank) fails the
+		// copy: its words, not the connection's.
+		select {
+		case werr := <-tarErr:
+			if werr != nil && !errors.Is(werr, io.ErrClosedPipe) {
+				return fmt.Errorf("send the input files to %s: %w", e.serviceName(), werr)
+			}
+		case <-time.After(time.Second):
+		}
+	}
 	if err != nil && e.diedWhileSent(ended) {
 		return e.errDiedWhileSent(ins)
 	}
