@@ -140,8 +140,10 @@ func TestRedTeamMigrateLibraryDirSymlink(t *testing.T) {
 // "report\u202efdp.md" as "reportdm.pdf", a newline that breaks the
 // cited line, "café" decomposed beside "café" composed — were listed,
 // searched and cited under those names as given. Now every listed name
-// is NFC with control and format characters as "_": each looks like
-// what it is, and the two cafés are café.md and café (2).md.
+// is NFC with control and format characters as "_", other spaces plain
+// and none at either end: each looks like what it is, the two cafés are
+// café.md and café (2).md, and the spaced guides guide (2).md and
+// guide (2) (2).md.
 func TestRedTeamKnowledgeLookAlikeNames(t *testing.T) {
 	dir, src := t.TempDir(), t.TempDir()
 	c := openCore(t, dir, Options{})
@@ -151,7 +153,7 @@ func TestRedTeamKnowledgeLookAlikeNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	var paths []string
-	for i, name := range []string{"guide.md", "guide\u200b.md", "report\u202efdp.md", "a\nb.md", "cafe\u0301.md", "caf\u00e9.md", "x\u2066y\u2069.md"} {
+	for i, name := range []string{"guide.md", "guide\u200b.md", "report\u202efdp.md", "a\nb.md", "cafe\u0301.md", "caf\u00e9.md", "x\u2066y\u2069.md", "guide.md ", "guide\u00a0(2).md"} {
 		sub := filepath.Join(src, fmt.Sprint(i))
 		os.Mkdir(sub, 0o700)
 		paths = append(paths, writeFile(t, filepath.Join(sub, name), fmt.Sprintf("%s\n\nThe warranty lasts %d years.\n", kettleGuide, i+2)))
@@ -160,7 +162,7 @@ func TestRedTeamKnowledgeLookAlikeNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"guide.md", "guide_.md", "report_fdp.md", "a_b.md", "caf\u00e9.md", "caf\u00e9 (2).md", "x_y_.md"}
+	want := []string{"guide.md", "guide_.md", "report_fdp.md", "a_b.md", "caf\u00e9.md", "caf\u00e9 (2).md", "x_y_.md", "guide (2).md", "guide (2) (2).md"}
 	for i, r := range res {
 		if r.State != knowledge.StateIndexed || r.Name != want[i] {
 			t.Errorf("%q: listed as %q (%s), want %q", filepath.Base(paths[i]), r.Name, r.State, want[i])

@@ -13,15 +13,25 @@ import (
 // space or joiner — and any byte that is not UTF-8 replaced by "_". A
 // hostile name then cannot pass for another file's in a citation
 // ("guide\u200b.md" beside "guide.md"; "report\u202efdp.md" shown as
-// "reportdm.pdf"), nor break the line it is cited on. Names that differ
+// "reportdm.pdf"), nor break the line it is cited on. Every other space
+// (a no-break space in "guide\u00a0(2).md", mimicking the suffix rehome
+// gives a second guide.md) is a plain one, and spaces at either end go
+// ("guide.md " is guide.md, so it becomes guide (2).md). Names that differ
 // only by composition ("café" as e + U+0301) are one name, which
 // freeName then tells apart as "café (2).md".
 func listedName(base string) string {
 	name := norm.NFC.String(strings.ToValidUTF8(base, "_"))
-	return strings.Map(func(r rune) rune {
-		if r == unicode.ReplacementChar || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+	name = strings.Map(func(r rune) rune {
+		switch {
+		case r == unicode.ReplacementChar || unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
 			return '_'
+		case unicode.IsSpace(r):
+			return ' '
 		}
 		return r
 	}, name)
+	if name = strings.TrimSpace(name); name == "" {
+		name = "_"
+	}
+	return name
 }
