@@ -217,3 +217,35 @@ func TestRedTeamTeamHostInputChangesWhileSent(t *testing.T) {
 		}
 	}
 }
+
+// TestRedTeamTeamHostOutputsPrivate: a run's outputs come back to this
+// machine's output folder; neither team account (the one that ran it,
+// nor the other) reads them there, even in a folder others may list.
+func TestRedTeamTeamHostOutputsPrivate(t *testing.T) {
+	e, h1 := teamEngine(t, teamhost.User)
+	h2 := teamhost.Ensure(t, teamhost.User2)
+	out := filepath.Join(t.TempDir(), "out")
+	os.MkdirAll(out, 0o755)
+	for d := out; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		os.Chmod(d, 0o755) // the test's own folders: others may pass
+	}
+	control := filepath.Join(out, "control.txt")
+	os.WriteFile(control, []byte("readable by all"), 0o644)
+	os.Chmod(control, 0o644)
+	if !h2.CanRead(control) {
+		t.Fatalf("%s cannot read a 0644 file in %s: the check below could not fail", h2.User, out)
+	}
+	res, err := e.Run(t.Context(), RunRequest{Code: "open('/mnt/data/result.txt', 'w').write('PAYROLL-TOTAL 42')", OutputDir: out, Limits: Limits{Timeout: 60 * time.Second}}, nil)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	p := filepath.Join(out, "result.txt")
+	if data, err := os.ReadFile(p); err != nil || string(data) != "PAYROLL-TOTAL 42" {
+		t.Fatalf("the output did not come back: %q %v", data, err)
+	}
+	for _, h := range []*teamhost.Host{h1, h2} {
+		if h.CanRead(p) {
+			t.Errorf("%s reads the run's output %s", h.User, p)
+		}
+	}
+}
