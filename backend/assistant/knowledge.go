@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"rehome/backend/atomicfile"
 )
@@ -167,7 +168,9 @@ func (l Library) copyOf(sum string, n int64) string {
 }
 
 func openKnowledge(path string) (*os.File, error) {
-	f, err := os.Open(path)
+	// Without blocking: a named pipe would hold the open until a writer
+	// came (for ever); it is refused below instead.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("knowledge file %s: not found: check the path", path)
@@ -182,6 +185,9 @@ func openKnowledge(path string) (*os.File, error) {
 	case st.IsDir():
 		f.Close()
 		return nil, fmt.Errorf("knowledge file %s: is a folder: attach the files in it one by one", path)
+	case st.Mode()&os.ModeNamedPipe != 0:
+		f.Close()
+		return nil, fmt.Errorf("knowledge file %s: not a regular file but a named pipe (FIFO): save what it gives to a file and attach that", path)
 	case !st.Mode().IsRegular():
 		f.Close()
 		return nil, fmt.Errorf("knowledge file %s: not a regular file", path)

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestRedTeamLibraryFolderLink: a data folder copied from elsewhere (or
@@ -71,4 +74,32 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestRedTeamAttachFIFO: a named pipe given as a knowledge file (on the
+// command line, or dropped) blocked the attach for ever in its open,
+// waiting for a writer that never comes. It is refused at once, in words.
+func TestRedTeamAttachFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "notes.md")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	svc := newService(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.Library().Add(p)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("a FIFO attached: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		// Unblock the open so the test ends.
+		if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("attaching a FIFO still blocks after 5s")
+	}
 }
