@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -259,5 +260,26 @@ func TestOAuthRefreshAirGapped(t *testing.T) {
 	}
 	if hits, _ := api.seen(); len(hits) != 0 {
 		t.Fatalf("the call went out with an expired token: %v", hits)
+	}
+}
+
+// TestRedTeamSecretsLockLink: a data folder copied from elsewhere whose
+// action-secrets.json.lock is a link to a path of the user's: taking the
+// lock created the file the link names (an empty file anywhere the user
+// may write, such as an autostart entry). Now the lock is not taken
+// through a link, and the error says what to do.
+func TestRedTeamSecretsLockLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "autostart.desktop")
+	sec := NewSecrets(dir)
+	if err := os.Symlink(target, sec.Path()+".lock"); err != nil {
+		t.Fatal(err)
+	}
+	err := sec.Update("a/o", func(x *Secret) { x.Key = "k" })
+	if _, serr := os.Lstat(target); serr == nil {
+		t.Errorf("the lock created the file its link names: %s", target)
+	}
+	if err == nil || !strings.Contains(err.Error(), "remove it") {
+		t.Errorf("a linked lock file: %v", err)
 	}
 }
