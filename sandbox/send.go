@@ -126,13 +126,32 @@ func (e *Engine) sendInputs(ctx context.Context, cid string, ins []*input, hello
 		}()
 	}
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(writeTar(pw, ins, &done)) }()
+	tarErr := make(chan error, 1)
+	go func() {
+		err := writeTar(pw, ins, &done)
+		tarErr <- err
+		pw.CloseWithError(err)
+	}()
 	// The tar's owners are kept (no chown to the container's user).
 	put, err := containers.CopyFromArchiveWithOptions(e.api(sctx), cid, DataDir, pr, new(containers.CopyOptions).WithChown(false))
 	if err == nil {
 		err = put()
 	}
 	pr.CloseWithError(errors.New("the copy ended"))
+	if err != nil {
+		// A file that could not be read whole (it shrank) fails the
+		// copy: its words, not the connection's.
+		select {
+		case werr := <-tarErr:
+			if werr != nil && !errors.Is(werr, io.ErrClosedPipe) {
+				return fmt.Errorf("send the input files to %s: %w", e.serviceName(), werr)
+			}
+		case <-time.After(time.Second):
+		}
+	}
+	if err != nil && e.diedWhileSent(ended) {
+		return e.errDiedWhileSent(ins)
+	}
 	if err != nil {
 		if sctx.Err() == context.DeadlineExceeded {
 			return fmt.Errorf("sending the input files to %s took longer than %s: give a smaller file or check the connection", e.serviceName(), sendLimit)
@@ -146,9 +165,31 @@ func (e *Engine) sendInputs(ctx context.Context, cid string, ins []*input, hello
 		progress(fmt.Sprintf("sent %s to %s: %s", sentWhat(ins), e.serviceName(), bytesize.Format(total)))
 	}
 	if err := containers.Kill(e.api(sctx), cid, new(containers.KillOptions).WithSignal(goSignal)); err != nil {
+		// The service may take the copy whole into a container that
+		// died meanwhile (it joined its mount namespace): the go then
+		// finds none.
+		if e.diedWhileSent(ended) {
+			return e.errDiedWhileSent(ins)
+		}
 		return fmt.Errorf("start the code once its files were sent to %s: %w", e.serviceName(), explain(err))
 	}
 	return nil
+}
+
+// diedWhileSent says whether the sandbox ended (its output stream did)
+// by now or within a moment: a failed copy or go is then its end's
+// doing, not the connection's.
+func (e *Engine) diedWhileSent(ended <-chan struct{}) bool {
+	select {
+	case <-ended:
+		return true
+	case <-time.After(2 * time.Second):
+		return false
+	}
+}
+
+func (e *Engine) errDiedWhileSent(ins []*input) error {
+	return fmt.Errorf("the sandbox on %s ended while its files were being sent (%s): it was stopped there or ran out of memory; run it again, and if it happens again, ask whoever runs %s", e.serviceName(), sentWhat(ins), e.serviceName())
 }
 
 func sentWhat(ins []*input) string {

@@ -3,12 +3,14 @@ package actions
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -155,16 +157,24 @@ func (a Auth) SignIn(ctx context.Context, clientSecret string, open func(url str
 		err  error
 	}
 	got := make(chan answer, 1)
+	var forged atomic.Int64
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/callback" {
 			http.NotFound(w, r)
 			return
 		}
 		q := r.URL.Query()
+		if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(state)) != 1 {
+			// Not the provider's answer to this sign-in: any page or
+			// local process can call the loopback port. It is refused
+			// and the sign-in waits on for the real one (ending it here
+			// would let anyone cancel every sign-in).
+			forged.Add(1)
+			http.Error(w, "this is not the answer to rehome's sign-in (its state is not the one rehome sent)", http.StatusBadRequest)
+			return
+		}
 		var ans answer
 		switch {
-		case q.Get("state") != state:
-			ans.err = errors.New("the sign-in's answer did not carry the state rehome sent: try again")
 		case q.Get("error") != "":
 			ans.err = fmt.Errorf("the provider refused the sign-in: %s %s", q.Get("error"), q.Get("error_description"))
 		case q.Get("code") == "":
@@ -191,6 +201,9 @@ func (a Auth) SignIn(ctx context.Context, clientSecret string, open func(url str
 	defer cancel()
 	select {
 	case <-ctx.Done():
+		if n := forged.Load(); n > 0 {
+			return nil, fmt.Errorf("the sign-in did not finish: %w (%d answer(s) without the state rehome sent were refused: sign in again from rehome, in the browser it opens)", ctx.Err(), n)
+		}
 		return nil, fmt.Errorf("the sign-in did not finish: %w", ctx.Err())
 	case ans := <-got:
 		if ans.err != nil {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -194,22 +195,52 @@ func TestOAuthSignInAndRefresh(t *testing.T) {
 	}
 }
 
-// A callback that does not carry the state rehome sent (another page
-// calling the loopback port) is refused, and no token is asked for.
-func TestOAuthWrongStateRefused(t *testing.T) {
+// TestRedTeamOAuthForgedStateFirst: a page or local process calls the
+// loopback port with a forged state (and its own code) before the
+// provider's redirect arrives. It is refused and no token is asked for
+// its code; the sign-in was ended by it (any web page could cancel every
+// sign-in by calling 127.0.0.1 ports), now it waits for the real answer
+// and signs in. With only forged answers, it ends at its deadline saying
+// they were refused.
+func TestRedTeamOAuthForgedStateFirst(t *testing.T) {
 	prov := newProvider(t)
 	a := Auth{Type: AuthOAuth, ClientID: "rehome-test", AuthURL: prov.URL + "/authorize", TokenURL: prov.URL + "/token"}
-	_, err := a.SignIn(t.Context(), "", func(u string) error {
+	forge := func(u string) error {
 		p, _ := url.Parse(u)
-		cb := p.Query().Get("redirect_uri") + "?code=c0de&state=forged"
-		resp, err := http.Get(cb)
-		if err == nil {
+		for _, q := range []string{"?code=c0de&state=forged", "?code=c0de", "?error=access_denied&state=" + strings.Repeat("0", 32)} {
+			resp, err := http.Get(p.Query().Get("redirect_uri") + q)
+			if err != nil {
+				return err
+			}
 			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest {
+				return fmt.Errorf("a forged answer %s got %s", q, resp.Status)
+			}
 		}
-		return err
+		return nil
+	}
+	tok, err := a.SignIn(t.Context(), "", func(u string) error {
+		if err := forge(u); err != nil {
+			return err
+		}
+		resp, err := http.Get(u) // the user's browser, after the forgeries
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("callback answered %s", resp.Status)
+		}
+		return nil
 	})
-	if err == nil || !strings.Contains(err.Error(), "state") || prov.issued != 0 {
-		t.Fatalf("forged state: %v, tokens issued %d", err, prov.issued)
+	if err != nil || tok == nil || tok.AccessToken != "access-1" || prov.issued != 1 {
+		t.Fatalf("forged answers first: token %+v, %v, tokens issued %d", tok, err, prov.issued)
+	}
+	ctx, cancel := contextTimeout(t, 700*time.Millisecond)
+	defer cancel()
+	_, err = a.SignIn(ctx, "", forge)
+	if err == nil || !strings.Contains(err.Error(), "3 answer(s) without the state") || prov.issued != 1 {
+		t.Fatalf("forged answers only: %v, tokens issued %d", err, prov.issued)
 	}
 }
 
@@ -229,5 +260,26 @@ func TestOAuthRefreshAirGapped(t *testing.T) {
 	}
 	if hits, _ := api.seen(); len(hits) != 0 {
 		t.Fatalf("the call went out with an expired token: %v", hits)
+	}
+}
+
+// TestRedTeamSecretsLockLink: a data folder copied from elsewhere whose
+// action-secrets.json.lock is a link to a path of the user's: taking the
+// lock created the file the link names (an empty file anywhere the user
+// may write, such as an autostart entry). Now the lock is not taken
+// through a link, and the error says what to do.
+func TestRedTeamSecretsLockLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "autostart.desktop")
+	sec := NewSecrets(dir)
+	if err := os.Symlink(target, sec.Path()+".lock"); err != nil {
+		t.Fatal(err)
+	}
+	err := sec.Update("a/o", func(x *Secret) { x.Key = "k" })
+	if _, serr := os.Lstat(target); serr == nil {
+		t.Errorf("the lock created the file its link names: %s", target)
+	}
+	if err == nil || !strings.Contains(err.Error(), "remove it") {
+		t.Errorf("a linked lock file: %v", err)
 	}
 }

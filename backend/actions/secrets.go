@@ -86,7 +86,12 @@ func (s *Secrets) lock() (unlock func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(s.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	// Not through a link (a data folder copied from elsewhere): the
+	// create would make the file it names, wherever that is.
+	f, err := os.OpenFile(s.path+".lock", os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("locking the action credentials %s: %s.lock is a link, not rehome's lock file: remove it and try again", s.path, s.path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("locking the action credentials %s: %w", s.path, err)
 	}

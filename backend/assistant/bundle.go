@@ -475,13 +475,15 @@ func (r *bundleReader) extract(rd io.Reader, bf BundleFile, name string) error {
 	if err := os.MkdirAll(r.destDir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", r.destDir, err)
 	}
-	final := NewLibrary(r.destDir).PathFor(bf.SHA256, strings.TrimPrefix(name, bundleDir+bf.SHA256+"-"))
-	if _, err := os.Stat(filepath.Dir(final)); errors.Is(err, os.ErrNotExist) {
-		if err := os.Mkdir(filepath.Dir(final), 0o700); err != nil {
-			return fmt.Errorf("create %s: %w", filepath.Dir(final), err)
-		}
-		r.createdDirs = append(r.createdDirs, filepath.Dir(final))
+	lib := NewLibrary(r.destDir)
+	dir, made, err := lib.hashFolder(bf.SHA256)
+	if err != nil {
+		return err
 	}
+	if made {
+		r.createdDirs = append(r.createdDirs, dir)
+	}
+	final := filepath.Join(dir, safeName(strings.TrimPrefix(name, bundleDir+bf.SHA256+"-")))
 	if have := NewLibrary(r.destDir).copyOf(bf.SHA256, bf.Size); have != "" {
 		final = have
 	}

@@ -14,4 +14,7 @@ var (
 	// ErrNotOwnCopy is wrapped when an assistant's knowledge names a file that
 	// is not rehome's own copy and no face attached it.
 	ErrNotOwnCopy = errors.New("not rehome's own copy of the knowledge file")
+	// ErrNotOwnFolder is a library folder that is not a real folder (a
+	// link, which could name any folder on this machine).
+	ErrNotOwnFolder = errors.New("not a folder of rehome's knowledge library (a link or a file)")
 )

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"rehome/backend/atomicfile"
 )
@@ -38,6 +39,40 @@ func (l Library) Dir() string { return l.dir }
 // name (made safe for every file system).
 func (l Library) PathFor(sum, name string) string {
 	return filepath.Join(l.dir, sum, safeName(name))
+}
+
+// Place is PathFor with the library's folder for sum made, or checked to
+// be a folder of the library's own: a link there (in a data folder
+// copied from elsewhere or restored) may name any folder on this
+// machine, and a file placed through it would land there (ErrNotOwnFolder).
+func (l Library) Place(sum, name string) (string, error) {
+	dir, _, err := l.hashFolder(sum)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, safeName(name)), nil
+}
+
+// hashFolder is the library's folder for sum, made when absent (made
+// says so); one that is not a real folder is refused.
+func (l Library) hashFolder(sum string) (dir string, made bool, err error) {
+	dir = filepath.Join(l.dir, sum)
+	if err := os.Mkdir(dir, 0o700); err == nil {
+		made = true
+	} else if !errors.Is(err, os.ErrExist) {
+		return "", false, fmt.Errorf("knowledge: create %s: %w", dir, err)
+	}
+	if !l.ownFolder(sum) {
+		return "", false, fmt.Errorf("knowledge: %s: %w: move it away and attach the file again", dir, ErrNotOwnFolder)
+	}
+	return dir, made, nil
+}
+
+// ownFolder says whether the library's folder for sum is a real folder
+// (not a link, which could name any folder on this machine).
+func (l Library) ownFolder(sum string) bool {
+	st, err := os.Lstat(filepath.Join(l.dir, sum))
+	return err == nil && st.IsDir()
 }
 
 // Add copies the file at path — one the user named: picked, dropped, or
@@ -76,9 +111,9 @@ func (l Library) AddAs(ctx context.Context, path, name string) (KnowledgeFile, e
 		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: copy into %s: %w (free some disk space and attach it again)", path, l.dir, err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	final := l.PathFor(sum, name)
-	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
-		return KnowledgeFile{}, fmt.Errorf("knowledge: create %s: %w", filepath.Dir(final), err)
+	final, err := l.Place(sum, name)
+	if err != nil {
+		return KnowledgeFile{}, err
 	}
 	if have := l.copyOf(sum, n); have != "" {
 		final = have // the same bytes are here already, maybe by another name
@@ -91,7 +126,7 @@ func (l Library) AddAs(ctx context.Context, path, name string) (KnowledgeFile, e
 // CopyOf is the library's copy of the bytes with hash sum, "" when it
 // has none.
 func (l Library) CopyOf(sum string) string {
-	if !isSHA256(sum) {
+	if !isSHA256(sum) || !l.ownFolder(sum) {
 		return ""
 	}
 	entries, _ := os.ReadDir(filepath.Join(l.dir, sum))
@@ -118,6 +153,9 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // copyOf returns a file of size n the library holds for sum, or "".
 func (l Library) copyOf(sum string, n int64) string {
+	if !l.ownFolder(sum) {
+		return ""
+	}
 	entries, _ := os.ReadDir(filepath.Join(l.dir, sum))
 	for _, e := range entries {
 		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
@@ -130,7 +168,9 @@ func (l Library) copyOf(sum string, n int64) string {
 }
 
 func openKnowledge(path string) (*os.File, error) {
-	f, err := os.Open(path)
+	// Without blocking: a named pipe would hold the open until a writer
+	// came (for ever); it is refused below instead.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("knowledge file %s: not found: check the path", path)
@@ -145,6 +185,9 @@ func openKnowledge(path string) (*os.File, error) {
 	case st.IsDir():
 		f.Close()
 		return nil, fmt.Errorf("knowledge file %s: is a folder: attach the files in it one by one", path)
+	case st.Mode()&os.ModeNamedPipe != 0:
+		f.Close()
+		return nil, fmt.Errorf("knowledge file %s: not a regular file but a named pipe (FIFO): save what it gives to a file and attach that", path)
 	case !st.Mode().IsRegular():
 		f.Close()
 		return nil, fmt.Errorf("knowledge file %s: not a regular file", path)

@@ -22,8 +22,14 @@ const legacyBlobs = "blobs"
 // in the library.
 func (s *Service) migrate() error {
 	blobs := filepath.Join(s.dir, legacyBlobs)
-	if _, err := os.Stat(blobs); errors.Is(err, os.ErrNotExist) {
+	st, err := os.Lstat(blobs)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
+	}
+	if err == nil && !st.IsDir() {
+		// A link (the data folder came from elsewhere) may name any
+		// folder here: nothing is moved out of it, the link goes.
+		return os.Remove(blobs)
 	}
 	dirs, err := os.ReadDir(filepath.Join(s.dir, "assistants"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -68,11 +74,14 @@ func (s *Service) migrateManifest(dir, blobs string) error {
 		lib := s.lib.CopyOf(f.SHA256)
 		if lib == "" {
 			blob := filepath.Join(blobs, f.SHA256)
-			if _, err := os.Stat(blob); err != nil {
+			// Only a regular file is moved: a link (the folder came from
+			// elsewhere) would bring whatever it names into the library,
+			// and the chmod below would change that file.
+			if st, err := os.Lstat(blob); err != nil || !st.Mode().IsRegular() {
 				continue // neither copy: the file says so when read
 			}
-			lib = s.lib.PathFor(f.SHA256, f.Name)
-			if err := os.MkdirAll(filepath.Dir(lib), 0o700); err != nil {
+			var err error
+			if lib, err = s.lib.Place(f.SHA256, f.Name); err != nil {
 				return err
 			}
 			if err := os.Rename(blob, lib); err != nil {

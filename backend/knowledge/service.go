@@ -263,7 +263,7 @@ func (s *Service) Add(ctx context.Context, id string, paths []string, progress f
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		name := filepath.Base(p)
+		name := listedName(filepath.Base(p))
 		step := func(stage string, r *Result) {
 			progress(Progress{Index: i + 1, Total: len(paths), File: name, Stage: stage, Result: r})
 		}
@@ -288,7 +288,7 @@ func (s *Service) Add(ctx context.Context, id string, paths []string, progress f
 // replaced (to drop once m is saved), "" when none. The library copies
 // it makes are added to held.
 func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string, step func(string, *Result), held *[]string) (r Result, replaced string) {
-	name := filepath.Base(path)
+	name := listedName(filepath.Base(path))
 	src := path
 	if abs, err := filepath.Abs(path); err == nil {
 		src = abs
