@@ -157,12 +157,13 @@ const sweepWait = 250 * time.Millisecond
 // folder (checked on every run: the folder may have been cleaned since)
 // and returns its path.
 func (e *Engine) seccompProfile() (string, error) {
+	if l := e.connection().link; l != nil {
+		// A team host reads it from its own disk (ssh_seccomp.go); the
+		// engine's lock is not held over the round trip.
+		return l.remoteSeccomp()
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.conn != nil && e.conn.link != nil {
-		// A team host reads it from its own disk (ssh_seccomp.go).
-		return e.conn.link.remoteSeccomp()
-	}
 	return writeSeccompProfile(e.cacheDir())
 }
 

@@ -6,7 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 )
+
+// remoteSeccompWait bounds the profile's upload (a shell started on the
+// host: its start files run first).
+const remoteSeccompWait = 30 * time.Second
 
 // The seccomp profile on a team host. Podman's service reads a container's
 // seccomp profile from a path on its own machine (specgen's
@@ -49,7 +54,20 @@ func (l *sshLink) remoteSeccomp() (string, error) {
 	defer s.Close()
 	var out, errb bytes.Buffer
 	s.Stdin, s.Stdout, s.Stderr = bytes.NewReader(data), &out, &errb
-	if err := s.Run(strings.ReplaceAll(remoteSeccompScript, "NAME", name)); err != nil {
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(strings.ReplaceAll(remoteSeccompScript, "NAME", name)) }()
+	select {
+	case err = <-ran:
+	case <-time.After(remoteSeccompWait):
+		s.Close()
+		return "", fmt.Errorf("put the sandbox's seccomp profile on %s: a shell there did not answer within %s (a slow ~/.bashrc of %s?): try again", l.target.display(), remoteSeccompWait, l.target.user)
+	case <-l.done:
+		if lost := l.lostErr(); lost != nil {
+			return "", lost
+		}
+		return "", fmt.Errorf("put the sandbox's seccomp profile on %s: the link is closed", l.target.display())
+	}
+	if err != nil {
 		return "", fmt.Errorf("put the sandbox's seccomp profile on %s (its Podman reads it from a file there; this needs a shell for %s): %v %s",
 			l.target.display(), l.target.user, err, strings.TrimSpace(errb.String()))
 	}
