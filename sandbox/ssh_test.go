@@ -42,6 +42,14 @@ func startTeamHost(t *testing.T, opts sshdtest.Options) *teamHost {
 	if !ok {
 		t.Fatalf("the test engine's service is not a unix socket: %s", local.connection().URI)
 	}
+	if opts.User == teamhost.User {
+		// rehome-team's own rootless service: the tests that run code log
+		// in as that account (the profile's upload runs a shell there, and
+		// root's start files here can stall one for a minute), and its
+		// files travel.
+		e, th := teamEngine(t, teamhost.User)
+		local, sock = e, th.Socket
+	}
 	srv := sshdtest.Start(t, opts)
 	dir := filepath.Join(t.TempDir(), "ssh")
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -267,14 +275,14 @@ func TestTeamHostPassphraseAskedOnce(t *testing.T) {
 
 // A run on the team host: the same sandbox, reached over the link.
 func TestTeamHostRun(t *testing.T) {
-	h := startTeamHost(t, sshdtest.Options{})
+	h := startTeamHost(t, sshdtest.Options{User: teamhost.User})
 	h.trust(t)
 	e, err := New(context.Background(), Options{Connect: h.opts(), CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	defer e.Close()
-	if !e.Remote() || e.Host().ServiceURI != h.uri || e.TeamHost() != "root@127.0.0.1:"+h.srv.Addr[len("127.0.0.1:"):] {
+	if !e.Remote() || e.Host().ServiceURI != h.uri || e.TeamHost() != teamhost.User+"@127.0.0.1:"+h.srv.Addr[len("127.0.0.1:"):] {
 		t.Fatalf("engine: remote %v, service %s, host %s", e.Remote(), e.Host().ServiceURI, e.TeamHost())
 	}
 	res, err := e.Run(context.Background(), RunRequest{Code: "print(6*7)", OutputDir: filepath.Join(t.TempDir(), "out")}, nil)
@@ -318,7 +326,7 @@ func TestTeamHostRootfulInput(t *testing.T) {
 func TestTeamHostConnectionLost(t *testing.T) {
 	// The run's limit is long enough that only rehome's cleanup, not the
 	// container's own --timeout, can remove it within the test's wait.
-	h := startTeamHost(t, sshdtest.Options{})
+	h := startTeamHost(t, sshdtest.Options{User: teamhost.User})
 	h.trust(t)
 	e, err := New(context.Background(), Options{Connect: h.opts(), CacheDir: t.TempDir()})
 	if err != nil {
@@ -346,12 +354,12 @@ func TestTeamHostConnectionLost(t *testing.T) {
 		t.Fatalf("a run whose link dropped must return what came back, got %v", err)
 	}
 	<-killed
-	if !res.ConnectionLost || !strings.Contains(res.Summary, "The connection to root@127.0.0.1:") || !strings.Contains(res.Summary, "was lost after") ||
+	if !res.ConnectionLost || !strings.Contains(res.Summary, "The connection to "+teamhost.User+"@127.0.0.1:") || !strings.Contains(res.Summary, "was lost after") ||
 		!strings.Contains(res.Stdout, "before the loss") || strings.Contains(res.Stdout, "after") {
 		t.Fatalf("run: lost %v, summary %q, stdout %q", res.ConnectionLost, res.Summary, res.Stdout)
 	}
 	if took > 10*time.Second {
-		t.Fatalf("the run took %s to notice the loss (the time limit is 40 s)", took)
+		t.Fatalf("the run took %s to notice the loss (the time limit is 40 s): %s, stdout %q, lost %v", took, res.Summary, res.Stdout, res.ConnectionLost)
 	}
 	t.Logf("the loss noticed, run ended after %s: %s", took.Round(time.Millisecond), res.Summary)
 	if !errors.Is(e.Lost(), ErrConnectionLost) {
@@ -382,7 +390,7 @@ func TestTeamHostConnectionLost(t *testing.T) {
 // A sandbox the lost link left is removed on the next connection to the
 // host, before its own time limit would end it.
 func TestTeamHostLostSandboxRemovedOnNextConnection(t *testing.T) {
-	h := startTeamHost(t, sshdtest.Options{})
+	h := startTeamHost(t, sshdtest.Options{User: teamhost.User})
 	h.trust(t)
 	cache := t.TempDir()
 	e, err := New(context.Background(), Options{Connect: h.opts(), CacheDir: cache})

@@ -20,7 +20,11 @@ import (
 	"rehome/sandbox"
 )
 
-func TestTeamHostEndToEnd(t *testing.T) {
+// teamCLIHost is rehome-team's rootless service behind a real sshd logged
+// in as that account, its image loaded, and a HOME whose known_hosts
+// knows it.
+func teamCLIHost(t *testing.T) (*cliTeamHost, *teamhost.Host) {
+	t.Helper()
 	needPodmanCLI(t)
 	th := teamhost.Ensure(t, teamhost.User)
 	ref, archive := teamhost.SandboxImage()
@@ -46,6 +50,12 @@ func TestTeamHostEndToEnd(t *testing.T) {
 	os.Mkdir(filepath.Join(home, ".ssh"), 0o700)
 	os.WriteFile(filepath.Join(home, ".ssh", "known_hosts"), []byte(srv.HostKeyLine+"\n"), 0o600)
 	h := &cliTeamHost{srv: srv, uri: srv.URI(th.Socket), home: home}
+	return h, th
+}
+
+func TestTeamHostEndToEnd(t *testing.T) {
+	h, th := teamCLIHost(t)
+	srv := h.srv
 	data := t.TempDir()
 	remote := []string{"--podman", h.uri, "--identity", srv.ClientKey}
 
