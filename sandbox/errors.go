@@ -63,4 +63,9 @@ var (
 	// ErrImageSeccomp is wrapped when the stored sandbox image does not
 	// carry rehome's seccomp profile (seccomp.go).
 	ErrImageSeccomp = errors.New("the sandbox image lacks rehome's seccomp profile")
+
+	// ErrRootfulTeamHostFiles is wrapped when input files would travel
+	// to a rootful Podman service, which cannot write them into the
+	// sandbox's user namespace (send.go).
+	ErrRootfulTeamHostFiles = errors.New("a rootful team host cannot take input files")
 )

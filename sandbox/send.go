@@ -65,6 +65,15 @@ func sentBytes(ins []*input) int64 {
 // sendable checks the inputs can travel (their total under MaxSentBytes)
 // and returns them as staged inputs that are sent, not mounted.
 func (e *Engine) sendable(ins []*input) ([]staged, error) {
+	if len(ins) > 0 && !e.Host().Rootless && !e.noUserNS {
+		// A rootful service gives each sandbox a user namespace of its
+		// own, and Podman 4.3's archive PUT writes into the running
+		// container's /mnt/data tmpfs as the host's root, which has no id
+		// there: the kernel refuses every file (EOVERFLOW). Said before any
+		// container exists, rather than as the service's error after.
+		return nil, fmt.Errorf("%w: the Podman service on %s runs as root, and a rootful service cannot put files into the sandbox's own user namespace; connect as a normal account there (ssh://you@host/run/user/UID/podman/podman.sock: a rootless service, as docs/team-host.md sets up) — runs without input files work on this service",
+			ErrRootfulTeamHostFiles, e.serviceName())
+	}
 	if n := sentBytes(ins); n > MaxSentBytes {
 		what := filepath.Base(ins[0].hostPath)
 		if len(ins) > 1 {
