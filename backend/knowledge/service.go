@@ -126,6 +126,10 @@ const (
 type Result struct {
 	File
 	Action string `json:"action"`
+	// EmbeddedWith names the embedding model that embedded the file's
+	// chunks this time; "" when it was indexed by keywords alone (or
+	// left unchanged).
+	EmbeddedWith string `json:"embedded_with,omitempty"`
 	// Message says it in words, for the user.
 	Message string `json:"message"`
 }
@@ -410,6 +414,7 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 		if err := s.embedFile(ctx, m, dir, ix, c.SHA256, old.SHA256, chunks); err != nil {
 			r.Message += fmt.Sprintf(" (no embeddings: %v; it is searched by keywords alone)", err)
 		} else {
+			r.EmbeddedWith = e.Model()
 			r.Message += ", embedded with " + e.Model()
 		}
 	}
