@@ -110,3 +110,43 @@ func TestKnowledgeCLIKeepsItsEmbeddingModel(t *testing.T) {
 		t.Fatalf("the keywords assistant was embedded: %+v", r)
 	}
 }
+
+// TestModelsAddEmbedding: `rehome models add` says why a model is an
+// embedding model (a causal one marked by its general.tags, pooled by
+// its last token); --embedding marks one no key marks, and a chat model
+// is told how to.
+func TestModelsAddEmbedding(t *testing.T) {
+	bin := llamatest.Need(t)
+	home, dir := t.TempDir(), t.TempDir()
+	build := func(name string, meta map[string]any) string {
+		m, err := tinymodel.Build(filepath.Dir(bin), tinymodel.DefaultScript("sales.csv", "region", "revenue"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range meta {
+			m.SetMeta(k, v)
+		}
+		p := filepath.Join(dir, name+".gguf")
+		if err := m.WriteFile(p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	r := rehomeCLI(t, home, "models", "add", build("e5-style", map[string]any{"general.tags": []string{"mteb", "sentence-transformers"}}))
+	if r.code != 0 || !strings.Contains(r.stdout, "embedding model (for knowledge; its general.tags says so; pooled by its last token") {
+		t.Fatalf("a causal embedding model by its tags: %+v", r)
+	}
+	r = rehomeCLI(t, home, "models", "add", build("plain", nil))
+	if r.code != 0 || !strings.Contains(r.stdout, "chat model") || !strings.Contains(r.stdout, "add it again with --embedding") {
+		t.Fatalf("a chat model: %+v", r)
+	}
+	r = rehomeCLI(t, home, "models", "add", build("unmarked", nil), "--embedding", "--json")
+	var m struct {
+		Embedding   bool
+		EmbeddingBy string `json:"embedding_by"`
+		Pooling     string
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &m) != nil || !m.Embedding || m.EmbeddingBy != "you" || m.Pooling != "last" {
+		t.Fatalf("--embedding: %+v", r)
+	}
+}
