@@ -262,7 +262,17 @@ func (s *Service) Add(ctx context.Context, id string, paths []string, progress f
 	}
 	out := []Result{}
 	var held []string
-	defer func() { s.release(held) }()
+	defer func() {
+		s.release(held)
+		if ctx.Err() != nil {
+			// Stopped: the copy of the file it was reading is no one's
+			// (nothing of a stopped file is kept); those of the files
+			// done are in the manifest and stay.
+			for _, sum := range held {
+				s.DropIfUnused(sum)
+			}
+		}
+	}()
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -373,6 +383,11 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 	}
 	step("reading", nil)
 	doc, err := s.parse(ctx, c.Path, name)
+	if err == nil {
+		// A read on the host (text) does not watch ctx: a Stop during it
+		// stops here, before anything of the file is indexed.
+		err = ctx.Err()
+	}
 	if err != nil {
 		return fail(err)
 	}
