@@ -761,3 +761,54 @@ for t in ["text/csv", "text/tab-separated-values", "application/vnd.openxmlforma
     }
   });
 }
+
+// A file dragged from a file manager onto the assistant editor, whose
+// Knowledge section takes the window's drops, in the real window: the drop reaches rehome with the
+// file's path, the section indexes it (no upload: the window hands over
+// paths) and lists it; the assistant's knowledge has it afterwards.
+test('a file dropped on the Knowledge section of the assistant editor is indexed and listed', async () => {
+  const data = mkdtempSync(join(tmpdir(), 'rehome-window-knowledge-'));
+  let id;
+  const app = await launch('knowledge', [], (home) => {
+    const env = { ...process.env, REHOME_HOME: home };
+    id = JSON.parse(execFileSync(bin, ['assistants', 'add', '--json', '--name', 'Kettle Helper'], { env }).toString()).id;
+  });
+  try {
+    const guide = join(data, 'kettle guide.md');
+    writeFileSync(guide, '# Kettle care\n\n## Descaling\n\nDescale the kettle every four weeks with citric acid.\n');
+    await until(() => {
+      try {
+        return fieldAt(app.log, 'assistants', 'assistant-row');
+      } catch {
+        return undefined;
+      }
+    }, 15000, 'the assistant listed');
+    click(app.id, ...fieldAt(app.log, 'assistants', 'assistant-row'));
+    await waitLog(app.log, /"event":"screen shown".*knowledge-drop/, 15000, 'the editor with its Knowledge section');
+    // The section claims the window's drops while it shows (it may sit
+    // below the fold of the editor): a drop on the editor is its.
+    const g = geometry(app.id);
+    const source = await dragFile(guide, g.x + g.width / 2 + 95, g.y + g.height / 2);
+    try {
+      const [dropped] = await waitLog(app.log, /"msg":"file dropped"/, 15000, 'the drop to reach rehome');
+      assert.deepEqual(dropped.paths, [guide]);
+    } finally {
+      source.stop();
+    }
+    const [listed] = await waitLog(app.log, /"event":"knowledge listed"/, 60000, 'the file listed in the Knowledge section');
+    assert.equal(listed.files, 'kettle guide.md: indexed');
+    assertShows(await stableShot('knowledge-drop'), 'the Knowledge section with the dropped file');
+    assert.deepEqual(logErrors(app.log), [], 'rehome logged errors');
+  } finally {
+    await app.stop();
+  }
+  try {
+    const env = { ...process.env, REHOME_HOME: app.home };
+    const files = JSON.parse(execFileSync(bin, ['knowledge', 'list', id, '--json'], { env }).toString());
+    assert.deepEqual(files.map((f) => [f.name, f.state]), [['kettle guide.md', 'indexed']]);
+    assert.deepEqual(existsSync(join(app.home, 'uploads')) ? readdirSync(join(app.home, 'uploads')) : [], [], 'the window uploaded the dropped file');
+  } finally {
+    rmSync(app.home, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
+  }
+});
