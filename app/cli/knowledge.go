@@ -37,7 +37,7 @@ func knowledgeService(env *cliEnv) (*core.Knowledge, int) {
 func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 	fs := env.flags("knowledge add", "knowledge add ASSISTANT FILE... [--json]")
 	asJSON := fs.Bool("json", false, "print each file's result as JSON")
-	embedModel := fs.String("embed-model", "", "also embed the chunks with this `model` (served at /v1/embeddings: llama-server --embeddings, Ollama, LM Studio); searches then fuse keywords and meaning")
+	embedModel := fs.String("embed-model", "", "also embed the chunks with this `model` (served at /v1/embeddings: llama-server --embeddings, Ollama, LM Studio); searches then fuse keywords and meaning. Without it the assistant keeps the model its files were embedded with (or keywords alone); one with no knowledge yet gets a carried embedding model (rehome models add), if there is one")
 	embedServer := fs.String("embed-server", "http://127.0.0.1:11434/v1", "the embedding model's server `URL`")
 	env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
@@ -73,6 +73,8 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 	})
 	if *asJSON {
 		env.json(res)
+	} else if rk, rerr := k.RankingOf(words[0]); rerr == nil && len(res) > 0 {
+		fmt.Fprintf(env.stderr, "rehome: %s is searched by %s\n", words[0], rk.Words)
 	}
 	if err != nil {
 		if env.interrupted(err) {

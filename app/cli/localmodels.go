@@ -38,9 +38,10 @@ func isLocalModelCommand(args []string) bool {
 }
 
 func cmdModelsAdd(env *cliEnv, args []string) int {
-	fs := env.flags("models add", "models add FILE.gguf [--copy] [--name NAME] [--json]")
+	fs := env.flags("models add", "models add FILE.gguf [--copy] [--name NAME] [--embedding] [--json]")
 	copyIt := fs.Bool("copy", false, "keep rehome's own copy in the data folder (the model keeps working when the file goes)")
 	name := fs.String("name", "", "the name to ask it by (default: the file's name without .gguf)")
+	embedding := fs.Bool("embedding", false, "mark it an embedding model (for knowledge) when its header does not say so")
 	asJSON := fs.Bool("json", false, "print the record as JSON")
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
@@ -56,7 +57,7 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 	ctx, cancel := env.interruptible()
 	defer cancel()
 	last := time.Now()
-	m, err := c.LocalModels().Add(ctx, words[0], localmodels.AddOptions{Name: *name, Copy: *copyIt, Progress: func(done, total int64) {
+	m, err := c.LocalModels().Add(ctx, words[0], localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, Progress: func(done, total int64) {
 		if time.Since(last) > time.Second && total > 0 && !*asJSON {
 			last = time.Now()
 			fmt.Fprintf(env.stderr, "  %s of %s\n", bytesize.Format(done), bytesize.Format(total))
@@ -72,15 +73,17 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 		return env.json(m)
 	}
 	kind := "chat model"
+	next := fmt.Sprintf("ask it with: rehome ask --model %s \"…\" (an embedding model? remove it with `rehome models rm %s` and add it again with --embedding)", m.Name, m.Name)
 	if m.Embedding {
-		kind = "embedding model (for knowledge)"
+		kind = "embedding model (for knowledge; " + embeddingWhy(m) + ")"
+		next = "it embeds the knowledge of assistants that have none yet (an assistant keeps the model it has; change it with `rehome knowledge add --embed-model`)"
 	}
 	where := m.Path
 	if m.Copied {
 		where = "copied to " + m.Path
 	}
-	fmt.Fprintf(env.stdout, "added %s: %s, %s, %d layers, context %d, %s, %s (%s)\nsha256 %s\nask it with: rehome ask --model %s \"…\"\n",
-		m.Name, kind, m.Arch, m.Layers, m.ContextLength, m.Quant, bytesize.Format(m.Size), where, m.SHA256, m.Name)
+	fmt.Fprintf(env.stdout, "added %s: %s, %s, %d layers, context %d, %s, %s (%s)\nsha256 %s\n%s\n",
+		m.Name, kind, m.Arch, m.Layers, m.ContextLength, m.Quant, bytesize.Format(m.Size), where, m.SHA256, next)
 	return exitOK
 }
 
@@ -204,4 +207,24 @@ func cmdModelsServe(env *cliEnv, args []string) int {
 	case <-srv.Exited():
 		return env.fail(fmt.Errorf("the model server stopped by itself; its log: %s", srv.Log))
 	}
+}
+
+// embeddingWhy says what marked m an embedding model, in words.
+func embeddingWhy(m localmodels.Model) string {
+	switch {
+	case m.EmbeddingBy == "you":
+		return "marked by you, --embedding; pooled by its last token"
+	case m.EmbeddingBy == "":
+		return "its header says so"
+	case m.Pooling != "":
+		return fmt.Sprintf("its %s says so; pooled by %s, as its header names no pooling", m.EmbeddingBy, poolingWords(m.Pooling))
+	}
+	return "its " + m.EmbeddingBy + " says so"
+}
+
+func poolingWords(p string) string {
+	if p == "last" {
+		return "its last token"
+	}
+	return "the mean of its tokens"
 }

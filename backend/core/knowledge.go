@@ -83,7 +83,7 @@ func (k *Knowledge) Add(ctx context.Context, ref string, paths []string, progres
 	// Each file becomes rehome's own copy in the assistants' knowledge
 	// library (assistant.Library: what the sandbox may mount at
 	// /mnt/data, what a bundle carries); the index reads that copy.
-	k.useEmbedder()
+	k.useEmbedder(a.ID)
 	res, err := k.svc.Add(ctx, a.ID, paths, progress)
 	if serr := k.sync(a.ID); err == nil {
 		err = serr
@@ -191,7 +191,7 @@ func (k *Knowledge) Search(ctx context.Context, ref, query, file string, top int
 	if err != nil {
 		return nil, err
 	}
-	k.useEmbedder()
+	k.useEmbedder(a.ID)
 	return k.svc.Search(ctx, a.ID, query, file, top)
 }
 
@@ -235,7 +235,7 @@ func (k *Knowledge) Tool(id string) (llm.LoopTool, bool) {
 	}
 	for _, f := range files {
 		if f.State == knowledge.StateIndexed {
-			k.useEmbedder()
+			k.useEmbedder(id)
 			t, err := k.svc.Tool(id)
 			return t, err == nil
 		}

@@ -35,16 +35,41 @@ func (e carriedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	return inner.Embed(ctx, texts)
 }
 
-// embedder is the embedder for the next Add or search: the one a face
-// chose (SetEmbedder); else the first carried embedding model, when one
-// is registered; else none (keywords alone).
-func (k *Knowledge) embedder() knowledge.Embedder {
+// embedderFor is the embedder for the next Add or search of the
+// assistant id: the one a face chose (SetEmbedder: the user changes it);
+// else the one its chunks were embedded with, kept; else none when its
+// files were indexed by keywords alone (that was its choice, kept too);
+// else, for an assistant whose knowledge never had any indexed file, the
+// first carried embedding model, when one is registered. A carried
+// model registered later never re-embeds an assistant quietly.
+func (k *Knowledge) embedderFor(id string) knowledge.Embedder {
 	k.mu.Lock()
 	chosen := k.chosen
 	k.mu.Unlock()
 	if chosen != nil {
 		return chosen
 	}
+	if e, ok := k.svc.Embedding(id); ok {
+		if isCarried(e.Server) {
+			return carriedEmbedder{l: k.c.LocalModels(), name: strings.TrimPrefix(e.Server, carriedServer)}
+		}
+		return knowledge.ServerEmbedder{Client: &llm.Client{BaseURL: e.Server}, Name: e.Model}
+	}
+	files, err := k.svc.List(id)
+	if err != nil {
+		return nil
+	}
+	for _, f := range files {
+		if f.State == knowledge.StateIndexed {
+			return nil
+		}
+	}
+	return k.carried()
+}
+
+// carried is the first carried embedding model that is registered and
+// whose file is there, else nil.
+func (k *Knowledge) carried() knowledge.Embedder {
 	if k.c.Ready() != nil {
 		return nil
 	}
@@ -64,17 +89,18 @@ func (k *Knowledge) embedder() knowledge.Embedder {
 	return nil
 }
 
-// useEmbedder points the service at the embedder for this call.
-func (k *Knowledge) useEmbedder() { k.svc.SetEmbedder(k.embedder()) }
+// useEmbedder points the service at the embedder for this call on the
+// assistant id.
+func (k *Knowledge) useEmbedder(id string) { k.svc.SetEmbedder(k.embedderFor(id)) }
 
-// SetEmbedder makes the next Adds embed chunks with e (nil: the carried
-// embedding model, if one is registered, else keywords alone); searches
-// ask the model the chunks were embedded with.
+// SetEmbedder makes the next Adds embed chunks with e, re-embedding an
+// assistant whose chunks another model embedded (nil: each assistant
+// keeps the model it has, see embedderFor); searches ask the model the
+// chunks were embedded with.
 func (k *Knowledge) SetEmbedder(e knowledge.Embedder) {
 	k.mu.Lock()
 	k.chosen = e
 	k.mu.Unlock()
-	k.useEmbedder()
 }
 
 // isCarried says whether a vectors' server is a carried model's.

@@ -126,6 +126,10 @@ const (
 type Result struct {
 	File
 	Action string `json:"action"`
+	// EmbeddedWith names the embedding model that embedded the file's
+	// chunks this time; "" when it was indexed by keywords alone (or
+	// left unchanged).
+	EmbeddedWith string `json:"embedded_with,omitempty"`
 	// Message says it in words, for the user.
 	Message string `json:"message"`
 }
@@ -258,7 +262,17 @@ func (s *Service) Add(ctx context.Context, id string, paths []string, progress f
 	}
 	out := []Result{}
 	var held []string
-	defer func() { s.release(held) }()
+	defer func() {
+		s.release(held)
+		if ctx.Err() != nil {
+			// Stopped: the copy of the file it was reading is no one's
+			// (nothing of a stopped file is kept); those of the files
+			// done are in the manifest and stay.
+			for _, sum := range held {
+				s.DropIfUnused(sum)
+			}
+		}
+	}()
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -369,6 +383,11 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 	}
 	step("reading", nil)
 	doc, err := s.parse(ctx, c.Path, name)
+	if err == nil {
+		// A read on the host (text) does not watch ctx: a Stop during it
+		// stops here, before anything of the file is indexed.
+		err = ctx.Err()
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -410,6 +429,7 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 		if err := s.embedFile(ctx, m, dir, ix, c.SHA256, old.SHA256, chunks); err != nil {
 			r.Message += fmt.Sprintf(" (no embeddings: %v; it is searched by keywords alone)", err)
 		} else {
+			r.EmbeddedWith = e.Model()
 			r.Message += ", embedded with " + e.Model()
 		}
 	}

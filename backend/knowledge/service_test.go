@@ -2,7 +2,9 @@ package knowledge
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -227,5 +229,37 @@ func TestCSVStaysATable(t *testing.T) {
 	doc, err := parseText(write(t, t.TempDir(), "t.csv", "region,revenue\nNorth,10\nSouth,\"1,5\"\n"), "csv")
 	if err != nil || !strings.Contains(doc.Sections[0].Text, "region | revenue\nNorth | 10\nSouth | 1,5") {
 		t.Fatalf("%+v %v", doc, err)
+	}
+}
+
+// TestAddStoppedKeepsNoCopy: an add stopped while it reads a file keeps
+// nothing of that file — not listed, and no library copy of its bytes
+// left behind for no one — while the file done before stays, copy and
+// all.
+func TestAddStoppedKeepsNoCopy(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	s := New(dir, Options{})
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	a := write(t, src, "a.txt", "alpha text")
+	b := write(t, src, "b.txt", "beta text, stopped while it is read")
+	res, err := s.Add(ctx, "a1", []string{a, b}, func(p Progress) {
+		if p.Index == 2 && p.Stage == "reading" {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || len(res) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	files, _ := s.List("a1")
+	if len(files) != 1 || files[0].Name != "a.txt" {
+		t.Fatalf("kept %+v", files)
+	}
+	sumB := fmt.Sprintf("%x", sha256.Sum256([]byte("beta text, stopped while it is read")))
+	if _, err := os.Stat(filepath.Join(dir, sumB)); !os.IsNotExist(err) {
+		t.Fatalf("the stopped file's library copy stayed (%v)", err)
+	}
+	if _, err := os.Stat(files[0].Path); err != nil {
+		t.Fatalf("the done file's copy went: %v", err)
 	}
 }

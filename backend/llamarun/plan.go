@@ -89,6 +89,11 @@ func (p Plan) Args() []string {
 		// default verbosity leaves them out): what a crash report needs.
 		"-lv", "4"}
 	if p.Model.Embedding {
+		if p.Model.Pooling != "" {
+			// The header names no pooling type, and llama-server's
+			// /v1/embeddings refuses none.
+			args = append(args, "--pooling", p.Model.Pooling)
+		}
 		return append(args, "--embeddings")
 	}
 	// --jinja: the model's own chat template, which parses its tool calls.

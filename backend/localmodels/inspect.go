@@ -62,7 +62,10 @@ func Inspect(path string) (Model, error) {
 	if err != nil {
 		return Model{}, fmt.Errorf("%w: %v", ErrNotGGUF, err)
 	}
-	a := gf.Architecture()
+	embedding, by, pooling := embeddingOf(abs, gf)
+	if !embedding {
+		pooling = ""
+	}
 	name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	return Model{
 		Schema:        Schema,
@@ -75,7 +78,9 @@ func Inspect(path string) (Model, error) {
 		ContextLength: spec.MaxContext,
 		Quant:         layout.Quant,
 		Params:        spec.ParamsTotal,
-		Embedding:     a.PoolingType != 0 && !a.AttentionCausal,
+		Embedding:     embedding,
+		EmbeddingBy:   by,
+		Pooling:       pooling,
 	}, nil
 }
 

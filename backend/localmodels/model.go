@@ -29,10 +29,18 @@ type Model struct {
 	ContextLength int    `json:"context_length"`
 	Quant         string `json:"quant"`
 	Params        int64  `json:"params"`
-	// Embedding marks a model that embeds text (pooling, no causal
-	// attention): for knowledge, not for chat.
-	Embedding bool      `json:"embedding"`
-	Added     time.Time `json:"added"`
+	// Embedding marks a model that embeds text: for knowledge, not for
+	// chat. EmbeddingBy is what said so: the header key (a pooling type,
+	// attention that is not causal, general.tags, a name with "embed")
+	// or "you" (`rehome models add --embedding`).
+	Embedding   bool   `json:"embedding"`
+	EmbeddingBy string `json:"embedding_by,omitempty"`
+	// Pooling is what llama-server is told (--pooling) for an embedding
+	// model whose header names no pooling type: "last" for a causal
+	// model, "mean" for one that attends both ways; "" when the header
+	// names it.
+	Pooling string    `json:"pooling,omitempty"`
+	Added   time.Time `json:"added"`
 	// Measured is the speed last measured running it on this machine.
 	Measured *Measured `json:"measured,omitempty"`
 }

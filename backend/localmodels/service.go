@@ -35,6 +35,9 @@ type AddOptions struct {
 	Copy bool
 	// Progress is told how many bytes were hashed or copied so far.
 	Progress func(done, total int64)
+	// Embedding marks the model an embedding model when no key of its
+	// header says so (the user knows it is one).
+	Embedding bool
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$`)
@@ -47,6 +50,11 @@ func (s *Service) Add(ctx context.Context, path string, o AddOptions) (Model, er
 	}
 	if o.Name != "" {
 		m.Name = o.Name
+	}
+	if o.Embedding && !m.Embedding {
+		// No key said so, so the attention is causal: its last token
+		// has read the whole text.
+		m.Embedding, m.EmbeddingBy, m.Pooling = true, "you", "last"
 	}
 	if !nameRE.MatchString(m.Name) {
 		return Model{}, fmt.Errorf("%q cannot name a model: use letters, digits and . _ : + - (give another with --name)", m.Name)

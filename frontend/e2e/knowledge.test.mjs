@@ -4,7 +4,8 @@
 // searched and one is removed. No second copy stays behind in uploads/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe, launchBrowser, openApp, artifacts } from './harness.mjs';
 
@@ -88,4 +89,54 @@ test('drop a real PDF and a bad file into the Knowledge section, search, remove 
   const rec = await srv.call('GetAssistant', a.id);
   assert.deepEqual(rec.knowledge.map((k) => k.name), ['shared-mime-info-spec.pdf']);
   assert.deepEqual(page.jsErrors, []);
+});
+
+// Stop, from the editor, during a long index: the file being read says
+// stopped, nothing of it is kept (no listed file, no entry in the
+// assistant's record, no library copy, no upload), and adding it again
+// indexes it.
+test('Stop in the Knowledge section: the file says stopped, nothing half-kept, a second add works', { timeout: 240000 }, async () => {
+  const a = await srv.call('CreateAssistant', { name: 'Stop Helper', instructions: 'Answer from the files.' });
+  // A long text file: tens of thousands of chunks to index.
+  const dir = mkdtempSync(join(tmpdir(), 'rehome-e2e-stop-'));
+  const big = join(dir, 'big-notes.txt');
+  const line = (i) => `Note ${i}: the pump ${i % 97} in hall ${i % 13} was checked on day ${i % 365} and its seal ${i % 7} replaced.\n`;
+  writeFileSync(big, Array.from({ length: 300000 }, (_, i) => line(i)).join(''));
+  const small = join(dir, 'small.txt');
+  writeFileSync(small, 'The spare seals are in the blue cabinet.\n');
+  try {
+    const page = await openApp(browser, srv.url, { hash: '#/assistants' });
+    await page.getByTestId('assistant-row').filter({ hasText: 'Stop Helper' }).click();
+    await page.getByTestId('knowledge-panel').waitFor();
+
+    await page.getByTestId('knowledge-file-input').setInputFiles([big]);
+    const step = page.getByTestId('knowledge-step');
+    // Past the upload: rehome is reading or indexing it.
+    await page.waitForFunction(() => /: (copying|reading|indexing) big-notes\.txt/.test(document.querySelector('[data-testid=knowledge-step]')?.textContent ?? ''), null, { timeout: 120000 });
+    await page.getByTestId('knowledge-stop').click();
+    await step.waitFor({ state: 'detached', timeout: 60000 });
+
+    const results = page.getByTestId('knowledge-result');
+    await results.first().waitFor();
+    assert.deepEqual(await results.allInnerTexts(), ['big-notes.txt: stopped before it was indexed; nothing of it is kept (add it again to index it)']);
+    assert.equal(await results.first().getAttribute('data-state'), 'stopped');
+    assert.equal(await page.getByTestId('knowledge-file').count(), 0, 'a stopped file is listed');
+    assert.deepEqual(await srv.call('KnowledgeList', a.id), []);
+    assert.deepEqual((await srv.call('GetAssistant', a.id)).knowledge ?? [], []);
+    const lib = join(srv.home, 'knowledge');
+    const copies = existsSync(lib) ? readdirSync(lib).filter((n) => /^[0-9a-f]{64}$/.test(n)) : [];
+    for (const sum of copies) assert.ok(!readdirSync(join(lib, sum)).includes('big-notes.txt'), `a library copy of the stopped file stayed: ${sum}`);
+    const uploads = join(srv.home, 'uploads');
+    assert.deepEqual(existsSync(uploads) ? readdirSync(uploads) : [], []);
+    await page.screenshot({ path: join(artifacts, 'browser-knowledge-stopped.png') });
+
+    // A second add works.
+    await page.getByTestId('knowledge-file-input').setInputFiles([small]);
+    await page.locator('[data-testid=knowledge-file][data-name="small.txt"]').waitFor({ timeout: 120000 });
+    assert.match(await page.getByTestId('knowledge-file-state').first().innerText(), /^indexed: 1 chunks?$/);
+    assert.deepEqual((await srv.call('KnowledgeList', a.id)).map((f) => f.name), ['small.txt']);
+    assert.deepEqual(page.jsErrors, []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -472,7 +472,21 @@ test('a 2 GiB CSV opened in the window shows its head in well under a second', a
 // Where the Ask screen's fields are, in window coordinates (Ask.svelte at
 // the window's size, no model server found yet): the server URL field
 // and the question box.
-const askAt = { serverURL: [803, 38], question: [791, 773] };
+/**
+ * Where a field of the screen is, in window coordinates: its centre as
+ * the latest "screen shown" event of that screen reports it (App.svelte
+ * measures the marked inputs each time the screen settles), so a click
+ * lands on the field wherever the layout puts it.
+ */
+function fieldAt(log, screen, testid) {
+  const shown = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"event":"screen shown"'))
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.screen === screen && e.fields?.[testid]);
+  assert.ok(shown.length, `the ${screen} screen never reported where its ${testid} field is`);
+  return shown[shown.length - 1].fields[testid];
+}
 
 /** Gives the window the keyboard, as a window manager would on a click. */
 async function focus(id) {
@@ -505,7 +519,7 @@ async function askInWindow(name, serverURL, model, question) {
     click(app.id, 60, nav.ask);
     await waitScreen(app.log, 'ask', since);
     await focus(app.id);
-    typeInto(app.id, askAt.serverURL, serverURL);
+    typeInto(app.id, fieldAt(app.log, 'ask', 'ask-server-url'), serverURL);
     const [choice] = await waitLog(app.log, /"event":"screen shown".*ask-model/, 30000, 'the models of the typed server');
     assert.equal(choice.errors, 0, `the Ask screen shows an error: ${JSON.stringify(choice)}`);
 
@@ -523,7 +537,7 @@ async function askInWindow(name, serverURL, model, question) {
     }
 
     await focus(app.id);
-    typeInto(app.id, askAt.question, question);
+    typeInto(app.id, fieldAt(app.log, 'ask', 'ask-input'), question);
     await waitLog(app.log, /"event":"answer streaming"/, 120000, 'the answer to start streaming');
     const [plot] = await waitLog(app.log, /"event":"plot shown".*"screen":"ask"|"screen":"ask".*"event":"plot shown"/, 240000, 'the plot inline');
     assert.ok(plot.width > 100 && plot.height > 100, `the plot has no size: ${JSON.stringify(plot)}`);
@@ -600,9 +614,6 @@ async function dialogShot(name) {
   }
 }
 
-// The Ask screen's assistant menu, in window coordinates.
-const askAssistantAt = [635, 39];
-
 /**
  * The confirmation dialog of an action call, in the real window: an
  * assistant whose action is a real API on 127.0.0.1 (added with the CLI
@@ -644,11 +655,11 @@ test('an action call in the window waits for its dialog: Deny, Allow once, Alway
     click(app.id, 60, nav.ask);
     await waitScreen(app.log, 'ask', since);
     await focus(app.id);
-    typeInto(app.id, askAt.serverURL, `http://127.0.0.1:${model.address().port}/v1`);
+    typeInto(app.id, fieldAt(app.log, 'ask', 'ask-server-url'), `http://127.0.0.1:${model.address().port}/v1`);
     await waitLog(app.log, /"event":"screen shown".*ask-model/, 30000, 'the models of the typed server');
     // The assistant, from its menu (opened by a click, chosen by keys).
     await stableShot('action-ask');
-    click(app.id, ...askAssistantAt);
+    click(app.id, ...fieldAt(app.log, 'ask', 'ask-assistant'));
     await sleep(500);
     x('xdotool', ['key', 'Down']);
     x('xdotool', ['key', 'Return']);
@@ -656,7 +667,7 @@ test('an action call in the window waits for its dialog: Deny, Allow once, Alway
     assertShows(await stableShot('action-assistant'), 'the Ask screen with the assistant');
 
     // Deny: the POST is not made, the answer's action says declined.
-    typeInto(app.id, askAt.question, 'What does o-42 total? Then order one A1.');
+    typeInto(app.id, fieldAt(app.log, 'ask', 'ask-input'), 'What does o-42 total? Then order one A1.');
     const c1 = await waitNth(app.log, confirmRe, 1, 60000, 'the confirmation dialog');
     assert.equal(c1.operation, 'placeOrder');
     assert.equal(c1.host, apiURL.replace('http://', ''));
@@ -672,7 +683,7 @@ test('an action call in the window waits for its dialog: Deny, Allow once, Alway
     assertShows(await stableShot('action-denied'), 'the answer after Deny');
 
     // Allow once: exactly one call.
-    typeInto(app.id, askAt.question, 'Order one A1 after all.');
+    typeInto(app.id, fieldAt(app.log, 'ask', 'ask-input'), 'Order one A1 after all.');
     const c2 = await waitNth(app.log, confirmRe, 2, 60000, 'the second dialog');
     assert.equal(c2.operation, 'placeOrder');
     click(app.id, ...c2.allow);
@@ -681,7 +692,7 @@ test('an action call in the window waits for its dialog: Deny, Allow once, Alway
     assert.match(a2.actions.at(-1), /^Action · placeOrder · HTTP 201/);
 
     // Always allow (noteOrder's rule offers it): made, and not asked again.
-    typeInto(app.id, askAt.question, 'Note on o-42: leave it at the door.');
+    typeInto(app.id, fieldAt(app.log, 'ask', 'ask-input'), 'Note on o-42: leave it at the door.');
     const c3 = await waitNth(app.log, confirmRe, 3, 60000, 'the dialog for noteOrder');
     assert.equal(c3.operation, 'noteOrder');
     assert.ok(c3.always, 'Always allow not offered where the rule allows it');
@@ -689,7 +700,7 @@ test('an action call in the window waits for its dialog: Deny, Allow once, Alway
     click(app.id, ...c3.always);
     await waitNth(app.log, answerRe, 3, 60000, 'the answer after Always allow');
     assert.equal(count('PUT'), 1);
-    typeInto(app.id, askAt.question, 'And note it again.');
+    typeInto(app.id, fieldAt(app.log, 'ask', 'ask-input'), 'And note it again.');
     const a4 = await waitNth(app.log, answerRe, 4, 60000, 'the answer with no dialog');
     assert.equal(count('PUT'), 2, 'the always-allowed call was not made');
     assert.equal((await waitLog(app.log, confirmRe, 1000, 'dialogs')).length, 3, 'a second dialog for an always-allowed operation');
@@ -750,3 +761,54 @@ for t in ["text/csv", "text/tab-separated-values", "application/vnd.openxmlforma
     }
   });
 }
+
+// A file dragged from a file manager onto the assistant editor, whose
+// Knowledge section takes the window's drops, in the real window: the drop reaches rehome with the
+// file's path, the section indexes it (no upload: the window hands over
+// paths) and lists it; the assistant's knowledge has it afterwards.
+test('a file dropped on the Knowledge section of the assistant editor is indexed and listed', async () => {
+  const data = mkdtempSync(join(tmpdir(), 'rehome-window-knowledge-'));
+  let id;
+  const app = await launch('knowledge', [], (home) => {
+    const env = { ...process.env, REHOME_HOME: home };
+    id = JSON.parse(execFileSync(bin, ['assistants', 'add', '--json', '--name', 'Kettle Helper'], { env }).toString()).id;
+  });
+  try {
+    const guide = join(data, 'kettle guide.md');
+    writeFileSync(guide, '# Kettle care\n\n## Descaling\n\nDescale the kettle every four weeks with citric acid.\n');
+    await until(() => {
+      try {
+        return fieldAt(app.log, 'assistants', 'assistant-row');
+      } catch {
+        return undefined;
+      }
+    }, 15000, 'the assistant listed');
+    click(app.id, ...fieldAt(app.log, 'assistants', 'assistant-row'));
+    await waitLog(app.log, /"event":"screen shown".*knowledge-drop/, 15000, 'the editor with its Knowledge section');
+    // The section claims the window's drops while it shows (it may sit
+    // below the fold of the editor): a drop on the editor is its.
+    const g = geometry(app.id);
+    const source = await dragFile(guide, g.x + g.width / 2 + 95, g.y + g.height / 2);
+    try {
+      const [dropped] = await waitLog(app.log, /"msg":"file dropped"/, 15000, 'the drop to reach rehome');
+      assert.deepEqual(dropped.paths, [guide]);
+    } finally {
+      source.stop();
+    }
+    const [listed] = await waitLog(app.log, /"event":"knowledge listed"/, 60000, 'the file listed in the Knowledge section');
+    assert.equal(listed.files, 'kettle guide.md: indexed');
+    assertShows(await stableShot('knowledge-drop'), 'the Knowledge section with the dropped file');
+    assert.deepEqual(logErrors(app.log), [], 'rehome logged errors');
+  } finally {
+    await app.stop();
+  }
+  try {
+    const env = { ...process.env, REHOME_HOME: app.home };
+    const files = JSON.parse(execFileSync(bin, ['knowledge', 'list', id, '--json'], { env }).toString());
+    assert.deepEqual(files.map((f) => [f.name, f.state]), [['kettle guide.md', 'indexed']]);
+    assert.deepEqual(existsSync(join(app.home, 'uploads')) ? readdirSync(join(app.home, 'uploads')) : [], [], 'the window uploaded the dropped file');
+  } finally {
+    rmSync(app.home, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
+  }
+});

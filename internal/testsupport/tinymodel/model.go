@@ -404,6 +404,37 @@ func (m *Model) AsEmbedder() {
 	)
 }
 
+// SetMeta sets (or adds) a header key, as a converter writes it: a
+// string, a uint32, a bool or a []string (an array of strings); it lets
+// a test write the headers of other kinds of model (a causal embedding
+// model's pooling type, general.tags, general.name).
+func (m *Model) SetMeta(key string, value any) {
+	var e kv
+	switch v := value.(type) {
+	case string:
+		e = kv{key, ggufString, v}
+	case uint32:
+		e = kv{key, ggufUint32, v}
+	case bool:
+		e = kv{key, ggufBool, v}
+	case []string:
+		items := make([]any, len(v))
+		for i, x := range v {
+			items[i] = x
+		}
+		e = kv{key, ggufArray, array{Type: ggufString, Items: items}}
+	default:
+		panic(fmt.Sprintf("tinymodel: SetMeta cannot write a %T", value))
+	}
+	for i := range m.meta {
+		if m.meta[i].Key == key {
+			m.meta[i] = e
+			return
+		}
+	}
+	m.meta = append(m.meta, e)
+}
+
 // sourceFiles finds the vocabulary and the template in dir: side by side,
 // or where a llama.cpp checkout keeps them.
 func sourceFiles(dir string) (vocab, tmpl string) {
