@@ -537,6 +537,8 @@ export namespace core {
     quant: string;
     params: number;
     embedding: boolean;
+    embedding_by?: string;
+    pooling?: string;
     added: string;
     measured?: localmodels.Measured;
     fit?: models.FitResult;
@@ -718,6 +720,7 @@ export namespace knowledge {
     source?: string;
     added: string;
     action: string;
+    embedded_with?: string;
     message: string;
   }
 }
@@ -941,6 +944,8 @@ export namespace localmodels {
     quant: string;
     params: number;
     embedding: boolean;
+    embedding_by?: string;
+    pooling?: string;
     added: string;
     measured?: localmodels.Measured;
   }
