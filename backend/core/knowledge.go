@@ -276,25 +276,13 @@ func (k *Knowledge) pruneLibrary() error {
 		return nil // no library yet
 	}
 	for _, e := range entries {
-		if e.IsDir() && isSHA256(e.Name()) && !used[e.Name()] && !held[e.Name()] {
+		if e.IsDir() && knowledge.IsSHA256(e.Name()) && !used[e.Name()] && !held[e.Name()] {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-func isSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // Ranking says how the assistant's files are searched, in words.

@@ -64,7 +64,7 @@ func (s *Service) migrateManifest(dir, blobs string) error {
 	changed := false
 	for i := range m.Files {
 		f := &m.Files[i]
-		if !isSHA256(f.SHA256) {
+		if !IsSHA256(f.SHA256) {
 			continue
 		}
 		// Source named the library's copy <dir>/<sha256>/<name>.

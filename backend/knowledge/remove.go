@@ -55,7 +55,7 @@ func (s *Service) Held() (map[string]bool, error) {
 // knowledge names it, no Add is copying it and nothing else uses it
 // (Options.InUse).
 func (s *Service) DropIfUnused(sum string) {
-	if !isSHA256(sum) {
+	if !IsSHA256(sum) {
 		return
 	}
 	if held, err := s.Held(); err != nil || held[sum] || s.inUse(sum) {
@@ -64,7 +64,9 @@ func (s *Service) DropIfUnused(sum string) {
 	os.RemoveAll(filepath.Join(s.dir, sum))
 }
 
-func isSHA256(s string) bool {
+// IsSHA256 says whether s is a SHA-256 written as 64 lower-case hex digits
+// (the name of a file's folder in the library).
+func IsSHA256(s string) bool {
 	if len(s) != 64 {
 		return false
 	}
