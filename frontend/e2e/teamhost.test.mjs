@@ -96,6 +96,10 @@ test('Sandbox host: an unknown key is shown, confirmed, then the team host is te
     assert.deepEqual(await srv.call('SandboxHost'), { uri: host.uri, identity });
     const st = await srv.call('SandboxStatus');
     assert.equal(st.host?.service_uri, host.uri, JSON.stringify(st).slice(0, 400));
+    // The window's run path (the Code Interpreter's RunCode) now runs there.
+    const run = await srv.call('RunCode', { id: '', code: 'print(6*7)', input_path: '', output_dir: '' });
+    assert.equal(run.stdout.trim(), '42', JSON.stringify(run).slice(0, 400));
+    assert.equal(run.exit_code, 0);
     await page.screenshot({ path: join(artifacts, 'teamhost-saved.png'), fullPage: true });
     assert.deepEqual(page.jsErrors, []);
   } finally {
