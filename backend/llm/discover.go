@@ -184,9 +184,16 @@ func probe(ctx context.Context, base, kind string, opts DiscoverOptions) (Server
 	return s, true
 }
 
+// isOllama says whether the server at root is Ollama: "Ollama is running"
+// at its root path, as every Ollama version says.
+func isOllama(ctx context.Context, hc *http.Client, root string) bool {
+	body, ok := get(ctx, hc, strings.TrimRight(root, "/")+"/")
+	return ok && strings.Contains(string(body), "Ollama is running")
+}
+
 // identify tells the server's kind from what it says at its root.
 func identify(ctx context.Context, hc *http.Client, root, guess string) string {
-	if body, ok := get(ctx, hc, root+"/"); ok && strings.Contains(string(body), "Ollama is running") {
+	if isOllama(ctx, hc, root) {
 		return "ollama"
 	}
 	if body, ok := get(ctx, hc, root+"/props"); ok && strings.Contains(string(body), "default_generation_settings") {

@@ -43,12 +43,10 @@ func OllamaRoot() string {
 	return strings.TrimRight(u.Scheme+"://"+u.Host+u.Path, "/")
 }
 
-// OllamaRunning says whether an Ollama server answers at root ("Ollama is
-// running" at its root path, as every Ollama version says).
+// OllamaRunning says whether an Ollama server answers at root (the check
+// discovery identifies Ollama by).
 func OllamaRunning(ctx context.Context, root string) bool {
-	hc := &http.Client{Timeout: 800 * time.Millisecond}
-	body, ok := get(ctx, hc, strings.TrimRight(root, "/")+"/")
-	return ok && strings.Contains(string(body), "Ollama is running")
+	return isOllama(ctx, &http.Client{Timeout: 800 * time.Millisecond}, root)
 }
 
 // PullProgress is how far an Ollama pull is, summed over the model's
