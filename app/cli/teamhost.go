@@ -54,7 +54,7 @@ func cmdSandboxTrust(env *cliEnv, args []string) int {
 	case want != "":
 	case *yes:
 		want = hk.Fingerprint
-	case isTerminal(env.stdout) && isTerminalReader(env.stdin):
+	case isTerminal(env.stdout) && isTerminal(env.stdin):
 		fmt.Fprintf(env.stdout, "Is this the key of %s, as its admin read it? Trust it [y/N]: ", hk.Host)
 		line, _ := bufio.NewReader(env.stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
@@ -74,12 +74,6 @@ func cmdSandboxTrust(env *cliEnv, args []string) int {
 	}
 	fmt.Fprintf(env.stdout, "trusted: %s added to %s\n", hk.Host, hk.KnownHosts)
 	return exitOK
-}
-
-// isTerminalReader reports whether r is a terminal.
-func isTerminalReader(r any) bool {
-	f, ok := r.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // askPassphrase asks at the terminal for the passphrase of an ssh identity

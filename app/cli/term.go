@@ -18,9 +18,9 @@ import (
 // newlines and tabs, and turns a carriage return that would overwrite a
 // line into a new line. Pipes and --json get the bytes as they came.
 
-// isTerminal says whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal says whether s, a reader or a writer, is a terminal.
+func isTerminal(s any) bool {
+	f, ok := s.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
