@@ -79,10 +79,6 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 			"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096",
 			"-v", csv + ":/mnt/data/data.csv:ro", "-w", "/tmp", e.image, "python3", "-c", code}
 	}
-	type contender struct {
-		name string
-		run  func() (string, error)
-	}
 	var cliOf func(bin, scriptPath string, withFile bool) func() (string, error)
 	cli := func(scriptPath string, withFile bool) func() (string, error) {
 		return cliOf(bin, scriptPath, withFile)
@@ -128,17 +124,13 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 			return string(out), nil
 		}
 	}
-	suites := []struct {
-		name  string
-		check string
-		cs    []contender
-	}{
-		{fmt.Sprintf("plot of a %s CSV", bytesize.Format(size)), " rows", []contender{
+	suites := []benchSuite{
+		{fmt.Sprintf("plot of a %s CSV", bytesize.Format(size)), " rows", []benchContender{
 			{"bare podman run --rm", podman(bare(benchPlot))},
 			{"rehome run (CLI)", cli(script, true)},
 			{"Engine.Run (app)", engineRun(benchPlot, true)},
 		}},
-		{"print(1)", "1", []contender{
+		{"print(1)", "1", []benchContender{
 			{"bare podman run --rm", podman(bare("print(1)"))},
 			{"rehome run (CLI)", cli(print1, false)},
 			{"Engine.Run (app)", engineRun("print(1)\n", false)},
@@ -153,36 +145,18 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 			if withFile {
 				sp = script
 			}
-			suites[i].cs = append(suites[i].cs, contender{"rehome run (before)", cliOf(before, sp, withFile)})
+			suites[i].cs = append(suites[i].cs, benchContender{"rehome run (before)", cliOf(before, sp, withFile)})
 		}
 	}
 	if only := os.Getenv("REHOME_BENCH_ONLY"); only != "" {
-		suites = slices.DeleteFunc(suites, func(s struct {
-			name  string
-			check string
-			cs    []contender
-		}) bool {
+		suites = slices.DeleteFunc(suites, func(s benchSuite) bool {
 			return !strings.Contains(s.name, only)
 		})
 	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-26s %-22s %10s %10s %10s %8s\n", "workload", "contender", "median", "min", "max", "× bare")
 	for _, s := range suites {
-		times := make([][]time.Duration, len(s.cs))
-		for _, c := range s.cs { // warm up once: caches, the runtime probe
-			if out, err := c.run(); err != nil || !strings.Contains(out, s.check) {
-				b.Fatalf("%s / %s: %v\n%s", s.name, c.name, err, out)
-			}
-		}
-		for r := 0; r < rounds; r++ {
-			for i, c := range s.cs {
-				start := time.Now()
-				if out, err := c.run(); err != nil || !strings.Contains(out, s.check) {
-					b.Fatalf("%s / %s: %v\n%s", s.name, c.name, err, out)
-				}
-				times[i] = append(times[i], time.Since(start))
-			}
-		}
+		times := pairedRounds(b, s, rounds)
 		base := median(times[0])
 		for i, c := range s.cs {
 			m := median(times[i])
@@ -221,6 +195,43 @@ func benchEngine(b *testing.B) *Engine {
 		b.Skipf("no Podman sandbox here: %v", engineErr)
 	}
 	return engine
+}
+
+// benchContender is one way of running a paired bench's workload.
+type benchContender struct {
+	name string
+	run  func() (string, error)
+}
+
+// benchSuite is one workload of a paired bench: its contenders (the first
+// is the baseline) and what each one's output must hold.
+type benchSuite struct {
+	name, check string
+	cs          []benchContender
+}
+
+// pairedRounds runs each contender of s once to warm up (caches, the
+// runtime probe), then rounds rounds in which the contenders alternate, so
+// that a machine getting busier or quieter hits every one alike; it
+// returns each contender's times.
+func pairedRounds(b *testing.B, s benchSuite, rounds int) [][]time.Duration {
+	b.Helper()
+	times := make([][]time.Duration, len(s.cs))
+	for _, c := range s.cs {
+		if out, err := c.run(); err != nil || !strings.Contains(out, s.check) {
+			b.Fatalf("%s / %s: %v\n%s", s.name, c.name, err, out)
+		}
+	}
+	for r := 0; r < rounds; r++ {
+		for i, c := range s.cs {
+			start := time.Now()
+			if out, err := c.run(); err != nil || !strings.Contains(out, s.check) {
+				b.Fatalf("%s / %s: %v\n%s", s.name, c.name, err, out)
+			}
+			times[i] = append(times[i], time.Since(start))
+		}
+	}
+	return times
 }
 
 func median(d []time.Duration) time.Duration {

@@ -131,20 +131,13 @@ func BenchmarkTeamHostVersusPodmanRemote(b *testing.B) {
 			return res.Stdout, nil
 		}
 	}
-	type contender struct {
-		name string
-		run  func() (string, error)
-	}
-	suites := []struct {
-		name, check string
-		cs          []contender
-	}{
-		{"print(1)", "1", []contender{
+	suites := []benchSuite{
+		{"print(1)", "1", []benchContender{
 			{"podman --remote run", podmanRemote("print(1)", false)},
 			{"rehome run --podman ssh", cli(scripts["print"], false)},
 			{"Engine.Run over ssh", engineRun("print(1)\n", false)},
 		}},
-		{fmt.Sprintf("read a %s CSV", bytesize.Format(size)), " rows", []contender{
+		{fmt.Sprintf("read a %s CSV", bytesize.Format(size)), " rows", []benchContender{
 			{"podman --remote run", podmanRemote(readCSV, true)},
 			{"rehome run --podman ssh", cli(scripts["csv"], true)},
 			{"Engine.Run over ssh", engineRun(readCSV, true)},
@@ -153,21 +146,7 @@ func BenchmarkTeamHostVersusPodmanRemote(b *testing.B) {
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-22s %-24s %10s %10s %10s %9s\n", "workload", "contender", "median", "min", "max", "× podman")
 	for _, s := range suites {
-		times := make([][]time.Duration, len(s.cs))
-		for _, c := range s.cs { // warm up once
-			if out, err := c.run(); err != nil || !strings.Contains(out, s.check) {
-				b.Fatalf("%s / %s: %v\n%s", s.name, c.name, err, out)
-			}
-		}
-		for r := 0; r < rounds; r++ {
-			for i, c := range s.cs {
-				start := time.Now()
-				if out, err := c.run(); err != nil || !strings.Contains(out, s.check) {
-					b.Fatalf("%s / %s: %v\n%s", s.name, c.name, err, out)
-				}
-				times[i] = append(times[i], time.Since(start))
-			}
-		}
+		times := pairedRounds(b, s, rounds)
 		base := median(times[0])
 		for i, c := range s.cs {
 			m := median(times[i])
