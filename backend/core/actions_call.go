@@ -126,13 +126,28 @@ func (s *Actions) Tools(assistantID string, confirm actions.Confirm) ([]llm.Loop
 			}
 			seen[op.ID] = true
 			op := op
-			out = append(out, llm.LoopTool{Name: op.ID, Description: toolDescription(spec, &op), Parameters: op.Parameters,
+			out = append(out, llm.LoopTool{Name: op.ID, Description: toolDescription(spec, &op), Parameters: op.Parameters, Hints: actionHints(ac.Name, &op),
 				Call: func(ctx context.Context, in llm.ToolInput) llm.ToolOutput {
 					return fed(s.call(ctx, a, ac, spec, &op, in.Arguments, confirm))
 				}})
 		}
 	}
 	return out, notes, nil
+}
+
+// actionHints are the operation's MCP annotations by ChatGPT's rule: a
+// call that needs no confirmation (a GET without x-openai-isConsequential)
+// is read-only; one the user confirms every time is destructive; the
+// others (x-openai-isConsequential: false) change something, undoably.
+func actionHints(action string, op *actions.Operation) *llm.ToolHints {
+	h := &llm.ToolHints{Title: op.ID + " (" + action + ")", OpenWorld: op.Method != ""}
+	switch op.Rule() {
+	case actions.RuleNone:
+		h.ReadOnly = true
+	case actions.RuleEvery:
+		h.Destructive = true
+	}
+	return h
 }
 
 func toolDescription(spec *actions.Spec, op *actions.Operation) string {

@@ -20,4 +20,9 @@ var (
 
 	// ErrPulling is wrapped when the same model is being pulled already.
 	ErrPulling = errors.New("that model is being pulled already")
+	// ErrMCPNoFile is a resource an MCP client asked for that is not one
+	// of the assistant's knowledge files.
+	ErrMCPNoFile = errors.New("no such knowledge file")
+	// ErrMCPUpload is a file an MCP client sent that is refused.
+	ErrMCPUpload = errors.New("the file sent is refused")
 )

@@ -29,6 +29,19 @@ type LoopTool struct {
 	// UpFront, when set, is what a model without tool calling is given
 	// before the question (file_search: the top passages for it).
 	UpFront func(ctx context.Context, in ToolInput) ToolOutput
+	// Hints say what a call does to the world, for the faces that show
+	// the tool to other programs (MCP's tool annotations); nil: unknown.
+	Hints *ToolHints
+}
+
+// ToolHints are what a tool's calls do, as MCP's tool annotations say
+// it: ReadOnly changes nothing; Destructive may change or delete (the
+// user confirms every call); OpenWorld reaches outside rehome.
+type ToolHints struct {
+	Title       string
+	ReadOnly    bool
+	Destructive bool
+	OpenWorld   bool
 }
 
 // ToolInput is one call of a LoopTool.

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"rehome/backend/core"
+	"rehome/backend/mcpserve"
+)
+
+// cmdMCP is `rehome mcp`: rehome's assistants served to MCP clients.
+func cmdMCP(env *cliEnv, args []string) int {
+	return dispatch(env, []command{
+		{"serve", "serve assistants to an MCP client (LM Studio, Jan, Claude Desktop, VS Code) over stdio or --http", cmdMCPServe},
+		{"config", "print (or --write) the snippet that adds rehome to an MCP client's configuration", cmdMCPConfig},
+	}, "rehome mcp", args)
+}
+
+func cmdMCPServe(env *cliEnv, args []string) int {
+	fs := env.flags("mcp serve", "mcp serve --assistant ASSISTANT [--assistant …] [--http 127.0.0.1:PORT]")
+	var refs stringList
+	fs.Var(&refs, "assistant", "an assistant to serve (id or name; repeat for several: their tools are then named NAME_tool)")
+	addr := fs.String("http", "", "serve Streamable HTTP at `ADDR` on this machine (e.g. 127.0.0.1:8765) instead of stdio; a bearer token is printed once")
+	env.addPodmanFlags(fs)
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return env.fail(err)
+	}
+	if err := c.Ready(); err != nil {
+		return env.fail(err)
+	}
+	ctx, stop := env.interruptible()
+	defer stop()
+	opts := mcpserve.Options{MCP: c.MCP(), Assistants: refs, Version: env.version, Log: env.log}
+	if *addr != "" {
+		opts.Confirm = confirmer(env, false) // stdin is free beside --http: ask there
+	}
+	srv, err := mcpserve.New(opts)
+	if err != nil {
+		return env.fail(err)
+	}
+	for _, n := range srv.Notes {
+		fmt.Fprintf(safeWriter(env.stderr), "rehome: note: %s\n", n)
+	}
+	if *addr == "" {
+		// stdout is the protocol's: every word of rehome's goes to stderr.
+		if err := srv.Handle(ctx, env.stdin, env.stdout); err != nil {
+			return env.fail(err)
+		}
+		return exitOK
+	}
+	l, err := mcpserve.Listen(*addr)
+	if err != nil {
+		return env.usage("--http: %v", err)
+	}
+	b := make([]byte, 24)
+	rand.Read(b)
+	token := hex.EncodeToString(b)
+	fmt.Fprintf(env.stderr, "rehome: MCP server for %s at http://%s/mcp\nrehome: token (shown once): %s\n", strings.Join(refs, ", "), l.Addr(), token)
+	if err := srv.ServeHTTP(ctx, l, token); err != nil {
+		return env.fail(err)
+	}
+	return exitOK
+}

@@ -1,0 +1,10 @@
+package mcpserve
+
+import "errors"
+
+var (
+	// ErrNotLoopback is an --http address that is not on this machine.
+	ErrNotLoopback = errors.New("the MCP server listens on this machine only")
+	// ErrNoAssistant is a serve with no assistant to offer.
+	ErrNoAssistant = errors.New("no assistant to serve")
+)
