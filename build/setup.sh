@@ -82,6 +82,18 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$lock_sum" ]; then
   (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
   echo "$lock_sum" > "$stamp"
 fi
+# MCP programs nobody here wrote, for the tests of `rehome mcp`: the MCP
+# Inspector's CLI and the reference server-everything (build/mcp), again
+# only when their lock file changed.
+if [ "$mode" = test ]; then
+  mstamp=build/mcp/node_modules/.rehome-lock
+  mlock=$(sha256sum build/mcp/package-lock.json | cut -d' ' -f1)
+  if [ "$(cat "$mstamp" 2>/dev/null)" != "$mlock" ]; then
+    say "installing the MCP test programs (MCP Inspector, server-everything)"
+    (cd build/mcp && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$mlock" > "$mstamp"
+  fi
+fi
 # The tests check Modelfile exports with Ollama's own parser, a separate
 # module under testdata; fetch it once so the test does not skip.
 if [ "$mode" = test ]; then
