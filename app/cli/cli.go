@@ -37,7 +37,7 @@ func commands() []command {
 		{"settings", "the sandbox's saved limits and Sandbox host: show, set KEY=VALUE…, reset", cmdSettings},
 		{"sandbox", "the code sandbox: doctor, image build|load|save|status, clean", cmdSandbox},
 		{"serve", "serve the UI in a browser on this machine", cmdServe},
-		{"mcp", "serve assistants to MCP clients (LM Studio, Jan, Claude Desktop, VS Code): serve, config", cmdMCP},
+		{"mcp", "MCP both ways: serve assistants to MCP clients; give assistants MCP servers' tools (serve, config, add, list, test, rm, import)", cmdMCP},
 		{"doctor", "check the installation and the database", cmdDoctor},
 		{"backup", "write a consistent copy of the database while rehome runs", cmdBackup},
 		{"version", "print the version", cmdVersion},

@@ -15,6 +15,11 @@ func cmdMCP(env *cliEnv, args []string) int {
 	return dispatch(env, []command{
 		{"serve", "serve assistants to an MCP client (LM Studio, Jan, Claude Desktop, VS Code) over stdio or --http", cmdMCPServe},
 		{"config", "print (or --write) the snippet that adds rehome to an MCP client's configuration", cmdMCPConfig},
+		{"add", "give an assistant an MCP server's tools: a command (stdio) or --url", cmdMCPAdd},
+		{"list", "list an assistant's MCP servers", cmdMCPList},
+		{"test", "connect to an assistant's MCP server and list its tools and their confirmation", cmdMCPTest},
+		{"rm", "remove an MCP server from an assistant", cmdMCPRm},
+		{"import", "add the servers of an MCP host's file (LM Studio, Claude Desktop, Jan, VS Code)", cmdMCPImport},
 	}, "rehome mcp", args)
 }
 

@@ -245,6 +245,10 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		}
 		tools = append(tools, acts...)
 		a.Notes = append(a.Notes, notes...)
+		// The MCP servers' tools, after every built-in name is taken.
+		mcps, notes := s.c.MCPServers().Tools(ctx, conv.AssistantID, conv.AssistantName, req.Confirm, takenNames(tools))
+		tools = append(tools, mcps...)
+		a.Notes = append(a.Notes, notes...)
 	}
 	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: client.ContextLength(ctx, model),
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History()}
@@ -383,6 +387,16 @@ func (s *Asks) CloseAll() {
 }
 
 // uniq drops repeated paths, keeping the first.
+// takenNames are the names of tools and python's, which an MCP server's
+// tool may not take.
+func takenNames(tools []llm.LoopTool) map[string]bool {
+	taken := map[string]bool{llm.ToolName: true}
+	for _, t := range tools {
+		taken[t.Name] = true
+	}
+	return taken
+}
+
 func uniq(paths []string) []string {
 	seen := map[string]bool{}
 	out := paths[:0:0]

@@ -104,6 +104,9 @@ func (c *Core) Open() error {
 // that does not linger) and releases the database.
 func (c *Core) Close() error {
 	c.askSvc.CloseAll()
+	if v, ok := mcpOnce.LoadAndDelete(c); ok {
+		v.(*MCPServers).CloseAll()
+	}
 	if k := c.knowledgeIfOpen(); k != nil {
 		if err := k.Close(); err != nil {
 			c.log.Warn("close knowledge indexes", "err", err)

@@ -76,7 +76,9 @@ func (c *Conn) LoopTools(ctx context.Context, u Use, taken map[string]bool) ([]l
 		rule := Rule(t)
 		h := &llm.ToolHints{Title: t.Name + " (" + c.srv.Name + ")", ReadOnly: rule == actions.RuleNone, Destructive: rule == actions.RuleEvery, OpenWorld: true}
 		out = append(out, llm.LoopTool{Name: name, Description: oneLine(t.Description, 1000) + " (an MCP tool of " + c.srv.Name + ")", Parameters: params, Hints: h,
-			Call: func(ctx context.Context, in llm.ToolInput) llm.ToolOutput { return c.call(ctx, u, t, rule, in.Arguments) }})
+			Call: func(ctx context.Context, in llm.ToolInput) llm.ToolOutput {
+				return c.call(ctx, u, t, rule, in.Arguments)
+			}})
 	}
 	return out, notes, nil
 }

@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"rehome/backend/core"
+	"rehome/backend/mcphost"
+)
+
+func mcpService(env *cliEnv) (*core.Core, int) {
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return nil, env.fail(err)
+	}
+	if err := c.Ready(); err != nil {
+		return nil, env.fail(err)
+	}
+	return c, exitOK
+}
+
+func cmdMCPAdd(env *cliEnv, args []string) int {
+	fs := env.flags("mcp add", "mcp add ASSISTANT NAME [--env KEY=VALUE]... -- COMMAND [ARGS...]  |  mcp add ASSISTANT NAME --url URL")
+	var envs stringList
+	fs.Var(&envs, "env", "a `KEY=VALUE` the server gets (repeat); nothing else of your environment reaches it")
+	url := fs.String("url", "", "a Streamable HTTP server's `URL` (instead of a command)")
+	var command []string
+	for i, a := range args {
+		if a == "--" {
+			args, command = args[:i], args[i+1:]
+			break
+		}
+	}
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(words) != 2 {
+		return env.usage("mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL")
+	}
+	c, code := mcpService(env)
+	if c == nil {
+		return code
+	}
+	s := mcphost.Server{Name: words[1], Command: command, URL: *url, Env: envs}
+	if err := c.MCPServers().Add(words[0], s); err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprintf(env.stdout, "added the MCP server %s to %s; `rehome mcp test %s %s` lists its tools\n", s.Name, words[0], words[0], s.Name)
+	return exitOK
+}
+
+func cmdMCPList(env *cliEnv, args []string) int {
+	fs := env.flags("mcp list", "mcp list ASSISTANT [--json]")
+	asJSON := fs.Bool("json", false, "print the servers as JSON")
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(words) != 1 {
+		return env.usage("mcp list takes an assistant (id or name)")
+	}
+	c, code := mcpService(env)
+	if c == nil {
+		return code
+	}
+	list, err := c.MCPServers().List(words[0])
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		if list == nil {
+			list = []mcphost.Server{}
+		}
+		return env.json(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(env.stdout, "%s uses no MCP server (add one: rehome mcp add %s NAME -- COMMAND)\n", words[0], words[0])
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(safeWriter(env.stdout), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tWHAT\tALWAYS ALLOWED")
+	for _, s := range list {
+		what := s.URL
+		if what == "" {
+			what = strings.Join(s.Command, " ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Kind(), what, strings.Join(s.AlwaysAllow, ", "))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func cmdMCPRm(env *cliEnv, args []string) int {
+	if len(args) != 2 {
+		return env.usage("mcp rm takes an assistant and a server's name")
+	}
+	c, code := mcpService(env)
+	if c == nil {
+		return code
+	}
+	if err := c.MCPServers().Remove(args[0], args[1]); err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprintf(env.stdout, "removed the MCP server %s\n", args[1])
+	return exitOK
+}
+
+func cmdMCPTest(env *cliEnv, args []string) int {
+	fs := env.flags("mcp test", "mcp test ASSISTANT NAME [--json]")
+	asJSON := fs.Bool("json", false, "print the tools as JSON")
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(words) != 2 {
+		return env.usage("mcp test takes an assistant and a server's name")
+	}
+	c, code := mcpService(env)
+	if c == nil {
+		return code
+	}
+	ctx, stop := env.interruptible()
+	defer stop()
+	tools, notes, err := c.MCPServers().Test(ctx, words[0], words[1])
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(map[string]any{"tools": tools, "notes": notes})
+	}
+	rules := map[string]string{"none": "runs unasked (read-only)", "ask": "asks; Always allow offered", "every": "asks every call (destructive)"}
+	tw := tabwriter.NewWriter(safeWriter(env.stdout), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tTHE MODEL CALLS IT\tCONFIRMATION")
+	for _, t := range tools {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.LoopName, rules[string(t.Rule)])
+	}
+	tw.Flush()
+	for _, n := range notes {
+		fmt.Fprintf(safeWriter(env.stderr), "rehome: note: %s\n", n)
+	}
+	return exitOK
+}
+
+// cmdMCPImport adds the servers of an MCP host's file (LM Studio's
+// mcp.json, Claude Desktop's, Jan's: {"mcpServers": {NAME: {command,
+// args, env} or {url}}}, VS Code's "servers") to an assistant.
+func cmdMCPImport(env *cliEnv, args []string) int {
+	fs := env.flags("mcp import", "mcp import ASSISTANT FILE [--only NAME]...")
+	var only stringList
+	fs.Var(&only, "only", "import only this server (repeat)")
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(words) != 2 {
+		return env.usage("mcp import takes an assistant and an MCP host's configuration file (e.g. ~/.lmstudio/mcp.json)")
+	}
+	data, err := os.ReadFile(words[1])
+	if err != nil {
+		return env.fail(err)
+	}
+	if len(data) > maxClientConfig {
+		return env.fail(fmt.Errorf("%s is over 4 MiB: not an MCP configuration", words[1]))
+	}
+	var doc struct {
+		MCPServers map[string]hostEntry `json:"mcpServers"`
+		Servers    map[string]hostEntry `json:"servers"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return env.fail(fmt.Errorf("%s is not an MCP host's JSON (%v): it has {\"mcpServers\": {...}}", words[1], err))
+	}
+	entries := doc.MCPServers
+	if entries == nil {
+		entries = doc.Servers
+	}
+	c, code := mcpService(env)
+	if c == nil {
+		return code
+	}
+	names := make([]string, 0, len(entries))
+	for n := range entries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	failed := 0
+	for _, n := range names {
+		if len(only) > 0 && !slices.Contains(only, n) {
+			continue
+		}
+		e := entries[n]
+		s := mcphost.Server{Name: mcpName(n), URL: e.URL}
+		if e.Command != "" {
+			s.Command = append([]string{e.Command}, e.Args...)
+		}
+		keys := make([]string, 0, len(e.Env))
+		for k := range e.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			s.Env = append(s.Env, k+"="+e.Env[k])
+		}
+		if err := c.MCPServers().Add(words[0], s); err != nil {
+			failed++
+			fmt.Fprintf(safeWriter(env.stderr), "rehome: %s: %v\n", n, err)
+			continue
+		}
+		fmt.Fprintf(env.stdout, "added %s (%s)\n", s.Name, s.Kind())
+	}
+	if failed > 0 {
+		return exitFail
+	}
+	return exitOK
+}
+
+type hostEntry struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	URL     string            `json:"url"`
+}
+
+// mcpName is a host's server name as rehome names servers.
+func mcpName(n string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(n) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if len(s) > 24 {
+		s = strings.Trim(s[:24], "-")
+	}
+	return s
+}
