@@ -29,7 +29,7 @@ type api struct {
 	hits []string
 }
 
-func newAPI(t *testing.T) *api {
+func newAPI(t testing.TB) *api {
 	a := &api{}
 	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
@@ -62,7 +62,7 @@ func (a *api) seen() []string {
 
 // fixture is a data folder with one assistant that has a knowledge file
 // and the shop action (a real API on 127.0.0.1).
-func fixture(t *testing.T) (*core.Core, assistant.Assistant, *api) {
+func fixture(t testing.TB) (*core.Core, assistant.Assistant, *api) {
 	t.Helper()
 	dir := t.TempDir()
 	c := core.New(dir, core.Options{})
