@@ -3,7 +3,6 @@ package mcpserve
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -201,9 +200,6 @@ type confirmSlot struct {
 }
 
 type slotKey struct{}
-
-// errAsking ends a call's first round: the question goes to the client.
-var errAsking = errors.New("waiting for your answer in the MCP client")
 
 // confirm answers an action call that needs the user: the client's
 // answer (elicitation) when it can ask, else Options.Confirm, else the
