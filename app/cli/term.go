@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -18,9 +17,19 @@ import (
 // newlines and tabs, and turns a carriage return that would overwrite a
 // line into a new line. Pipes and --json get the bytes as they came.
 
-// isTerminal says whether s, a reader or a writer, is a terminal.
+// One filter for every outside string a terminal is shown: Run wraps the
+// command's stdout and stderr in it (safeWriter) when they are terminals,
+// so an error from a Podman service, a GGUF's architecture in `models
+// add`'s refusal, an API's answer, a schema's operation names — whatever
+// a command prints — cannot drive the terminal. rehome itself prints no
+// control sequences. The streams that print code's output piece by piece
+// filter the same way (the filter is idempotent: its output holds no
+// control characters).
+
+// isTerminal says whether s, a reader or a writer, is a terminal (a
+// writer wrapped by safeWriter answers for its terminal).
 func isTerminal(s any) bool {
-	f, ok := s.(*os.File)
+	f, ok := s.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
@@ -98,7 +107,7 @@ func (t *termFilter) flush() string {
 // terminal: for text a model server or a model chose (model names, error
 // messages, answers) printed by commands that are not streams.
 func safeWriter(w io.Writer) io.Writer {
-	if !isTerminal(w) {
+	if _, done := w.(*termWriter); done || !isTerminal(w) {
 		return w
 	}
 	return &termWriter{w: w}
@@ -107,6 +116,14 @@ func safeWriter(w io.Writer) io.Writer {
 type termWriter struct {
 	w io.Writer
 	f termFilter
+}
+
+// Fd is the terminal's descriptor (isTerminal, prompts' checks).
+func (t *termWriter) Fd() uintptr {
+	if f, ok := t.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
 }
 
 func (t *termWriter) Write(p []byte) (int, error) {
