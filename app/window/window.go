@@ -23,6 +23,7 @@ import (
 	"rehome/app/bridge"
 	"rehome/backend/logs"
 	"rehome/backend/store"
+	"rehome/backend/termtext"
 )
 
 // Window size limits; a remembered geometry outside them is ignored.
@@ -329,6 +330,6 @@ func isDir(p string) bool {
 
 // windowFail reports err on one line, as the CLI does, and returns 1.
 func windowFail(err error) int {
-	fmt.Fprintf(os.Stderr, "rehome: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+	fmt.Fprintf(termtext.Writer(os.Stderr), "rehome: %s\n", strings.ReplaceAll(err.Error(), "\n", " ")) // outside words may be in it
 	return 1
 }
