@@ -54,6 +54,17 @@ func (a *App) AddAction(assistantID string, in core.AddAction) (core.ActionInfo,
 	return info, nil
 }
 
+// SetActionAllowLocal gives or takes back an action's allowance to call
+// this machine and its networks (the editor's "May call local addresses"
+// box); an import never brings it.
+func (a *App) SetActionAllowLocal(assistantID, name string, allow bool) (core.ActionInfo, error) {
+	if err := a.ready(); err != nil {
+		return core.ActionInfo{}, err
+	}
+	info, err := a.core.Actions().SetAllowLocal(assistantID, name, allow)
+	return info, uiError(err)
+}
+
 // RemoveAction removes an action and its credentials.
 func (a *App) RemoveAction(assistantID, name string) error {
 	if err := a.ready(); err != nil {

@@ -24,3 +24,13 @@ func uiError(err error) error { return uiHints.Explain(err) }
 
 // errNoWindow is what a dialog call answers in a browser.
 var errNoWindow = errors.New("file dialogs exist only in the rehome window: in a browser, drop the file on the page or use its Choose file button")
+
+// ErrHostNeedsWindow is returned when a face that cannot ask the user in a
+// dialog of its own (the browser bridge) tries to send the user's files to
+// another Sandbox host: a page, or whatever holds its token, cannot
+// confirm that.
+var ErrHostNeedsWindow = errors.New("the Sandbox host decides where your files go, so a browser page cannot change it: change it in the rehome window (which asks you in a dialog of its own) or in a terminal on this machine with `rehome settings set sandbox_host=ssh://…`; going back to this machine works from here")
+
+// ErrHostNotConfirmed is returned when the user said No in the window's
+// own dialog about a new Sandbox host.
+var ErrHostNotConfirmed = errors.New("the Sandbox host was not changed: you did not confirm it in the window's dialog")

@@ -14,7 +14,12 @@ import (
 // The sessions of a data folder, and which of them run.
 
 // runningSessions lists the session containers of the sessions folder base
-// ("": of any folder) that run now, by session id.
+// ("": of any folder) that run now, by session id. A container whose
+// owner — the process that holds the session, a relay or a window — is
+// gone (killed with SIGKILL, crashed) is an orphan: nothing can send it
+// a cell any more, so it is removed here rather than counted (the
+// background sweep of leftovers may not have reached it yet, and it would
+// hold the cap on sessions full). Only a named folder's are reaped.
 func (e *Engine) runningSessions(ctx context.Context, base string) (map[string]string, error) {
 	labels := []string{LabelSession}
 	if base != "" {
@@ -27,6 +32,12 @@ func (e *Engine) runningSessions(ctx context.Context, base string) (map[string]s
 	}
 	out := map[string]string{}
 	for _, c := range list {
+		if base != "" && !ownerAlive(c.Labels[LabelOwner]) {
+			if err := removeContainer(e.api(ctx), c.ID); err == nil {
+				e.trace("reaped the orphan session " + c.Labels[LabelSession])
+				continue
+			}
+		}
 		if c.State == "running" || c.State == "created" {
 			out[c.Labels[LabelSession]] = c.ID
 		}

@@ -80,6 +80,7 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 		return nil, err
 	}
 	base := filepath.Dir(abs)
+	SweepKept(base)
 	running, err := e.runningSessions(ctx, base)
 	if err != nil {
 		return nil, err

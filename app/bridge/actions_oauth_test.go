@@ -63,7 +63,7 @@ func TestActionSignInBridge(t *testing.T) {
 		bodies = append(bodies, body)
 		return code, body
 	}
-	if code, body := post("AddAction", as.ID, core.AddAction{Schema: strings.ReplaceAll(string(b), "SERVER", shop.API.URL), Auth: "oauth",
+	if code, body := post("AddAction", as.ID, core.AddAction{Schema: strings.ReplaceAll(string(b), "SERVER", shop.API.URL), Auth: "oauth", AllowLocal: true,
 		OAuth: &assistant.OAuthClient{ClientID: "rehome-test", AuthURL: shop.Provider.URL + "/authorize", TokenURL: shop.Provider.URL + "/token"}}); code != 200 || !strings.Contains(body, `"signed_in":false`) {
 		t.Fatalf("AddAction: %d %s", code, body)
 	}

@@ -74,7 +74,7 @@ func TestActionConfirmAndBridge(t *testing.T) {
 	ev := &confirmEvents{a: h.App, next: []actions.Decision{actions.Deny, actions.AllowOnce}}
 	h.SetEmitter(ev)
 	// through the bridge, as the browser adds it
-	add, _ := json.Marshal([]any{as.ID, core.AddAction{Schema: strings.ReplaceAll(string(b), "SERVER", api.URL), Auth: "bearer", Key: appCanary}})
+	add, _ := json.Marshal([]any{as.ID, core.AddAction{Schema: strings.ReplaceAll(string(b), "SERVER", api.URL), Auth: "bearer", AllowLocal: true, Key: appCanary}})
 	hdr := map[string]string{TokenHeader: token}
 	code, body := do(t, "POST", srv.URL+"/api/call/AddAction", string(add), hdr)
 	if code != 200 || !strings.Contains(body, `"has_key":true`) {

@@ -24,12 +24,13 @@ func cmdActions(env *cliEnv, args []string) int {
 		{"list", "list an assistant's actions, their operations and confirmation rules", cmdActionsList},
 		{"test", "call one operation, as the GPT editor's Test button does", cmdActionsTest},
 		{"signin", "sign in to an OAuth action through your browser", cmdActionsSignIn},
+		{"allow-local", "let an action call this machine and its networks (or --off to take it back)", cmdActionsAllowLocal},
 		{"rm", "remove an action and its credentials", cmdActionsRm},
 	}, "rehome actions", args)
 }
 
 func cmdActionsAdd(env *cliEnv, args []string) int {
-	fs := env.flags("actions add", "actions add ASSISTANT SCHEMA|- [--auth none|basic|bearer|header:NAME|oauth] [--key-stdin] [--client-id ID --auth-url URL --token-url URL [--scope S] [--client-secret-stdin]] [--name NAME] [--json]")
+	fs := env.flags("actions add", "actions add ASSISTANT SCHEMA|- [--auth none|basic|bearer|header:NAME|oauth] [--key-stdin] [--client-id ID --auth-url URL --token-url URL [--scope S] [--client-secret-stdin]] [--name NAME] [--allow-local] [--json]")
 	auth := fs.String("auth", "none", "how calls are signed: none, basic, bearer, header:NAME (a custom header) or oauth")
 	keyStdin := fs.Bool("key-stdin", false, "read the API key from standard input (it is kept in the data folder's owner-only file, nowhere else)")
 	secretStdin := fs.Bool("client-secret-stdin", false, "read the OAuth client secret from standard input")
@@ -39,6 +40,7 @@ func cmdActionsAdd(env *cliEnv, args []string) int {
 	scope := fs.String("scope", "", "the OAuth `scopes`, space-separated")
 	name := fs.String("name", "", "the action's `name` (default: from the schema's title)")
 	privacy := fs.String("privacy-url", "", "the API's privacy policy `URL`")
+	allowLocal := fs.Bool("allow-local", false, "let its calls reach this machine and its networks (loopback, private, link-local, CGNAT, unique-local and metadata addresses): for an API you run yourself")
 	asJSON := fs.Bool("json", false, "print the action as JSON")
 	pos, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
@@ -63,7 +65,7 @@ func cmdActionsAdd(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(fmt.Errorf("reading the schema: %w", err))
 	}
-	in := core.AddAction{Schema: string(text), Auth: *auth, Name: *name, PrivacyURL: *privacy}
+	in := core.AddAction{Schema: string(text), Auth: *auth, Name: *name, PrivacyURL: *privacy, AllowLocal: *allowLocal}
 	if *clientID != "" || *authURL != "" || *tokenURL != "" {
 		in.OAuth = &assistant.OAuthClient{ClientID: *clientID, AuthURL: *authURL, TokenURL: *tokenURL, Scope: *scope}
 	}
@@ -90,6 +92,7 @@ func cmdActionsAdd(env *cliEnv, args []string) int {
 	}
 	fmt.Fprintf(env.stdout, "added %s (%d operations, auth %s) to %s\n", info.Name, len(info.Operations), info.Auth, pos[0])
 	printOperations(env, info)
+	printLocal(env, pos[0], info)
 	if info.Auth == actions.AuthOAuth {
 		fmt.Fprintf(env.stdout, "sign in with `rehome actions signin %s %s`\n", pos[0], info.Name)
 	}
@@ -120,7 +123,7 @@ func printOperations(env *cliEnv, info core.ActionInfo) {
 		if op.AlwaysAllow {
 			rule = "always allowed"
 		}
-		fmt.Fprintf(env.stdout, "  %-20s %-6s %-28s %s\n", op.ID, op.Method, op.Path, rule)
+		fmt.Fprintf(safeWriter(env.stdout), "  %-20s %-6s %-28s %s\n", op.ID, op.Method, op.Path, rule) // the schema's words
 	}
 }
 
@@ -159,11 +162,64 @@ func cmdActionsList(env *cliEnv, args []string) int {
 		if in.SchemaOnly {
 			where = "function tool, no server"
 		}
-		fmt.Fprintf(env.stdout, "%s — %s (%s; auth %s%s)\n", in.Name, in.Title, where, in.Auth, cred)
+		out := safeWriter(env.stdout) // the schema's words came from outside
+		fmt.Fprintf(out, "%s — %s (%s; auth %s%s)\n", in.Name, in.Title, where, in.Auth, cred)
 		if in.Problem != "" {
-			fmt.Fprintf(env.stdout, "  %s\n", in.Problem)
+			fmt.Fprintf(out, "  %s\n", in.Problem)
 		}
 		printOperations(env, in)
+		printLocal(env, pos[0], in)
+	}
+	return exitOK
+}
+
+// printLocal says whether the action may call this machine and its
+// networks, and how to change it.
+func printLocal(env *cliEnv, ref string, in core.ActionInfo) {
+	switch {
+	case in.SchemaOnly:
+	case in.AllowLocal:
+		fmt.Fprintf(env.stdout, "  may call local addresses (this machine and its networks): yes; take it back with `rehome actions allow-local %s %s --off`\n", quoteArg(ref), in.Name)
+	case in.Local != "":
+		fmt.Fprintf(env.stdout, "  may call local addresses: no — its server %s is local, so its calls are refused; allow them with `rehome actions allow-local %s %s`\n", termSafe(in.Local), quoteArg(ref), in.Name)
+	default:
+		fmt.Fprintf(env.stdout, "  may call local addresses: no (calls that resolve to this machine or its networks are refused)\n")
+	}
+}
+
+// quoteArg is ref as the user would type it back.
+func quoteArg(ref string) string {
+	if ref != "" && !strings.ContainsAny(ref, " \t'\"\\$`") {
+		return termSafe(ref)
+	}
+	return termSafe("'" + strings.ReplaceAll(ref, "'", `'\''`) + "'")
+}
+
+func cmdActionsAllowLocal(env *cliEnv, args []string) int {
+	fs := env.flags("actions allow-local", "actions allow-local ASSISTANT ACTION [--off] [--json]")
+	off := fs.Bool("off", false, "take the allowance back: its calls to this machine and its networks are refused again")
+	asJSON := fs.Bool("json", false, "print the action as JSON")
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 2 {
+		return env.usage("actions allow-local takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)")
+	}
+	if _, err := env.openStore(); err != nil {
+		return env.fail(err)
+	}
+	info, err := env.c.Actions().SetAllowLocal(pos[0], pos[1], !*off)
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(info)
+	}
+	if *off {
+		fmt.Fprintf(env.stdout, "%s may no longer call this machine or its networks\n", info.Name)
+	} else {
+		fmt.Fprintf(env.stdout, "%s may call this machine and its networks (loopback, private, link-local, CGNAT, unique-local and metadata addresses)\n", info.Name)
 	}
 	return exitOK
 }
@@ -198,7 +254,7 @@ func cmdActionsTest(env *cliEnv, args []string) int {
 	if *asJSON {
 		return env.json(res)
 	}
-	fmt.Fprintln(env.stdout, res.Fed())
+	fmt.Fprintln(safeWriter(env.stdout), res.Fed()) // the API's words
 	if res.Status >= 400 {
 		return exitFail
 	}

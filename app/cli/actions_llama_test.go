@@ -24,7 +24,7 @@ func TestAskActionsRealModelCLI(t *testing.T) {
 	home := t.TempDir()
 	srv, seen := shopServer(t)
 	id := addAssistant(t, home, "--name", "Shop")["id"].(string)
-	if r := rehomeCLIIn(t, home, strings.NewReader(cliCanary+"\n"), "actions", "add", id, shopSchemaFile(t, srv.URL), "--auth", "bearer", "--key-stdin"); r.code != 0 {
+	if r := rehomeCLIIn(t, home, strings.NewReader(cliCanary+"\n"), "actions", "add", id, shopSchemaFile(t, srv.URL), "--auth", "bearer", "--key-stdin", "--allow-local"); r.code != 0 {
 		t.Fatalf("add: %+v", r)
 	}
 	count := func(method string) int {

@@ -24,7 +24,7 @@ func TestActionsSignInCLI(t *testing.T) {
 	shop := oauthtest.New(t)
 	id := addAssistant(t, home, "--name", "Signed")["id"].(string)
 	r := rehomeCLI(t, home, "actions", "add", id, shopSchemaFile(t, shop.API.URL), "--auth", "oauth",
-		"--client-id", "rehome-test", "--auth-url", shop.Provider.URL+"/authorize", "--token-url", shop.Provider.URL+"/token")
+		"--client-id", "rehome-test", "--auth-url", shop.Provider.URL+"/authorize", "--token-url", shop.Provider.URL+"/token", "--allow-local")
 	if r.code != 0 {
 		t.Fatalf("add: %+v", r)
 	}

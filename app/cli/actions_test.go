@@ -74,7 +74,7 @@ func TestActionsCLI(t *testing.T) {
 		t.Fatalf("bad schema: %+v", r)
 	}
 
-	r = rehomeCLIIn(t, home, strings.NewReader(cliCanary+"\n"), "actions", "add", id, schemaPath, "--auth", "bearer", "--key-stdin")
+	r = rehomeCLIIn(t, home, strings.NewReader(cliCanary+"\n"), "actions", "add", id, schemaPath, "--auth", "bearer", "--key-stdin", "--allow-local")
 	if r.code != 0 || !strings.Contains(r.stdout, "added shop (7 operations, auth bearer)") || !strings.Contains(r.stdout, "confirm every call") {
 		t.Fatalf("add: %+v", r)
 	}
@@ -175,7 +175,7 @@ func TestAskActionsCLI(t *testing.T) {
 	home := t.TempDir()
 	srv, seen := shopServer(t)
 	id := addAssistant(t, home, "--name", "Shop")["id"].(string)
-	if r := rehomeCLIIn(t, home, strings.NewReader(cliCanary+"\n"), "actions", "add", id, shopSchemaFile(t, srv.URL), "--auth", "bearer", "--key-stdin"); r.code != 0 {
+	if r := rehomeCLIIn(t, home, strings.NewReader(cliCanary+"\n"), "actions", "add", id, shopSchemaFile(t, srv.URL), "--auth", "bearer", "--key-stdin", "--allow-local"); r.code != 0 {
 		t.Fatalf("add: %+v", r)
 	}
 	posts := func() int {

@@ -19,10 +19,10 @@ import (
 // the model answers. The answer streams to stdout; plots are saved and
 // named on stderr; the conversation is kept.
 func cmdAsk(env *cliEnv, args []string) int {
-	fs := env.flags("ask", "ask [--file F]... [--assistant ID] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--answer-timeout 30m] [--json] [--verbose] QUESTION")
+	fs := env.flags("ask", "ask [--file F]... [--assistant ID|NAME] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--answer-timeout 30m] [--json] [--verbose] QUESTION")
 	var files stringList
 	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable)")
-	assistantID := fs.String("assistant", "", "the assistant `id` whose instructions and knowledge to use")
+	assistantID := fs.String("assistant", "", "the assistant (its `id` or name) whose instructions and knowledge to use")
 	server := fs.String("server", "", "the model server's base `URL`, as an OpenAI client takes it (http://127.0.0.1:11434/v1); default: the first found on this machine")
 	model := fs.String("model", "", "the `model` to use (default: the assistant's default model, else the server's first that calls tools)")
 	keepModel := fs.Bool("keep-model", false, "store --model as the assistant's default model (with --assistant)")

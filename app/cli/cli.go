@@ -48,7 +48,8 @@ func commands() []command {
 // terminal and returns the exit code. Leading flags: -v/--verbose,
 // --version, -h/--help.
 func Run(args []string, cfg Config) int {
-	env := &cliEnv{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, version: cfg.Version, assets: cfg.Assets}
+	// Every string printed to a terminal goes through one filter (term.go).
+	env := &cliEnv{stdout: safeWriter(os.Stdout), stderr: safeWriter(os.Stderr), stdin: os.Stdin, version: cfg.Version, assets: cfg.Assets}
 	if env.assets == nil {
 		env.assets = func() (fs.FS, error) {
 			return nil, errors.New("this build of rehome has no UI built in: rebuild it with `make build`")

@@ -23,6 +23,7 @@ import (
 	"rehome/app/bridge"
 	"rehome/backend/logs"
 	"rehome/backend/store"
+	"rehome/backend/termtext"
 )
 
 // Window size limits; a remembered geometry outside them is ignored.
@@ -228,6 +229,18 @@ func (w *window) OpenFileDialog(title string, filters []app.FileFilter) (string,
 	return runtime.OpenFileDialog(ctx, runtime.OpenDialogOptions{Title: title, Filters: fs, DefaultDirectory: home})
 }
 
+// ConfirmDialog asks a yes/no question in GTK's own message dialog, which
+// the page cannot draw, answer or dismiss (app.HostConfirmer).
+func (w *window) ConfirmDialog(title, message string) (bool, error) {
+	ctx := w.context()
+	if ctx == nil {
+		return false, errors.New("the window is still starting: try again in a moment")
+	}
+	ans, err := runtime.MessageDialog(ctx, runtime.MessageDialogOptions{Type: runtime.QuestionDialog, Title: title, Message: message,
+		Buttons: []string{"Yes", "No"}, DefaultButton: "No", CancelButton: "No"})
+	return ans == "Yes", err
+}
+
 // SaveFileDialog shows GTK's save dialog.
 func (w *window) SaveFileDialog(title, name string) (string, error) {
 	ctx := w.context()
@@ -317,6 +330,6 @@ func isDir(p string) bool {
 
 // windowFail reports err on one line, as the CLI does, and returns 1.
 func windowFail(err error) int {
-	fmt.Fprintf(os.Stderr, "rehome: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+	fmt.Fprintf(termtext.Writer(os.Stderr), "rehome: %s\n", strings.ReplaceAll(err.Error(), "\n", " ")) // outside words may be in it
 	return 1
 }

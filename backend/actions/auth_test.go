@@ -46,7 +46,7 @@ func TestAPIKeyKinds(t *testing.T) {
 		if err := sec.Update(key, func(x *Secret) { x.Key = k }); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := (&Client{Signer: a.Signer(sec, key)}).Call(t.Context(), s, "getOrder", `{"id": "1"}`); err != nil {
+		if _, err := (&Client{AllowLocal: true, Signer: a.Signer(sec, key)}).Call(t.Context(), s, "getOrder", `{"id": "1"}`); err != nil {
 			t.Fatal(err)
 		}
 		_, auth := api.seen()
@@ -60,7 +60,7 @@ func TestAPIKeyKinds(t *testing.T) {
 	}
 	n, _ := api.seen()
 	a, _ := ParseAuth("bearer")
-	_, err = (&Client{Signer: a.Signer(sec, "asst/none")}).Call(t.Context(), s, "getOrder", `{"id": "1"}`)
+	_, err = (&Client{AllowLocal: true, Signer: a.Signer(sec, "asst/none")}).Call(t.Context(), s, "getOrder", `{"id": "1"}`)
 	if !errors.Is(err, ErrNoCredential) {
 		t.Fatalf("no key: %v", err)
 	}
@@ -162,7 +162,7 @@ func TestOAuthSignInAndRefresh(t *testing.T) {
 	}
 	sec := NewSecrets(t.TempDir())
 	sec.Update("a/o", func(x *Secret) { x.Token = tok })
-	if _, err := (&Client{Signer: a.Signer(sec, "a/o")}).Call(t.Context(), s, "getOrder", `{"id": "1"}`); err != nil {
+	if _, err := (&Client{AllowLocal: true, Signer: a.Signer(sec, "a/o")}).Call(t.Context(), s, "getOrder", `{"id": "1"}`); err != nil {
 		t.Fatal(err)
 	}
 	_, auth := api.seen()
@@ -171,7 +171,7 @@ func TestOAuthSignInAndRefresh(t *testing.T) {
 	}
 	// expire it: the next call refreshes and keeps the new token
 	sec.Update("a/o", func(x *Secret) { x.Token.Expiry = time.Now().Add(-time.Hour) })
-	if _, err := (&Client{Signer: a.Signer(sec, "a/o")}).Call(t.Context(), s, "getOrder", `{"id": "1"}`); err != nil {
+	if _, err := (&Client{AllowLocal: true, Signer: a.Signer(sec, "a/o")}).Call(t.Context(), s, "getOrder", `{"id": "1"}`); err != nil {
 		t.Fatal(err)
 	}
 	_, auth = api.seen()
@@ -254,7 +254,7 @@ func TestOAuthRefreshAirGapped(t *testing.T) {
 	sec.Update("a/o", func(x *Secret) {
 		x.Token = &oauth2.Token{AccessToken: "old", RefreshToken: "r", Expiry: time.Now().Add(-time.Hour)}
 	})
-	_, err := (&Client{AirGapped: true, Signer: a.Signer(sec, "a/o")}).Call(t.Context(), s, "getOrder", `{"id": "1"}`)
+	_, err := (&Client{AllowLocal: true, AirGapped: true, Signer: a.Signer(sec, "a/o")}).Call(t.Context(), s, "getOrder", `{"id": "1"}`)
 	if err == nil || !strings.Contains(err.Error(), "air-gapped") {
 		t.Fatalf("refresh to an outside host while air-gapped: %v", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -31,13 +30,30 @@ type Signer interface {
 
 // Client makes action calls from this machine (never from the sandbox).
 type Client struct {
-	// AirGapped refuses any address outside loopback and the LAN (the
-	// audit's air-gapped setting), checked on the address dialled.
+	// AllowLocal lets the call reach this machine and its networks
+	// (loopback, private, link-local, CGNAT, unique-local and metadata
+	// addresses): the user's own allowance for the action, never carried
+	// by an import. Checked on the address dialled, after DNS.
+	AllowLocal bool
+	// AirGapped refuses any address outside loopback and the private LAN
+	// (the audit's air-gapped setting), checked on the address dialled.
 	AirGapped bool
+	// Confirmed says the user confirmed this call: a redirect is then not
+	// followed (it would be another request than the one confirmed); the
+	// redirect is the result, said in words.
+	Confirmed bool
 	// Timeout bounds one call, answer included (default: Timeout).
 	Timeout time.Duration
-	// Signer adds the credentials; nil sends none.
+	// Signer adds the credentials; nil sends none. They go only to the
+	// host of the schema's first server, never on a redirect elsewhere.
 	Signer Signer
+	// Redact lists stored secrets (the action's keys and tokens) that are
+	// cut out of what the API answered before it is kept, shown or fed
+	// to the model; the credentials the signer sent are always cut too.
+	Redact []string
+	// Resolver, when set, looks the server's name up (default: the
+	// system's); whatever it answers, the address dialled is checked.
+	Resolver *net.Resolver
 	// Transport, when set, replaces the dialling transport (tests of the
 	// guards above it).
 	Transport http.RoundTripper
@@ -56,7 +72,10 @@ type Result struct {
 	Cut  bool  `json:"cut,omitempty"`
 	Size int64 `json:"size"`
 	// Mismatch says how a JSON answer differs from the schema's.
-	Mismatch   string `json:"mismatch,omitempty"`
+	Mismatch string `json:"mismatch,omitempty"`
+	// Note says what rehome did with the answer (a redirect it did not
+	// follow, secrets it cut out).
+	Note       string `json:"note,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
 }
 
@@ -76,6 +95,9 @@ func (r Result) Fed() string {
 	}
 	if r.Mismatch != "" {
 		fmt.Fprintf(&b, "(the response does not match the schema: %s)\n", r.Mismatch)
+	}
+	if r.Note != "" {
+		fmt.Fprintf(&b, "(%s)\n", r.Note)
 	}
 	b.WriteString("\n")
 	b.WriteString(r.Body)
@@ -108,26 +130,16 @@ func (c *Client) Call(ctx context.Context, s *Spec, id string, args string) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	if c.Signer != nil {
-		// an OAuth refresh goes out through the same dial guard
-		sctx := context.WithValue(ctx, oauth2.HTTPClient, &http.Client{Transport: c.transport(), Timeout: c.timeout()})
-		if err := c.Signer.Sign(sctx, req); err != nil {
-			return Result{}, err
-		}
+	sg, err := c.sign(ctx, req)
+	if err != nil {
+		return Result{}, err
 	}
 	res := Result{Operation: id, Method: op.Method, URL: redact(req.URL), Size: -1}
 	start := time.Now()
 	defer func() { res.DurationMS = time.Since(start).Milliseconds() }()
-	resp, err := c.http(s).Do(req)
+	resp, err := c.http(s, sg).Do(req)
 	if err != nil {
-		var re *RefusedError
-		if errors.As(err, &re) {
-			return res, re
-		}
-		if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
-			return res, fmt.Errorf("%s %s did not answer within %s: the server is slow or down; try again later", op.Method, res.URL, c.timeout())
-		}
-		return res, fmt.Errorf("%s %s: %w", op.Method, res.URL, err)
+		return res, c.callError(op, res.URL, err)
 	}
 	defer resp.Body.Close()
 	res.Status, res.ContentType, res.Size = resp.StatusCode, resp.Header.Get("Content-Type"), resp.ContentLength
@@ -142,7 +154,59 @@ func (c *Client) Call(ctx context.Context, s *Spec, id string, args string) (Res
 	if !cut {
 		res.Mismatch = s.checkResponse(op, resp.StatusCode, res.ContentType, body)
 	}
+	if loc := resp.Header.Get("Location"); resp.StatusCode/100 == 3 && loc != "" && c.Confirmed {
+		res.Note = fmt.Sprintf("the server redirected this call to %s; rehome did not follow it: the call you confirmed was %s %s, and a redirect would be another request than that one. Call the new address yourself if you trust it", printable(loc, 300), op.Method, res.URL)
+	}
+	newRedactor(append(c.Redact, sg.values...)).result(&res)
 	return res, nil
+}
+
+func (c *Client) callError(op *Operation, url string, err error) error {
+	var le *LocalError
+	if errors.As(err, &le) {
+		return le
+	}
+	var re *RefusedError
+	if errors.As(err, &re) {
+		return re
+	}
+	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+		return fmt.Errorf("%s %s did not answer within %s: the server is slow or down; try again later", op.Method, url, c.timeout())
+	}
+	return fmt.Errorf("%s %s: %w", op.Method, url, err)
+}
+
+// signed is what the signer adds to a call, and where: only on requests
+// to the host (and scheme) the call was built for.
+type signed struct {
+	scheme, host string
+	header       http.Header
+	values       []string // the credentials sent, for the redactor
+}
+
+// sign asks the signer for the call's credentials (an OAuth refresh goes
+// out through the same dial guard) without putting them on req: the
+// transport adds them to each request to req's host, and to no other.
+func (c *Client) sign(ctx context.Context, req *http.Request) (*signed, error) {
+	sg := &signed{scheme: req.URL.Scheme, host: req.URL.Host, header: http.Header{}}
+	if c.Signer == nil {
+		return sg, nil
+	}
+	sctx := context.WithValue(ctx, oauth2.HTTPClient, &http.Client{Transport: c.transport(nil), Timeout: c.timeout()})
+	probe, err := http.NewRequestWithContext(sctx, req.Method, req.URL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Signer.Sign(sctx, probe); err != nil {
+		return nil, err
+	}
+	sg.header = probe.Header
+	for _, vs := range probe.Header {
+		for _, v := range vs {
+			sg.values = append(sg.values, credentialForms(v)...)
+		}
+	}
+	return sg, nil
 }
 
 func (c *Client) timeout() time.Duration {
@@ -153,12 +217,16 @@ func (c *Client) timeout() time.Duration {
 }
 
 // http is the client for one call: the timeout, the redirect guard (the
-// same host only) and the dial guard (air-gapped: loopback and the LAN).
-func (c *Client) http(s *Spec) *http.Client {
+// schema's hosts only; none after a confirmation), the signing transport
+// (credentials to the call's own host only) and the dial guard.
+func (c *Client) http(s *Spec, sg *signed) *http.Client {
 	hosts := s.Hosts()
-	return &http.Client{Transport: c.transport(), Timeout: c.timeout(), CheckRedirect: func(r *http.Request, via []*http.Request) error {
+	return &http.Client{Transport: c.transport(sg), Timeout: c.timeout(), CheckRedirect: func(r *http.Request, via []*http.Request) error {
+		if c.Confirmed {
+			return http.ErrUseLastResponse
+		}
 		if !hostIn(r.URL.Host, hosts) {
-			return refused("the server redirected %s to %s, another host than the schema's servers (%s): rehome does not follow it", redact(via[0].URL), r.URL.Host, strings.Join(hosts, ", "))
+			return refused("the server redirected %s to %s, another host than the schema's servers (%s): rehome does not follow it", redact(via[0].URL), printable(r.URL.Host, 200), strings.Join(hosts, ", "))
 		}
 		if len(via) >= 5 {
 			return refused("more than 5 redirects")
@@ -167,23 +235,37 @@ func (c *Client) http(s *Spec) *http.Client {
 	}}
 }
 
-// transport dials with the air-gapped guard (or is the test's Transport).
-func (c *Client) transport() http.RoundTripper {
+// transport dials with the dial guard (or is the test's Transport), and
+// signs requests to the call's own host with sg.
+func (c *Client) transport(sg *signed) http.RoundTripper {
 	rt := c.Transport
 	if rt == nil {
-		d := &net.Dialer{Timeout: 10 * time.Second}
-		if c.AirGapped {
-			d.Control = func(network, address string, _ syscall.RawConn) error {
-				host, _, _ := net.SplitHostPort(address)
-				if ip := net.ParseIP(host); ip == nil || !local(ip) {
-					return refused("the machine is air-gapped (the audit's setting) and %s is outside loopback and the LAN: rehome calls only local addresses; run the API on this machine or the LAN, or audit the assistant as online", address)
-				}
-				return nil
-			}
-		}
+		d := &net.Dialer{Timeout: 10 * time.Second, Resolver: c.Resolver, Control: dialGuard(c.AllowLocal, c.AirGapped)}
 		rt = &http.Transport{DialContext: d.DialContext, Proxy: nil, TLSHandshakeTimeout: 10 * time.Second, MaxResponseHeaderBytes: 64 << 10}
 	}
+	if sg != nil && len(sg.header) > 0 {
+		rt = &signingTransport{base: rt, sg: sg}
+	}
 	return rt
+}
+
+// signingTransport adds the credentials to requests for their host: the
+// first request, and a redirect back to the same scheme and host. A
+// redirect to the schema's second server, or to http from https, goes
+// out without them.
+type signingTransport struct {
+	base http.RoundTripper
+	sg   *signed
+}
+
+func (t *signingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Scheme == t.sg.scheme && strings.EqualFold(r.URL.Host, t.sg.host) {
+		r = r.Clone(r.Context())
+		for k, v := range t.sg.header {
+			r.Header[k] = v
+		}
+	}
+	return t.base.RoundTrip(r)
 }
 
 func hostIn(h string, hosts []string) bool {
@@ -193,11 +275,6 @@ func hostIn(h string, hosts []string) bool {
 		}
 	}
 	return false
-}
-
-// local: loopback, private (RFC 1918, fc00::/7) or link-local.
-func local(ip net.IP) bool {
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast()
 }
 
 func isTimeout(err error) bool {
@@ -321,4 +398,19 @@ func readChars(r io.Reader, max int) (string, bool, error) {
 		n++
 	}
 	return string(b[:i]), true, nil
+}
+
+// printable is outside text for a message: no control characters, at
+// most max bytes.
+func printable(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
+	if len(s) > max {
+		s = strings.ToValidUTF8(s[:max], "") + "…"
+	}
+	return s
 }

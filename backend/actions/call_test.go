@@ -12,7 +12,7 @@ import (
 func TestCallGetOrder(t *testing.T) {
 	api := newShopAPI(t)
 	s := mustParse(t, schema(t, "shop.yaml", api.URL))
-	res, err := (&Client{}).Call(t.Context(), s, "getOrder", `{"id": "o 42", "X-Trace": "t1"}`)
+	res, err := (&Client{AllowLocal: true}).Call(t.Context(), s, "getOrder", `{"id": "o 42", "X-Trace": "t1"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,14 +23,14 @@ func TestCallGetOrder(t *testing.T) {
 	if !strings.HasPrefix(fed, "HTTP 200 from GET "+api.URL+"/api/orders/o%2042") {
 		t.Fatalf("fed %q", fed)
 	}
-	res, err = (&Client{}).Call(t.Context(), s, "placeOrder", `{"sku": "A1", "qty": 2}`)
+	res, err = (&Client{AllowLocal: true}).Call(t.Context(), s, "placeOrder", `{"sku": "A1", "qty": 2}`)
 	if err != nil || res.Status != 201 || !strings.Contains(res.Body, `"sku": "A1"`) {
 		t.Fatalf("placeOrder: %+v %v", res, err)
 	}
-	if _, err := (&Client{}).Call(t.Context(), s, "getOrder", `{}`); err == nil || !strings.Contains(err.Error(), `needs the argument "id"`) {
+	if _, err := (&Client{AllowLocal: true}).Call(t.Context(), s, "getOrder", `{}`); err == nil || !strings.Contains(err.Error(), `needs the argument "id"`) {
 		t.Fatalf("missing path parameter: %v", err)
 	}
-	if _, err := (&Client{}).Call(t.Context(), s, "nope", `{}`); !errors.Is(err, ErrNoOperation) {
+	if _, err := (&Client{AllowLocal: true}).Call(t.Context(), s, "nope", `{}`); !errors.Is(err, ErrNoOperation) {
 		t.Fatalf("unknown operation: %v", err)
 	}
 }
@@ -40,7 +40,7 @@ func TestCallGetOrder(t *testing.T) {
 func TestCallResponseMismatch(t *testing.T) {
 	api := newShopAPI(t)
 	s := mustParse(t, schema(t, "shop.yaml", api.URL))
-	res, err := (&Client{}).Call(t.Context(), s, "bad", `{}`)
+	res, err := (&Client{AllowLocal: true}).Call(t.Context(), s, "bad", `{}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestCallPathParameterCannotWalk(t *testing.T) {
 	api := newShopAPI(t)
 	s := mustParse(t, schema(t, "shop.yaml", api.URL))
 	for _, id := range []string{"../../admin", "..", "a/../../b", `..\admin`, "x/y", "%2e%2e"} {
-		_, err := (&Client{}).Call(t.Context(), s, "getOrder", `{"id": "`+strings.ReplaceAll(id, `\`, `\\`)+`"}`)
+		_, err := (&Client{AllowLocal: true}).Call(t.Context(), s, "getOrder", `{"id": "`+strings.ReplaceAll(id, `\`, `\\`)+`"}`)
 		hits, _ := api.seen()
 		if id == "%2e%2e" {
 			// escaped, it is one odd segment: sent as %252e%252e, inside /orders/
@@ -77,7 +77,7 @@ func TestCallPathParameterCannotWalk(t *testing.T) {
 func TestCallRedirectToAnotherHostRefused(t *testing.T) {
 	api := newShopAPI(t)
 	s := mustParse(t, schema(t, "shop.yaml", api.URL))
-	_, err := (&Client{}).Call(t.Context(), s, "away", `{}`)
+	_, err := (&Client{AllowLocal: true}).Call(t.Context(), s, "away", `{}`)
 	var re *RefusedError
 	if !errors.As(err, &re) || !strings.Contains(re.Reason, "another host") {
 		t.Fatalf("redirect: %v", err)
@@ -98,7 +98,7 @@ func TestCallTimeout(t *testing.T) {
 	api := newShopAPI(t)
 	s := mustParse(t, schema(t, "shop.yaml", api.URL))
 	start := time.Now()
-	_, err := (&Client{Timeout: 300 * time.Millisecond}).Call(t.Context(), s, "slow", `{}`)
+	_, err := (&Client{AllowLocal: true, Timeout: 300 * time.Millisecond}).Call(t.Context(), s, "slow", `{}`)
 	if err == nil || !strings.Contains(err.Error(), "did not answer within 300ms") {
 		t.Fatalf("slow: %v", err)
 	}
@@ -111,7 +111,7 @@ func TestCallTimeout(t *testing.T) {
 func TestCallBigResponseCut(t *testing.T) {
 	api := newShopAPI(t)
 	s := mustParse(t, schema(t, "shop.yaml", api.URL))
-	res, err := (&Client{}).Call(t.Context(), s, "big", `{}`)
+	res, err := (&Client{AllowLocal: true}).Call(t.Context(), s, "big", `{}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestCallBigResponseCut(t *testing.T) {
 func TestCallRequestTooLong(t *testing.T) {
 	api := newShopAPI(t)
 	s := mustParse(t, schema(t, "shop.yaml", api.URL))
-	_, err := (&Client{}).Call(t.Context(), s, "placeOrder", `{"sku": "`+strings.Repeat("a", MaxChars)+`"}`)
+	_, err := (&Client{AllowLocal: true}).Call(t.Context(), s, "placeOrder", `{"sku": "`+strings.Repeat("a", MaxChars)+`"}`)
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "more than the 100000") {
 		t.Fatalf("long request: %v", err)
 	}
@@ -141,19 +141,19 @@ func TestCallRequestTooLong(t *testing.T) {
 func TestCallAirGapped(t *testing.T) {
 	api := newShopAPI(t)
 	local := mustParse(t, schema(t, "shop.yaml", api.URL))
-	if _, err := (&Client{AirGapped: true}).Call(t.Context(), local, "getOrder", `{"id": "1"}`); err != nil {
+	if _, err := (&Client{AllowLocal: true, AirGapped: true}).Call(t.Context(), local, "getOrder", `{"id": "1"}`); err != nil {
 		t.Fatalf("loopback refused while air-gapped: %v", err)
 	}
 	// 192.0.2.0/24 is TEST-NET-1: public, never routed; the dial guard
 	// refuses it before any packet leaves.
 	outside := mustParse(t, schema(t, "shop.yaml", "http://192.0.2.7:8080"))
-	_, err := (&Client{AirGapped: true}).Call(t.Context(), outside, "getOrder", `{"id": "1"}`)
+	_, err := (&Client{AllowLocal: true, AirGapped: true}).Call(t.Context(), outside, "getOrder", `{"id": "1"}`)
 	var re *RefusedError
 	if !errors.As(err, &re) || !strings.Contains(re.Reason, "air-gapped") || !strings.Contains(re.Reason, "192.0.2.7:8080") {
 		t.Fatalf("outside address while air-gapped: %v", err)
 	}
 	lan := mustParse(t, schema(t, "shop.yaml", "http://10.255.255.1:9"))
-	_, err = (&Client{AirGapped: true, Timeout: 300 * time.Millisecond}).Call(t.Context(), lan, "getOrder", `{"id": "1"}`)
+	_, err = (&Client{AllowLocal: true, AirGapped: true, Timeout: 300 * time.Millisecond}).Call(t.Context(), lan, "getOrder", `{"id": "1"}`)
 	if errors.As(err, &re) {
 		t.Fatalf("a LAN address was refused as outside: %v", err)
 	}

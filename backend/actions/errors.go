@@ -10,6 +10,10 @@ var (
 	// redirect, a path that walks, an air-gapped machine, a request too
 	// long); the call was not made or its answer not read.
 	ErrRefused = errors.New("the call was refused")
+	// ErrLocal is wrapped when a call would dial this machine or one of
+	// its networks (loopback, private, link-local, CGNAT, metadata) and
+	// the user has not allowed that for the action (LocalError).
+	ErrLocal = errors.New("the action may not reach local addresses")
 	// ErrNoOperation is returned for an operation name the schema lacks.
 	ErrNoOperation = errors.New("no such operation")
 	// ErrDeclined is returned when the user (or the lack of one) declined

@@ -156,3 +156,20 @@ func (s *Secrets) Delete(key string) error {
 	delete(m, key)
 	return s.save(m)
 }
+
+// Values are every stored secret in their forms to cut out of results
+// (Secret.SecretValues of each entry): whatever action an API's answer
+// came from, no key or token of this file reaches a kept or shown text.
+func (s *Secrets) Values() ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, v := range m {
+		out = append(out, v.SecretValues()...)
+	}
+	return out, nil
+}

@@ -77,6 +77,14 @@ type Action struct {
 	OAuth   *OAuthClient `json:"oauth,omitempty"`
 	// AlwaysAllow lists the operations the user chose "Always allow" for.
 	AlwaysAllow []string `json:"always_allow,omitempty"`
+	// AllowLocal is the user's allowance for the action to reach this
+	// machine and its networks (loopback, private, link-local, CGNAT,
+	// unique-local, metadata addresses). It is given only on this machine
+	// (`rehome actions add --allow-local`, `rehome actions allow-local`,
+	// the editor's box): a record that comes from outside — an import, a
+	// bundle, a page's whole record — never brings it (see
+	// withoutAllowance).
+	AllowLocal bool `json:"allow_local,omitempty"`
 }
 
 // OAuthClient is an action's OAuth client as the GPT editor's form has
@@ -211,6 +219,7 @@ func (s *Service) Library() Library { return s.lib }
 // Create validates a, gives it an id and timestamps, stores it and returns
 // the stored record.
 func (s *Service) Create(a Assistant) (Assistant, error) {
+	withoutAllowance(&a)
 	a.Normalize()
 	if err := a.Validate(); err != nil {
 		return Assistant{}, err
@@ -251,6 +260,7 @@ func (s *Service) List() ([]Assistant, error) {
 func (s *Service) Update(a Assistant) (Assistant, error) {
 	return s.Edit(a.ID, func(old *Assistant) error {
 		created := old.Created
+		keepAllowance(&a, old)
 		*old = a
 		old.Created = created
 		return nil

@@ -616,7 +616,7 @@ func (r *bundleReader) finish() (Unbundled, error) {
 // stored assistant has it yet; else a new one, with a warning), its
 // timestamps and every field.
 func (s *Service) Restore(a Assistant) (Assistant, []string, error) {
-	warnings := []string{}
+	warnings := withoutAllowance(&a)
 	a.Normalize()
 	if err := a.Validate(); err != nil {
 		return Assistant{}, nil, err

@@ -579,6 +579,7 @@ func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
 	if imp.needsKnowledge && len(kn) == 0 {
 		imp.Warnings = append(imp.Warnings, "tools: file_search is on, but no knowledge files came with the JSON: the knowledge capability is kept, and the audit asks for the files; attach them with --knowledge so the knowledge moves too")
 	}
+	imp.Warnings = append(imp.Warnings, withoutAllowance(&imp.Assistant)...)
 	a, err := s.Create(imp.Assistant)
 	if err != nil {
 		return Imported{}, err

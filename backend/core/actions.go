@@ -43,6 +43,14 @@ type ActionInfo struct {
 	HasKey     bool            `json:"has_key"`
 	SignedIn   bool            `json:"signed_in"`
 	Operations []OperationInfo `json:"operations"`
+	// AllowLocal: the user allowed the action to reach this machine and
+	// its networks (loopback, private, link-local, CGNAT, unique-local,
+	// metadata addresses); without it such calls are refused.
+	AllowLocal bool `json:"allow_local"`
+	// Local names the first server that is plainly on this machine or its
+	// network (an address of a local kind, or localhost): its calls need
+	// AllowLocal. A name that resolves there is found at the call.
+	Local string `json:"local,omitempty"`
 	// Problem says why the stored schema no longer parses.
 	Problem string `json:"problem,omitempty"`
 }
@@ -69,15 +77,20 @@ type AddAction struct {
 	PrivacyURL   string                 `json:"privacy_url,omitempty"`
 	// Name, when set, names the action; else its schema's title.
 	Name string `json:"name,omitempty"`
+	// AllowLocal lets its calls reach this machine and its networks
+	// (`--allow-local`, the editor's "May call local addresses" box).
+	AllowLocal bool `json:"allow_local,omitempty"`
 }
 
 // Add checks the schema and the auth, keeps the action with the
 // assistant (one transaction) and its credentials in the owner-only
 // file.
-func (s *Actions) Add(assistantID string, in AddAction) (ActionInfo, error) {
-	if err := s.c.Ready(); err != nil {
+func (s *Actions) Add(ref string, in AddAction) (ActionInfo, error) {
+	as, err := s.c.ResolveAssistant(ref)
+	if err != nil {
 		return ActionInfo{}, err
 	}
+	assistantID := as.ID
 	spec, err := actions.Parse(in.Schema)
 	if err != nil {
 		return ActionInfo{}, err
@@ -98,7 +111,7 @@ func (s *Actions) Add(assistantID string, in AddAction) (ActionInfo, error) {
 	if spec.SchemaOnly && au.Type != actions.AuthNone {
 		return ActionInfo{}, errors.New("a function tool has no server to sign calls to: add it with --auth none")
 	}
-	ac := assistant.Action{Schema: in.Schema, PrivacyURL: in.PrivacyURL, ID: store.NewID()}
+	ac := assistant.Action{Schema: in.Schema, PrivacyURL: in.PrivacyURL, ID: store.NewID(), AllowLocal: in.AllowLocal}
 	setAuth(&ac, au)
 	var stored assistant.Action
 	_, err = s.c.assistants.Edit(assistantID, func(a *assistant.Assistant) error {
@@ -128,11 +141,8 @@ func (s *Actions) Add(assistantID string, in AddAction) (ActionInfo, error) {
 }
 
 // List returns the assistant's actions, each with its operations.
-func (s *Actions) List(assistantID string) ([]ActionInfo, error) {
-	if err := s.c.Ready(); err != nil {
-		return nil, err
-	}
-	a, err := s.c.assistants.Get(assistantID)
+func (s *Actions) List(ref string) ([]ActionInfo, error) {
+	a, err := s.c.ResolveAssistant(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -144,12 +154,14 @@ func (s *Actions) List(assistantID string) ([]ActionInfo, error) {
 }
 
 // Remove drops the action name (or id) and its credentials.
-func (s *Actions) Remove(assistantID, name string) error {
-	if err := s.c.Ready(); err != nil {
+func (s *Actions) Remove(ref, name string) error {
+	as, err := s.c.ResolveAssistant(ref)
+	if err != nil {
 		return err
 	}
+	assistantID := as.ID
 	var gone assistant.Action
-	_, err := s.c.assistants.Edit(assistantID, func(a *assistant.Assistant) error {
+	_, err = s.c.assistants.Edit(assistantID, func(a *assistant.Assistant) error {
 		i := find(a.Actions, name)
 		if i < 0 {
 			return fmt.Errorf("%w %q: the assistant has %s", ErrNoAction, name, names(a.Actions))
@@ -168,8 +180,8 @@ func (s *Actions) Remove(assistantID, name string) error {
 }
 
 // SignIn runs the OAuth sign-in of action name and keeps the token.
-func (s *Actions) SignIn(ctx context.Context, assistantID, name string, open func(url string) error) error {
-	ac, err := s.action(assistantID, name)
+func (s *Actions) SignIn(ctx context.Context, ref, name string, open func(url string) error) error {
+	assistantID, ac, err := s.action(ref, name)
 	if err != nil {
 		return err
 	}
@@ -191,32 +203,55 @@ func (s *Actions) SignIn(ctx context.Context, assistantID, name string, open fun
 
 // SetToken keeps an OAuth token for action name (what a sign-in made
 // elsewhere gave).
-func (s *Actions) SetToken(assistantID, name string, tok *oauth2.Token) error {
-	ac, err := s.action(assistantID, name)
+func (s *Actions) SetToken(ref, name string, tok *oauth2.Token) error {
+	assistantID, ac, err := s.action(ref, name)
 	if err != nil {
 		return err
 	}
 	return s.secrets.Update(secretKey(assistantID, ac.ID), func(x *actions.Secret) { x.Token = tok })
 }
 
-func (s *Actions) action(assistantID, name string) (assistant.Action, error) {
-	if err := s.c.Ready(); err != nil {
-		return assistant.Action{}, err
-	}
-	a, err := s.c.assistants.Get(assistantID)
+func (s *Actions) action(ref, name string) (string, assistant.Action, error) {
+	a, err := s.c.ResolveAssistant(ref)
 	if err != nil {
-		return assistant.Action{}, err
+		return "", assistant.Action{}, err
 	}
 	i := find(a.Actions, name)
 	if i < 0 {
-		return assistant.Action{}, fmt.Errorf("%w %q: the assistant has %s", ErrNoAction, name, names(a.Actions))
+		return "", assistant.Action{}, fmt.Errorf("%w %q: the assistant has %s", ErrNoAction, name, names(a.Actions))
 	}
-	return named(a.Actions[i], i), nil
+	return a.ID, named(a.Actions[i], i), nil
+}
+
+// SetAllowLocal gives or takes back action name's allowance to reach
+// this machine and its networks (loopback, private, link-local, CGNAT,
+// unique-local and metadata addresses): the user's own choice, made on
+// this machine (an import never brings it).
+func (s *Actions) SetAllowLocal(ref, name string, allow bool) (ActionInfo, error) {
+	assistantID, _, err := s.action(ref, name)
+	if err != nil {
+		return ActionInfo{}, err
+	}
+	var out assistant.Action
+	_, err = s.c.assistants.Edit(assistantID, func(a *assistant.Assistant) error {
+		i := find(a.Actions, name)
+		if i < 0 {
+			return fmt.Errorf("%w %q: the assistant has %s", ErrNoAction, name, names(a.Actions))
+		}
+		a.Actions[i].AllowLocal = allow
+		out = named(a.Actions[i], i)
+		return nil
+	})
+	if err != nil {
+		return ActionInfo{}, err
+	}
+	s.c.log.Info("action allowance changed", "assistant", assistantID, "action", out.Name, "allow_local", allow)
+	return s.info(assistantID, out), nil
 }
 
 func (s *Actions) info(assistantID string, ac assistant.Action) ActionInfo {
 	au := authOf(ac)
-	in := ActionInfo{ID: ac.ID, Name: ac.Name, Auth: au.Type, Operations: []OperationInfo{}, Servers: []string{}}
+	in := ActionInfo{ID: ac.ID, Name: ac.Name, Auth: au.Type, Operations: []OperationInfo{}, Servers: []string{}, AllowLocal: ac.AllowLocal}
 	if au.Type == actions.AuthHeader {
 		in.Auth = "header:" + au.Header
 	}
@@ -232,6 +267,12 @@ func (s *Actions) info(assistantID string, ac assistant.Action) ActionInfo {
 	}
 	in.Title, in.SchemaOnly = spec.Title, spec.SchemaOnly
 	in.Servers = append(in.Servers, spec.Servers...)
+	for _, h := range spec.Hosts() {
+		if actions.LocalHost(h) {
+			in.Local = h
+			break
+		}
+	}
 	for _, op := range spec.Operations {
 		in.Operations = append(in.Operations, OperationInfo{ID: op.ID, Method: op.Method, Path: op.Path,
 			Description: op.Description, Rule: op.Rule(), AlwaysAllow: slices.Contains(ac.AlwaysAllow, op.ID)})

@@ -27,11 +27,8 @@ func (s *Actions) AirGapped(assistantID string) bool {
 // Test calls operation of the assistant's actions with args (a JSON
 // object), as the GPT editor's Test button does, under the same rules as
 // the model's calls: confirm is asked where the operation's rule says.
-func (s *Actions) Test(ctx context.Context, assistantID, operation, args string, confirm actions.Confirm) (actions.Result, error) {
-	if err := s.c.Ready(); err != nil {
-		return actions.Result{}, err
-	}
-	a, err := s.c.assistants.Get(assistantID)
+func (s *Actions) Test(ctx context.Context, ref, operation, args string, confirm actions.Confirm) (actions.Result, error) {
+	a, err := s.c.ResolveAssistant(ref)
 	if err != nil {
 		return actions.Result{}, err
 	}
@@ -56,10 +53,14 @@ func (s *Actions) Test(ctx context.Context, assistantID, operation, args string,
 	return actions.Result{}, fmt.Errorf("%w %q: %s's operations are %s", actions.ErrNoOperation, operation, a.Name, strings.Join(all, ", "))
 }
 
-// call confirms where the rule says, then calls.
+// call confirms where the rule says, then calls: under the action's
+// allowance to reach local addresses (the stored one, read now), with
+// every stored secret cut out of what comes back.
 func (s *Actions) call(ctx context.Context, a assistant.Assistant, ac assistant.Action, spec *actions.Spec, op *actions.Operation, args string, confirm actions.Confirm) (actions.Result, error) {
 	rule := op.Rule()
+	confirmed := false
 	if rule == actions.RuleEvery || (rule == actions.RuleAsk && !slices.Contains(ac.AlwaysAllow, op.ID)) {
+		confirmed = true
 		ask := spec.NewAsk(op, args)
 		ask.Assistant, ask.Action = a.Name, ac.Name
 		d := actions.Deny
@@ -89,11 +90,56 @@ func (s *Actions) call(ctx context.Context, a assistant.Assistant, ac assistant.
 			}
 		}
 	}
-	cl := &actions.Client{AirGapped: s.AirGapped(a.ID)}
+	secrets, err := s.secrets.Values()
+	if err != nil {
+		return actions.Result{}, err
+	}
+	cl := &actions.Client{AirGapped: s.AirGapped(a.ID), AllowLocal: s.allowsLocal(a.ID, ac), Confirmed: confirmed, Redact: secrets}
 	if ac.ID != "" {
 		cl.Signer = authOf(ac).Signer(s.secrets, secretKey(a.ID, ac.ID))
 	}
-	return cl.Call(ctx, spec, op.ID, args)
+	res, err := cl.Call(ctx, spec, op.ID, args)
+	if err != nil {
+		if more, verr := s.secrets.Values(); verr == nil {
+			secrets = append(secrets, more...) // a token refreshed on the way
+		}
+		err = redactedError(err, secrets)
+	}
+	return res, err
+}
+
+// allowsLocal reads the action's allowance as stored now (a tool list
+// made before the user changed it does not keep the old one).
+func (s *Actions) allowsLocal(assistantID string, ac assistant.Action) bool {
+	a, err := s.c.assistants.Get(assistantID)
+	if err != nil {
+		return false
+	}
+	for i, x := range a.Actions {
+		if (ac.ID != "" && x.ID == ac.ID) || (ac.ID == "" && x.ID == "" && named(x, i).Name == ac.Name) {
+			return x.AllowLocal
+		}
+	}
+	return false
+}
+
+// secretFreeError is err with the stored secrets cut out of its words (a
+// token endpoint's error page may quote what it was sent); errors.Is
+// still sees err.
+type secretFreeError struct {
+	msg string
+	err error
+}
+
+func (e *secretFreeError) Error() string { return e.msg }
+func (e *secretFreeError) Unwrap() error { return e.err }
+
+func redactedError(err error, secrets []string) error {
+	msg := actions.Redact(err.Error(), secrets)
+	if msg == err.Error() {
+		return err
+	}
+	return &secretFreeError{msg: msg, err: err}
 }
 
 // Tools are the assistant's operations as tools of the ask loop, beside
@@ -101,11 +147,8 @@ func (s *Actions) call(ctx context.Context, a assistant.Assistant, ac assistant.
 // confirm decides the ones that need confirming (nil: they are declined,
 // and the model is told). A schema that no longer parses is left out and
 // said in notes.
-func (s *Actions) Tools(assistantID string, confirm actions.Confirm) ([]llm.LoopTool, []string, error) {
-	if err := s.c.Ready(); err != nil {
-		return nil, nil, err
-	}
-	a, err := s.c.assistants.Get(assistantID)
+func (s *Actions) Tools(ref string, confirm actions.Confirm) ([]llm.LoopTool, []string, error) {
+	a, err := s.c.ResolveAssistant(ref)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -35,7 +35,7 @@ func TestActionsOAuthThroughCore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := c.Actions().Add(a.ID, AddAction{Schema: shopSchema(t, shop.API.URL), Auth: "oauth",
+	info, err := c.Actions().Add(a.ID, AddAction{Schema: shopSchema(t, shop.API.URL), Auth: "oauth", AllowLocal: true,
 		OAuth: &assistant.OAuthClient{ClientID: "rehome-test", AuthURL: shop.Provider.URL + "/authorize", TokenURL: shop.Provider.URL + "/token", Scope: "orders"}})
 	if err != nil || info.SignedIn {
 		t.Fatalf("add: %+v %v", info, err)

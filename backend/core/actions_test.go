@@ -82,7 +82,7 @@ func withAction(t *testing.T, c *Core, api string) (assistant.Assistant, ActionI
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := c.Actions().Add(a.ID, AddAction{Schema: shopSchema(t, api), Auth: "bearer", Key: canaryKey})
+	info, err := c.Actions().Add(a.ID, AddAction{Schema: shopSchema(t, api), Auth: "bearer", AllowLocal: true, Key: canaryKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestActionsAddListTestRemove(t *testing.T) {
 	if err := c.Actions().Remove(a.ID, "shop"); !errors.Is(err, ErrNoAction) {
 		t.Fatalf("second remove: %v", err)
 	}
-	if _, err := c.Actions().Add(a.ID, AddAction{Schema: shopSchema(t, api.URL), Auth: "bearer"}); !errors.Is(err, actions.ErrNoCredential) {
+	if _, err := c.Actions().Add(a.ID, AddAction{Schema: shopSchema(t, api.URL), Auth: "bearer", AllowLocal: true}); !errors.Is(err, actions.ErrNoCredential) {
 		t.Fatalf("bearer without a key: %v", err)
 	}
 }
@@ -226,7 +226,7 @@ func TestActionsSecretNeverLeaves(t *testing.T) {
 	c := openCore(t, dir, Options{Log: slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	api := newOrderAPI(t)
 	a, _ := withAction(t, c, api.URL)
-	if _, err := c.Actions().Add(a.ID, AddAction{Schema: shopSchema(t, api.URL), Auth: "oauth", ClientSecret: canaryKey + "-client",
+	if _, err := c.Actions().Add(a.ID, AddAction{Schema: shopSchema(t, api.URL), Auth: "oauth", AllowLocal: true, ClientSecret: canaryKey + "-client",
 		OAuth: &assistant.OAuthClient{ClientID: "cid", AuthURL: api.URL + "/auth", TokenURL: api.URL + "/token"}}); err != nil {
 		t.Fatal(err)
 	}

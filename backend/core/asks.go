@@ -137,10 +137,11 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	var knowledge, refused []string
 	stale := map[string]bool{} // the conversation's copies of knowledge references
 	if req.AssistantID != "" {
-		as, err := s.c.Assistants().Get(req.AssistantID)
+		as, err := s.c.ResolveAssistant(req.AssistantID) // an id or a name
 		if err != nil {
 			return nil, err
 		}
+		req.AssistantID = as.ID
 		if req.KeepModel && req.Model != "" {
 			if as, err = s.c.Assistants().Edit(as.ID, func(x *assistant.Assistant) error {
 				x.Model = req.Model

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"rehome/backend/assistant"
 	"rehome/backend/knowledge"
 	"rehome/backend/llm"
-	"rehome/backend/store"
 )
 
 // KnowledgeDir is the data folder's folder of knowledge: each file's
@@ -44,33 +42,9 @@ func (c *Core) Knowledge() *Knowledge {
 	return c.know
 }
 
-// Resolve finds the assistant ref names: its id, else its name (any
-// case) when one assistant has it.
+// Resolve finds the assistant ref names (Core.ResolveAssistant).
 func (k *Knowledge) Resolve(ref string) (assistant.Assistant, error) {
-	if err := k.c.Ready(); err != nil {
-		return assistant.Assistant{}, err
-	}
-	a, err := k.c.assistants.Get(ref)
-	if !errors.Is(err, store.ErrNotFound) {
-		return a, err
-	}
-	all, lerr := k.c.assistants.List()
-	if lerr != nil {
-		return a, err
-	}
-	var found []assistant.Assistant
-	for _, x := range all {
-		if strings.EqualFold(strings.TrimSpace(x.Name), strings.TrimSpace(ref)) {
-			found = append(found, x)
-		}
-	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return a, fmt.Errorf("no assistant has the id or name %q (see `rehome assistants list`)", ref)
-	}
-	return a, fmt.Errorf("%d assistants are named %q: give the id (see `rehome assistants list`)", len(found), ref)
+	return k.c.ResolveAssistant(ref)
 }
 
 // Add indexes files for the assistant (see knowledge.Service.Add) and

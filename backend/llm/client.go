@@ -382,7 +382,10 @@ func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(D
 	// A server that ignores stream:true answers with one JSON document.
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
 		const most = 2*MaxReplyBytes + 64<<10 // the answer, JSON-escaped
-		data, err := io.ReadAll(io.LimitReader(&idleReader{r: resp.Body, reset: tick}, most+1))
+		// Its bytes are not answer until the document is whole: the idle
+		// cap counts from the headers (whitespace trickled every few
+		// seconds does not hold it off).
+		data, err := io.ReadAll(io.LimitReader(resp.Body, most+1))
 		switch {
 		case err != nil:
 			err = fmt.Errorf("%w: %v", ErrDropped, err)
@@ -404,7 +407,7 @@ func (c *Client) explainEnd(ctx context.Context, err error, idled bool, idle tim
 	case err == nil:
 		return nil
 	case idled:
-		return fmt.Errorf("%w: it sent nothing for %s", ErrDropped, idle)
+		return fmt.Errorf("%w: it sent no answer for %s (keep-alive pings and empty events do not count: rehome waits that long for text, thinking or a tool call, then stops)", ErrDropped, idle)
 	case errors.Is(err, ErrTooLarge):
 		return err
 	case ctx.Err() != nil:
@@ -428,19 +431,5 @@ func (w *wireLimit) Read(p []byte) (int, error) {
 	}
 	n, err := w.r.Read(p)
 	w.left -= n
-	return n, err
-}
-
-// idleReader resets the idle timer on each read that returns data.
-type idleReader struct {
-	r     io.Reader
-	reset func()
-}
-
-func (r *idleReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if n > 0 {
-		r.reset()
-	}
 	return n, err
 }

@@ -224,7 +224,7 @@ func TestStreamFramings(t *testing.T) {
 	}))
 	defer slow.Close()
 	_, err = (&Client{BaseURL: slow.URL + "/v1", IdleTimeout: 300 * time.Millisecond}).ChatStream(context.Background(), ChatRequest{Model: "m"}, nil)
-	if err == nil || !strings.Contains(err.Error(), "sent nothing for 300ms") {
+	if err == nil || !strings.Contains(err.Error(), "sent no answer for 300ms") {
 		t.Fatalf("idle: %v", err)
 	}
 }

@@ -42,14 +42,19 @@ func readSSE(r io.Reader, acc *accumulator, tick func()) error {
 		line, err := readLine(br, MaxEventBytes)
 		if line != "" {
 			// Blank lines and comments are framing and keep-alives, not
-			// answer: they neither reset the idle timer nor count.
+			// answer: they do not count. Nor does an event that carries no
+			// answer (an empty delta, a role, usage): the idle timer is
+			// reset only by answer text, thinking or a tool call.
 			if t := strings.TrimRight(line, "\r\n"); t != "" && !strings.HasPrefix(t, ":") {
-				tick()
 				if size += len(line); size > MaxEventBytes {
 					return tooLarge("one event", MaxEventBytes)
 				}
 			}
+			before := acc.got
 			done, perr := sseLine(strings.TrimRight(line, "\r\n"), &data, &event, dispatch)
+			if acc.got > before {
+				tick()
+			}
 			if perr != nil {
 				return perr
 			}
@@ -155,6 +160,7 @@ type accumulator struct {
 	prompt  int
 	compl   int
 	args    int     // bytes of all tool calls' arguments
+	got     int     // bytes of answer the server sent: text, thinking, tool calls (what the idle cap counts)
 	err     error   // a bound crossed (ErrTooLarge): the stream ends
 	genMS   float64 // llama-server's timings.predicted_ms
 	tps     float64 // llama-server's timings.predicted_per_second
@@ -288,6 +294,17 @@ func (a *accumulator) whole(data []byte) error {
 }
 
 func (a *accumulator) message(m *wireMessage) {
+	for _, r := range []*string{m.ReasoningContent, m.Reasoning, m.Content} {
+		if r != nil {
+			a.got += len(*r)
+		}
+	}
+	for _, tc := range m.ToolCalls {
+		a.got += len(tc.Function.Arguments)
+		if tc.Function.Name != nil {
+			a.got += len(*tc.Function.Name)
+		}
+	}
 	for _, r := range []*string{m.ReasoningContent, m.Reasoning} {
 		if r != nil && *r != "" {
 			if t := a.fit(*r, a.reason.Len(), MaxReasoningBytes, "thinking"); t != "" {

@@ -57,7 +57,16 @@ test('Actions: add with a key, Test, the confirmation dialog denies then allows'
   assert.match(await op('placeOrder').innerText(), /asks before every call/);
   assert.match(await op('getOrder').innerText(), /no confirmation/);
 
+  // The API is on this machine: refused until the box is ticked, and
+  // never reached before.
+  await page.getByTestId('action-local-refused').waitFor();
   await op('getOrder').getByTestId('operation-args').fill('{"id": "o-42"}');
+  await op('getOrder').getByTestId('operation-test').click();
+  await op('getOrder').getByTestId('operation-result').filter({ hasText: 'not allowed to reach local addresses' }).waitFor();
+  assert.equal(hits.length, 0, `the local API was called without the allowance: ${hits}`);
+  await page.getByTestId('action-allow-local').locator('input').check();
+  await page.getByTestId('action-local-refused').waitFor({ state: 'detached' });
+  assert.equal((await srv.call('ListActions', as.id))[0].allow_local, true, 'the box did not store the allowance');
   await op('getOrder').getByTestId('operation-test').click();
   await op('getOrder').getByTestId('operation-result').filter({ hasText: 'HTTP 200' }).waitFor();
   assert.equal(await page.getByTestId('action-confirm').count(), 0, 'a GET asked for confirmation');
@@ -126,7 +135,7 @@ test('Actions: an OAuth action signs in from its Sign in button (PKCE through th
   try {
     const as = await srv.call('CreateAssistant', { name: 'Signed shop' });
     const schema = readFileSync(join(root, 'backend/actions/testdata/shop.yaml'), 'utf8').replaceAll('SERVER', at(guarded));
-    await srv.call('AddAction', as.id, { schema, auth: 'oauth', oauth: { client_id: 'rehome-test', auth_url: `${at(provider)}/authorize`, token_url: `${at(provider)}/token` } });
+    await srv.call('AddAction', as.id, { schema, auth: 'oauth', allow_local: true, oauth: { client_id: 'rehome-test', auth_url: `${at(provider)}/authorize`, token_url: `${at(provider)}/token` } });
     const page = await openApp(browser, srv.url, { hash: '#/assistants' });
     await page.getByTestId('assistant-row').filter({ hasText: 'Signed shop' }).click();
     const action = page.getByTestId('action').filter({ hasText: 'not signed in' });

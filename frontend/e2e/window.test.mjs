@@ -645,7 +645,7 @@ test('an action call in the window waits for its dialog: Deny, Allow once, Alway
     const a = JSON.parse(execFileSync(bin, ['assistants', 'add', '--json', '--name', 'Shop'], { env }).toString());
     const schema = join(home, 'shop.yaml');
     writeFileSync(schema, readFileSync(join(repo, 'backend/actions/testdata/shop.yaml'), 'utf8').replaceAll('SERVER', apiURL));
-    execFileSync(bin, ['actions', 'add', a.id, schema, '--auth', 'bearer', '--key-stdin'], { env, input: key + '\n' });
+    execFileSync(bin, ['actions', 'add', a.id, schema, '--auth', 'bearer', '--key-stdin', '--allow-local'], { env, input: key + '\n' });
   });
   const count = (m) => hits.filter((h) => h.startsWith(m + ' ')).length;
   const confirmRe = /"event":"action confirm shown"/;

@@ -34,6 +34,7 @@ export namespace actions {
     cut?: boolean;
     size: number;
     mismatch?: string;
+    note?: string;
     duration_ms: number;
   }
 
@@ -157,6 +158,7 @@ export namespace assistant {
     header?: string;
     oauth?: assistant.OAuthClient;
     always_allow?: string[];
+    allow_local?: boolean;
   }
 
   export interface Assistant {
@@ -510,6 +512,8 @@ export namespace core {
     has_key: boolean;
     signed_in: boolean;
     operations: core.OperationInfo[];
+    allow_local: boolean;
+    local?: string;
     problem?: string;
   }
 
@@ -521,6 +525,7 @@ export namespace core {
     client_secret?: string;
     privacy_url?: string;
     name?: string;
+    allow_local?: boolean;
   }
 
   export interface CarriedModel {
@@ -1504,6 +1509,7 @@ export const methods = [
   'SaveOutput',
   'SearchConversations',
   'SessionCells',
+  'SetActionAllowLocal',
   'SetAssistantModel',
   'SetModelServers',
   'SetRunLimits',
@@ -1823,6 +1829,10 @@ export function SearchConversations(query: string, limit: number): Promise<llm.C
 
 export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
   return call<sandbox.CellResult[]>('SessionCells', id);
+}
+
+export function SetActionAllowLocal(assistantID: string, name: string, allow: boolean): Promise<core.ActionInfo> {
+  return call<core.ActionInfo>('SetActionAllowLocal', assistantID, name, allow);
 }
 
 export function SetAssistantModel(id: string, model: string): Promise<assistant.Assistant> {
