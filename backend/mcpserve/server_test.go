@@ -80,7 +80,7 @@ func fixture(t testing.TB) (*core.Core, assistant.Assistant, *api) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Actions().Add(a.ID, core.AddAction{Schema: strings.ReplaceAll(string(schema), "SERVER", srv.URL), Auth: "bearer", Key: key}); err != nil {
+	if _, err := c.Actions().Add(a.ID, core.AddAction{Schema: strings.ReplaceAll(string(schema), "SERVER", srv.URL), Auth: "bearer", Key: key, AllowLocal: true}); err != nil {
 		t.Fatal(err)
 	}
 	doc := filepath.Join(t.TempDir(), "returns.md")
