@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -61,7 +62,7 @@ func SearchSearXNG(ctx context.Context, hc *http.Client, base, query string, top
 		if !webURL(r.URL) {
 			continue
 		}
-		out = append(out, Hit{Title: clean(r.Title, 300), URL: r.URL, Snippet: clean(r.Content, 600), Source: "SearXNG (" + r.Engine + ")"})
+		out = append(out, Hit{Title: clean(r.Title, 300), URL: r.URL, Snippet: clean(html.UnescapeString(tagRE.ReplaceAllString(r.Content, "")), 600), Source: "SearXNG (" + r.Engine + ")"})
 		if len(out) == top {
 			break
 		}
@@ -100,7 +101,7 @@ func SearchBrave(ctx context.Context, hc *http.Client, endpoint, key, query stri
 	var out []Hit
 	for _, r := range a.Web.Results {
 		if webURL(r.URL) {
-			out = append(out, Hit{Title: clean(r.Title, 300), URL: r.URL, Snippet: clean(r.Description, 600), Source: "Brave Search"})
+			out = append(out, Hit{Title: clean(r.Title, 300), URL: r.URL, Snippet: clean(html.UnescapeString(tagRE.ReplaceAllString(r.Description, "")), 600), Source: "Brave Search"})
 		}
 		if len(out) == top {
 			break

@@ -66,6 +66,9 @@ type Core struct {
 
 	actOnce sync.Once
 	act     *Actions // actions.go: one credentials file lock per Core
+
+	brMu sync.Mutex
+	br   *Browse // browse.go: kiwix-serve, the page fetcher
 }
 
 // New returns a Core over the data folder dir. It touches nothing yet:
@@ -109,6 +112,7 @@ func (c *Core) Close() error {
 			c.log.Warn("close knowledge indexes", "err", err)
 		}
 	}
+	c.closeBrowse()
 	c.CloseEngine()
 	c.engMu.Lock()
 	local := c.local
