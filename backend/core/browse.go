@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"rehome/backend/audit"
 	"rehome/backend/browse"
 )
 
@@ -42,6 +43,33 @@ func (c *Core) closeBrowse() {
 		c.br.svc.Close()
 	}
 	c.br = nil
+}
+
+// browsingFacts are what the audit reasons about web browsing from: the
+// carried libraries and the search engine (none when air-gapped).
+func (c *Core) browsingFacts() audit.Browsing {
+	b := c.Browse()
+	if b.svc == nil {
+		return audit.Browsing{}
+	}
+	s, err := b.svc.Settings()
+	if err != nil {
+		return audit.Browsing{}
+	}
+	var out audit.Browsing
+	for _, l := range s.Libraries {
+		if l.Check() == nil {
+			out.Libraries = append(out.Libraries, l.Title)
+		}
+	}
+	switch {
+	case s.AirGapped:
+	case s.SearXNG != "":
+		out.Engine = "SearXNG at " + s.SearXNG
+	case s.BraveKey != "":
+		out.Engine = "Brave Search"
+	}
+	return out
 }
 
 // LibraryView is a carried library as the faces show it.

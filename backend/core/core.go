@@ -99,7 +99,8 @@ func (c *Core) Open() error {
 	}
 	c.st = st
 	c.assistants = assistant.NewService(st, filepath.Join(c.dir, assistant.KnowledgeDir))
-	c.audits = audit.NewService(st, c.assistants, audit.Options{Detector: audit.HardwareDetector(c.hw), Advisor: audit.ModelsAdvisor{}})
+	c.audits = audit.NewService(st, c.assistants, audit.Options{Detector: audit.HardwareDetector(c.hw), Advisor: audit.ModelsAdvisor{},
+		Browsing: c.browsingFacts})
 	return nil
 }
 
