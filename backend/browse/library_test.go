@@ -23,9 +23,10 @@ func testZIM(t *testing.T) string {
 	return zimtest.Build(t, "python311-test", "Python 3.11 docs (test)", pages, false)
 }
 
-func newService(t *testing.T) *Service {
+func newService(t *testing.T) *Service { return newServiceTB(t, t.TempDir()) }
+
+func newServiceTB(t testing.TB, dir string) *Service {
 	t.Helper()
-	dir := t.TempDir()
 	st, err := store.Open(filepath.Join(dir, store.FileName), store.Options{})
 	if err != nil {
 		t.Fatal(err)
