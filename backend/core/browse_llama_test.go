@@ -83,7 +83,7 @@ func TestBrowseRecordedWire(t *testing.T) {
 	rec := llmtest.Replay(t, "../llm/testdata", "browse-tools")
 	c := openCore(t, t.TempDir(), Options{})
 	a := browsingAssistant(t, c)
-	q, err := c.Asks().Prepare(t.Context(), AskRequest{AssistantID: a.ID, Server: rec.Base(), Model: llamatest.Alias, Question: "What decodes JSON in Python?"})
+	q, err := c.Asks().Prepare(t.Context(), AskRequest{AssistantID: a.ID, Server: rec.Base(), Model: "qwen2.5:7b", Question: "What decodes JSON in Python?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestBrowseRecordedWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err = c.Asks().Prepare(t.Context(), AskRequest{AssistantID: plain.ID, Server: rec.Base(), Model: llamatest.Alias, Question: "x"})
+	q, err = c.Asks().Prepare(t.Context(), AskRequest{AssistantID: plain.ID, Server: rec.Base(), Model: "qwen2.5:7b", Question: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
