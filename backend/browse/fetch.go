@@ -120,7 +120,7 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 
 func checkScheme(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("only http and https pages are opened, not %s:", u.Scheme)
+		return fmt.Errorf("only http and https pages are opened, not %q", u.Scheme+":")
 	}
 	if u.Host == "" {
 		return errors.New("the address names no host")

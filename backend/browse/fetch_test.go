@@ -138,7 +138,7 @@ func TestFetcherGuards(t *testing.T) {
 		}
 	}
 
-	start := time.Now()
+	var start time.Time
 	p, err = f.Get(ctx, web.URL+"/big")
 	if err != nil || !p.Truncated || len(p.Body) != MaxPageBytes || p.Size != 50<<20 {
 		t.Fatalf("the 50 MB page: %d bytes, truncated %v, size %d, %v", len(p.Body), p.Truncated, p.Size, err)

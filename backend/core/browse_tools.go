@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,9 +22,6 @@ const maxSearchHits = 6
 
 // maxPageTokens is the most of one page's text the model is given.
 const maxPageTokens = 6000
-
-// ErrNothingToBrowse: --browse with no library and no search engine.
-var ErrNothingToBrowse = errors.New("nothing to browse")
 
 // AddTools appends web_search and open_url to tools when the assistant
 // has web browsing on (its capability) or the face asks (force: `rehome

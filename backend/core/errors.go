@@ -20,4 +20,8 @@ var (
 
 	// ErrPulling is wrapped when the same model is being pulled already.
 	ErrPulling = errors.New("that model is being pulled already")
+
+	// ErrNothingToBrowse is browsing asked for (--browse) with no library
+	// carried and no search engine set.
+	ErrNothingToBrowse = errors.New("nothing to browse")
 )
