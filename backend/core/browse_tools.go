@@ -29,13 +29,16 @@ const maxPageTokens = 6000
 // otherwise. Forced with nothing to browse, it is an error that says
 // what to do.
 func (b *Browse) AddTools(tools []llm.LoopTool, notes []string, assistantID string, force bool) ([]llm.LoopTool, []string, error) {
+	if b.svc == nil {
+		return tools, notes, nil
+	}
 	on := force
 	if !on && assistantID != "" {
 		if a, err := b.c.assistants.Get(assistantID); err == nil {
 			on = slices.Contains(a.Capabilities, assistant.WebBrowsing)
 		}
 	}
-	if !on || b.svc == nil {
+	if !on {
 		return tools, notes, nil
 	}
 	set, err := b.svc.Settings()
