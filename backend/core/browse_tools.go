@@ -94,7 +94,7 @@ func (t *browseTools) search() llm.LoopTool {
 		Parameters: map[string]any{"type": "object", "required": []string{"query"},
 			"properties": map[string]any{"query": map[string]any{"type": "string", "description": "Words to search for."}}},
 		Prompt: "You can search " + t.where + " with `web_search` and read a result with `open_url` (its address: https://… or zim://…). " +
-			"Cite what you use as [n], the number the result or the page was given.",
+			"Cite what you use as [n], the number the result or the page was given." + map[bool]string{true: " This machine is air-gapped: the web is off, and only the carried libraries can be searched and opened.", false: ""}[t.airGapped],
 		Call: func(ctx context.Context, in llm.ToolInput) llm.ToolOutput {
 			var args struct {
 				Query string `json:"query"`
