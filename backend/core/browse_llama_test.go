@@ -80,6 +80,7 @@ func TestBrowseRealModel(t *testing.T) {
 // for offers no browsing tool.
 func TestBrowseRecordedWire(t *testing.T) {
 	needPodmanCore(t)
+	needBrowseWire(t, "../llm/testdata")
 	rec := llmtest.Replay(t, "../llm/testdata", "browse-tools")
 	c := openCore(t, t.TempDir(), Options{})
 	a := browsingAssistant(t, c)
@@ -123,4 +124,13 @@ func TestBrowseRecordedWire(t *testing.T) {
 		}
 	}
 	q.conn.Release()
+}
+
+// needBrowseWire skips, saying how to make it, when the recorded wire of
+// TestBrowseRealModel is not there.
+func needBrowseWire(t *testing.T, testdata string) {
+	t.Helper()
+	if _, err := os.Stat(testdata + "/browse-tools/03.sse"); err != nil {
+		t.Skip("skipped: the recorded wire backend/llm/testdata/browse-tools is missing: record it with REHOME_RECORD=1 go test -run TestBrowseRealModel ./backend/core (needs llama-server: build/llm/llama-server.sh)")
+	}
 }
