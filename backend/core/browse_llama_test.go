@@ -70,6 +70,9 @@ func TestBrowseRealModel(t *testing.T) {
 	if os.Getenv("REHOME_RECORD") != "" {
 		record(t, "browse-tools", answers)
 	}
+	if _, err := os.Stat("../llm/testdata/browse-tools/03.sse"); err != nil {
+		t.Fatal("the real model browsed and cited as it should, but backend/llm/testdata/browse-tools is not recorded yet: run this test with REHOME_RECORD=1 and commit the folder")
+	}
 	sameWire(t, "browse-tools", answers)
 }
 
