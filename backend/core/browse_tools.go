@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"rehome/backend/assistant"
 	"rehome/backend/browse"
@@ -85,6 +86,24 @@ type browseTools struct {
 	airGapped bool
 	web       bool
 	where     string
+
+	// seen numbers the addresses this question's searches gave: a page
+	// opened from a hit is cited under the hit's number.
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func (t *browseTools) number(url string, n int) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.seen == nil {
+		t.seen = map[string]int{}
+	}
+	if was, ok := t.seen[url]; ok {
+		return was
+	}
+	t.seen[url] = n
+	return n
 }
 
 func (t *browseTools) search() llm.LoopTool {
@@ -120,7 +139,7 @@ func (t *browseTools) runSearch(ctx context.Context, query string, in llm.ToolIn
 	}
 	var b strings.Builder
 	for i, h := range res.Hits {
-		n := in.FirstCitation + i
+		n := t.number(h.URL, in.FirstCitation+i)
 		fmt.Fprintf(&b, "[%d] %s — %s (%s)\n%s\n\n", n, h.Title, h.URL, h.Source, h.Snippet)
 		out.Citations = append(out.Citations, llm.Citation{N: n, File: h.Title, Title: h.Title, URL: h.URL, Section: h.Source, Quote: h.Snippet})
 	}
@@ -158,6 +177,7 @@ func (t *browseTools) runOpen(ctx context.Context, address string, n, budget int
 	if err != nil {
 		return llm.ToolOutput{Text: "(the page was not opened: " + err.Error() + ")", Error: err.Error()}
 	}
+	n = t.number(a.Source, n) // a search's hit keeps its number
 	text, notes := a.Text, a.Notes
 	if tok := llm.EstimateTokens(text); tok > budget {
 		cut := budget * llm.BytesPerToken
