@@ -36,6 +36,7 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 		return a.RunCode(sandbox.RunRequest{Code: "print(open('/mnt/data/x').read())", InputPath: s})
 	},
 	"LoadImage":      func(a *App, s string) (any, error) { return a.LoadImage(s) },
+	"AddLibrary":     func(a *App, s string) (any, error) { return a.AddLibrary(s, true) },
 	"SaveImage":      func(a *App, s string) (any, error) { return nil, a.SaveImage(s) },
 	"SaveOutput":     func(a *App, s string) (any, error) { return a.SaveOutput(s) },
 	"StartSession":   func(a *App, s string) (any, error) { return a.StartSession(s) },
@@ -86,6 +87,7 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 // below: a parameter or field named like a path makes the test fail
 // until the method has an attack in pathAttacks.
 var pathless = []string{
+	"BrowsingSettings", "SetBrowsingSettings", "Libraries", "RemoveLibrary", "SearchLibraries", "OpenArticle", "PickLibraryFile",
 	"Status", "UIReady", "LLMStatus", "LLMHint", "LLMHintFor", "SetAssistantModel", "StopAsk",
 	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation",
 	"ListAssistants", "GetAssistant", "DeleteAssistant", "AssistantCapabilities",

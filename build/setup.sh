@@ -17,11 +17,12 @@ sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # Debian packages. The run set builds the window (GTK + WebKitGTK 4.1),
 # names GPUs offline (pci.ids), runs the code sandbox (Podman, runc, and
 # mmdebstrap to build its image from Debian packages), installs the desktop
-# entry with "Open with rehome" (desktop-file-utils, shared-mime-info) and
-# unpacks the official Node.js release when Debian's is too old (xz-utils).
+# entry with "Open with rehome" (desktop-file-utils, shared-mime-info),
+# unpacks the official Node.js release when Debian's is too old (xz-utils)
+# and serves carried Kiwix libraries for browsing (kiwix-tools: kiwix-serve).
 apt_run=(build-essential make pkg-config git curl ca-certificates xz-utils libgtk-3-dev libwebkit2gtk-4.1-dev pci.ids
   podman runc crun uidmap slirp4netns fuse-overlayfs catatonit mmdebstrap zstd
-  desktop-file-utils shared-mime-info)
+  desktop-file-utils shared-mime-info kiwix-tools)
 # The test set: the window under Xvfb (xauth, screenshots with ImageMagick,
 # clicks with xdotool, a GTK drag source in Python), headless Chromium,
 # python3 to check generated code, and useradd/runuser (passwd, util-linux)
@@ -30,9 +31,11 @@ apt_run=(build-essential make pkg-config git curl ca-certificates xz-utils libgt
 # for its Vulkan build glslc and the Vulkan loader's headers, with Mesa's
 # Vulkan drivers (lavapipe: a Vulkan device on the CPU) to test it on;
 # qpdf to make an encrypted PDF and the Debian manuals the knowledge bench
-# searches (bzip2-doc, libtasn1-doc, valgrind, shared-mime-info's spec).
+# searches (bzip2-doc, libtasn1-doc, valgrind, shared-mime-info's spec);
+# zim-tools (zimwriterfs) and python3.11-doc, the HTML the browsing tests
+# build a real ZIM from.
 apt_test=(openssh-server xvfb xauth imagemagick xdotool chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux python3-nbformat cmake
-  glslc libvulkan-dev mesa-vulkan-drivers qpdf bzip2-doc libtasn1-doc valgrind)
+  glslc libvulkan-dev mesa-vulkan-drivers qpdf bzip2-doc libtasn1-doc valgrind zim-tools python3.11-doc)
 want=("${apt_run[@]}")
 [ "$mode" = test ] && want+=("${apt_test[@]}")
 # The packages: dpkg-deb and dpkg-shlibdeps, fakeroot, dpkg-scanpackages for

@@ -19,7 +19,7 @@ import (
 // the model answers. The answer streams to stdout; plots are saved and
 // named on stderr; the conversation is kept.
 func cmdAsk(env *cliEnv, args []string) int {
-	fs := env.flags("ask", "ask [--file F]... [--assistant ID|NAME] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--answer-timeout 30m] [--json] [--verbose] QUESTION")
+	fs := env.flags("ask", "ask [--file F]... [--assistant ID|NAME] [--browse] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--answer-timeout 30m] [--json] [--verbose] QUESTION")
 	var files stringList
 	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable)")
 	assistantID := fs.String("assistant", "", "the assistant (its `id` or name) whose instructions and knowledge to use")
@@ -33,6 +33,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	verbose := fs.Bool("verbose", false, "print each cell's code and output on stderr")
 	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each cell (default: as saved in Settings)")
 	answerTimeout := fs.Duration("answer-timeout", llm.DefaultDeadline, "the most `time` the model server may take for one answer")
+	browseOn := fs.Bool("browse", false, "offer web_search and open_url: the carried Kiwix libraries (rehome library), and the web where Settings → Browsing names a search engine")
 	yes := fs.Bool("yes", false, "make the assistant's action calls that need confirming without asking (without a terminal and --yes they are declined)")
 	env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
@@ -80,7 +81,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	asks := c.Asks()
 	ask, err := asks.Prepare(ctx, core.AskRequest{ConversationID: *cont, AssistantID: *assistantID,
 		Files: files, KeepFiles: true, Server: *server, Model: *model, KeepModel: *keepModel,
-		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes),
+		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes), Browse: *browseOn,
 		Progress: func(msg string) { fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(msg)) }})
 	if err != nil {
 		switch {

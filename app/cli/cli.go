@@ -30,6 +30,7 @@ func commands() []command {
 		{"ask", "ask a question in words: a local model writes the code, the sandbox runs it", cmdAsk},
 		{"actions", "an assistant's GPT actions (OpenAPI) the model may call: add, list, test, signin, rm", cmdActions},
 		{"knowledge", "an assistant's knowledge files, indexed for its file_search: add, list, search, rm", cmdKnowledge},
+		{"library", "the Kiwix libraries (.zim files) you carry for web browsing offline: add, list, search, rm; browsing's settings", cmdLibrary},
 		{"llm", "the local model servers: status (servers, models, tool calling)", cmdLLM},
 		{"conversations", "the kept conversations: list, show, export (Markdown, notebook), rm", cmdConversations},
 		{"run", "run a Python script in the sandbox against a file", cmdRun},

@@ -60,6 +60,8 @@ type Machine struct {
 	Unified    bool     `json:"unified"`
 	GPUs       []string `json:"gpus"`
 	Notes      []string `json:"notes"`
+	// Browsing is what the machine browses with (browsing.go).
+	Browsing Browsing `json:"browsing"`
 }
 
 // NeedVRAMError is an audit that cannot start because the VRAM is unknown,
@@ -290,6 +292,7 @@ func evaluateSubject(cat *Catalog, req Request, machine Machine, model *Model, s
 		AirGapped: req.AirGapped, DataMustStayLocal: req.DataMustStayLocal,
 		VRAMBytes: machine.VRAMBytes, RAMBytes: machine.RAMBytes, TextModel: model,
 		ActionHosts: s.ActionHosts, ActionUnknownURL: s.ActionUnknownURL, ActionOAuth: s.ActionOAuth,
+		Libraries: machine.Browsing.Libraries, Engine: machine.Browsing.Engine, ZIM: zimWords(s),
 	}
 	out := []Result{}
 	for _, id := range s.Features {

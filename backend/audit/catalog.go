@@ -126,6 +126,8 @@ type When struct {
 	NoTextModel         *bool  `json:"no_text_model,omitempty"`
 	ActionCallsExternal *bool  `json:"action_calls_external,omitempty"`
 	ActionAuthOAuth     *bool  `json:"action_auth_oauth,omitempty"`
+	BrowsingLibrary     *bool  `json:"browsing_library,omitempty"` // a Kiwix library is carried
+	BrowsingEngine      *bool  `json:"browsing_engine,omitempty"`  // a search engine is set
 }
 
 // Rule changes a capability's answer when its condition holds. Fields left
@@ -279,7 +281,7 @@ func checkText(where string, texts ...string) []error {
 }
 
 // placeholders may appear in reasons and replacements.
-var placeholders = []string{"{text_model}", "{vram}", "{ram}", "{free_vram}", "{action_hosts}"}
+var placeholders = []string{"{text_model}", "{vram}", "{ram}", "{free_vram}", "{action_hosts}", "{libraries}", "{engine}", "{zim}"}
 
 // checkSecondModel holds every capability that needs a second model beside
 // the text model (vision, image generation) to one rule. When the VRAM left

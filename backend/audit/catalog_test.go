@@ -32,6 +32,11 @@ func localAPI(f *Facts)    { f.ActionHosts = []string{} }
 func unnamedAPI(f *Facts)  { f.ActionUnknownURL = true }
 func oauth(f *Facts)       { f.ActionOAuth = true }
 func noTools(f *Facts)     { f.TextModel.Tools = false }
+func library(f *Facts) {
+	f.Libraries = []string{"Wikipedia (English)"}
+	f.ZIM = "Wikipedia (wikipedia_en_all_maxi_<date>.zim from library.kiwix.org)"
+}
+func engine(f *Facts) { f.Engine = "SearXNG at http://127.0.0.1:8888" }
 
 // ruleCases covers every rule of the catalog and every capability's
 // defaults, case by case; TestEveryRuleIsCovered keeps it complete.
@@ -62,6 +67,13 @@ var ruleCases = []struct {
 	{WebBrowsing, "air-gapped wins over data local", with(with(gpu(8, 6), airGapped), dataLocal), DoesNotPort, "air-gapped", "no web to browse"},
 	{WebBrowsing, "data must stay local", with(gpu(8, 6), dataLocal), Rebuild, "data-stays-local", "sends query text"},
 	{WebBrowsing, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing would read the pages"},
+	{WebBrowsing, "air-gapped with a library", with(with(gpu(8, 6), airGapped), library), Hosts, "air-gapped-library", "hosts browsing from the carried library (Wikipedia (English))"},
+	{WebBrowsing, "air-gapped, no library: the ZIM to carry", with(with(gpu(8, 6), airGapped), func(f *Facts) { f.ZIM = "Stack Overflow (stackoverflow.com_en_all_<date>.zim from library.kiwix.org)" }), DoesNotPort, "air-gapped", "Carry Stack Overflow (stackoverflow.com_en_all_"},
+	{WebBrowsing, "air-gapped, engine set: still off", with(with(gpu(8, 6), airGapped), engine), DoesNotPort, "air-gapped", "no Kiwix library is carried"},
+	{WebBrowsing, "data local with a library", with(with(with(gpu(8, 6), dataLocal), library), engine), Hosts, "data-stays-local-library", "without anything leaving the machine"},
+	{WebBrowsing, "online with a library", with(gpu(8, 6), library), Hosts, "library", "the web through no search engine"},
+	{WebBrowsing, "online with a library and an engine", with(with(gpu(8, 6), library), engine), Hosts, "library", "the web through SearXNG at http://127.0.0.1:8888"},
+	{WebBrowsing, "online with an engine", with(gpu(8, 6), engine), Hosts, "engine", "web_search asks SearXNG at http://127.0.0.1:8888"},
 	{ImageGeneration, "room beside the text model", gpu(24, 11), Rebuild, "", "second model (SDXL class"},
 	{ImageGeneration, "exactly 6 GiB left is enough", gpu(12, 6), Rebuild, "", "second model"},
 	{ImageGeneration, "GPU too small", gpu(4, 3), DoesNotPort, "gpu-too-small", "this machine has 4 GiB in all"},

@@ -159,6 +159,11 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 				}
 			case CodeInterpreter:
 				st.Commands = []string{"rehome sandbox doctor"}
+			case WebBrowsing:
+				st.Commands = []string{"rehome library add /media/usb/FILE.zim --copy", "rehome library settings searxng=http://127.0.0.1:8888"}
+				if cat == Hosts {
+					st.Commands = []string{"rehome library list", fmt.Sprintf("rehome ask --assistant %s --browse \"…\"", a.ID)}
+				}
 			}
 			if r.Bring != "" {
 				st.Detail = r.Bring + " " + st.Detail

@@ -57,6 +57,11 @@ type Facts struct {
 	ActionHosts      []string
 	ActionUnknownURL bool
 	ActionOAuth      bool
+	// Browsing: the carried Kiwix libraries' titles, the search engine
+	// set ("" none), the ZIM to carry for the subject, in words.
+	Libraries []string
+	Engine    string
+	ZIM       string
 }
 
 // FreeVRAM is the VRAM left beside the text model.
@@ -98,6 +103,9 @@ func (f Facts) fill(s string) string {
 		"{ram}", bytesize.Format(f.RAMBytes),
 		"{free_vram}", bytesize.Format(f.FreeVRAM()),
 		"{action_hosts}", f.hosts(),
+		"{libraries}", joinOr(f.Libraries, "no library"),
+		"{engine}", orWord(f.Engine, "no search engine"),
+		"{zim}", f.ZIM,
 	).Replace(s)
 }
 
@@ -182,7 +190,9 @@ func (w When) holds(f Facts) (bool, []string) {
 		check(w.TextModelVision, vision, model+" reads images", model+" does not read images") &&
 		check(w.TextModelTools, tools, model+" calls tools", model+" has no tool calling") &&
 		check(w.ActionCallsExternal, f.ActionsExternal(), "an action calls "+f.hosts(), "every action stays on this machine or network") &&
-		check(w.ActionAuthOAuth, f.ActionOAuth, "an action signs in with OAuth", "no action uses OAuth")
+		check(w.ActionAuthOAuth, f.ActionOAuth, "an action signs in with OAuth", "no action uses OAuth") &&
+		check(w.BrowsingLibrary, len(f.Libraries) > 0, "a Kiwix library is carried ("+joinOr(f.Libraries, "")+")", "no Kiwix library is carried") &&
+		check(w.BrowsingEngine, f.Engine != "", "a search engine is set ("+f.Engine+")", "no search engine is set")
 	if !ok {
 		return false, nil
 	}
@@ -206,4 +216,11 @@ func (w When) holds(f Facts) (bool, []string) {
 		because = append(because, fmt.Sprintf("%s takes %s, below %s", model, bytesize.Format(f.TextModel.Footprint()), bytesize.Format(int64(*w.TextModelBelow))))
 	}
 	return true, because
+}
+
+func orWord(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
 }

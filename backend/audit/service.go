@@ -117,6 +117,8 @@ type Options struct {
 	Advisor  FitAdvisor
 	Detector Detector
 	Now      func() time.Time
+	// Browsing says what the machine browses with (nil: nothing).
+	Browsing func() Browsing
 }
 
 // Service runs audits and keeps their history in the store.
@@ -127,12 +129,13 @@ type Service struct {
 	advisor    FitAdvisor
 	detector   Detector
 	now        func() time.Time
+	browsing   func() Browsing
 }
 
 // NewService returns a Service storing audits in st and reading assistants
 // from as.
 func NewService(st *store.Store, as Assistants, opts Options) *Service {
-	s := &Service{st: st, assistants: as, catalog: opts.Catalog, advisor: opts.Advisor, detector: opts.Detector, now: opts.Now}
+	s := &Service{st: st, assistants: as, catalog: opts.Catalog, advisor: opts.Advisor, detector: opts.Detector, now: opts.Now, browsing: opts.Browsing}
 	if s.catalog == nil {
 		s.catalog = DefaultCatalog()
 	}
@@ -246,6 +249,9 @@ func (s *Service) Evaluate(ctx context.Context, req Request) (Record, error) {
 	m, err := s.Machine(ctx, req)
 	if err != nil {
 		return Record{}, err
+	}
+	if s.browsing != nil {
+		m.Browsing = s.browsing()
 	}
 	return BuildChoosing(s.catalog, req, m, s.advisor.Candidates(m.VRAMBytes, m.RAMBytes), subjects)
 }

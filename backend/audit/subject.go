@@ -23,9 +23,13 @@ type Subject struct {
 	// ActionHosts are the hosts outside this machine and its network that
 	// the assistant's actions call; ActionUnknownURL is true when an action
 	// names no server (and so is assumed to call out).
-	ActionHosts      []string `json:"action_hosts"`
-	ActionUnknownURL bool     `json:"action_unknown_url"`
-	ActionOAuth      bool     `json:"action_oauth"`
+	ActionHosts []string `json:"action_hosts"`
+	// ZIM and ZIMWhat name the Kiwix library to carry for its subject
+	// (browsing.go).
+	ZIM              string `json:"zim,omitempty"`
+	ZIMWhat          string `json:"zim_what,omitempty"`
+	ActionUnknownURL bool   `json:"action_unknown_url"`
+	ActionOAuth      bool   `json:"action_oauth"`
 	// KnowledgeFiles counts the knowledge files that came with the
 	// assistant; RemoteFiles are those still on OpenAI's servers.
 	KnowledgeFiles int                    `json:"knowledge_files"`
@@ -121,6 +125,7 @@ func SubjectFor(a assistant.Assistant) Subject {
 	}
 	s := Subject{AssistantID: a.ID, Name: a.Name, Features: []string{}, ActionHosts: []string{},
 		KnowledgeFiles: len(a.Knowledge), RemoteFiles: slices.Clone(a.RemoteFiles)}
+	s.ZIM, s.ZIMWhat = SuggestZIM(a.Name + "\n" + a.Instructions) // browsing.go
 	for _, id := range CapabilityIDs {
 		if set[id] {
 			s.Features = append(s.Features, id)

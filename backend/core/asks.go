@@ -55,6 +55,9 @@ type AskRequest struct {
 	Limits sandbox.Limits
 	// InlinePlots keeps plots' data: URLs in the results (the window).
 	InlinePlots bool
+	// Browse offers web_search and open_url whatever the assistant's
+	// capabilities say (`rehome ask --browse`).
+	Browse bool
 	// MakeRoom may stop one of the face's own sessions when too many run
 	// (after the conversations' least recently used); may be nil.
 	MakeRoom func() bool
@@ -250,6 +253,9 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		mcps, notes := s.c.MCPServers().Tools(ctx, conv.AssistantID, conv.AssistantName, req.Confirm, takenNames(tools))
 		tools = append(tools, mcps...)
 		a.Notes = append(a.Notes, notes...)
+	}
+	if tools, a.Notes, err = s.c.Browse().AddTools(tools, a.Notes, conv.AssistantID, req.Browse); err != nil {
+		return nil, err // browse_tools.go: web_search and open_url
 	}
 	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: client.ContextLength(ctx, model),
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History()}

@@ -66,6 +66,9 @@ type Core struct {
 
 	actOnce sync.Once
 	act     *Actions // actions.go: one credentials file lock per Core
+
+	brMu sync.Mutex
+	br   *Browse // browse.go: kiwix-serve, the page fetcher
 }
 
 // New returns a Core over the data folder dir. It touches nothing yet:
@@ -96,7 +99,8 @@ func (c *Core) Open() error {
 	}
 	c.st = st
 	c.assistants = assistant.NewService(st, filepath.Join(c.dir, assistant.KnowledgeDir))
-	c.audits = audit.NewService(st, c.assistants, audit.Options{Detector: audit.HardwareDetector(c.hw), Advisor: audit.ModelsAdvisor{}})
+	c.audits = audit.NewService(st, c.assistants, audit.Options{Detector: audit.HardwareDetector(c.hw), Advisor: audit.ModelsAdvisor{},
+		Browsing: c.browsingFacts})
 	return nil
 }
 
@@ -112,6 +116,7 @@ func (c *Core) Close() error {
 			c.log.Warn("close knowledge indexes", "err", err)
 		}
 	}
+	c.closeBrowse()
 	c.CloseEngine()
 	c.engMu.Lock()
 	local := c.local

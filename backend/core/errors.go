@@ -25,4 +25,8 @@ var (
 	ErrMCPNoFile = errors.New("no such knowledge file")
 	// ErrMCPUpload is a file an MCP client sent that is refused.
 	ErrMCPUpload = errors.New("the file sent is refused")
+
+	// ErrNothingToBrowse is browsing asked for (--browse) with no library
+	// carried and no search engine set.
+	ErrNothingToBrowse = errors.New("nothing to browse")
 )

@@ -78,7 +78,7 @@ func BenchmarkRuntimeAgainstByHand(b *testing.B) {
 
 // byHand starts bin with the plan's flags as a user would type them.
 func byHand(b *testing.B, bin string, p Plan, key string) (string, time.Duration) {
-	port, _ := freePort()
+	port, _ := FreePort()
 	args := append([]string{"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--api-key", key}, p.Args()...)
 	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -6,14 +6,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -58,7 +56,7 @@ func Start(ctx context.Context, p Plan, logPath string, progress Progress) (*Ser
 	if err := p.Model.Check(); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +81,7 @@ func Start(ctx context.Context, p Plan, logPath string, progress Progress) (*Ser
 	// writes its log as a hand-started one does, and nothing of it passes
 	// through rehome.
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	Detach(cmd)
 	s.cmd = cmd
 	start := time.Now()
 	progress(fmt.Sprintf("starting %s (%s, %s)", p.Model.Name, p.Runtime.Backend, strings.Join(p.Reasons, "; ")))
@@ -166,27 +164,7 @@ func (s *Server) Exited() <-chan struct{} { return s.done }
 // Stop ends the server: SIGTERM, then SIGKILL after five seconds.
 func (s *Server) Stop() {
 	defer s.closeLog()
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(5 * time.Second):
-		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-		<-s.done
-	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	StopGroup(s.cmd.Process.Pid, s.done, 5*time.Second)
 }
 
 // openLog opens the server's log for it to write (mode 0600, truncated),

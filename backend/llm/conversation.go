@@ -283,6 +283,9 @@ func SourcesMarkdown(cs []Citation) string {
 		if c.Section != "" {
 			fmt.Fprintf(&b, ", %s", c.Section)
 		}
+		if c.URL != "" { // a page browsing read: its address
+			fmt.Fprintf(&b, " — %s", oneLine(c.URL))
+		}
 		if q := oneLine(c.Quote); q != "" {
 			if r := []rune(q); len(r) > 300 {
 				q = string(r[:299]) + "…"

@@ -86,6 +86,10 @@ type Citation struct {
 	Section string `json:"section,omitempty"`
 	// Quote is the passage.
 	Quote string `json:"quote"`
+	// URL and Title place a page browsing read: a web page's address or
+	// a carried library's zim://BOOK/PATH (File is then the title too).
+	URL   string `json:"url,omitempty"`
+	Title string `json:"title,omitempty"`
 }
 
 // ToolUse is one call of a tool other than python in a turn (python's

@@ -81,7 +81,7 @@ Version: $version
 Architecture: amd64
 Maintainer: rehome developers <rehome@users.noreply.github.com>
 Installed-Size: $size
-Depends: $shlibs, podman (>= 4.3), runc, conmon, uidmap, slirp4netns | passt, catatonit | tini | dumb-init
+Depends: $shlibs, podman (>= 4.3), runc, conmon, uidmap, slirp4netns | passt, catatonit | tini | dumb-init, kiwix-tools
 Recommends: rehome-sandbox-image (= $image_version), fuse-overlayfs, dbus-user-session, pci.ids, mesa-vulkan-drivers
 Section: science
 Priority: optional

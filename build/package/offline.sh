@@ -30,8 +30,9 @@ version=$("$here/version.sh")
 mirror=${REHOME_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 security=${REHOME_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 cache=${REHOME_BUNDLE_CACHE:-/var/cache/rehome/bundle}
-# Recommended by rehome and Podman, small, and what rootless Podman uses.
-extra="runc fuse-overlayfs dbus-user-session pci.ids catatonit"
+# Recommended by rehome and Podman, small, and what rootless Podman uses;
+# kiwix-tools (kiwix-serve) serves the Kiwix libraries browsing reads.
+extra="runc fuse-overlayfs dbus-user-session pci.ids catatonit kiwix-tools"
 
 deb=$(ls "$out"/rehome_"$version"_amd64.deb 2>/dev/null || true)
 img=$(ls "$out"/rehome-sandbox-image_*_amd64.deb 2>/dev/null | head -n1 || true)

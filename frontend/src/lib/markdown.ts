@@ -49,6 +49,9 @@ export interface Citation {
   page_end?: number;
   section?: string;
   quote: string;
+  /** A page browsing read: its address (https://… or zim://LIBRARY/PATH) and title. */
+  url?: string;
+  title?: string;
 }
 
 type MD = InstanceType<typeof MarkdownIt>;

@@ -138,6 +138,12 @@ export namespace app {
     result?: knowledge.Result;
   }
 
+  export interface LibraryProgress {
+    step: string;
+    done: number;
+    total: number;
+  }
+
   export interface StatusInfo {
     version: string;
     data_dir: string;
@@ -263,6 +269,11 @@ export namespace audit {
     created: string;
   }
 
+  export interface Browsing {
+    libraries?: string[];
+    engine?: string;
+  }
+
   export type Bytes = number;
 
   export interface Capability {
@@ -361,6 +372,7 @@ export namespace audit {
     unified: boolean;
     gpus: string[];
     notes: string[];
+    browsing: audit.Browsing;
   }
 
   export interface Model {
@@ -457,6 +469,8 @@ export namespace audit {
     name: string;
     features: string[];
     action_hosts: string[];
+    zim?: string;
+    zim_what?: string;
     action_unknown_url: boolean;
     action_oauth: boolean;
     knowledge_files: number;
@@ -497,6 +511,44 @@ export namespace audit {
     no_text_model?: boolean;
     action_calls_external?: boolean;
     action_auth_oauth?: boolean;
+    browsing_library?: boolean;
+    browsing_engine?: boolean;
+  }
+}
+
+/** Types of Go package rehome/backend/browse. */
+export namespace browse {
+  export interface Hit {
+    title: string;
+    url: string;
+    snippet: string;
+    book?: string;
+    path?: string;
+    words?: number;
+    source: string;
+  }
+
+  export interface Library {
+    name: string;
+    title: string;
+    description?: string;
+    language?: string;
+    zim_name?: string;
+    articles: number;
+    full_text: boolean;
+    path: string;
+    copied: boolean;
+    from: string;
+    size: number;
+    md5: string;
+    uuid: string;
+    added: string;
+  }
+
+  export interface SearchResult {
+    hits: browse.Hit[];
+    notes?: string[];
+    where: string[];
   }
 }
 
@@ -526,6 +578,31 @@ export namespace core {
     privacy_url?: string;
     name?: string;
     allow_local?: boolean;
+  }
+
+  export interface Article {
+    title: string;
+    source: string;
+    library?: string;
+    text: string;
+    html?: string;
+    notes?: string[];
+  }
+
+  export interface BrowsingChange {
+    searxng_url?: string;
+    brave_key?: string;
+    allow_lan?: boolean;
+    air_gapped?: boolean;
+  }
+
+  export interface BrowsingSettings {
+    searxng_url: string;
+    has_brave_key: boolean;
+    allow_lan: boolean;
+    air_gapped: boolean;
+    engine: string;
+    words: string;
   }
 
   export interface CarriedModel {
@@ -572,6 +649,24 @@ export namespace core {
     dims?: number;
     vectors?: number;
     words: string;
+  }
+
+  export interface LibraryView {
+    name: string;
+    title: string;
+    description?: string;
+    language?: string;
+    zim_name?: string;
+    articles: number;
+    full_text: boolean;
+    path: string;
+    copied: boolean;
+    from: string;
+    size: number;
+    md5: string;
+    uuid: string;
+    added: string;
+    problem?: string;
   }
 
   export interface OperationInfo {
@@ -785,6 +880,8 @@ export namespace llm {
     page_end?: number;
     section?: string;
     quote: string;
+    url?: string;
+    title?: string;
   }
 
   export interface Conversation {
@@ -1422,6 +1519,7 @@ export interface Events {
   'firstrun:progress': app.FirstRunProgress;
   'image:progress': string;
   'knowledge:progress': app.KnowledgeProgress;
+  'library:progress': app.LibraryProgress;
   'models:progress': app.CarriedProgress;
   'models:pull': llm.PullProgress;
   'run:progress': sandbox.Progress;
@@ -1436,12 +1534,14 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 export const methods = [
   'AddAction',
   'AddCarriedModel',
+  'AddLibrary',
   'AnswerAction',
   'Ask',
   'AssistantCapabilities',
   'AuditCatalog',
   'Audits',
   'BackupDatabase',
+  'BrowsingSettings',
   'BuildImage',
   'CancelPull',
   'CarriedModels',
@@ -1480,6 +1580,7 @@ export const methods = [
   'LLMHint',
   'LLMHintFor',
   'LLMStatus',
+  'Libraries',
   'ListActions',
   'ListAssistants',
   'ListConversations',
@@ -1487,15 +1588,18 @@ export const methods = [
   'LoadImage',
   'ModelServers',
   'Models',
+  'OpenArticle',
   'OpenedFiles',
   'PickFile',
   'PickKnowledgeFile',
+  'PickLibraryFile',
   'PickModelFile',
   'PreviewFile',
   'PullModel',
   'PullSource',
   'RemoveAction',
   'RemoveCarriedModel',
+  'RemoveLibrary',
   'RenameConversation',
   'ResetRunLimits',
   'RestartSession',
@@ -1508,9 +1612,11 @@ export const methods = [
   'SaveImage',
   'SaveOutput',
   'SearchConversations',
+  'SearchLibraries',
   'SessionCells',
   'SetActionAllowLocal',
   'SetAssistantModel',
+  'SetBrowsingSettings',
   'SetModelServers',
   'SetRunLimits',
   'SetSandboxHost',
@@ -1539,6 +1645,10 @@ export function AddCarriedModel(path: string, copy: boolean): Promise<localmodel
   return call<localmodels.Model>('AddCarriedModel', path, copy);
 }
 
+export function AddLibrary(path: string, copyIn: boolean): Promise<browse.Library> {
+  return call<browse.Library>('AddLibrary', path, copyIn);
+}
+
 export function AnswerAction(id: string, decision: actions.Decision): Promise<void> {
   return call<void>('AnswerAction', id, decision);
 }
@@ -1561,6 +1671,10 @@ export function Audits(): Promise<audit.Record[]> {
 
 export function BackupDatabase(): Promise<app.BackupInfo> {
   return call<app.BackupInfo>('BackupDatabase');
+}
+
+export function BrowsingSettings(): Promise<core.BrowsingSettings> {
+  return call<core.BrowsingSettings>('BrowsingSettings');
 }
 
 export function BuildImage(): Promise<sandbox.BuildReport> {
@@ -1715,6 +1829,10 @@ export function LLMStatus(server: string): Promise<llm.Server[]> {
   return call<llm.Server[]>('LLMStatus', server);
 }
 
+export function Libraries(): Promise<core.LibraryView[]> {
+  return call<core.LibraryView[]>('Libraries');
+}
+
 export function ListActions(assistantID: string): Promise<core.ActionInfo[]> {
   return call<core.ActionInfo[]>('ListActions', assistantID);
 }
@@ -1743,6 +1861,10 @@ export function Models(): Promise<models.Model[]> {
   return call<models.Model[]>('Models');
 }
 
+export function OpenArticle(address: string): Promise<core.Article> {
+  return call<core.Article>('OpenArticle', address);
+}
+
 export function OpenedFiles(): Promise<string[]> {
   return call<string[]>('OpenedFiles');
 }
@@ -1753,6 +1875,10 @@ export function PickFile(): Promise<string> {
 
 export function PickKnowledgeFile(): Promise<string> {
   return call<string>('PickKnowledgeFile');
+}
+
+export function PickLibraryFile(): Promise<string> {
+  return call<string>('PickLibraryFile');
 }
 
 export function PickModelFile(): Promise<string> {
@@ -1777,6 +1903,10 @@ export function RemoveAction(assistantID: string, name: string): Promise<void> {
 
 export function RemoveCarriedModel(name: string): Promise<void> {
   return call<void>('RemoveCarriedModel', name);
+}
+
+export function RemoveLibrary(name: string): Promise<browse.Library> {
+  return call<browse.Library>('RemoveLibrary', name);
 }
 
 export function RenameConversation(id: string, title: string): Promise<llm.Conversation> {
@@ -1827,6 +1957,10 @@ export function SearchConversations(query: string, limit: number): Promise<llm.C
   return call<llm.ConversationSummary[]>('SearchConversations', query, limit);
 }
 
+export function SearchLibraries(query: string): Promise<browse.SearchResult> {
+  return call<browse.SearchResult>('SearchLibraries', query);
+}
+
 export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
   return call<sandbox.CellResult[]>('SessionCells', id);
 }
@@ -1837,6 +1971,10 @@ export function SetActionAllowLocal(assistantID: string, name: string, allow: bo
 
 export function SetAssistantModel(id: string, model: string): Promise<assistant.Assistant> {
   return call<assistant.Assistant>('SetAssistantModel', id, model);
+}
+
+export function SetBrowsingSettings(ch: Input<core.BrowsingChange>): Promise<core.BrowsingSettings> {
+  return call<core.BrowsingSettings>('SetBrowsingSettings', ch);
 }
 
 export function SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPrefs> {

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"context"
+
+	"rehome/backend/browse"
+	"rehome/backend/core"
+)
+
+// Settings → Browsing: the Kiwix libraries carried for browsing offline,
+// the search engine, the LAN switch; and the window's reader of a
+// library's article (a zim:// citation opens there, rendered and
+// sanitised by the page).
+
+// LibraryProgress is a step of adding a library, sent as the
+// "library:progress" event.
+type LibraryProgress struct {
+	Step  string `json:"step"`
+	Done  int64  `json:"done"`
+	Total int64  `json:"total"`
+}
+
+// BrowsingSettings returns Settings → Browsing (the Brave key never
+// comes back, only whether one is set).
+func (a *App) BrowsingSettings() (core.BrowsingSettings, error) {
+	s, err := a.core.Browse().Settings()
+	return s, uiError(err)
+}
+
+// SetBrowsingSettings changes them (nil fields stay; "" clears one).
+func (a *App) SetBrowsingSettings(ch core.BrowsingChange) (core.BrowsingSettings, error) {
+	s, err := a.core.Browse().SaveSettings(ch)
+	return s, uiError(err)
+}
+
+// Libraries lists the carried Kiwix libraries.
+func (a *App) Libraries() ([]core.LibraryView, error) {
+	l, err := a.core.Browse().Libraries()
+	return l, uiError(err)
+}
+
+// AddLibrary checks a .zim file the user gave (the native dialog, a drop)
+// and registers it, copied into the data folder with copyIn; progress
+// goes out as "library:progress".
+func (a *App) AddLibrary(path string, copyIn bool) (browse.Library, error) {
+	if err := a.ready(); err != nil {
+		return browse.Library{}, err
+	}
+	clean, err := a.readable(path)
+	if err != nil {
+		return browse.Library{}, err
+	}
+	lib, err := a.core.Browse().AddLibrary(a.ctx, clean, browse.AddOptions{Copy: copyIn, Progress: func(step string, done, total int64) {
+		a.emit("library:progress", LibraryProgress{Step: step, Done: done, Total: total})
+	}})
+	return lib, uiError(err)
+}
+
+// RemoveLibrary forgets a library (rehome's copy deleted, the user's
+// file never).
+func (a *App) RemoveLibrary(name string) (browse.Library, error) {
+	l, err := a.core.Browse().RemoveLibrary(name)
+	return l, uiError(err)
+}
+
+// SearchLibraries searches the carried libraries as web_search does.
+func (a *App) SearchLibraries(query string) (browse.SearchResult, error) {
+	r, err := a.core.Browse().Search(a.ctx, query, browse.SearchOptions{})
+	return r, uiError(err)
+}
+
+// OpenArticle opens a library's article (zim://LIBRARY/PATH) for the
+// window's reader: its title, its text read in the sandbox, and its HTML
+// for the page to sanitise and show. Web pages are not fetched here:
+// the window opens them in the user's browser.
+func (a *App) OpenArticle(address string) (core.Article, error) {
+	if _, _, ok := browse.ParseZIMURL(address); !ok {
+		return core.Article{}, uiError(browse.ErrRefused)
+	}
+	ctx, cancel := context.WithCancel(a.ctx)
+	defer cancel()
+	art, err := a.core.Browse().Open(ctx, address, true, true)
+	return art, uiError(err)
+}
+
+// PickLibraryFile opens the native dialog to choose a .zim file; ""
+// when the user cancels.
+func (a *App) PickLibraryFile() (string, error) {
+	w := a.window()
+	if w == nil {
+		return "", errNoWindow
+	}
+	p, err := w.OpenFileDialog("Choose a Kiwix library (.zim)", []FileFilter{{Name: "Kiwix libraries (ZIM)", Patterns: "*.zim"}, {Name: "All files", Patterns: "*"}})
+	if err == nil && p != "" {
+		GrantRead(a, p)
+	}
+	return p, err
+}

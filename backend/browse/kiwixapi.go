@@ -1,0 +1,208 @@
+package browse
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// kiwix-serve 3.3's HTTP API, as Debian 12's kiwix-tools serves it:
+//   /catalog/v2/entries                     the books (OPDS Atom)
+//   /search?content=BOOK&pattern=Q&format=xml&pageLength=N
+//                                           full-text search (RSS)
+//   /raw/BOOK/content/PATH                  an entry's bytes, as stored
+
+// maxKiwixAnswer bounds what rehome reads of one kiwix-serve answer.
+const maxKiwixAnswer = 8 << 20
+
+// BookInfo is what kiwix-serve's catalog says of one book.
+type BookInfo struct {
+	// URLName is the name its URLs use (the file's, without .zim).
+	URLName     string
+	Name        string // the ZIM's own name (wikipedia_en_all_maxi)
+	Title       string
+	Description string
+	Language    string
+	Articles    int
+	FullText    bool // the ZIM carries a full-text index
+}
+
+type opdsFeed struct {
+	Entries []struct {
+		Title    string `xml:"title"`
+		Summary  string `xml:"summary"`
+		Language string `xml:"language"`
+		Name     string `xml:"name"`
+		Tags     string `xml:"tags"`
+		Articles int    `xml:"articleCount"`
+		Links    []struct {
+			Type string `xml:"type,attr"`
+			Href string `xml:"href,attr"`
+		} `xml:"link"`
+	} `xml:"entry"`
+}
+
+// Catalog lists the books kiwix-serve serves.
+func (k *Kiwix) Catalog(ctx context.Context) ([]BookInfo, error) {
+	body, err := k.get(ctx, "/catalog/v2/entries?count=-1")
+	if err != nil {
+		return nil, err
+	}
+	var f opdsFeed
+	if err := xml.Unmarshal(body, &f); err != nil {
+		return nil, fmt.Errorf("%w: its catalog does not read: %v", ErrNoKiwix, err)
+	}
+	var out []BookInfo
+	for _, e := range f.Entries {
+		b := BookInfo{Name: e.Name, Title: e.Title, Description: e.Summary, Language: e.Language, Articles: e.Articles,
+			FullText: strings.Contains(e.Tags, "_ftindex:yes")}
+		for _, l := range e.Links {
+			if l.Type == "text/html" {
+				b.URLName = strings.Trim(l.Href, "/")
+			}
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// Hit is one search result: from a library (Book and Path set, URL its
+// zim:// address) or from the web.
+type Hit struct {
+	Title   string `json:"title"`
+	URL     string `json:"url"`
+	Snippet string `json:"snippet"`
+	// Book and Path place a library's article.
+	Book  string `json:"book,omitempty"`
+	Path  string `json:"path,omitempty"`
+	Words int    `json:"words,omitempty"`
+	// Source names where it came from: the library's title, or the engine.
+	Source string `json:"source"`
+}
+
+type searchRSS struct {
+	Total int `xml:"channel>totalResults"`
+	Items []struct {
+		Title string `xml:"title"`
+		Link  string `xml:"link"`
+		Desc  struct {
+			Inner string `xml:",innerxml"`
+		} `xml:"description"`
+		Book  string `xml:"book>title"`
+		Words string `xml:"wordCount"`
+	} `xml:"channel>item"`
+}
+
+var tagRE = regexp.MustCompile(`<[^>]*>`)
+
+// Search runs query through book's full-text index, at most top hits.
+func (k *Kiwix) Search(ctx context.Context, book, query string, top int) ([]Hit, error) {
+	q := url.Values{"content": {book}, "pattern": {query}, "format": {"xml"}, "pageLength": {strconv.Itoa(top)}}
+	body, err := k.get(ctx, "/search?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	var r searchRSS
+	if err := xml.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("%w: its search answer does not read: %v", ErrNoKiwix, err)
+	}
+	var out []Hit
+	prefix := "/" + book + "/"
+	for _, it := range r.Items {
+		path := strings.TrimPrefix(it.Link, prefix)
+		if path == it.Link {
+			continue // another book's
+		}
+		if p, err := url.PathUnescape(path); err == nil {
+			path = p
+		}
+		snip := html.UnescapeString(tagRE.ReplaceAllString(html.UnescapeString(it.Desc.Inner), ""))
+		words, _ := strconv.Atoi(strings.ReplaceAll(it.Words, ",", ""))
+		out = append(out, Hit{Title: strings.TrimSpace(it.Title), URL: ZIMURL(book, path), Snippet: strings.TrimSpace(snip),
+			Book: book, Path: path, Words: words, Source: it.Book})
+		if len(out) == top {
+			break
+		}
+	}
+	return out, nil
+}
+
+// Raw is an entry's stored bytes and their type.
+func (k *Kiwix) Raw(ctx context.Context, book, path string) ([]byte, string, error) {
+	u := "/raw/" + url.PathEscape(book) + "/content/" + escapePath(path)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.URL+u, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", ErrNoKiwix, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, "", fmt.Errorf("%w: %s has no article %s (search the library for its title)", ErrNotFound, book, path)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, "", fmt.Errorf("%w: kiwix-serve answered %s for %s", ErrNoKiwix, resp.Status, ZIMURL(book, path))
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxKiwixAnswer))
+	return b, resp.Header.Get("Content-Type"), err
+}
+
+func (k *Kiwix) get(ctx context.Context, path string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.URL+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoKiwix, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxKiwixAnswer))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		detail := tagRE.ReplaceAllString(string(b), " ")
+		return nil, fmt.Errorf("%w: kiwix-serve answered %s: %s", ErrNoKiwix, resp.Status, strings.Join(strings.Fields(detail), " "))
+	}
+	return b, nil
+}
+
+func escapePath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		parts[i] = url.PathEscape(s)
+	}
+	return strings.Join(parts, "/")
+}
+
+// ZIMURL is the zim://BOOK/PATH address of a library's article.
+func ZIMURL(book, path string) string { return "zim://" + book + "/" + escapePath(path) }
+
+// ParseZIMURL splits a zim://BOOK/PATH address.
+func ParseZIMURL(s string) (book, path string, ok bool) {
+	rest, found := strings.CutPrefix(s, "zim://")
+	if !found {
+		return "", "", false
+	}
+	book, path, found = strings.Cut(rest, "/")
+	if !found || book == "" || path == "" {
+		return "", "", false
+	}
+	if p, err := url.PathUnescape(path); err == nil {
+		path = p
+	}
+	if strings.Contains(path, "..") {
+		return "", "", false
+	}
+	return book, path, true
+}
