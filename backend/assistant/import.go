@@ -21,6 +21,9 @@ import (
 type Imported struct {
 	Assistant Assistant `json:"assistant"`
 	Warnings  []string  `json:"warnings"`
+	// Updated: the GPT was imported before (the same g- id) and that
+	// assistant was updated rather than a second one made.
+	Updated bool `json:"updated,omitempty"`
 	// needsKnowledge: the description searches files that did not come
 	// with it.
 	needsKnowledge bool
@@ -94,6 +97,15 @@ func ParseJSON(data []byte) (Imported, error) {
 	obj, ok := raw.(map[string]any)
 	if !ok {
 		return Imported{}, fmt.Errorf("%w: expected a JSON object describing one assistant, got %s", ErrInvalid, typeName(raw))
+	}
+	if rec, ok := asGPT(obj); ok {
+		return parseGPT(rec)
+	}
+	if items, _, ok := gptList(obj); ok {
+		return Imported{}, fmt.Errorf("%w: this is a list of %d GPTs: import it with `rehome assistants import FILE` or the Import panel, which take every GPT in it", ErrInvalid, len(items))
+	}
+	if err := notAnAssistant(obj); err != nil {
+		return Imported{}, err
 	}
 	if obj["object"] == "list" {
 		return Imported{}, fmt.Errorf("%w: this is a list of assistants (the Assistants API's list response): import it with `rehome assistants import FILE` or the Import panel, which take every assistant in it", ErrInvalid)
@@ -564,7 +576,8 @@ func (s *Service) resolveKnowledge(in []KnowledgeFile, extra []string) ([]Knowle
 }
 
 // Import parses a JSON description, attaches the knowledge files, and
-// stores the assistant under a new id.
+// stores the assistant under a new id, or, for a GPT imported before
+// (the same g- id), updates that assistant (see mergeGPT).
 func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
 	imp, err := ParseJSON(data)
 	if err != nil {
@@ -578,6 +591,19 @@ func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
 	imp.Warnings = append(imp.Warnings, warnings...)
 	if imp.needsKnowledge && len(kn) == 0 {
 		imp.Warnings = append(imp.Warnings, "tools: file_search is on, but no knowledge files came with the JSON: the knowledge capability is kept, and the audit asks for the files; attach them with --knowledge so the knowledge moves too")
+	}
+	if old, found, err := s.byGizmo(imp.Assistant.GizmoID); err != nil {
+		return Imported{}, err
+	} else if found {
+		var more []string
+		a, err := s.Edit(old.ID, func(o *Assistant) error {
+			more = mergeGPT(o, imp.Assistant)
+			return nil
+		})
+		if err != nil {
+			return Imported{}, err
+		}
+		return Imported{Assistant: a, Warnings: append(imp.Warnings, more...), Updated: true}, nil
 	}
 	a, err := s.Create(imp.Assistant)
 	if err != nil {
@@ -596,6 +622,8 @@ type ImportItem struct {
 	// imported.
 	Name     string `json:"name"`
 	Imported bool   `json:"imported"`
+	// Updated: an assistant imported from this GPT before was updated.
+	Updated bool `json:"updated,omitempty"`
 	// Assistant is the stored record when Imported.
 	Assistant *Assistant `json:"assistant,omitempty"`
 	// Warnings say what did not come along, and why.
@@ -660,9 +688,15 @@ func listItems(data []byte) (items []json.RawMessage, notes []string, ok bool, e
 // opts attach to a single assistant only. The error is for a file that
 // cannot be read as either.
 func (s *Service) ImportJSON(data []byte, opts ImportOptions) (ImportReport, error) {
-	items, notes, isList, err := listItems(data)
+	items, notes, isList, err := gptItems(data)
 	if err != nil {
 		return ImportReport{}, err
+	}
+	if !isList {
+		items, notes, isList, err = listItems(data)
+		if err != nil {
+			return ImportReport{}, err
+		}
 	}
 	if !isList {
 		imp, err := s.Import(data, opts)
@@ -670,7 +704,8 @@ func (s *Service) ImportJSON(data []byte, opts ImportOptions) (ImportReport, err
 			return ImportReport{}, err
 		}
 		a := imp.Assistant
-		return ImportReport{Items: []ImportItem{{Name: a.Name, Imported: true, Assistant: &a, Warnings: imp.Warnings}}, Imported: 1, Notes: []string{}}, nil
+		it := ImportItem{Name: a.Name, SourceID: a.GizmoID, Imported: true, Updated: imp.Updated, Assistant: &a, Warnings: imp.Warnings}
+		return ImportReport{Items: []ImportItem{it}, Imported: 1, Notes: []string{}}, nil
 	}
 	if len(opts.Knowledge) > 0 && len(items) > 1 {
 		return ImportReport{}, fmt.Errorf("%w: the list holds %d assistants and knowledge files cannot say which one they belong to: import the list without them, then import each assistant's own JSON with its files", ErrInvalid, len(items))
@@ -681,18 +716,14 @@ func (s *Service) ImportJSON(data []byte, opts ImportOptions) (ImportReport, err
 	}
 	for i, raw := range items {
 		it := ImportItem{Index: i, Warnings: []string{}}
-		var head map[string]any
-		if json.Unmarshal(raw, &head) == nil {
-			it.SourceID, _ = head["id"].(string)
-			it.Name, _ = head["name"].(string)
-		}
+		it.SourceID, it.Name = headOf(raw)
 		imp, err := s.Import(raw, opts)
 		if err != nil {
 			it.Error = strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
 			rep.Failed++
 		} else {
 			a := imp.Assistant
-			it.Imported, it.Assistant, it.Name, it.Warnings = true, &a, a.Name, imp.Warnings
+			it.Imported, it.Updated, it.Assistant, it.Name, it.Warnings = true, imp.Updated, &a, a.Name, imp.Warnings
 			rep.Imported++
 		}
 		rep.Items = append(rep.Items, it)
