@@ -38,9 +38,9 @@ func said(ws []string, part string) bool {
 func TestGPTRecordsImportWhole(t *testing.T) {
 	cases := []struct {
 		file, gizmo, name string
-		caps             []Capability
-		actions, files   int
-		warn             string
+		caps              []Capability
+		actions, files    int
+		warn              string
 	}{
 		{"gptracker_anschreiben.json", "g-9upSdCEcq", "Anschreiben Generator", []Capability{ImageGeneration, WebBrowsing}, 0, 0, "gizmo.instructions: not in this record"},
 		{"canva_bearer.json", "g-alKfVrz9K", "Canva", nil, 1, 0, "waiting for its API key"},
