@@ -643,6 +643,8 @@ type ImportReport struct {
 	Failed   int          `json:"failed"`
 	// Notes are about the file as a whole (a list with more pages).
 	Notes []string `json:"notes"`
+	// Preview: nothing was stored; Items say what importing would do.
+	Preview bool `json:"preview,omitempty"`
 }
 
 // listItems returns the assistant objects of an Assistants API list
@@ -688,6 +690,39 @@ func listItems(data []byte) (items []json.RawMessage, notes []string, ok bool, e
 // opts attach to a single assistant only. The error is for a file that
 // cannot be read as either.
 func (s *Service) ImportJSON(data []byte, opts ImportOptions) (ImportReport, error) {
+	return s.eachItem(data, opts, func(b []byte) (Imported, error) { return s.Import(b, opts) })
+}
+
+// PreviewJSON reads a file as ImportJSON does and reports what importing
+// it would do, per assistant — the name, what comes along and what does
+// not, whether an assistant imported from the same GPT would be updated —
+// storing nothing.
+func (s *Service) PreviewJSON(data []byte) (ImportReport, error) {
+	rep, err := s.eachItem(data, ImportOptions{}, s.preview)
+	rep.Preview = true
+	return rep, err
+}
+
+func (s *Service) preview(data []byte) (Imported, error) {
+	imp, err := ParseJSON(data)
+	if err != nil {
+		return Imported{}, err
+	}
+	imp.Assistant.Normalize()
+	if err := imp.Assistant.Validate(); err != nil {
+		return Imported{}, err
+	}
+	_, found, err := s.byGizmo(imp.Assistant.GizmoID)
+	if err != nil {
+		return Imported{}, err
+	}
+	imp.Updated = found
+	return imp, nil
+}
+
+// eachItem reads a file of one assistant or a list of them and does do
+// with each, reporting each on its own.
+func (s *Service) eachItem(data []byte, opts ImportOptions, do func([]byte) (Imported, error)) (ImportReport, error) {
 	items, notes, isList, err := gptItems(data)
 	if err != nil {
 		return ImportReport{}, err
@@ -699,7 +734,7 @@ func (s *Service) ImportJSON(data []byte, opts ImportOptions) (ImportReport, err
 		}
 	}
 	if !isList {
-		imp, err := s.Import(data, opts)
+		imp, err := do(data)
 		if err != nil {
 			return ImportReport{}, err
 		}
@@ -717,7 +752,7 @@ func (s *Service) ImportJSON(data []byte, opts ImportOptions) (ImportReport, err
 	for i, raw := range items {
 		it := ImportItem{Index: i, Warnings: []string{}}
 		it.SourceID, it.Name = headOf(raw)
-		imp, err := s.Import(raw, opts)
+		imp, err := do(raw)
 		if err != nil {
 			it.Error = strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
 			rep.Failed++

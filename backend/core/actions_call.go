@@ -90,8 +90,10 @@ func (s *Actions) call(ctx context.Context, a assistant.Assistant, ac assistant.
 		}
 	}
 	cl := &actions.Client{AirGapped: s.AirGapped(a.ID)}
-	if ac.ID != "" {
-		cl.Signer = authOf(ac).Signer(s.secrets, secretKey(a.ID, ac.ID))
+	if au := authOf(ac); ac.ID != "" || au.Type != actions.AuthNone {
+		// An action still waiting for its key or client is signed too:
+		// the signer says, in words, what is missing.
+		cl.Signer = au.Signer(s.secrets, secretKey(a.ID, ac.ID))
 	}
 	return cl.Call(ctx, spec, op.ID, args)
 }
