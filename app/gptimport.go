@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"strings"
 
 	"rehome/backend/assistant"
 	"rehome/backend/core"
@@ -11,14 +12,14 @@ import (
 // per GPT: its name, capabilities, actions and their auth, the files to
 // bring, whether it updates an assistant imported before — storing
 // nothing. The window shows it before the user imports.
-func (a *App) PreviewAssistants(in AssistantImport) (assistant.ImportReport, error) {
+func (a *App) PreviewAssistants(json string) (assistant.ImportReport, error) {
 	if err := a.ready(); err != nil {
 		return assistant.ImportReport{}, err
 	}
-	if in.Bundle != "" {
-		return assistant.ImportReport{}, errors.New("a bundle is previewed by importing it: it holds one assistant and its files")
+	if strings.TrimSpace(json) == "" {
+		return assistant.ImportReport{}, errors.New("paste the GPT's JSON, or drop its file, first")
 	}
-	rep, err := a.core.PreviewJSON([]byte(in.JSON))
+	rep, err := a.core.PreviewJSON([]byte(json))
 	return rep, uiError(err)
 }
 

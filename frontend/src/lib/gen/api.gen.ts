@@ -157,6 +157,8 @@ export namespace assistant {
     header?: string;
     oauth?: assistant.OAuthClient;
     always_allow?: string[];
+    domain?: string;
+    source?: string;
   }
 
   export interface Assistant {
@@ -166,6 +168,8 @@ export namespace assistant {
     description: string;
     instructions: string;
     starters: string[];
+    welcome_message?: string;
+    gizmo_id?: string;
     knowledge: assistant.KnowledgeFile[];
     capabilities: assistant.Capability[];
     actions: assistant.Action[];
@@ -183,6 +187,7 @@ export namespace assistant {
     source_id: string;
     name: string;
     imported: boolean;
+    updated?: boolean;
     assistant?: assistant.Assistant;
     warnings: string[];
     error?: string;
@@ -194,11 +199,13 @@ export namespace assistant {
     imported: number;
     failed: number;
     notes: string[];
+    preview?: boolean;
   }
 
   export interface Imported {
     assistant: assistant.Assistant;
     warnings: string[];
+    updated?: boolean;
   }
 
   export interface KnowledgeFile {
@@ -213,12 +220,17 @@ export namespace assistant {
     auth_url: string;
     token_url: string;
     scope?: string;
+    pkce?: boolean;
+    token_exchange?: string;
   }
 
   export interface RemoteFile {
     tool: assistant.Capability;
     kind: string;
     id: string;
+    type?: string;
+    name?: string;
+    filled?: string;
   }
 }
 
@@ -500,6 +512,12 @@ export namespace audit {
 
 /** Types of Go package rehome/backend/core. */
 export namespace core {
+  export interface ActionCredentials {
+    key?: string;
+    client_id?: string;
+    client_secret?: string;
+  }
+
   export interface ActionInfo {
     id: string;
     name: string;
@@ -511,6 +529,8 @@ export namespace core {
     signed_in: boolean;
     operations: core.OperationInfo[];
     problem?: string;
+    waiting?: string;
+    notes?: string[];
   }
 
   export interface AddAction {
@@ -1440,6 +1460,7 @@ export const methods = [
   'BuildImage',
   'CancelPull',
   'CarriedModels',
+  'ChatGPTSnippet',
   'Checklist',
   'ChooseSavePath',
   'CompareAudits',
@@ -1486,6 +1507,7 @@ export const methods = [
   'PickFile',
   'PickKnowledgeFile',
   'PickModelFile',
+  'PreviewAssistants',
   'PreviewFile',
   'PullModel',
   'PullSource',
@@ -1504,6 +1526,7 @@ export const methods = [
   'SaveOutput',
   'SearchConversations',
   'SessionCells',
+  'SetActionCredentials',
   'SetAssistantModel',
   'SetModelServers',
   'SetRunLimits',
@@ -1567,6 +1590,10 @@ export function CancelPull(name: string): Promise<void> {
 
 export function CarriedModels(): Promise<core.CarriedModel[]> {
   return call<core.CarriedModel[]>('CarriedModels');
+}
+
+export function ChatGPTSnippet(): Promise<string> {
+  return call<string>('ChatGPTSnippet');
 }
 
 export function Checklist(assistantID: string): Promise<audit.Checklist> {
@@ -1753,6 +1780,10 @@ export function PickModelFile(): Promise<string> {
   return call<string>('PickModelFile');
 }
 
+export function PreviewAssistants(json: string): Promise<assistant.ImportReport> {
+  return call<assistant.ImportReport>('PreviewAssistants', json);
+}
+
 export function PreviewFile(path: string): Promise<dataset.Preview> {
   return call<dataset.Preview>('PreviewFile', path);
 }
@@ -1823,6 +1854,10 @@ export function SearchConversations(query: string, limit: number): Promise<llm.C
 
 export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
   return call<sandbox.CellResult[]>('SessionCells', id);
+}
+
+export function SetActionCredentials(assistantID: string, name: string, in_: Input<core.ActionCredentials>): Promise<core.ActionInfo> {
+  return call<core.ActionInfo>('SetActionCredentials', assistantID, name, in_);
 }
 
 export function SetAssistantModel(id: string, model: string): Promise<assistant.Assistant> {
