@@ -439,6 +439,7 @@ export namespace audit {
     link?: string;
     cost: audit.Cost;
     bring?: string;
+    on_chatgpt?: string;
     rule?: string;
     because: string[];
   }
@@ -471,6 +472,8 @@ export namespace audit {
     action_oauth: boolean;
     knowledge_files: number;
     remote_files?: assistant.RemoteFile[];
+    gizmo_id?: string;
+    gpt: audit.gptFacts;
   }
 
   export interface Summary {
@@ -507,6 +510,10 @@ export namespace audit {
     no_text_model?: boolean;
     action_calls_external?: boolean;
     action_auth_oauth?: boolean;
+  }
+
+  export interface gptFacts {
+    actions?: string[];
   }
 }
 
