@@ -84,7 +84,18 @@ func fillResponses(top map[string]any) []string {
 			}
 			if r, ok := op["responses"].(map[string]any); ok && len(r) > 0 {
 				for _, code := range sortedKeys(r) {
-					if resp, ok := r[code].(map[string]any); ok && resp["$ref"] == nil && resp["description"] == nil {
+					resp, ok := r[code].(map[string]any)
+					if !ok {
+						continue
+					}
+					if ref, _ := resp["$ref"].(string); strings.HasPrefix(ref, "#/components/schemas/") {
+						// A response that is a schema: ChatGPT reads it as
+						// the JSON body of that response.
+						r[code] = map[string]any{"description": "", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": ref}}}}
+						warns = append(warns, fmt.Sprintf("paths.%s.%s.responses.%s: a $ref to the schema %s where a response belongs: read as a JSON response of that schema", p, m, code, ref))
+						continue
+					}
+					if resp["$ref"] == nil && resp["description"] == nil {
 						resp["description"] = ""
 					}
 				}

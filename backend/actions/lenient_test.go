@@ -104,6 +104,11 @@ func TestLiveSchemasSayWhatWasReadDifferently(t *testing.T) {
 		t.Fatalf("type float: %q", s.Warnings)
 	}
 
+	s = parseLive(t, "youtube_summarizer_response_is_schema.json")
+	if !warned(s, "where a response belongs: read as a JSON response of that schema") {
+		t.Fatalf("a response that is a schema: %q", s.Warnings)
+	}
+
 	s = parseLive(t, "zotero_long_operationid.json")
 	if !warned(s, "actions send JSON only: this operation is left out") {
 		t.Fatalf("multipart body: %q", s.Warnings)
