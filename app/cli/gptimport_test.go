@@ -71,6 +71,16 @@ func TestImportedActionWaitsForItsKeyCLI(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "auth bearer, waiting for its API key") || !strings.Contains(r.stdout, "rehome actions key "+id+" "+name+" --key-stdin") {
 		t.Fatalf("list: %+v", r)
 	}
+	// A call before the key says so in words, and is not made.
+	acts := decode[[]struct {
+		Operations []struct {
+			ID string `json:"id"`
+		} `json:"operations"`
+	}](t, rehomeCLI(t, home, "actions", "list", id, "--json"))
+	r = rehomeCLI(t, home, "actions", "test", id, acts[0].Operations[0].ID, "--args", "{}", "--yes")
+	if r.code == 0 || !strings.Contains(r.stderr, "waiting for its API key") || !strings.Contains(r.stderr, "rehome actions key ASSISTANT ACTION --key-stdin") {
+		t.Fatalf("a call waiting for its key: %+v", r)
+	}
 	r = rehomeCLIIn(t, home, strings.NewReader("canva-test-key\n"), "actions", "key", id, name, "--key-stdin")
 	if r.code != 0 || !strings.Contains(r.stdout, name+": ready (auth bearer)") {
 		t.Fatalf("key: %+v", r)
