@@ -234,3 +234,28 @@ func TestNotAGPTIsSaidInWords(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// In the owner's view files have names: a brought file fills the
+// reference of its name whatever its type; one file fills one place; a
+// file taken out of the knowledge opens its place again.
+func TestFillFileRefsByNameTypeAndOrder(t *testing.T) {
+	a := Assistant{RemoteFiles: []RemoteFile{
+		{Tool: Knowledge, Kind: GPTFile, ID: "1", Name: "Handbook.pdf", Type: "application/pdf"},
+		{Tool: Knowledge, Kind: GPTFile, ID: "2", Type: "application/pdf"},
+		{Tool: Knowledge, Kind: GPTFile, ID: "3"},
+		{Tool: CodeInterpreter, Kind: "file", ID: "file-abc"},
+	}}
+	a.Knowledge = []KnowledgeFile{{Name: "other.pdf", SHA256: strings.Repeat("a", 64)}, {Name: "handbook.PDF", SHA256: strings.Repeat("b", 64)}}
+	FillFileRefs(&a)
+	if a.RemoteFiles[0].Filled != strings.Repeat("b", 64) || a.RemoteFiles[1].Filled != strings.Repeat("a", 64) || a.RemoteFiles[2].Filled != "" || a.RemoteFiles[3].Filled != "" {
+		t.Fatalf("%+v", a.RemoteFiles)
+	}
+	if got := DescribeFiles(FilesToBring(a)); got != "1 file(s): 1 of unknown type" {
+		t.Fatalf("to bring: %q", got)
+	}
+	a.Knowledge = a.Knowledge[1:]
+	FillFileRefs(&a)
+	if a.RemoteFiles[1].Filled != "" || a.RemoteFiles[2].Filled != "" || len(FilesToBring(a)) != 2 {
+		t.Fatalf("after a file left: %+v", a.RemoteFiles)
+	}
+}
