@@ -98,7 +98,7 @@ func headOf(raw json.RawMessage) (id, name string) {
 // rehomeKeys are the fields that make an object an assistant rehome
 // reads (its own record, an Assistants API object).
 var rehomeKeys = []string{"name", "instructions", "description", "starters", "conversation_starters", "capabilities",
-	"knowledge", "actions", "notes", "schema", "object", "tools", "model", "tool_resources"}
+	"knowledge", "actions", "notes", "schema", "object", "tools", "model", "tool_resources", "gizmo_id", "welcome_message"}
 
 // notAnAssistant says, of an object rehome cannot read as an assistant,
 // what it is not and what rehome reads.

@@ -259,3 +259,18 @@ func TestFillFileRefsByNameTypeAndOrder(t *testing.T) {
 		t.Fatalf("after a file left: %+v", a.RemoteFiles)
 	}
 }
+
+// rehome's own record of an imported GPT (`assistants show --json`)
+// imports back with its g- id, so it updates the assistant.
+func TestOwnRecordKeepsTheGizmoID(t *testing.T) {
+	svc := newService(t)
+	a := *importFile(t, svc, "canva_bearer.json").Items[0].Assistant
+	b, _ := json.Marshal(a)
+	rep, err := svc.ImportJSON(b, ImportOptions{})
+	if err != nil || !rep.Items[0].Updated || rep.Items[0].Assistant.GizmoID != "g-alKfVrz9K" || rep.Items[0].Assistant.Actions[0].Domain == "" {
+		t.Fatalf("%v %+v", err, rep.Items[0])
+	}
+	if all, _ := svc.List(); len(all) != 1 {
+		t.Fatalf("%d assistants", len(all))
+	}
+}

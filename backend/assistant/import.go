@@ -264,6 +264,8 @@ func (p *parser) assistant() Assistant {
 	a.Description, _ = p.str(o, "description", "description")
 	a.Instructions, _ = p.str(o, "instructions", "instructions")
 	a.Notes, _ = p.str(o, "notes", "notes")
+	a.WelcomeMessage, _ = p.str(o, "welcome_message", "welcome_message")
+	a.GizmoID, _ = p.str(o, "gizmo_id", "gizmo_id")
 	a.Starters = append(p.stringList(o, "starters"), p.stringList(o, "conversation_starters")...)
 	for _, key := range []string{"created", "updated"} {
 		if s, ok := p.str(o, key, key); ok {
@@ -360,6 +362,8 @@ func (p *parser) actions(o map[string]any, a *Assistant) {
 		}
 		ac.Auth, _ = p.str(m, "auth", path+".auth")
 		ac.PrivacyURL, _ = p.str(m, "privacy_url", path+".privacy_url")
+		ac.Domain, _ = p.str(m, "domain", path+".domain")
+		ac.Source, _ = p.str(m, "source", path+".source")
 		if p.err != nil {
 			return
 		}
