@@ -60,6 +60,17 @@ test('preview then import ChatGPT GPT records, per GPT', async () => {
   assert.equal(stored.length, 4);
   assert.equal(stored.filter((a) => a.gizmo_id === 'g-2azCVmXdy').length, 1);
   await page.screenshot({ path: join(artifacts, 'browser-gpt-import.png'), fullPage: true });
+
+  // Its OAuth action waits for its client in the editor's Actions panel;
+  // given the client id, it waits only for a sign-in.
+  await page.getByTestId('assistant-row').filter({ hasText: 'AI Humanizer' }).click();
+  await page.getByTestId('assistant-gizmo').filter({ hasText: 'g-2azCVmXdy' }).waitFor();
+  await page.getByTestId('action-waiting').filter({ hasText: 'Waiting for its OAuth client' }).waitFor();
+  await page.getByTestId('action-client-id').fill('rehome-client');
+  await page.getByTestId('action-key-keep').click();
+  await page.getByTestId('action-waiting').waitFor({ state: 'detached' });
+  const acts = await srv.call('ListActions', stored.find((a) => a.gizmo_id === 'g-2azCVmXdy').id);
+  assert.equal(acts[0].waiting, 'a sign-in');
   assert.deepEqual(page.jsErrors, []);
   await page.close();
 });
