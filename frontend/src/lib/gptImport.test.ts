@@ -35,6 +35,7 @@ describe('GPT import words', () => {
     expect(gptHead(humanizer, true)).toBe('Adds “AI Humanizer” (g-2azCVmXdy)');
     expect(gptHead({ ...humanizer, updated: true }, false)).toBe('Updated “AI Humanizer” (g-2azCVmXdy)');
     expect(gptLines(humanizer)).toContain('Instructions: not in this record (the owner’s export has them)');
+    expect(gptLines(humanizer)[0]).toBe('Had: 1 action(s)');
     expect(hasGPTs([humanizer])).toBe(true);
   });
 });

@@ -50,6 +50,7 @@ export function gptLines(it: Item): string[] {
   if (!a) return [];
   const lines: string[] = [];
   const caps = (a.capabilities ?? []).map((c) => capWords[c] ?? c);
+  if (a.actions?.length) caps.push(`${a.actions.length} action(s)`);
   lines.push(caps.length ? `Had: ${caps.join(', ')}` : 'Had no tools');
   if (a.starters?.length) lines.push(`${a.starters.length} conversation starter(s)`);
   lines.push(a.instructions?.trim() ? 'Instructions: included' : 'Instructions: not in this record (the owner’s export has them)');
