@@ -12,11 +12,13 @@ import (
 	"rehome/backend/store"
 )
 
-// cmdAssistantsImport is `rehome assistants import FILE`: a JSON description
-// of a GPT (rehome's record or an OpenAI Assistants object; "-" reads
-// stdin), the Assistants API's list of them (each imported on its own and
-// reported per assistant), or a rehome bundle (.tar.gz or .zip, told apart
-// by content).
+// cmdAssistantsImport is `rehome assistants import FILE`: ChatGPT's own GPT
+// JSON (one record, the store's or the owner's list, JSON Lines, the
+// export snippet's file; see docs/chatgpt-export.md), rehome's record or
+// an OpenAI Assistants object ("-" reads stdin), the Assistants API's list
+// of them (each imported on its own and reported per assistant), or a
+// rehome bundle (.tar.gz or .zip, told apart by content). Every face
+// imports JSON through core's ImportJSON.
 func cmdAssistantsImport(env *cliEnv, args []string) int {
 	fs := env.flags("assistants import", "assistants import FILE|- [--knowledge PATH]... [--json]")
 	var knowledge stringList
@@ -27,7 +29,7 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 		return code
 	}
 	if len(pos) != 1 {
-		return env.usage("assistants import: give one file (JSON or a rehome bundle), or - for JSON on stdin")
+		return env.usage("assistants import: give one file (a GPT's JSON from ChatGPT, rehome's JSON or a rehome bundle), or - for JSON on stdin")
 	}
 	file := pos[0]
 	_, err := env.openStore()

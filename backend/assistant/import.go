@@ -583,6 +583,13 @@ func (s *Service) resolveKnowledge(in []KnowledgeFile, extra []string) ([]Knowle
 // stores the assistant under a new id, or, for a GPT imported before
 // (the same g- id), updates that assistant (see mergeGPT).
 func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
+	return s.importOne(data, opts, nil)
+}
+
+// importOne is Import; gizmos, when not nil, maps g- ids to the ids of
+// the assistants imported from them (one list read for a whole file,
+// kept up to date here), else the store is searched.
+func (s *Service) importOne(data []byte, opts ImportOptions, gizmos map[string]string) (Imported, error) {
 	imp, err := ParseJSON(data)
 	if err != nil {
 		return Imported{}, err
@@ -596,11 +603,18 @@ func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
 	if imp.needsKnowledge && len(kn) == 0 {
 		imp.Warnings = append(imp.Warnings, "tools: file_search is on, but no knowledge files came with the JSON: the knowledge capability is kept, and the audit asks for the files; attach them with --knowledge so the knowledge moves too")
 	}
-	if old, found, err := s.byGizmo(imp.Assistant.GizmoID); err != nil {
+	oldID, found := "", false
+	if gizmos != nil {
+		oldID, found = gizmos[imp.Assistant.GizmoID]
+		found = found && imp.Assistant.GizmoID != ""
+	} else if old, ok, err := s.byGizmo(imp.Assistant.GizmoID); err != nil {
 		return Imported{}, err
-	} else if found {
+	} else {
+		oldID, found = old.ID, ok
+	}
+	if found {
 		var more []string
-		a, err := s.Edit(old.ID, func(o *Assistant) error {
+		a, err := s.Edit(oldID, func(o *Assistant) error {
 			more = mergeGPT(o, imp.Assistant)
 			return nil
 		})
@@ -613,7 +627,25 @@ func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
 	if err != nil {
 		return Imported{}, err
 	}
+	if gizmos != nil && a.GizmoID != "" {
+		gizmos[a.GizmoID] = a.ID
+	}
 	return Imported{Assistant: a, Warnings: imp.Warnings}, nil
+}
+
+// gizmoIndex maps the g- ids of stored assistants to their ids.
+func (s *Service) gizmoIndex() (map[string]string, error) {
+	all, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	idx := map[string]string{}
+	for _, a := range all {
+		if a.GizmoID != "" {
+			idx[a.GizmoID] = a.ID
+		}
+	}
+	return idx, nil
 }
 
 // ImportItem is what became of one assistant of an imported file.
@@ -694,7 +726,11 @@ func listItems(data []byte) (items []json.RawMessage, notes []string, ok bool, e
 // opts attach to a single assistant only. The error is for a file that
 // cannot be read as either.
 func (s *Service) ImportJSON(data []byte, opts ImportOptions) (ImportReport, error) {
-	return s.eachItem(data, opts, func(b []byte) (Imported, error) { return s.Import(b, opts) })
+	gizmos, err := s.gizmoIndex()
+	if err != nil {
+		return ImportReport{}, err
+	}
+	return s.eachItem(data, opts, func(b []byte) (Imported, error) { return s.importOne(b, opts, gizmos) })
 }
 
 // PreviewJSON reads a file as ImportJSON does and reports what importing
@@ -702,12 +738,18 @@ func (s *Service) ImportJSON(data []byte, opts ImportOptions) (ImportReport, err
 // not, whether an assistant imported from the same GPT would be updated —
 // storing nothing.
 func (s *Service) PreviewJSON(data []byte) (ImportReport, error) {
-	rep, err := s.eachItem(data, ImportOptions{}, s.preview)
+	gizmos, err := s.gizmoIndex()
+	if err != nil {
+		return ImportReport{}, err
+	}
+	rep, err := s.eachItem(data, ImportOptions{}, func(b []byte) (Imported, error) { return preview(b, gizmos) })
 	rep.Preview = true
 	return rep, err
 }
 
-func (s *Service) preview(data []byte) (Imported, error) {
+// preview parses and checks one record as Import would; gizmos grows
+// with the GPTs seen, so a GPT listed twice previews as one update.
+func preview(data []byte, gizmos map[string]string) (Imported, error) {
 	imp, err := ParseJSON(data)
 	if err != nil {
 		return Imported{}, err
@@ -716,11 +758,10 @@ func (s *Service) preview(data []byte) (Imported, error) {
 	if err := imp.Assistant.Validate(); err != nil {
 		return Imported{}, err
 	}
-	_, found, err := s.byGizmo(imp.Assistant.GizmoID)
-	if err != nil {
-		return Imported{}, err
+	if g := imp.Assistant.GizmoID; g != "" {
+		_, imp.Updated = gizmos[g]
+		gizmos[g] = ""
 	}
-	imp.Updated = found
 	return imp, nil
 }
 
