@@ -99,7 +99,7 @@ var pathless = []string{
 	"StopSession", "SessionCells", "ExportSession",
 	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile", "PullSource", "PullModel", "CancelPull",
 	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove", "KnowledgeCancel", "KnowledgeRanking", "PickKnowledgeFile",
-	"ListActions", "AddAction", "RemoveAction", "SetActionAllowLocal", "TestAction", "AnswerAction", "SignInAction",
+	"ListActions", "AddAction", "RemoveAction", "SetActionAllowLocal", "TestAction", "AnswerAction", "SignInAction", "SetActionCredentials", "ChatGPTSnippet", "PreviewAssistants",
 	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations",
 	"SandboxHost", "TrustSandboxHost",
 }

@@ -161,7 +161,7 @@ func (a *App) ImportAssistants(in AssistantImport) (assistant.ImportReport, erro
 			return assistant.ImportReport{}, err
 		}
 	}
-	rep, err := a.core.Assistants().ImportJSON([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
+	rep, err := a.core.ImportJSON([]byte(in.JSON), in.Knowledge)
 	if err == nil {
 		a.log.Info("assistants imported", "imported", rep.Imported, "failed", rep.Failed, "list", rep.List)
 	}

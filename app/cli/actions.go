@@ -23,6 +23,7 @@ func cmdActions(env *cliEnv, args []string) int {
 		{"add", "add an action from its OpenAPI schema (a file, or - to paste it)", cmdActionsAdd},
 		{"list", "list an assistant's actions, their operations and confirmation rules", cmdActionsList},
 		{"test", "call one operation, as the GPT editor's Test button does", cmdActionsTest},
+		{"key", "give an action what it waits for: its API key or its OAuth client", cmdActionsKey},
 		{"signin", "sign in to an OAuth action through your browser", cmdActionsSignIn},
 		{"allow-local", "let an action call this machine and its networks (or --off to take it back)", cmdActionsAllowLocal},
 		{"rm", "remove an action and its credentials", cmdActionsRm},
@@ -31,7 +32,7 @@ func cmdActions(env *cliEnv, args []string) int {
 
 func cmdActionsAdd(env *cliEnv, args []string) int {
 	fs := env.flags("actions add", "actions add ASSISTANT SCHEMA|- [--auth none|basic|bearer|header:NAME|oauth] [--key-stdin] [--client-id ID --auth-url URL --token-url URL [--scope S] [--client-secret-stdin]] [--name NAME] [--allow-local] [--json]")
-	auth := fs.String("auth", "none", "how calls are signed: none, basic, bearer, header:NAME (a custom header) or oauth")
+	auth := fs.String("auth", "", "how calls are signed: none, basic, bearer, header:NAME (a custom header) or oauth (default: what the schema's securitySchemes declare)")
 	keyStdin := fs.Bool("key-stdin", false, "read the API key from standard input (it is kept in the data folder's owner-only file, nowhere else)")
 	secretStdin := fs.Bool("client-secret-stdin", false, "read the OAuth client secret from standard input")
 	clientID := fs.String("client-id", "", "the OAuth client `id`")
@@ -91,12 +92,26 @@ func cmdActionsAdd(env *cliEnv, args []string) int {
 		return env.json(info)
 	}
 	fmt.Fprintf(env.stdout, "added %s (%d operations, auth %s) to %s\n", info.Name, len(info.Operations), info.Auth, pos[0])
+	for _, n := range info.Notes {
+		fmt.Fprintf(env.stderr, "rehome: note: %s\n", n)
+	}
 	printOperations(env, info)
 	printLocal(env, pos[0], info)
-	if info.Auth == actions.AuthOAuth {
-		fmt.Fprintf(env.stdout, "sign in with `rehome actions signin %s %s`\n", pos[0], info.Name)
-	}
+	printWaiting(env, pos[0], info)
 	return exitOK
+}
+
+// printWaiting says how to give an action what it waits for.
+func printWaiting(env *cliEnv, assistantID string, in core.ActionInfo) {
+	switch {
+	case in.Waiting == "":
+	case in.Waiting == "a sign-in":
+		fmt.Fprintf(env.stdout, "  waiting for a sign-in: `rehome actions signin %s %s`\n", assistantID, in.Name)
+	case in.Auth == actions.AuthOAuth:
+		fmt.Fprintf(env.stdout, "  waiting for %s: `rehome actions key %s %s --client-id ID --client-secret-stdin`\n", in.Waiting, assistantID, in.Name)
+	default:
+		fmt.Fprintf(env.stdout, "  waiting for %s: `rehome actions key %s %s --key-stdin`\n", in.Waiting, assistantID, in.Name)
+	}
 }
 
 // readSecret reads one line from stdin, without echo on a terminal.
@@ -152,11 +167,8 @@ func cmdActionsList(env *cliEnv, args []string) int {
 	}
 	for _, in := range list {
 		cred := ""
-		switch {
-		case in.Auth == actions.AuthOAuth && !in.SignedIn:
-			cred = ", not signed in"
-		case in.Auth != actions.AuthNone && in.Auth != actions.AuthOAuth && !in.HasKey:
-			cred = ", no key"
+		if in.Waiting != "" {
+			cred = ", waiting for " + in.Waiting
 		}
 		where := strings.Join(in.Servers, ", ")
 		if in.SchemaOnly {
@@ -168,6 +180,7 @@ func cmdActionsList(env *cliEnv, args []string) int {
 			fmt.Fprintf(out, "  %s\n", in.Problem)
 		}
 		printOperations(env, in)
+		printWaiting(env, pos[0], in)
 		printLocal(env, pos[0], in)
 	}
 	return exitOK

@@ -12,11 +12,13 @@ import (
 	"rehome/backend/store"
 )
 
-// cmdAssistantsImport is `rehome assistants import FILE`: a JSON description
-// of a GPT (rehome's record or an OpenAI Assistants object; "-" reads
-// stdin), the Assistants API's list of them (each imported on its own and
-// reported per assistant), or a rehome bundle (.tar.gz or .zip, told apart
-// by content).
+// cmdAssistantsImport is `rehome assistants import FILE`: ChatGPT's own GPT
+// JSON (one record, the store's or the owner's list, JSON Lines, the
+// export snippet's file; see docs/chatgpt-export.md), rehome's record or
+// an OpenAI Assistants object ("-" reads stdin), the Assistants API's list
+// of them (each imported on its own and reported per assistant), or a
+// rehome bundle (.tar.gz or .zip, told apart by content). Every face
+// imports JSON through core's ImportJSON.
 func cmdAssistantsImport(env *cliEnv, args []string) int {
 	fs := env.flags("assistants import", "assistants import FILE|- [--knowledge PATH]... [--json]")
 	var knowledge stringList
@@ -27,7 +29,7 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 		return code
 	}
 	if len(pos) != 1 {
-		return env.usage("assistants import: give one file (JSON or a rehome bundle), or - for JSON on stdin")
+		return env.usage("assistants import: give one file (a GPT's JSON from ChatGPT, rehome's JSON or a rehome bundle), or - for JSON on stdin")
 	}
 	file := pos[0]
 	_, err := env.openStore()
@@ -51,7 +53,7 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 		if err != nil {
 			return env.fail(fmt.Errorf("read %s: %w", file, err))
 		}
-		rep, err := svc.ImportJSON(data, assistant.ImportOptions{Knowledge: knowledge})
+		rep, err := env.c.ImportJSON(data, knowledge)
 		if err != nil {
 			return env.fail(err)
 		}
@@ -59,7 +61,7 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 			return printImportReport(env, file, rep, *asJSON)
 		}
 		it := rep.Items[0]
-		imp = assistant.Imported{Assistant: *it.Assistant, Warnings: it.Warnings}
+		imp = assistant.Imported{Assistant: *it.Assistant, Warnings: it.Warnings, Updated: it.Updated}
 	}
 	if err != nil {
 		return env.fail(err)
@@ -71,8 +73,40 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "rehome: note: %s\n", w)
 	}
 	a := imp.Assistant
-	fmt.Fprintf(env.stdout, "imported %s %q (%d knowledge file(s), %d action(s))\n", a.ID, a.Name, len(a.Knowledge), len(a.Actions))
+	verb := "imported"
+	if imp.Updated {
+		verb = "updated"
+	}
+	fmt.Fprintf(env.stdout, "%s %s %q%s\n", verb, a.ID, a.Name, summary(a))
 	return exitOK
+}
+
+// summary says what an imported assistant holds, in one parenthesis.
+func summary(a assistant.Assistant) string {
+	parts := []string{fmt.Sprintf("%d knowledge file(s)", len(a.Knowledge)), fmt.Sprintf("%d action(s)", len(a.Actions))}
+	if a.GizmoID != "" {
+		parts = append([]string{"GPT " + a.GizmoID}, parts...)
+	}
+	if len(a.Capabilities) > 0 {
+		caps := make([]string, len(a.Capabilities))
+		for i, c := range a.Capabilities {
+			caps[i] = string(c)
+		}
+		parts = append(parts, strings.Join(caps, ", "))
+	}
+	if n := len(assistant.FilesToBring(a)); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d file(s) to bring", n))
+	}
+	other := 0
+	for _, rf := range a.RemoteFiles {
+		if rf.Kind != assistant.GPTFile {
+			other++
+		}
+	}
+	if other > 0 {
+		parts = append(parts, fmt.Sprintf("%d file(s) still on OpenAI", other))
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // printImportReport prints what became of each assistant of an imported
@@ -88,7 +122,17 @@ func printImportReport(env *cliEnv, file string, rep assistant.ImportReport, asJ
 		}
 		return code
 	}
-	fmt.Fprintf(env.stdout, "%s: a list of %d assistant(s): %d imported, %d not imported\n", file, len(rep.Items), rep.Imported, rep.Failed)
+	updated := 0
+	for _, it := range rep.Items {
+		if it.Updated {
+			updated++
+		}
+	}
+	upd := ""
+	if updated > 0 {
+		upd = fmt.Sprintf(" (%d updated: imported before from the same GPT)", updated)
+	}
+	fmt.Fprintf(env.stdout, "%s: a list of %d assistant(s): %d imported, %d not imported%s\n", file, len(rep.Items), rep.Imported, rep.Failed, upd)
 	for _, it := range rep.Items {
 		src := ""
 		if it.SourceID != "" {
@@ -103,9 +147,16 @@ func printImportReport(env *cliEnv, file string, rep assistant.ImportReport, asJ
 			continue
 		}
 		a := it.Assistant
-		fmt.Fprintf(env.stdout, "  imported %s %q%s (%d knowledge file(s), %d action(s), %d file(s) still on OpenAI)\n", a.ID, a.Name, src, len(a.Knowledge), len(a.Actions), len(a.RemoteFiles))
+		verb := "imported"
+		if it.Updated {
+			verb = "updated"
+		}
+		if a.GizmoID != "" {
+			src = "" // summary names the GPT
+		}
+		fmt.Fprintf(env.stdout, "  %s %s %q%s%s\n", verb, a.ID, a.Name, src, summary(*a))
 		for _, w := range it.Warnings {
-			fmt.Fprintf(env.stdout, "    not imported: %s\n", w)
+			fmt.Fprintf(env.stdout, "    note: %s\n", w)
 		}
 	}
 	for _, n := range rep.Notes {

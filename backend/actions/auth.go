@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,10 @@ type Auth struct {
 	AuthURL  string `json:"auth_url,omitempty"`
 	TokenURL string `json:"token_url,omitempty"`
 	Scope    string `json:"scope,omitempty"`
+	// TokenExchange is how the client authenticates at the token URL:
+	// "basic_auth_header" (HTTP Basic) or "default_post" (in the form),
+	// as the GPT editor's OAuth form says; "" lets the library find out.
+	TokenExchange string `json:"token_exchange,omitempty"`
 }
 
 // The auth types.
@@ -93,7 +98,7 @@ func (s *signer) Sign(ctx context.Context, r *http.Request) error {
 	switch s.a.Type {
 	case AuthBasic, AuthBearer, AuthHeader:
 		if !ok || v.Key == "" {
-			return fmt.Errorf("%w: this action needs its API key: add it with `rehome actions add … --auth %s --key-stdin`", ErrNoCredential, s.a.Type)
+			return fmt.Errorf("%w: this action is waiting for its API key (%s): give it with `rehome actions key ASSISTANT ACTION --key-stdin`, or in the window's Actions panel", ErrNoCredential, s.a.Type)
 		}
 		switch s.a.Type {
 		case AuthBasic:
@@ -105,6 +110,9 @@ func (s *signer) Sign(ctx context.Context, r *http.Request) error {
 		}
 		return nil
 	case AuthOAuth:
+		if s.a.ClientID == "" {
+			return fmt.Errorf("%w: this action is waiting for its OAuth client: ChatGPT keeps the client id and secret the GPT's author registered with %s; register one for rehome there (redirect http://127.0.0.1/callback) and give it with `rehome actions key ASSISTANT ACTION --client-id ID --client-secret-stdin`, then sign in", ErrNoCredential, hostOf(s.a.AuthURL))
+		}
 		if !ok || v.Token == nil {
 			return fmt.Errorf("%w: this action signs in with OAuth and nobody has signed in yet: run `rehome actions signin ASSISTANT ACTION`", ErrNoCredential)
 		}
@@ -125,11 +133,29 @@ func (s *signer) Sign(ctx context.Context, r *http.Request) error {
 
 func (a Auth) config(secret, redirect string) *oauth2.Config {
 	c := &oauth2.Config{ClientID: a.ClientID, ClientSecret: secret, RedirectURL: redirect,
-		Endpoint: oauth2.Endpoint{AuthURL: a.AuthURL, TokenURL: a.TokenURL}}
+		Endpoint: oauth2.Endpoint{AuthURL: a.AuthURL, TokenURL: a.TokenURL, AuthStyle: a.authStyle()}}
 	if a.Scope != "" {
 		c.Scopes = strings.Fields(a.Scope)
 	}
 	return c
+}
+
+// authStyle is the token exchange method the GPT editor's form names.
+func (a Auth) authStyle() oauth2.AuthStyle {
+	switch a.TokenExchange {
+	case "basic_auth_header":
+		return oauth2.AuthStyleInHeader
+	case "default_post":
+		return oauth2.AuthStyleInParams
+	}
+	return oauth2.AuthStyleAutoDetect
+}
+
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "the provider"
 }
 
 // SignIn runs the OAuth authorization code flow with PKCE through a

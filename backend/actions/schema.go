@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"net/url"
 	"regexp"
 	"slices"
@@ -56,6 +57,10 @@ type Spec struct {
 	// SchemaOnly: a function tool of the Assistants API, with no server
 	// for rehome to call.
 	SchemaOnly bool `json:"schema_only,omitempty"`
+	// Warnings say what rehome read differently from the text, as
+	// ChatGPT does (an operationId with spaces, no responses, a $ref to
+	// nothing): the schema is taken, and the user told.
+	Warnings []string `json:"warnings,omitempty"`
 
 	doc *openapi3.T
 	raw any // the document as generic JSON, for local $refs
@@ -63,9 +68,12 @@ type Spec struct {
 
 // Operation is one path + method of the schema: one tool.
 type Operation struct {
-	ID     string `json:"id"` // operationId: the tool's name
-	Method string `json:"method"`
-	Path   string `json:"path"`
+	ID string `json:"id"` // operationId: the tool's name
+	// OperationID is the schema's operationId when ID had to differ from
+	// it (spaces and other characters a tool name cannot hold).
+	OperationID string `json:"operation_id,omitempty"`
+	Method      string `json:"method"`
+	Path        string `json:"path"`
 	// Description is the summary or description, cut at 300 characters.
 	Description string `json:"description"`
 	// Consequential is x-openai-isConsequential: nil when absent.
@@ -75,8 +83,10 @@ type Operation struct {
 	Parameters map[string]any `json:"parameters"`
 
 	params   []param
-	body     bool // there is a JSON request body
-	bodyFlat bool // its fields are top-level arguments (else under "body")
+	body     bool     // there is a JSON request body
+	bodyFlat bool     // its fields are top-level arguments (else under "body")
+	skip     string   // why the operation cannot be called, when it cannot
+	notes    []string // what of it was left out, for the Spec's Warnings
 	op       *openapi3.Operation
 }
 
@@ -95,20 +105,19 @@ var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // Parse reads a schema as the GPT editor holds it: OpenAPI 3.0 or 3.1, in
 // JSON or YAML, or an Assistants-API function tool
-// ({"type":"function","function":{…}}). Every problem found is returned
+// ({"type":"function","function":{…}}). It takes what ChatGPT takes: what
+// a strict reader would refuse but ChatGPT reads anyway (an operationId
+// with spaces, no responses, a $ref to nothing, OpenAPI's own rules
+// broken) is read as ChatGPT reads it and said in the Spec's Warnings.
+// What rehome cannot call is a problem: every one found is returned
 // together, each with its place, in a *SchemaError.
 func Parse(text string) (*Spec, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, &SchemaError{[]Problem{{"", "the schema is empty: paste the schema text from the GPT editor's Actions section"}}}
 	}
-	var raw any
-	if err := yaml.Unmarshal([]byte(text), &raw); err != nil {
-		return nil, &SchemaError{[]Problem{{"", "the schema is neither JSON nor YAML (" + err.Error() + ")"}}}
-	}
-	raw = plain(raw)
-	top, _ := raw.(map[string]any)
-	if top == nil {
-		return nil, &SchemaError{[]Problem{{"", "the schema is not an object: expected an OpenAPI document with openapi, info and paths"}}}
+	top, warns, err := decode(text)
+	if err != nil {
+		return nil, err
 	}
 	if t, _ := top["type"].(string); t == "function" {
 		return parseFunction(top)
@@ -117,9 +126,14 @@ func Parse(text string) (*Spec, error) {
 		if _, sw := top["swagger"]; sw {
 			return nil, &SchemaError{[]Problem{{"swagger", "this is Swagger 2.0: convert it to OpenAPI 3 (ChatGPT takes 3.0 or 3.1 only)"}}}
 		}
-		return nil, &SchemaError{[]Problem{{"openapi", "missing: the first line of an OpenAPI schema says `openapi: 3.1.0` (or 3.0.x)"}}}
+		if _, ok := top["paths"]; !ok {
+			return nil, &SchemaError{[]Problem{{"openapi", "missing: the first line of an OpenAPI schema says `openapi: 3.1.0` (or 3.0.x)"}}}
+		}
+		top["openapi"] = "3.1.0"
+		warns = append(warns, "openapi: no version line (`openapi: 3.1.0`): read as OpenAPI 3.1.0")
 	}
-	js, err := json.Marshal(raw)
+	warns = append(warns, mend(top)...)
+	js, err := json.Marshal(top)
 	if err != nil {
 		return nil, &SchemaError{[]Problem{{"", err.Error()}}}
 	}
@@ -129,7 +143,7 @@ func Parse(text string) (*Spec, error) {
 	if err != nil {
 		return nil, &SchemaError{[]Problem{{"", loadProblem(err)}}}
 	}
-	s := &Spec{OpenAPI: doc.OpenAPI, doc: doc, raw: raw}
+	s := &Spec{OpenAPI: doc.OpenAPI, doc: doc, raw: any(top), Warnings: warns}
 	if doc.Info != nil {
 		s.Title = doc.Info.Title
 	}
@@ -141,15 +155,58 @@ func Parse(text string) (*Spec, error) {
 	}
 	probs = append(probs, s.checkServers()...)
 	probs = append(probs, s.operations()...)
-	probs = append(probs, validate(doc)...)
 	if len(probs) > 0 {
 		return nil, &SchemaError{probs}
+	}
+	s.Warnings = append(s.Warnings, validate(doc)...)
+	if s.Warnings == nil {
+		s.Warnings = []string{}
 	}
 	return s, nil
 }
 
-// validate is kin-openapi's own check, every error kept.
-func validate(doc *openapi3.T) []Problem {
+// decode reads the text as JSON, else as YAML (JSON first: JSON may hold
+// tabs, which YAML refuses), else as either HTML-unescaped, as the GPT
+// store's dumps write schemas (&gt; for >).
+func decode(text string) (map[string]any, []string, error) {
+	var warns []string
+	raw, err := decodeText(text)
+	if err != nil {
+		if un := html.UnescapeString(text); un != text {
+			if r, err2 := decodeText(un); err2 == nil {
+				raw, err = r, nil
+				warns = append(warns, "the schema text was HTML-escaped (&gt; for >, &amp; for &), as the GPT store's pages write it: it is read unescaped")
+			}
+		}
+	}
+	if err != nil {
+		return nil, nil, &SchemaError{[]Problem{{"", "the schema is neither JSON nor YAML (" + err.Error() + ")"}}}
+	}
+	top, _ := plain(raw).(map[string]any)
+	if top == nil {
+		return nil, nil, &SchemaError{[]Problem{{"", "the schema is not an object: expected an OpenAPI document with openapi, info and paths"}}}
+	}
+	return top, warns, nil
+}
+
+func decodeText(text string) (any, error) {
+	var raw any
+	if json.Unmarshal([]byte(text), &raw) == nil {
+		return raw, nil
+	}
+	if err := yaml.Unmarshal([]byte(text), &raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// maxSchemaWarnings bounds what validate says of one schema.
+const maxSchemaWarnings = 8
+
+// validate is kin-openapi's own check. ChatGPT does not apply it (live
+// GPTs' schemas have arrays without items, "type: float", security
+// requirements naming no scheme), so what it finds is said, not refused.
+func validate(doc *openapi3.T) []string {
 	opts := []openapi3.ValidationOption{openapi3.EnableMultiError(), openapi3.DisableExamplesValidation()}
 	if doc.IsOpenAPI31OrLater() {
 		opts = append(opts, openapi3.IsOpenAPI31OrLater())
@@ -165,9 +222,13 @@ func validate(doc *openapi3.T) []Problem {
 	} else {
 		errs = []error{err}
 	}
-	var out []Problem
-	for _, e := range errs {
-		out = append(out, Problem{"", e.Error()})
+	var out []string
+	for i, e := range errs {
+		if i == maxSchemaWarnings {
+			out = append(out, fmt.Sprintf("and %d more places where the schema does not follow OpenAPI", len(errs)-i))
+			break
+		}
+		out = append(out, "not OpenAPI as written, read as ChatGPT reads it: "+e.Error())
 	}
 	return out
 }
@@ -227,21 +288,53 @@ func (s *Spec) operations() []Problem {
 				probs = append(probs, Problem{place, "no operationId: give it one (it is the tool's name the model calls)"})
 				continue
 			}
-			if !toolName.MatchString(op.OperationID) {
-				probs = append(probs, Problem{place + ".operationId", fmt.Sprintf("%q: use letters, digits, _ and - only, at most 64", op.OperationID)})
-				continue
+			name := op.OperationID
+			if !toolName.MatchString(name) {
+				name = asToolName(op.OperationID)
+				if name == "" {
+					probs = append(probs, Problem{place + ".operationId", fmt.Sprintf("%q has no letter or digit: give it a name of letters, digits, _ and - (it is the tool's name the model calls)", op.OperationID)})
+					continue
+				}
+				if _, taken := seen[name]; taken {
+					name = uniqueTool(name, seen)
+				}
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s.operationId %q is not a valid tool name (letters, digits, _ and - only, at most 64): the model calls it %s", place, op.OperationID, name))
 			}
-			if other, dup := seen[op.OperationID]; dup {
-				probs = append(probs, Problem{place + ".operationId", fmt.Sprintf("%q is also the operationId of %s: each must be unique", op.OperationID, other)})
-				continue
+			if other, dup := seen[name]; dup {
+				name = uniqueTool(name, seen)
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s.operationId %q is also the operationId of %s: the model calls this one %s", place, op.OperationID, other, name))
 			}
-			seen[op.OperationID] = place
+			seen[name] = place
 			o, pp := s.operation(place, p, strings.ToUpper(m), item, op)
+			if name != op.OperationID {
+				o.ID, o.OperationID = name, op.OperationID
+			}
+			s.Warnings = append(s.Warnings, o.notes...)
+			if o.skip != "" {
+				s.Warnings = append(s.Warnings, place+": "+o.skip)
+				continue
+			}
 			probs = append(probs, pp...)
 			s.Operations = append(s.Operations, o)
 		}
 	}
+	if len(probs) == 0 && len(s.Operations) == 0 {
+		probs = append(probs, Problem{"paths", "no operation rehome can call (see the warnings): actions send JSON bodies, path, query and header parameters"})
+	}
 	return probs
+}
+
+// uniqueTool adds _2, _3 … to name until no operation has it.
+func uniqueTool(name string, seen map[string]string) string {
+	for i := 2; ; i++ {
+		n := fmt.Sprintf("%s_%d", name, i)
+		if len(n) > 64 {
+			n = fmt.Sprintf("%s_%d", name[:64-len(fmt.Sprint(i))-1], i)
+		}
+		if _, taken := seen[n]; !taken {
+			return n
+		}
+	}
 }
 
 // Operation returns the operation named id.

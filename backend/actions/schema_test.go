@@ -99,15 +99,6 @@ paths:
       operationId: a
       responses: {"200": {description: ok, content: {application/json: {schema: {$ref: "other.yaml#/Thing"}}}}}
 `, "outside this document"},
-		{"duplicate ids", `openapi: 3.0.3
-info: {title: x, version: "1"}
-servers: [{url: "https://api.example.com"}]
-paths:
-  /a:
-    get: {operationId: same, responses: {"200": {description: ok}}}
-  /b:
-    get: {operationId: same, responses: {"200": {description: ok}}}
-`, `paths./b.get.operationId: "same" is also the operationId of paths./a.get`},
 		{"undeclared path param", `openapi: 3.0.3
 info: {title: x, version: "1"}
 servers: [{url: "https://api.example.com"}]

@@ -3,6 +3,7 @@ package actions
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -73,7 +74,7 @@ func (s *Spec) operation(place, path, method string, item *openapi3.PathItem, op
 			sch["description"] = cutRunes(d, MaxParamDescription)
 		}
 		if p.In == "path" && !strings.Contains(path, "{"+p.Name+"}") {
-			probs = append(probs, Problem{place + ".parameters." + p.Name, "a path parameter the path does not contain: add {" + p.Name + "} to the path or remove it"})
+			o.notes = append(o.notes, place+".parameters."+p.Name+": a path parameter the path does not contain: it is left out (add {"+p.Name+"} to the path to send it)")
 			continue
 		}
 		props[p.Name] = sch
@@ -93,7 +94,7 @@ func (s *Spec) operation(place, path, method string, item *openapi3.PathItem, op
 	if rb := op.RequestBody; rb != nil && rb.Value != nil {
 		mt := rb.Value.Content.Get("application/json")
 		if mt == nil || mt.Schema == nil {
-			probs = append(probs, Problem{place + ".requestBody", "only an application/json body can be sent: describe it under content: application/json: schema"})
+			o.skip = fmt.Sprintf("its request body is %s, and actions send JSON only: this operation is left out (describe the body under content: application/json: schema to call it)", strings.Join(contentTypes(rb.Value.Content), ", "))
 		} else {
 			o.body = true
 			body := s.schemaMap(mt.Schema)
@@ -134,6 +135,18 @@ func (s *Spec) operation(place, path, method string, item *openapi3.PathItem, op
 		o.Parameters["required"] = required
 	}
 	return o, probs
+}
+
+func contentTypes(c openapi3.Content) []string {
+	out := make([]string, 0, len(c))
+	for k := range c {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return []string{"not described"}
+	}
+	return out
 }
 
 // schemaMap is a schema as plain JSON, its local $refs inlined (a

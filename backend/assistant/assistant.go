@@ -55,7 +55,19 @@ type RemoteFile struct {
 	// store id, whose files are listed by OpenAI's API).
 	Kind string `json:"kind"`
 	ID   string `json:"id"`
+	// Type and Name are what ChatGPT's GPT record says of a knowledge
+	// file (Kind "gpt_file"): its MIME type and, in the owner's view, its
+	// name; either may be "".
+	Type string `json:"type,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Filled is the SHA-256 of the knowledge file the user brought for
+	// it, "" while it is still to bring (see FillFileRefs).
+	Filled string `json:"filled,omitempty"`
 }
+
+// GPTFile is the Kind of a RemoteFile that a ChatGPT GPT record lists in
+// its files: a knowledge file to bring.
+const GPTFile = "gpt_file"
 
 // Action is a custom GPT action: an HTTP API described by OpenAPI (or an
 // Assistants-API function tool, schema only). Its credentials are never
@@ -85,6 +97,11 @@ type Action struct {
 	// bundle, a page's whole record — never brings it (see
 	// withoutAllowance).
 	AllowLocal bool `json:"allow_local,omitempty"`
+	// Domain is the host ChatGPT's record names for the action, and
+	// Source ChatGPT's action id (g-…): a second import of the same GPT
+	// updates this action, keeping its credentials.
+	Domain string `json:"domain,omitempty"`
+	Source string `json:"source,omitempty"`
 }
 
 // OAuthClient is an action's OAuth client as the GPT editor's form has
@@ -94,16 +111,26 @@ type OAuthClient struct {
 	AuthURL  string `json:"auth_url"`
 	TokenURL string `json:"token_url"`
 	Scope    string `json:"scope,omitempty"`
+	// PKCE and TokenExchange are the GPT editor's "PKCE required" and
+	// token exchange method (basic_auth_header or default_post).
+	PKCE          bool   `json:"pkce,omitempty"`
+	TokenExchange string `json:"token_exchange,omitempty"`
 }
 
 // Assistant is one custom GPT as rehome remembers it.
 type Assistant struct {
-	Schema       int             `json:"schema"`
-	ID           string          `json:"id"`
-	Name         string          `json:"name"`
-	Description  string          `json:"description"`
-	Instructions string          `json:"instructions"`
-	Starters     []string        `json:"starters"`
+	Schema       int      `json:"schema"`
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	Instructions string   `json:"instructions"`
+	Starters     []string `json:"starters"`
+	// WelcomeMessage is the GPT's greeting (display.welcome_message).
+	WelcomeMessage string `json:"welcome_message,omitempty"`
+	// GizmoID is the GPT's id on ChatGPT (g-…), "" for an assistant that
+	// did not come from ChatGPT: a second import of the GPT updates this
+	// assistant, and its conversations from ChatGPT's export file here.
+	GizmoID      string          `json:"gizmo_id,omitempty"`
 	Knowledge    []KnowledgeFile `json:"knowledge"`
 	Capabilities []Capability    `json:"capabilities"`
 	Actions      []Action        `json:"actions"`
@@ -156,6 +183,9 @@ func (a *Assistant) Normalize() {
 	if a.RemoteFiles == nil {
 		a.RemoteFiles = []RemoteFile{}
 	}
+	a.WelcomeMessage = strings.TrimSpace(a.WelcomeMessage)
+	a.GizmoID = strings.TrimSpace(a.GizmoID)
+	FillFileRefs(a)
 }
 
 // Validate reports the first problem with a, naming the field and the fix.

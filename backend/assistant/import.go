@@ -21,6 +21,9 @@ import (
 type Imported struct {
 	Assistant Assistant `json:"assistant"`
 	Warnings  []string  `json:"warnings"`
+	// Updated: the GPT was imported before (the same g- id) and that
+	// assistant was updated rather than a second one made.
+	Updated bool `json:"updated,omitempty"`
 	// needsKnowledge: the description searches files that did not come
 	// with it.
 	needsKnowledge bool
@@ -94,6 +97,15 @@ func ParseJSON(data []byte) (Imported, error) {
 	obj, ok := raw.(map[string]any)
 	if !ok {
 		return Imported{}, fmt.Errorf("%w: expected a JSON object describing one assistant, got %s", ErrInvalid, typeName(raw))
+	}
+	if rec, ok := asGPT(obj); ok {
+		return parseGPT(rec)
+	}
+	if items, _, ok := gptList(obj); ok {
+		return Imported{}, fmt.Errorf("%w: this is a list of %d GPTs: import it with `rehome assistants import FILE` or the Import panel, which take every GPT in it", ErrInvalid, len(items))
+	}
+	if err := notAnAssistant(obj); err != nil {
+		return Imported{}, err
 	}
 	if obj["object"] == "list" {
 		return Imported{}, fmt.Errorf("%w: this is a list of assistants (the Assistants API's list response): import it with `rehome assistants import FILE` or the Import panel, which take every assistant in it", ErrInvalid)
@@ -252,6 +264,8 @@ func (p *parser) assistant() Assistant {
 	a.Description, _ = p.str(o, "description", "description")
 	a.Instructions, _ = p.str(o, "instructions", "instructions")
 	a.Notes, _ = p.str(o, "notes", "notes")
+	a.WelcomeMessage, _ = p.str(o, "welcome_message", "welcome_message")
+	a.GizmoID, _ = p.str(o, "gizmo_id", "gizmo_id")
 	a.Starters = append(p.stringList(o, "starters"), p.stringList(o, "conversation_starters")...)
 	for _, key := range []string{"created", "updated"} {
 		if s, ok := p.str(o, key, key); ok {
@@ -348,6 +362,8 @@ func (p *parser) actions(o map[string]any, a *Assistant) {
 		}
 		ac.Auth, _ = p.str(m, "auth", path+".auth")
 		ac.PrivacyURL, _ = p.str(m, "privacy_url", path+".privacy_url")
+		ac.Domain, _ = p.str(m, "domain", path+".domain")
+		ac.Source, _ = p.str(m, "source", path+".source")
 		if p.err != nil {
 			return
 		}
@@ -564,8 +580,16 @@ func (s *Service) resolveKnowledge(in []KnowledgeFile, extra []string) ([]Knowle
 }
 
 // Import parses a JSON description, attaches the knowledge files, and
-// stores the assistant under a new id.
+// stores the assistant under a new id, or, for a GPT imported before
+// (the same g- id), updates that assistant (see mergeGPT).
 func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
+	return s.importOne(data, opts, nil)
+}
+
+// importOne is Import; gizmos, when not nil, maps g- ids to the ids of
+// the assistants imported from them (one list read for a whole file,
+// kept up to date here), else the store is searched.
+func (s *Service) importOne(data []byte, opts ImportOptions, gizmos map[string]string) (Imported, error) {
 	imp, err := ParseJSON(data)
 	if err != nil {
 		return Imported{}, err
@@ -580,11 +604,49 @@ func (s *Service) Import(data []byte, opts ImportOptions) (Imported, error) {
 		imp.Warnings = append(imp.Warnings, "tools: file_search is on, but no knowledge files came with the JSON: the knowledge capability is kept, and the audit asks for the files; attach them with --knowledge so the knowledge moves too")
 	}
 	imp.Warnings = append(imp.Warnings, withoutAllowance(&imp.Assistant)...)
+	oldID, found := "", false
+	if gizmos != nil {
+		oldID, found = gizmos[imp.Assistant.GizmoID]
+		found = found && imp.Assistant.GizmoID != ""
+	} else if old, ok, err := s.byGizmo(imp.Assistant.GizmoID); err != nil {
+		return Imported{}, err
+	} else {
+		oldID, found = old.ID, ok
+	}
+	if found {
+		var more []string
+		a, err := s.Edit(oldID, func(o *Assistant) error {
+			more = mergeGPT(o, imp.Assistant)
+			return nil
+		})
+		if err != nil {
+			return Imported{}, err
+		}
+		return Imported{Assistant: a, Warnings: append(imp.Warnings, more...), Updated: true}, nil
+	}
 	a, err := s.Create(imp.Assistant)
 	if err != nil {
 		return Imported{}, err
 	}
+	if gizmos != nil && a.GizmoID != "" {
+		gizmos[a.GizmoID] = a.ID
+	}
 	return Imported{Assistant: a, Warnings: imp.Warnings}, nil
+}
+
+// gizmoIndex maps the g- ids of stored assistants to their ids.
+func (s *Service) gizmoIndex() (map[string]string, error) {
+	all, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	idx := map[string]string{}
+	for _, a := range all {
+		if a.GizmoID != "" {
+			idx[a.GizmoID] = a.ID
+		}
+	}
+	return idx, nil
 }
 
 // ImportItem is what became of one assistant of an imported file.
@@ -597,6 +659,8 @@ type ImportItem struct {
 	// imported.
 	Name     string `json:"name"`
 	Imported bool   `json:"imported"`
+	// Updated: an assistant imported from this GPT before was updated.
+	Updated bool `json:"updated,omitempty"`
 	// Assistant is the stored record when Imported.
 	Assistant *Assistant `json:"assistant,omitempty"`
 	// Warnings say what did not come along, and why.
@@ -616,6 +680,8 @@ type ImportReport struct {
 	Failed   int          `json:"failed"`
 	// Notes are about the file as a whole (a list with more pages).
 	Notes []string `json:"notes"`
+	// Preview: nothing was stored; Items say what importing would do.
+	Preview bool `json:"preview,omitempty"`
 }
 
 // listItems returns the assistant objects of an Assistants API list
@@ -661,17 +727,66 @@ func listItems(data []byte) (items []json.RawMessage, notes []string, ok bool, e
 // opts attach to a single assistant only. The error is for a file that
 // cannot be read as either.
 func (s *Service) ImportJSON(data []byte, opts ImportOptions) (ImportReport, error) {
-	items, notes, isList, err := listItems(data)
+	gizmos, err := s.gizmoIndex()
+	if err != nil {
+		return ImportReport{}, err
+	}
+	return s.eachItem(data, opts, func(b []byte) (Imported, error) { return s.importOne(b, opts, gizmos) })
+}
+
+// PreviewJSON reads a file as ImportJSON does and reports what importing
+// it would do, per assistant — the name, what comes along and what does
+// not, whether an assistant imported from the same GPT would be updated —
+// storing nothing.
+func (s *Service) PreviewJSON(data []byte) (ImportReport, error) {
+	gizmos, err := s.gizmoIndex()
+	if err != nil {
+		return ImportReport{}, err
+	}
+	rep, err := s.eachItem(data, ImportOptions{}, func(b []byte) (Imported, error) { return preview(b, gizmos) })
+	rep.Preview = true
+	return rep, err
+}
+
+// preview parses and checks one record as Import would; gizmos grows
+// with the GPTs seen, so a GPT listed twice previews as one update.
+func preview(data []byte, gizmos map[string]string) (Imported, error) {
+	imp, err := ParseJSON(data)
+	if err != nil {
+		return Imported{}, err
+	}
+	imp.Assistant.Normalize()
+	if err := imp.Assistant.Validate(); err != nil {
+		return Imported{}, err
+	}
+	if g := imp.Assistant.GizmoID; g != "" {
+		_, imp.Updated = gizmos[g]
+		gizmos[g] = ""
+	}
+	return imp, nil
+}
+
+// eachItem reads a file of one assistant or a list of them and does do
+// with each, reporting each on its own.
+func (s *Service) eachItem(data []byte, opts ImportOptions, do func([]byte) (Imported, error)) (ImportReport, error) {
+	items, notes, isList, err := gptItems(data)
 	if err != nil {
 		return ImportReport{}, err
 	}
 	if !isList {
-		imp, err := s.Import(data, opts)
+		items, notes, isList, err = listItems(data)
+		if err != nil {
+			return ImportReport{}, err
+		}
+	}
+	if !isList {
+		imp, err := do(data)
 		if err != nil {
 			return ImportReport{}, err
 		}
 		a := imp.Assistant
-		return ImportReport{Items: []ImportItem{{Name: a.Name, Imported: true, Assistant: &a, Warnings: imp.Warnings}}, Imported: 1, Notes: []string{}}, nil
+		it := ImportItem{Name: a.Name, SourceID: a.GizmoID, Imported: true, Updated: imp.Updated, Assistant: &a, Warnings: imp.Warnings}
+		return ImportReport{Items: []ImportItem{it}, Imported: 1, Notes: []string{}}, nil
 	}
 	if len(opts.Knowledge) > 0 && len(items) > 1 {
 		return ImportReport{}, fmt.Errorf("%w: the list holds %d assistants and knowledge files cannot say which one they belong to: import the list without them, then import each assistant's own JSON with its files", ErrInvalid, len(items))
@@ -682,18 +797,14 @@ func (s *Service) ImportJSON(data []byte, opts ImportOptions) (ImportReport, err
 	}
 	for i, raw := range items {
 		it := ImportItem{Index: i, Warnings: []string{}}
-		var head map[string]any
-		if json.Unmarshal(raw, &head) == nil {
-			it.SourceID, _ = head["id"].(string)
-			it.Name, _ = head["name"].(string)
-		}
-		imp, err := s.Import(raw, opts)
+		it.SourceID, it.Name = headOf(raw)
+		imp, err := do(raw)
 		if err != nil {
 			it.Error = strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
 			rep.Failed++
 		} else {
 			a := imp.Assistant
-			it.Imported, it.Assistant, it.Name, it.Warnings = true, &a, a.Name, imp.Warnings
+			it.Imported, it.Updated, it.Assistant, it.Name, it.Warnings = true, imp.Updated, &a, a.Name, imp.Warnings
 			rep.Imported++
 		}
 		rep.Items = append(rep.Items, it)

@@ -304,6 +304,7 @@ func evaluateSubject(cat *Catalog, req Request, machine Machine, model *Model, s
 		if r.Category != DoesNotPort {
 			r.Bring = bring(s, id)
 		}
+		r.OnChatGPT = onChatGPT(s, id)
 		out = append(out, r)
 	}
 	return out
@@ -316,9 +317,17 @@ func bring(s Subject, id string) string {
 	if s.AssistantID == "" {
 		return ""
 	}
+	if id == Knowledge {
+		if b := bringGPTFiles(s); b != "" {
+			return b
+		}
+		if len(gptFiles(s.RemoteFiles, false)) > 0 && s.KnowledgeFiles > 0 {
+			return "" // every file the GPT listed is here
+		}
+	}
 	var files, stores []string
 	for _, rf := range s.RemoteFiles {
-		if string(rf.Tool) != id {
+		if string(rf.Tool) != id || rf.Kind == gptFileKind {
 			continue
 		}
 		if rf.Kind == "vector_store" {

@@ -168,9 +168,15 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 			if r.Bring != "" {
 				st.Detail = r.Bring + " " + st.Detail
 			}
+			if r.OnChatGPT != "" {
+				st.Detail = r.OnChatGPT + " " + st.Detail
+			}
 			switch r.ID {
 			case Actions:
-				if r.Category == Hosts {
+				if steps, cmds := importedActions(a); len(steps) > 0 {
+					st.Detail += " " + steps
+					st.Commands = cmds
+				} else if r.Category == Hosts {
 					st.Detail += " Paste each action's schema from the GPT editor and enter its key again; the key stays on this machine."
 					st.Commands = []string{fmt.Sprintf("rehome actions add %s schema.yaml --auth bearer --key-stdin", a.ID), fmt.Sprintf("rehome actions list %s", a.ID)}
 				} else {

@@ -123,6 +123,9 @@ type Result struct {
 	// capability works: files that stayed on OpenAI's servers ("" when
 	// nothing).
 	Bring string `json:"bring,omitempty"`
+	// OnChatGPT says what the GPT had for this capability on ChatGPT,
+	// for an assistant imported from ChatGPT's record ("" otherwise).
+	OnChatGPT string `json:"on_chatgpt,omitempty"`
 	// Rule is the id of the rule that decided, "" for the defaults.
 	Rule string `json:"rule,omitempty"`
 	// Because lists, in words, the conditions that made the rule hold.

@@ -34,6 +34,10 @@ type Subject struct {
 	// assistant; RemoteFiles are those still on OpenAI's servers.
 	KnowledgeFiles int                    `json:"knowledge_files"`
 	RemoteFiles    []assistant.RemoteFile `json:"remote_files,omitempty"`
+	// GizmoID is the GPT's id on ChatGPT when the assistant came from
+	// ChatGPT's record; GPT what the audit says of the GPT as it was.
+	GizmoID string   `json:"gizmo_id,omitempty"`
+	GPT     gptFacts `json:"gpt,omitempty"`
 }
 
 // featureAliases maps names people use for a capability to its id.
@@ -124,8 +128,13 @@ func SubjectFor(a assistant.Assistant) Subject {
 		}
 	}
 	s := Subject{AssistantID: a.ID, Name: a.Name, Features: []string{}, ActionHosts: []string{},
-		KnowledgeFiles: len(a.Knowledge), RemoteFiles: slices.Clone(a.RemoteFiles)}
+		KnowledgeFiles: len(a.Knowledge), RemoteFiles: slices.Clone(a.RemoteFiles), GizmoID: a.GizmoID}
 	s.ZIM, s.ZIMWhat = SuggestZIM(a.Name + "\n" + a.Instructions) // browsing.go
+	if a.GizmoID != "" {
+		for _, ac := range a.Actions {
+			s.GPT.Actions = append(s.GPT.Actions, actionWords(ac))
+		}
+	}
 	for _, id := range CapabilityIDs {
 		if set[id] {
 			s.Features = append(s.Features, id)

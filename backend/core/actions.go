@@ -53,6 +53,12 @@ type ActionInfo struct {
 	Local string `json:"local,omitempty"`
 	// Problem says why the stored schema no longer parses.
 	Problem string `json:"problem,omitempty"`
+	// Waiting says what a call still needs ("its API key", "its OAuth
+	// client …", "a sign-in"); "" when it can be made.
+	Waiting string `json:"waiting,omitempty"`
+	// Notes say what of the schema was read differently from its text,
+	// as ChatGPT reads it (an operationId with spaces, no responses …).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // OperationInfo is one operation and its confirmation rule.
@@ -69,7 +75,9 @@ type OperationInfo struct {
 // the credentials file, nowhere else.
 type AddAction struct {
 	Schema string `json:"schema"`
-	// Auth is none, basic, bearer, header:NAME or oauth.
+	// Auth is none, basic, bearer, header:NAME or oauth; "" takes the
+	// auth the schema's securitySchemes declare, and the action is added
+	// waiting for what is missing (its key, its OAuth client).
 	Auth         string                 `json:"auth"`
 	Key          string                 `json:"key,omitempty"`
 	OAuth        *assistant.OAuthClient `json:"oauth,omitempty"`
@@ -95,18 +103,9 @@ func (s *Actions) Add(ref string, in AddAction) (ActionInfo, error) {
 	if err != nil {
 		return ActionInfo{}, err
 	}
-	au, err := actions.ParseAuth(in.Auth)
+	au, err := addAuth(spec, in)
 	if err != nil {
 		return ActionInfo{}, err
-	}
-	if in.OAuth != nil {
-		au.ClientID, au.AuthURL, au.TokenURL, au.Scope = in.OAuth.ClientID, in.OAuth.AuthURL, in.OAuth.TokenURL, in.OAuth.Scope
-	}
-	if err := au.Check(); err != nil {
-		return ActionInfo{}, err
-	}
-	if au.NeedsKey() && strings.TrimSpace(in.Key) == "" {
-		return ActionInfo{}, fmt.Errorf("%w: --auth %s needs the API key: pipe it in with --key-stdin", actions.ErrNoCredential, in.Auth)
 	}
 	if spec.SchemaOnly && au.Type != actions.AuthNone {
 		return ActionInfo{}, errors.New("a function tool has no server to sign calls to: add it with --auth none")
@@ -260,11 +259,13 @@ func (s *Actions) info(assistantID string, ac assistant.Action) ActionInfo {
 			in.HasKey, in.SignedIn = sec.Key != "", sec.Token != nil
 		}
 	}
+	in.Waiting = au.Waiting(in.HasKey, in.SignedIn)
 	spec, err := actions.Parse(ac.Schema)
 	if err != nil {
 		in.Problem = err.Error()
 		return in
 	}
+	in.Notes = spec.Warnings
 	in.Title, in.SchemaOnly = spec.Title, spec.SchemaOnly
 	in.Servers = append(in.Servers, spec.Servers...)
 	for _, h := range spec.Hosts() {
@@ -289,7 +290,7 @@ func setAuth(ac *assistant.Action, au actions.Auth) {
 		ac.Auth = "none"
 	case actions.AuthOAuth:
 		ac.Auth = "oauth"
-		ac.OAuth = &assistant.OAuthClient{ClientID: au.ClientID, AuthURL: au.AuthURL, TokenURL: au.TokenURL, Scope: au.Scope}
+		ac.OAuth = &assistant.OAuthClient{ClientID: au.ClientID, AuthURL: au.AuthURL, TokenURL: au.TokenURL, Scope: au.Scope, TokenExchange: au.TokenExchange}
 	default:
 		ac.Auth, ac.Signing, ac.Header = "api_key", au.Type, au.Header
 	}
@@ -309,6 +310,7 @@ func authOf(ac assistant.Action) actions.Auth {
 		au := actions.Auth{Type: actions.AuthOAuth}
 		if ac.OAuth != nil {
 			au.ClientID, au.AuthURL, au.TokenURL, au.Scope = ac.OAuth.ClientID, ac.OAuth.AuthURL, ac.OAuth.TokenURL, ac.OAuth.Scope
+			au.TokenExchange = ac.OAuth.TokenExchange
 		}
 		return au
 	}

@@ -95,8 +95,10 @@ func (s *Actions) call(ctx context.Context, a assistant.Assistant, ac assistant.
 		return actions.Result{}, err
 	}
 	cl := &actions.Client{AirGapped: s.AirGapped(a.ID), AllowLocal: s.allowsLocal(a.ID, ac), Confirmed: confirmed, Redact: secrets}
-	if ac.ID != "" {
-		cl.Signer = authOf(ac).Signer(s.secrets, secretKey(a.ID, ac.ID))
+	if au := authOf(ac); ac.ID != "" || au.Type != actions.AuthNone {
+		// An action still waiting for its key or client is signed too:
+		// the signer says, in words, what is missing.
+		cl.Signer = au.Signer(s.secrets, secretKey(a.ID, ac.ID))
 	}
 	res, err := cl.Call(ctx, spec, op.ID, args)
 	if err != nil {

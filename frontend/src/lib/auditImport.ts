@@ -63,6 +63,7 @@ export function addPaths(list: string[], paths: string[]): string[] {
 export function importSummary(rep: ImportReport): string {
   if (!rep.list && rep.items.length === 1 && rep.items[0].assistant) {
     const a = rep.items[0].assistant;
+    if (rep.items[0].updated) return `Updated “${a.name}”: it was imported before from the same GPT (${a.gizmo_id}).`;
     return `Imported “${a.name}” with ${a.knowledge.length} knowledge file(s).`;
   }
   const n = rep.items.length;

@@ -34,7 +34,6 @@ export namespace actions {
     cut?: boolean;
     size: number;
     mismatch?: string;
-    note?: string;
     duration_ms: number;
   }
 
@@ -138,12 +137,6 @@ export namespace app {
     result?: knowledge.Result;
   }
 
-  export interface LibraryProgress {
-    step: string;
-    done: number;
-    total: number;
-  }
-
   export interface StatusInfo {
     version: string;
     data_dir: string;
@@ -164,7 +157,8 @@ export namespace assistant {
     header?: string;
     oauth?: assistant.OAuthClient;
     always_allow?: string[];
-    allow_local?: boolean;
+    domain?: string;
+    source?: string;
   }
 
   export interface Assistant {
@@ -174,6 +168,8 @@ export namespace assistant {
     description: string;
     instructions: string;
     starters: string[];
+    welcome_message?: string;
+    gizmo_id?: string;
     knowledge: assistant.KnowledgeFile[];
     capabilities: assistant.Capability[];
     actions: assistant.Action[];
@@ -191,6 +187,7 @@ export namespace assistant {
     source_id: string;
     name: string;
     imported: boolean;
+    updated?: boolean;
     assistant?: assistant.Assistant;
     warnings: string[];
     error?: string;
@@ -202,11 +199,13 @@ export namespace assistant {
     imported: number;
     failed: number;
     notes: string[];
+    preview?: boolean;
   }
 
   export interface Imported {
     assistant: assistant.Assistant;
     warnings: string[];
+    updated?: boolean;
   }
 
   export interface KnowledgeFile {
@@ -221,12 +220,17 @@ export namespace assistant {
     auth_url: string;
     token_url: string;
     scope?: string;
+    pkce?: boolean;
+    token_exchange?: string;
   }
 
   export interface RemoteFile {
     tool: assistant.Capability;
     kind: string;
     id: string;
+    type?: string;
+    name?: string;
+    filled?: string;
   }
 }
 
@@ -267,11 +271,6 @@ export namespace audit {
   export interface AuditRef {
     id: string;
     created: string;
-  }
-
-  export interface Browsing {
-    libraries?: string[];
-    engine?: string;
   }
 
   export type Bytes = number;
@@ -372,7 +371,6 @@ export namespace audit {
     unified: boolean;
     gpus: string[];
     notes: string[];
-    browsing: audit.Browsing;
   }
 
   export interface Model {
@@ -441,6 +439,7 @@ export namespace audit {
     link?: string;
     cost: audit.Cost;
     bring?: string;
+    on_chatgpt?: string;
     rule?: string;
     because: string[];
   }
@@ -469,12 +468,12 @@ export namespace audit {
     name: string;
     features: string[];
     action_hosts: string[];
-    zim?: string;
-    zim_what?: string;
     action_unknown_url: boolean;
     action_oauth: boolean;
     knowledge_files: number;
     remote_files?: assistant.RemoteFile[];
+    gizmo_id?: string;
+    gpt: audit.gptFacts;
   }
 
   export interface Summary {
@@ -511,49 +510,21 @@ export namespace audit {
     no_text_model?: boolean;
     action_calls_external?: boolean;
     action_auth_oauth?: boolean;
-    browsing_library?: boolean;
-    browsing_engine?: boolean;
-  }
-}
-
-/** Types of Go package rehome/backend/browse. */
-export namespace browse {
-  export interface Hit {
-    title: string;
-    url: string;
-    snippet: string;
-    book?: string;
-    path?: string;
-    words?: number;
-    source: string;
   }
 
-  export interface Library {
-    name: string;
-    title: string;
-    description?: string;
-    language?: string;
-    zim_name?: string;
-    articles: number;
-    full_text: boolean;
-    path: string;
-    copied: boolean;
-    from: string;
-    size: number;
-    md5: string;
-    uuid: string;
-    added: string;
-  }
-
-  export interface SearchResult {
-    hits: browse.Hit[];
-    notes?: string[];
-    where: string[];
+  export interface gptFacts {
+    actions?: string[];
   }
 }
 
 /** Types of Go package rehome/backend/core. */
 export namespace core {
+  export interface ActionCredentials {
+    key?: string;
+    client_id?: string;
+    client_secret?: string;
+  }
+
   export interface ActionInfo {
     id: string;
     name: string;
@@ -564,9 +535,9 @@ export namespace core {
     has_key: boolean;
     signed_in: boolean;
     operations: core.OperationInfo[];
-    allow_local: boolean;
-    local?: string;
     problem?: string;
+    waiting?: string;
+    notes?: string[];
   }
 
   export interface AddAction {
@@ -577,32 +548,6 @@ export namespace core {
     client_secret?: string;
     privacy_url?: string;
     name?: string;
-    allow_local?: boolean;
-  }
-
-  export interface Article {
-    title: string;
-    source: string;
-    library?: string;
-    text: string;
-    html?: string;
-    notes?: string[];
-  }
-
-  export interface BrowsingChange {
-    searxng_url?: string;
-    brave_key?: string;
-    allow_lan?: boolean;
-    air_gapped?: boolean;
-  }
-
-  export interface BrowsingSettings {
-    searxng_url: string;
-    has_brave_key: boolean;
-    allow_lan: boolean;
-    air_gapped: boolean;
-    engine: string;
-    words: string;
   }
 
   export interface CarriedModel {
@@ -649,24 +594,6 @@ export namespace core {
     dims?: number;
     vectors?: number;
     words: string;
-  }
-
-  export interface LibraryView {
-    name: string;
-    title: string;
-    description?: string;
-    language?: string;
-    zim_name?: string;
-    articles: number;
-    full_text: boolean;
-    path: string;
-    copied: boolean;
-    from: string;
-    size: number;
-    md5: string;
-    uuid: string;
-    added: string;
-    problem?: string;
   }
 
   export interface OperationInfo {
@@ -880,8 +807,6 @@ export namespace llm {
     page_end?: number;
     section?: string;
     quote: string;
-    url?: string;
-    title?: string;
   }
 
   export interface Conversation {
@@ -1519,7 +1444,6 @@ export interface Events {
   'firstrun:progress': app.FirstRunProgress;
   'image:progress': string;
   'knowledge:progress': app.KnowledgeProgress;
-  'library:progress': app.LibraryProgress;
   'models:progress': app.CarriedProgress;
   'models:pull': llm.PullProgress;
   'run:progress': sandbox.Progress;
@@ -1534,17 +1458,16 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 export const methods = [
   'AddAction',
   'AddCarriedModel',
-  'AddLibrary',
   'AnswerAction',
   'Ask',
   'AssistantCapabilities',
   'AuditCatalog',
   'Audits',
   'BackupDatabase',
-  'BrowsingSettings',
   'BuildImage',
   'CancelPull',
   'CarriedModels',
+  'ChatGPTSnippet',
   'Checklist',
   'ChooseSavePath',
   'CompareAudits',
@@ -1580,7 +1503,6 @@ export const methods = [
   'LLMHint',
   'LLMHintFor',
   'LLMStatus',
-  'Libraries',
   'ListActions',
   'ListAssistants',
   'ListConversations',
@@ -1588,18 +1510,16 @@ export const methods = [
   'LoadImage',
   'ModelServers',
   'Models',
-  'OpenArticle',
   'OpenedFiles',
   'PickFile',
   'PickKnowledgeFile',
-  'PickLibraryFile',
   'PickModelFile',
+  'PreviewAssistants',
   'PreviewFile',
   'PullModel',
   'PullSource',
   'RemoveAction',
   'RemoveCarriedModel',
-  'RemoveLibrary',
   'RenameConversation',
   'ResetRunLimits',
   'RestartSession',
@@ -1612,11 +1532,9 @@ export const methods = [
   'SaveImage',
   'SaveOutput',
   'SearchConversations',
-  'SearchLibraries',
   'SessionCells',
-  'SetActionAllowLocal',
+  'SetActionCredentials',
   'SetAssistantModel',
-  'SetBrowsingSettings',
   'SetModelServers',
   'SetRunLimits',
   'SetSandboxHost',
@@ -1645,10 +1563,6 @@ export function AddCarriedModel(path: string, copy: boolean): Promise<localmodel
   return call<localmodels.Model>('AddCarriedModel', path, copy);
 }
 
-export function AddLibrary(path: string, copyIn: boolean): Promise<browse.Library> {
-  return call<browse.Library>('AddLibrary', path, copyIn);
-}
-
 export function AnswerAction(id: string, decision: actions.Decision): Promise<void> {
   return call<void>('AnswerAction', id, decision);
 }
@@ -1673,10 +1587,6 @@ export function BackupDatabase(): Promise<app.BackupInfo> {
   return call<app.BackupInfo>('BackupDatabase');
 }
 
-export function BrowsingSettings(): Promise<core.BrowsingSettings> {
-  return call<core.BrowsingSettings>('BrowsingSettings');
-}
-
 export function BuildImage(): Promise<sandbox.BuildReport> {
   return call<sandbox.BuildReport>('BuildImage');
 }
@@ -1687,6 +1597,10 @@ export function CancelPull(name: string): Promise<void> {
 
 export function CarriedModels(): Promise<core.CarriedModel[]> {
   return call<core.CarriedModel[]>('CarriedModels');
+}
+
+export function ChatGPTSnippet(): Promise<string> {
+  return call<string>('ChatGPTSnippet');
 }
 
 export function Checklist(assistantID: string): Promise<audit.Checklist> {
@@ -1829,10 +1743,6 @@ export function LLMStatus(server: string): Promise<llm.Server[]> {
   return call<llm.Server[]>('LLMStatus', server);
 }
 
-export function Libraries(): Promise<core.LibraryView[]> {
-  return call<core.LibraryView[]>('Libraries');
-}
-
 export function ListActions(assistantID: string): Promise<core.ActionInfo[]> {
   return call<core.ActionInfo[]>('ListActions', assistantID);
 }
@@ -1861,10 +1771,6 @@ export function Models(): Promise<models.Model[]> {
   return call<models.Model[]>('Models');
 }
 
-export function OpenArticle(address: string): Promise<core.Article> {
-  return call<core.Article>('OpenArticle', address);
-}
-
 export function OpenedFiles(): Promise<string[]> {
   return call<string[]>('OpenedFiles');
 }
@@ -1877,12 +1783,12 @@ export function PickKnowledgeFile(): Promise<string> {
   return call<string>('PickKnowledgeFile');
 }
 
-export function PickLibraryFile(): Promise<string> {
-  return call<string>('PickLibraryFile');
-}
-
 export function PickModelFile(): Promise<string> {
   return call<string>('PickModelFile');
+}
+
+export function PreviewAssistants(json: string): Promise<assistant.ImportReport> {
+  return call<assistant.ImportReport>('PreviewAssistants', json);
 }
 
 export function PreviewFile(path: string): Promise<dataset.Preview> {
@@ -1903,10 +1809,6 @@ export function RemoveAction(assistantID: string, name: string): Promise<void> {
 
 export function RemoveCarriedModel(name: string): Promise<void> {
   return call<void>('RemoveCarriedModel', name);
-}
-
-export function RemoveLibrary(name: string): Promise<browse.Library> {
-  return call<browse.Library>('RemoveLibrary', name);
 }
 
 export function RenameConversation(id: string, title: string): Promise<llm.Conversation> {
@@ -1957,24 +1859,16 @@ export function SearchConversations(query: string, limit: number): Promise<llm.C
   return call<llm.ConversationSummary[]>('SearchConversations', query, limit);
 }
 
-export function SearchLibraries(query: string): Promise<browse.SearchResult> {
-  return call<browse.SearchResult>('SearchLibraries', query);
-}
-
 export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
   return call<sandbox.CellResult[]>('SessionCells', id);
 }
 
-export function SetActionAllowLocal(assistantID: string, name: string, allow: boolean): Promise<core.ActionInfo> {
-  return call<core.ActionInfo>('SetActionAllowLocal', assistantID, name, allow);
+export function SetActionCredentials(assistantID: string, name: string, in_: Input<core.ActionCredentials>): Promise<core.ActionInfo> {
+  return call<core.ActionInfo>('SetActionCredentials', assistantID, name, in_);
 }
 
 export function SetAssistantModel(id: string, model: string): Promise<assistant.Assistant> {
   return call<assistant.Assistant>('SetAssistantModel', id, model);
-}
-
-export function SetBrowsingSettings(ch: Input<core.BrowsingChange>): Promise<core.BrowsingSettings> {
-  return call<core.BrowsingSettings>('SetBrowsingSettings', ch);
 }
 
 export function SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPrefs> {

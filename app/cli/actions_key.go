@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"fmt"
+
+	"rehome/backend/core"
+)
+
+// cmdActionsKey is `rehome actions key ASSISTANT ACTION`: what an action
+// waits for (one imported from a GPT, or added from a schema that
+// declares its auth): its API key, or its OAuth client.
+func cmdActionsKey(env *cliEnv, args []string) int {
+	fs := env.flags("actions key", "actions key ASSISTANT ACTION (--key-stdin | --client-id ID [--client-secret-stdin]) [--json]")
+	keyStdin := fs.Bool("key-stdin", false, "read the API key from standard input (kept in the data folder's owner-only file, nowhere else)")
+	secretStdin := fs.Bool("client-secret-stdin", false, "read the OAuth client secret from standard input")
+	clientID := fs.String("client-id", "", "the OAuth client `id` registered with the provider")
+	asJSON := fs.Bool("json", false, "print the action as JSON")
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 2 {
+		return env.usage("actions key takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)")
+	}
+	if *keyStdin && *secretStdin {
+		return env.usage("give either --key-stdin or --client-secret-stdin")
+	}
+	if !*keyStdin && !*secretStdin && *clientID == "" {
+		return env.usage("actions key: give --key-stdin (an API key), or --client-id ID and --client-secret-stdin (an OAuth client)")
+	}
+	in := core.ActionCredentials{ClientID: *clientID}
+	if *keyStdin || *secretStdin {
+		line, err := readSecret(env)
+		if err != nil {
+			return env.fail(err)
+		}
+		if *keyStdin {
+			in.Key = line
+		} else {
+			in.ClientSecret = line
+		}
+	}
+	if _, err := env.openStore(); err != nil {
+		return env.fail(err)
+	}
+	info, err := env.c.Actions().SetCredentials(pos[0], pos[1], in)
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(info)
+	}
+	switch info.Waiting {
+	case "":
+		fmt.Fprintf(env.stdout, "%s: ready (auth %s)\n", info.Name, info.Auth)
+	case "a sign-in":
+		fmt.Fprintf(env.stdout, "%s: kept; sign in with `rehome actions signin %s %s`\n", info.Name, pos[0], info.Name)
+	default:
+		fmt.Fprintf(env.stdout, "%s: kept; still waiting for %s\n", info.Name, info.Waiting)
+	}
+	return exitOK
+}
