@@ -35,11 +35,12 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 	"RunCode": func(a *App, s string) (any, error) {
 		return a.RunCode(sandbox.RunRequest{Code: "print(open('/mnt/data/x').read())", InputPath: s})
 	},
-	"LoadImage":      func(a *App, s string) (any, error) { return a.LoadImage(s) },
-	"SaveImage":      func(a *App, s string) (any, error) { return nil, a.SaveImage(s) },
-	"SaveOutput":     func(a *App, s string) (any, error) { return a.SaveOutput(s) },
-	"StartSession":   func(a *App, s string) (any, error) { return a.StartSession(s) },
-	"ChooseSavePath": func(a *App, s string) (any, error) { return a.ChooseSavePath("Save", s) },
+	"LoadImage":           func(a *App, s string) (any, error) { return a.LoadImage(s) },
+	"ImportConversations": func(a *App, s string) (any, error) { return a.ImportConversations(s) },
+	"SaveImage":           func(a *App, s string) (any, error) { return nil, a.SaveImage(s) },
+	"SaveOutput":          func(a *App, s string) (any, error) { return a.SaveOutput(s) },
+	"StartSession":        func(a *App, s string) (any, error) { return a.StartSession(s) },
+	"ChooseSavePath":      func(a *App, s string) (any, error) { return a.ChooseSavePath("Save", s) },
 	"Ask": func(a *App, s string) (any, error) {
 		return a.Ask(AskRequest{Question: "what is in it?", Files: []string{s}})
 	},
@@ -87,7 +88,7 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 // until the method has an attack in pathAttacks.
 var pathless = []string{
 	"Status", "UIReady", "LLMStatus", "LLMHint", "LLMHintFor", "SetAssistantModel", "StopAsk",
-	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation",
+	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation", "ShowConversation",
 	"ListAssistants", "GetAssistant", "DeleteAssistant", "AssistantCapabilities",
 	"RunAudit", "Audits", "GetAudit", "DeleteAudit", "CompareAudits", "AuditCatalog", "Checklist",
 	"ExportAssistant", "BackupDatabase", "PickFile", "OpenedFiles", "UIEvent", "ExportImage",

@@ -92,6 +92,7 @@ type OAuthClient struct {
 type Assistant struct {
 	Schema       int             `json:"schema"`
 	ID           string          `json:"id"`
+	GizmoID      string          `json:"gizmo_id,omitempty"`
 	Name         string          `json:"name"`
 	Description  string          `json:"description"`
 	Instructions string          `json:"instructions"`

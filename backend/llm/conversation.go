@@ -31,9 +31,24 @@ type Conversation struct {
 	Created       time.Time `json:"created"`
 	Updated       time.Time `json:"updated"`
 	// Questions is len(Exchanges), kept for the summary.
-	Questions int          `json:"questions"`
-	Files     []FileInfo   `json:"files"`
-	Exchanges []Transcript `json:"exchanges"`
+	Questions int `json:"questions"`
+	// GizmoID is the ChatGPT GPT (g-…) an imported conversation was held
+	// with: it is filed under the assistant with that gizmo id, whenever
+	// that assistant is imported (see core.Conversations).
+	GizmoID string `json:"gizmo_id,omitempty"`
+	// Source is where an imported conversation came from ("chatgpt"), ""
+	// for one asked here; SourceID is its id there (the export's
+	// conversation id) and SourceUpdated its last change there.
+	Source        string       `json:"source,omitempty"`
+	SourceID      string       `json:"source_id,omitempty"`
+	SourceUpdated *time.Time   `json:"source_updated,omitempty"`
+	Files         []FileInfo   `json:"files"`
+	Exchanges     []Transcript `json:"exchanges"`
+	// Alternatives are the other branches of an imported conversation (an
+	// edited question, a regenerated answer): see imported.go.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Notes say what an import left out or changed, in words.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // NewConversation starts one.
