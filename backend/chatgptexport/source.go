@@ -53,21 +53,22 @@ func Open(name string, lim Limits) (*Export, error) {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s is a folder: give the export's .zip or its conversations.json", ErrNotExport, name)
 	}
-	head := make([]byte, 4)
-	n, _ := io.ReadFull(f, head)
-	if bytes.Equal(head[:n], []byte("PK\x03\x04")) || bytes.Equal(head[:n], []byte("PK\x05\x06")) {
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(4)
+	if st.Mode().IsRegular() && (bytes.Equal(head, []byte("PK\x03\x04")) || bytes.Equal(head, []byte("PK\x05\x06"))) {
 		e, err := openZip(f, st.Size(), lim)
 		if err != nil {
 			f.Close()
 		}
 		return e, err
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
+	// A plain file, or a pipe (read once, as a stream).
+	e := &Export{lim: lim, format: "json", closer: f}
+	size := int64(0)
+	if st.Mode().IsRegular() {
+		size = st.Size()
 	}
-	e := &Export{lim: lim, format: "json", closer: f, size: st.Size()}
-	if err := e.start(f, st.Size()); err != nil {
+	if err := e.start(br, size); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -109,6 +110,10 @@ func openZip(f *os.File, size int64, lim Limits) (*Export, error) {
 	}
 	if conv == nil {
 		return nil, fmt.Errorf("%w: the zip holds no conversations.json: give the .zip ChatGPT mails from Settings → Data controls → Export", ErrNotExport)
+	}
+	if conv.UncompressedSize64 > 1<<20 && conv.UncompressedSize64/max(conv.CompressedSize64, 1) > uint64(lim.MaxRatio) {
+		return nil, fmt.Errorf("%w: its conversations.json says it expands %d times (%s from %s), as a zip bomb does; a real export expands less than %d times", ErrUnsafeZip,
+			conv.UncompressedSize64/max(conv.CompressedSize64, 1), bytesize.Format(int64(conv.UncompressedSize64)), bytesize.Format(int64(conv.CompressedSize64)), lim.MaxRatio)
 	}
 	if conv.UncompressedSize64 > uint64(lim.MaxJSONBytes) {
 		return nil, fmt.Errorf("%w: its conversations.json is %s, over the %s rehome reads", ErrTooBig,
@@ -256,6 +261,9 @@ func (e *Export) readErr(err error) error {
 			return fmt.Errorf("%w: conversation %d is over %s", ErrTooBig, e.n, bytesize.Format(e.lim.MaxConversationBytes))
 		}
 		return err
+	}
+	if e.n <= 1 {
+		return fmt.Errorf("%w: conversations.json is cut short or is not JSON (%v): download the export again", ErrNotExport, err)
 	}
 	return fmt.Errorf("%w: conversations.json is cut short or is not JSON after conversation %d (%v): download the export again", ErrNotExport, e.n-1, err)
 }
