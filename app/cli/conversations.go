@@ -53,17 +53,24 @@ func cmdConvList(env *cliEnv, args []string) int {
 func cmdConvSearch(env *cliEnv, args []string) int {
 	fs := env.flags("conversations search", "conversations search [--json] WORDS…")
 	asJSON := fs.Bool("json", false, "print as JSON")
-	if code, ok := env.parse(fs, args); !ok {
-		return code
+	var words []string
+	for _, a := range args {
+		if a == "--json" || a == "-json" {
+			*asJSON = true
+		} else if strings.HasPrefix(a, "-") {
+			return env.usage("conversations search: unknown flag %s (only --json)", a)
+		} else {
+			words = append(words, a)
+		}
 	}
-	if fs.NArg() == 0 {
+	if len(words) == 0 {
 		return env.usage("conversations search: give the words to look for")
 	}
 	svc, err := convService(env)
 	if err != nil {
 		return env.fail(err)
 	}
-	cs, err := svc.Search(strings.Join(fs.Args(), " "), 0)
+	cs, err := svc.Search(strings.Join(words, " "), 0)
 	if err != nil {
 		return env.fail(err)
 	}

@@ -16,10 +16,11 @@ import (
 func cmdConvImport(env *cliEnv, args []string) int {
 	fs := env.flags("conversations import", "conversations import EXPORT.zip|conversations.json [--json]")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	if code, ok := env.parse(fs, args); !ok {
+	file, rest := splitID(args)
+	if code, ok := env.parse(fs, rest); !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if file == "" || fs.NArg() > 0 {
 		return env.usage("conversations import: give ChatGPT's data export (the .zip from Settings → Data controls → Export, or its conversations.json)")
 	}
 	svc, err := convService(env)
@@ -28,7 +29,7 @@ func cmdConvImport(env *cliEnv, args []string) int {
 	}
 	tty := isTerminal(env.stderr)
 	var last time.Time
-	rep, err := svc.Import(env.context(), fs.Arg(0), func(p core.ImportProgress) {
+	rep, err := svc.Import(env.context(), file, func(p core.ImportProgress) {
 		if p.Done || (!tty && time.Since(last) < 5*time.Second) {
 			return
 		}

@@ -14,4 +14,8 @@ var (
 	// ErrBadConversation is one conversation that cannot be read (a loop
 	// in its tree, too deep, no messages); the others are read on.
 	ErrBadConversation = errors.New("the conversation cannot be read")
+
+	// errConvBound is wrapped with ErrTooBig by the reader when one
+	// conversation passes its bound (Next then names that conversation).
+	errConvBound = errors.New("one conversation's bound")
 )

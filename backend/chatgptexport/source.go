@@ -268,8 +268,6 @@ func (e *Export) readErr(err error) error {
 	return fmt.Errorf("%w: conversations.json is cut short or is not JSON after conversation %d (%v): download the export again", ErrNotExport, e.n-1, err)
 }
 
-var errConvBound = errors.New("one conversation's bound")
-
 // bounded counts what is read and refuses to read past the export's
 // bound, past the current conversation's bound, or past the compression
 // ratio a real export has.
