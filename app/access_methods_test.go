@@ -88,7 +88,7 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 // until the method has an attack in pathAttacks.
 var pathless = []string{
 	"Status", "UIReady", "LLMStatus", "LLMHint", "LLMHintFor", "SetAssistantModel", "StopAsk",
-	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation", "ShowConversation",
+	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation", "ShowConversation", "PickExport",
 	"ListAssistants", "GetAssistant", "DeleteAssistant", "AssistantCapabilities",
 	"RunAudit", "Audits", "GetAudit", "DeleteAudit", "CompareAudits", "AuditCatalog", "Checklist",
 	"ExportAssistant", "BackupDatabase", "PickFile", "OpenedFiles", "UIEvent", "ExportImage",

@@ -105,3 +105,19 @@ func (a *App) ImportConversations(path string) (core.ImportReport, error) {
 	}
 	return *rep, nil
 }
+
+// PickExport asks, in the window's native dialog, for ChatGPT's data
+// export (its .zip or conversations.json) and returns the path chosen
+// ("" when cancelled), which ImportConversations may then read.
+func (a *App) PickExport() (string, error) {
+	w := a.window()
+	if w == nil {
+		return "", errNoWindow
+	}
+	p, err := w.OpenFileDialog("Choose ChatGPT's data export", []FileFilter{
+		{Name: "ChatGPT data export (.zip, conversations.json)", Patterns: "*.zip;*.json"}, {Name: "All files", Patterns: "*"}})
+	if err == nil && p != "" {
+		GrantRead(a, p)
+	}
+	return p, err
+}
