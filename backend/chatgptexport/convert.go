@@ -53,7 +53,7 @@ func Convert(r *Raw, lim Limits) (*Converted, error) {
 		updated = created
 	}
 	c := &llm.Conversation{Schema: llm.ConversationSchema, ID: ids.At(created, Source+":"+src), Title: strings.TrimSpace(r.TitleText()),
-		GizmoID: gizmoOf(r), Source: Source, SourceID: src, Server: Server, Model: string(r.ModelSlug),
+		GizmoID: gizmoOf(r), Source: Source, SourceID: src, Model: string(r.ModelSlug),
 		Created: created, Updated: updated, Files: []llm.FileInfo{}, Exchanges: main.out}
 	if !updated.IsZero() {
 		c.SourceUpdated = &updated

@@ -7,11 +7,11 @@ import (
 	"rehome/backend/llm"
 )
 
-// Server and Via name what an imported conversation was held with.
-const (
-	Server = "chatgpt.com"
-	Via    = "chatgpt"
-)
+// Via names, in an imported conversation's cells and tool calls, where
+// they ran. Its server is left empty: it was ChatGPT's, which rehome
+// never calls (Source says where it came from); going on with it picks a
+// local model.
+const Via = "chatgpt"
 
 // maxFed bounds what a tool's result keeps (a browsing page, a search).
 const maxFed = 8 << 10
@@ -67,7 +67,7 @@ func (b *builder) exchange(m *message) *llm.Transcript {
 }
 
 func (b *builder) start(m *message, question string) *llm.Transcript {
-	b.out = append(b.out, llm.Transcript{Question: question, Server: Server, Mode: Via, Turns: []llm.Turn{}, Files: []llm.OutFile{},
+	b.out = append(b.out, llm.Transcript{Question: question, Mode: Via, Turns: []llm.Turn{}, Files: []llm.OutFile{},
 		Started: m.CreateTime.Time()})
 	b.sigs = append(b.sigs, "")
 	return &b.out[len(b.out)-1]
@@ -98,7 +98,7 @@ func (b *builder) assistant(m *message) {
 	case "code":
 		code := string(m.Content.Text)
 		if rcpt == "python" || (rcpt != "all" && rcpt != "" && string(m.Content.Language) == "python" && !strings.Contains(rcpt, ".")) {
-			t.Turns = append(t.Turns, llm.Turn{Reasoning: b.takeReasoning(), Cells: []llm.Cell{{Code: code, Via: Via}}})
+			t.Turns = append(t.Turns, llm.Turn{Reasoning: b.takeReasoning(), Cells: []llm.Cell{{Code: code, Via: Via, Result: llm.CellResult{Files: []llm.OutFile{}}}}})
 			return
 		}
 		b.toolCall(t, rcpt, code)

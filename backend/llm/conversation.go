@@ -139,7 +139,11 @@ func (c *Conversation) Markdown() string {
 	if c.AssistantName != "" {
 		fmt.Fprintf(&b, "Assistant: %s  \n", line(c.AssistantName))
 	}
-	fmt.Fprintf(&b, "Model: %s at %s  \nStarted: %s\n\n", line(c.Model), line(c.Server), c.Created.Format(time.RFC3339))
+	if c.Source != "" && c.Server == "" {
+		fmt.Fprintf(&b, "Imported from %s (model %s)  \nStarted: %s\n\n", line(c.Source), line(c.Model), c.Created.Format(time.RFC3339))
+	} else {
+		fmt.Fprintf(&b, "Model: %s at %s  \nStarted: %s\n\n", line(c.Model), line(c.Server), c.Created.Format(time.RFC3339))
+	}
 	if len(c.Files) > 0 {
 		b.WriteString("Files:\n\n")
 		for _, f := range c.Files {

@@ -45,6 +45,15 @@ test('a ChatGPT export chosen on the conversation list is imported, reported per
   const listed = await srv.call('ListConversations', 0);
   assert.equal(listed.length, 4);
 
+  // An imported conversation opens like one asked here: its answers and
+  // the code ChatGPT ran.
+  await page.getByTestId('ask-conversation').filter({ hasText: '정규분포 설명 예시' }).locator('button.link').click();
+  await page.getByTestId('ask-answer').first().waitFor({ timeout: 15000 });
+  assert.equal(await page.getByTestId('ask-question').count(), 12, 'the branch the user was on: 12 questions');
+  assert.equal(await page.getByTestId('ask-cell').count(), 6, 'the code the GPT ran, as cells');
+  assert.match(await page.getByTestId('ask-cell').first().innerText(), /Python/);
+  await page.screenshot({ path: join(artifacts, 'browser-conversations-open.png'), fullPage: false });
+
   await page.getByRole('button', { name: 'Close the import report' }).click();
   await page.setInputFiles('[data-testid=conv-import-input]', realExport);
   await page.getByTestId('conv-import-report').waitFor({ timeout: 30000 });
