@@ -3,7 +3,10 @@ import { isChatGPTExport, progressText, reportLines, type ImportReport } from '.
 
 describe('ChatGPT export import', () => {
   it('knows an export by its name', () => {
-    expect(isChatGPTExport('/home/u/Downloads/4b1f…-2025-08-31-08-31-35.zip')).toBe(true);
+    // The name ChatGPT gives its export (All-Dings/Gpt-to-Markdown, a77f608, keeps one).
+    expect(isChatGPTExport('/home/u/Downloads/2caf99588ce3b56369a065320c62abbca2b26165e7c4a08cb1c4b7d1926eb09a-2025-08-31-08-31-35-2177469bc11f492c90c7e94457c2868b.zip')).toBe(true);
+    expect(isChatGPTExport('/home/u/sales-2025.zip')).toBe(false);
+    expect(isChatGPTExport('/home/u/tutor.rehome.zip')).toBe(false);
     expect(isChatGPTExport('/tmp/conversations.json')).toBe(true);
     expect(isChatGPTExport('C:\\x\\conversations-pretty.json')).toBe(true);
     expect(isChatGPTExport('/tmp/sales.csv')).toBe(false);

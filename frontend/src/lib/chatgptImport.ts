@@ -4,10 +4,15 @@
 
 import { bytes } from './format';
 
-/** A file that is ChatGPT's data export: its .zip, or a conversations.json. */
+/**
+ * A file named as ChatGPT's data export is: the .zip it mails
+ * (<64 hex>-YYYY-MM-DD-HH-MM-SS-<32 hex>.zip) or a conversations*.json.
+ * Other zips (data, a rehome bundle) are not taken for one; the Import
+ * button reads any file by what it holds.
+ */
 export function isChatGPTExport(path: string): boolean {
   const name = (path.split(/[\\/]/).pop() ?? path).toLowerCase();
-  return name.endsWith('.zip') || /^conversations.*\.json$/.test(name);
+  return /^[0-9a-f]{64}-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-[0-9a-f]{32}( \(\d+\))?\.zip$/.test(name) || /^conversations.*\.json$/.test(name);
 }
 
 export interface ImportProgress {
