@@ -221,7 +221,11 @@ func (c *Conversation) Notebook() ([]byte, error) {
 	}
 	var cells []cell
 	n := 0
-	cells = append(cells, md(fmt.Sprintf("# %s\n\nModel: %s at %s", safeMarkdown(oneLine(orDefault(c.Title, "Conversation"))), safeMarkdown(oneLine(c.Model)), safeMarkdown(oneLine(c.Server)))))
+	head := fmt.Sprintf("Model: %s at %s", safeMarkdown(oneLine(c.Model)), safeMarkdown(oneLine(c.Server)))
+	if c.Source != "" && c.Server == "" {
+		head = fmt.Sprintf("Imported from %s (model %s)", safeMarkdown(oneLine(c.Source)), safeMarkdown(oneLine(c.Model)))
+	}
+	cells = append(cells, md(fmt.Sprintf("# %s\n\n%s", safeMarkdown(oneLine(orDefault(c.Title, "Conversation"))), head)))
 	for _, t := range c.Exchanges {
 		cells = append(cells, md("**Question:** "+safeMarkdown(t.Question)))
 		for i, tu := range t.Turns {
