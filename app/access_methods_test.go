@@ -35,12 +35,13 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 	"RunCode": func(a *App, s string) (any, error) {
 		return a.RunCode(sandbox.RunRequest{Code: "print(open('/mnt/data/x').read())", InputPath: s})
 	},
-	"LoadImage":      func(a *App, s string) (any, error) { return a.LoadImage(s) },
-	"AddLibrary":     func(a *App, s string) (any, error) { return a.AddLibrary(s, true) },
-	"SaveImage":      func(a *App, s string) (any, error) { return nil, a.SaveImage(s) },
-	"SaveOutput":     func(a *App, s string) (any, error) { return a.SaveOutput(s) },
-	"StartSession":   func(a *App, s string) (any, error) { return a.StartSession(s) },
-	"ChooseSavePath": func(a *App, s string) (any, error) { return a.ChooseSavePath("Save", s) },
+	"LoadImage":           func(a *App, s string) (any, error) { return a.LoadImage(s) },
+	"ImportConversations": func(a *App, s string) (any, error) { return a.ImportConversations(s) },
+	"AddLibrary":          func(a *App, s string) (any, error) { return a.AddLibrary(s, true) },
+	"SaveImage":           func(a *App, s string) (any, error) { return nil, a.SaveImage(s) },
+	"SaveOutput":          func(a *App, s string) (any, error) { return a.SaveOutput(s) },
+	"StartSession":        func(a *App, s string) (any, error) { return a.StartSession(s) },
+	"ChooseSavePath":      func(a *App, s string) (any, error) { return a.ChooseSavePath("Save", s) },
 	"Ask": func(a *App, s string) (any, error) {
 		return a.Ask(AskRequest{Question: "what is in it?", Files: []string{s}})
 	},
@@ -89,7 +90,7 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 var pathless = []string{
 	"BrowsingSettings", "SetBrowsingSettings", "Libraries", "RemoveLibrary", "SearchLibraries", "OpenArticle", "PickLibraryFile",
 	"Status", "UIReady", "LLMStatus", "LLMHint", "LLMHintFor", "SetAssistantModel", "StopAsk",
-	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation",
+	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation", "ShowConversation", "PickExport",
 	"ListAssistants", "GetAssistant", "DeleteAssistant", "AssistantCapabilities",
 	"RunAudit", "Audits", "GetAudit", "DeleteAudit", "CompareAudits", "AuditCatalog", "Checklist",
 	"ExportAssistant", "BackupDatabase", "PickFile", "OpenedFiles", "UIEvent", "ExportImage",

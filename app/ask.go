@@ -203,51 +203,6 @@ func (a *App) StopAsk(conversationID string) error {
 	return nil
 }
 
-// ListConversations returns the kept conversations' summaries, newest
-// first.
-func (a *App) ListConversations(limit int) ([]llm.ConversationSummary, error) {
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	return llm.ListConversations(a.core.Store(), limit)
-}
-
-// SearchConversations returns the summaries of the kept conversations
-// whose title, questions or answers hold every word of query, newest
-// first.
-func (a *App) SearchConversations(query string, limit int) ([]llm.ConversationSummary, error) {
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	return llm.SearchConversations(a.core.Store(), query, limit)
-}
-
-// GetConversation returns one kept conversation.
-func (a *App) GetConversation(id string) (llm.Conversation, error) {
-	if err := a.ready(); err != nil {
-		return llm.Conversation{}, err
-	}
-	c, err := llm.GetConversation(a.core.Store(), id)
-	if err != nil {
-		return llm.Conversation{}, err
-	}
-	return *c, nil
-}
-
-// ExportConversation returns a conversation as Markdown ("md") or a
-// Jupyter notebook ("ipynb").
-func (a *App) ExportConversation(id, format string) (string, error) {
-	c, err := a.GetConversation(id)
-	if err != nil {
-		return "", err
-	}
-	if format == "ipynb" {
-		data, err := c.Notebook()
-		return string(data), err
-	}
-	return c.Markdown(), nil
-}
-
 // DeleteConversation removes a kept conversation.
 func (a *App) DeleteConversation(id string) error {
 	if err := a.ready(); err != nil {
@@ -264,7 +219,7 @@ func (a *App) DeleteConversation(id string) error {
 	}
 	a.asks.mu.Unlock()
 	a.closeAskSession(id)
-	err := a.core.Store().Delete(store.Conversations, id)
+	err := a.core.Conversations().Delete(id)
 	if cancel != nil && errors.Is(err, store.ErrNotFound) {
 		return nil // its first question: not stored yet, and now never
 	}

@@ -1,6 +1,69 @@
 package app
 
-import "rehome/backend/llm"
+import (
+	"rehome/backend/core"
+	"rehome/backend/llm"
+)
+
+// The kept conversations, through core.Conversations: the window and the
+// bridge name a conversation as the terminal does (an id, the start of
+// one, "last", an imported conversation's ChatGPT id).
+
+// ListConversations returns the kept conversations' summaries, newest
+// first, each filed under its assistant (an imported GPT's under the
+// assistant with its gizmo id).
+func (a *App) ListConversations(limit int) ([]llm.ConversationSummary, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	return a.core.Conversations().List(limit)
+}
+
+// SearchConversations returns the summaries of the kept conversations
+// whose title, questions or answers hold every word of query, newest
+// first.
+func (a *App) SearchConversations(query string, limit int) ([]llm.ConversationSummary, error) {
+	if err := a.ready(); err != nil {
+		return nil, err
+	}
+	return a.core.Conversations().Search(query, limit)
+}
+
+// GetConversation returns one kept conversation.
+func (a *App) GetConversation(id string) (llm.Conversation, error) {
+	if err := a.ready(); err != nil {
+		return llm.Conversation{}, err
+	}
+	c, err := a.core.Conversations().Get(id)
+	if err != nil {
+		return llm.Conversation{}, err
+	}
+	return *c, nil
+}
+
+// ShowConversation returns a conversation as data: turns with their role
+// and text, cells, sources, its assistant and gizmo id (as `rehome
+// conversations show ID --json`).
+func (a *App) ShowConversation(id string) (core.ConversationView, error) {
+	if err := a.ready(); err != nil {
+		return core.ConversationView{}, err
+	}
+	v, err := a.core.Conversations().View(id)
+	if err != nil {
+		return core.ConversationView{}, err
+	}
+	return *v, nil
+}
+
+// ExportConversation returns a conversation as Markdown ("md") or a
+// Jupyter notebook ("ipynb").
+func (a *App) ExportConversation(id, format string) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	data, _, err := a.core.Conversations().Export(id, format)
+	return string(data), err
+}
 
 // RenameConversation gives a kept conversation the title the user typed
 // (blank: its first question again).
@@ -8,9 +71,53 @@ func (a *App) RenameConversation(id, title string) (llm.Conversation, error) {
 	if err := a.ready(); err != nil {
 		return llm.Conversation{}, err
 	}
-	c, err := llm.RenameConversation(a.core.Store(), id, title)
+	c, err := a.core.Conversations().Rename(id, title)
 	if err != nil {
 		return llm.Conversation{}, err
 	}
 	return *c, nil
+}
+
+// ImportConversations imports ChatGPT's data export — its .zip, its
+// conversations.json, or one conversation — dropped on the window or
+// picked (in a browser: uploaded). It streams: progress goes out as
+// "conversations:import" (core.ImportProgress); the report says what
+// was imported, filed under which GPT, and what was not and why. A
+// refusal part-way keeps what came before it and returns the report with
+// the error.
+func (a *App) ImportConversations(path string) (core.ImportReport, error) {
+	if err := a.ready(); err != nil {
+		return core.ImportReport{}, err
+	}
+	clean, err := a.readable(path)
+	if err != nil {
+		return core.ImportReport{}, err
+	}
+	rep, err := a.core.Conversations().Import(a.ctx, clean, func(p core.ImportProgress) {
+		a.emit("conversations:import", p)
+	})
+	a.dropUploads([]string{clean})
+	if rep == nil {
+		return core.ImportReport{}, uiError(err)
+	}
+	if err != nil {
+		rep.Stopped = uiError(err).Error()
+	}
+	return *rep, nil
+}
+
+// PickExport asks, in the window's native dialog, for ChatGPT's data
+// export (its .zip or conversations.json) and returns the path chosen
+// ("" when cancelled), which ImportConversations may then read.
+func (a *App) PickExport() (string, error) {
+	w := a.window()
+	if w == nil {
+		return "", errNoWindow
+	}
+	p, err := w.OpenFileDialog("Choose ChatGPT's data export", []FileFilter{
+		{Name: "ChatGPT data export (.zip, conversations.json)", Patterns: "*.zip;*.json"}, {Name: "All files", Patterns: "*"}})
+	if err == nil && p != "" {
+		GrantRead(a, p)
+	}
+	return p, err
 }

@@ -2,22 +2,35 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"rehome/backend/atomicfile"
+	"rehome/backend/core"
 	"rehome/backend/llm"
-	"rehome/backend/store"
 )
 
-// cmdConversations is `rehome conversations`: the kept conversations.
+// cmdConversations is `rehome conversations`: the kept conversations,
+// through core.Conversations (the window's calls are the same).
 func cmdConversations(env *cliEnv, args []string) int {
 	return dispatch(env, []command{
 		{"list", "the kept conversations, newest first", cmdConvList},
-		{"show", "a conversation as Markdown", func(env *cliEnv, args []string) int { return cmdConvExport(env, "show", args) }},
+		{"search", "the conversations that hold every word", cmdConvSearch},
+		{"show", "a conversation as Markdown, or as data with --json", cmdConvShow},
 		{"export", "a conversation as Markdown or a Jupyter notebook", func(env *cliEnv, args []string) int { return cmdConvExport(env, "export", args) }},
+		{"rename", "give a conversation a title", cmdConvRename},
 		{"rm", "delete a conversation", cmdConvRm},
+		{"import", "ChatGPT's data export: its .zip, conversations.json, or one conversation", cmdConvImport},
 	}, "rehome conversations", args)
+}
+
+func convService(env *cliEnv) (*core.Conversations, error) {
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return c.Conversations(), nil
 }
 
 func cmdConvList(env *cliEnv, args []string) int {
@@ -26,19 +39,50 @@ func cmdConvList(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	st, err := env.openStore()
+	svc, err := convService(env)
 	if err != nil {
 		return env.fail(err)
 	}
-	cs, err := llm.ListConversations(st, 0)
+	cs, err := svc.List(0)
 	if err != nil {
 		return env.fail(err)
 	}
-	if *asJSON {
+	return printConvs(env, cs, *asJSON, "rehome: no conversations yet (ask one with `rehome ask --file data.csv \"a question\"`, or bring ChatGPT's with `rehome conversations import EXPORT.zip`)")
+}
+
+func cmdConvSearch(env *cliEnv, args []string) int {
+	fs := env.flags("conversations search", "conversations search [--json] WORDS…")
+	asJSON := fs.Bool("json", false, "print as JSON")
+	var words []string
+	for _, a := range args {
+		if a == "--json" || a == "-json" {
+			*asJSON = true
+		} else if strings.HasPrefix(a, "-") {
+			return env.usage("conversations search: unknown flag %s (only --json)", a)
+		} else {
+			words = append(words, a)
+		}
+	}
+	if len(words) == 0 {
+		return env.usage("conversations search: give the words to look for")
+	}
+	svc, err := convService(env)
+	if err != nil {
+		return env.fail(err)
+	}
+	cs, err := svc.Search(strings.Join(words, " "), 0)
+	if err != nil {
+		return env.fail(err)
+	}
+	return printConvs(env, cs, *asJSON, "rehome: no conversation holds all of those words")
+}
+
+func printConvs(env *cliEnv, cs []llm.ConversationSummary, asJSON bool, none string) int {
+	if asJSON {
 		return env.json(cs)
 	}
 	if len(cs) == 0 {
-		fmt.Fprintln(env.stderr, "rehome: no conversations yet (ask one with `rehome ask --file data.csv \"a question\"`)")
+		fmt.Fprintln(env.stderr, none)
 	}
 	w := safeWriter(env.stdout) // titles and model names may hold what a server sent
 	for _, c := range cs {
@@ -49,9 +93,43 @@ func cmdConvList(env *cliEnv, args []string) int {
 		if c.Questions >= 0 {
 			n = strconv.Itoa(c.Questions)
 		}
-		fmt.Fprintf(w, "%s  %s  %-20s %s question(s)  %s\n", c.ID, when, c.Model, n, c.Title)
+		who := c.AssistantName
+		if who == "" && c.GizmoID != "" {
+			who = c.GizmoID + " (not imported)"
+		}
+		if who != "" {
+			who = "  [" + who + "]"
+		}
+		fmt.Fprintf(w, "%s  %s  %-20s %s question(s)  %s%s\n", c.ID, when, c.Model, n, c.Title, who)
 	}
 	return exitOK
+}
+
+func cmdConvShow(env *cliEnv, args []string) int {
+	if !slices.ContainsFunc(args, func(a string) bool { return a == "--json" || a == "-json" || a == "--json=true" }) {
+		return cmdConvExport(env, "show", args)
+	}
+	fs := env.flags("conversations show", "conversations show ID [--json]")
+	asJSON := fs.Bool("json", false, "print the conversation as data: turns, cells, sources, assistant")
+	id, rest := splitID(args)
+	if code, ok := env.parse(fs, rest); !ok {
+		return code
+	}
+	if id == "" || fs.NArg() > 0 {
+		return env.usage("conversations show: give one conversation id (see `rehome conversations list`)")
+	}
+	if !*asJSON {
+		return cmdConvExport(env, "show", args)
+	}
+	svc, err := convService(env)
+	if err != nil {
+		return env.fail(err)
+	}
+	v, err := svc.View(id)
+	if err != nil {
+		return env.fail(err)
+	}
+	return env.json(v)
 }
 
 func cmdConvExport(env *cliEnv, name string, args []string) int {
@@ -65,24 +143,13 @@ func cmdConvExport(env *cliEnv, name string, args []string) int {
 	if id == "" || fs.NArg() > 0 {
 		return env.usage("conversations %s: give one conversation id (see `rehome conversations list`)", name)
 	}
-	st, err := env.openStore()
+	svc, err := convService(env)
 	if err != nil {
 		return env.fail(err)
 	}
-	c, err := llm.GetConversation(st, id)
+	data, _, err := svc.Export(id, *format)
 	if err != nil {
-		return env.fail(fmt.Errorf("%w (see `rehome conversations list`)", err))
-	}
-	var data []byte
-	switch strings.ToLower(*format) {
-	case "md", "markdown":
-		data = []byte(c.Markdown())
-	case "ipynb", "notebook":
-		if data, err = c.Notebook(); err != nil {
-			return env.fail(err)
-		}
-	default:
-		return env.usage("--format is md or ipynb")
+		return env.fail(err)
 	}
 	if *out == "" {
 		safeWriter(env.stdout).Write(data) // the model's words, shown on a terminal, never obeyed
@@ -95,6 +162,26 @@ func cmdConvExport(env *cliEnv, name string, args []string) int {
 	return exitOK
 }
 
+func cmdConvRename(env *cliEnv, args []string) int {
+	fs := env.flags("conversations rename", "conversations rename ID TITLE…")
+	if code, ok := env.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() < 1 {
+		return env.usage("conversations rename: give the conversation id, then its new title (none: its first question)")
+	}
+	svc, err := convService(env)
+	if err != nil {
+		return env.fail(err)
+	}
+	c, err := svc.Rename(fs.Arg(0), strings.Join(fs.Args()[1:], " "))
+	if err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprintf(safeWriter(env.stdout), "%s  %s\n", c.ID, c.Title)
+	return exitOK
+}
+
 func cmdConvRm(env *cliEnv, args []string) int {
 	fs := env.flags("conversations rm", "conversations rm ID")
 	id, rest := splitID(args)
@@ -104,11 +191,11 @@ func cmdConvRm(env *cliEnv, args []string) int {
 	if id == "" || fs.NArg() > 0 {
 		return env.usage("conversations rm: give one conversation id (see `rehome conversations list`)")
 	}
-	st, err := env.openStore()
+	svc, err := convService(env)
 	if err != nil {
 		return env.fail(err)
 	}
-	if err := st.Delete(store.Conversations, id); err != nil {
+	if err := svc.Delete(id); err != nil {
 		return env.fail(err)
 	}
 	return exitOK

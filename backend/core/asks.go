@@ -129,6 +129,9 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		if req.AssistantID == "" {
 			req.AssistantID = c.AssistantID
 		}
+		if req.AssistantID == "" && c.GizmoID != "" {
+			req.AssistantID, _ = s.c.Conversations().assistantOf(c.GizmoID) // an imported GPT's chat: its assistant, once imported
+		}
 	}
 	a := &Ask{Conversation: conv, asks: s, question: q}
 	// Files given before — the conversation's — are known; any other is

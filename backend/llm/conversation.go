@@ -31,9 +31,24 @@ type Conversation struct {
 	Created       time.Time `json:"created"`
 	Updated       time.Time `json:"updated"`
 	// Questions is len(Exchanges), kept for the summary.
-	Questions int          `json:"questions"`
-	Files     []FileInfo   `json:"files"`
-	Exchanges []Transcript `json:"exchanges"`
+	Questions int `json:"questions"`
+	// GizmoID is the ChatGPT GPT (g-…) an imported conversation was held
+	// with: it is filed under the assistant with that gizmo id, whenever
+	// that assistant is imported (see core.Conversations).
+	GizmoID string `json:"gizmo_id,omitempty"`
+	// Source is where an imported conversation came from ("chatgpt"), ""
+	// for one asked here; SourceID is its id there (the export's
+	// conversation id) and SourceUpdated its last change there.
+	Source        string       `json:"source,omitempty"`
+	SourceID      string       `json:"source_id,omitempty"`
+	SourceUpdated *time.Time   `json:"source_updated,omitempty"`
+	Files         []FileInfo   `json:"files"`
+	Exchanges     []Transcript `json:"exchanges"`
+	// Alternatives are the other branches of an imported conversation (an
+	// edited question, a regenerated answer): see imported.go.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Notes say what an import left out or changed, in words.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // NewConversation starts one.
@@ -124,7 +139,11 @@ func (c *Conversation) Markdown() string {
 	if c.AssistantName != "" {
 		fmt.Fprintf(&b, "Assistant: %s  \n", line(c.AssistantName))
 	}
-	fmt.Fprintf(&b, "Model: %s at %s  \nStarted: %s\n\n", line(c.Model), line(c.Server), c.Created.Format(time.RFC3339))
+	if c.Source != "" && c.Server == "" {
+		fmt.Fprintf(&b, "Imported from %s (model %s)  \nStarted: %s\n\n", line(c.Source), line(c.Model), c.Created.Format(time.RFC3339))
+	} else {
+		fmt.Fprintf(&b, "Model: %s at %s  \nStarted: %s\n\n", line(c.Model), line(c.Server), c.Created.Format(time.RFC3339))
+	}
 	if len(c.Files) > 0 {
 		b.WriteString("Files:\n\n")
 		for _, f := range c.Files {
@@ -202,7 +221,11 @@ func (c *Conversation) Notebook() ([]byte, error) {
 	}
 	var cells []cell
 	n := 0
-	cells = append(cells, md(fmt.Sprintf("# %s\n\nModel: %s at %s", safeMarkdown(oneLine(orDefault(c.Title, "Conversation"))), safeMarkdown(oneLine(c.Model)), safeMarkdown(oneLine(c.Server)))))
+	head := fmt.Sprintf("Model: %s at %s", safeMarkdown(oneLine(c.Model)), safeMarkdown(oneLine(c.Server)))
+	if c.Source != "" && c.Server == "" {
+		head = fmt.Sprintf("Imported from %s (model %s)", safeMarkdown(oneLine(c.Source)), safeMarkdown(oneLine(c.Model)))
+	}
+	cells = append(cells, md(fmt.Sprintf("# %s\n\n%s", safeMarkdown(oneLine(orDefault(c.Title, "Conversation"))), head)))
 	for _, t := range c.Exchanges {
 		cells = append(cells, md("**Question:** "+safeMarkdown(t.Question)))
 		for i, tu := range t.Turns {

@@ -96,11 +96,14 @@ type Transcript struct {
 	Server   string `json:"server"`
 	Mode     string `json:"mode"` // "tools" or "fenced"
 	// Vision says the model was shown the plots (it reads images).
-	Vision  bool      `json:"vision,omitempty"`
-	Turns   []Turn    `json:"turns"`
-	Answer  string    `json:"answer"`
-	Files   []OutFile `json:"files"` // every plot and file made, in order
-	Stopped string    `json:"stopped"`
+	Vision bool      `json:"vision,omitempty"`
+	Turns  []Turn    `json:"turns"`
+	Answer string    `json:"answer"`
+	Files  []OutFile `json:"files"` // every plot and file made, in order
+	// Attachments are the files the question came with (an imported
+	// conversation's images and uploads, saved by rehome).
+	Attachments []OutFile `json:"attachments,omitempty"`
+	Stopped     string    `json:"stopped"`
 	// Citations are the sources the answer cites as [n] (file, page or
 	// section, the passage).
 	Citations []Citation `json:"citations,omitempty"`

@@ -18,6 +18,9 @@ type ConversationSummary struct {
 	AssistantName string `json:"assistant_name,omitempty"`
 	Server        string `json:"server"`
 	Model         string `json:"model"`
+	// GizmoID and Source: see Conversation.
+	GizmoID string `json:"gizmo_id,omitempty"`
+	Source  string `json:"source,omitempty"`
 	// Questions is how many questions it holds; -1 when unknown (a large
 	// record written by an older rehome).
 	Questions int       `json:"questions"`
@@ -67,7 +70,8 @@ func summarize(raw []byte) (ConversationSummary, error) {
 		return s, fmt.Errorf("not a conversation record")
 	}
 	fields := map[string]any{"id": &s.ID, "title": &s.Title, "assistant_id": &s.AssistantID, "assistant_name": &s.AssistantName,
-		"server": &s.Server, "model": &s.Model, "questions": &s.Questions, "created": &s.Created, "updated": &s.Updated}
+		"server": &s.Server, "model": &s.Model, "questions": &s.Questions, "created": &s.Created, "updated": &s.Updated,
+		"gizmo_id": &s.GizmoID, "source": &s.Source}
 	// A field cut by the head's end (a huge model name) ends the reading:
 	// the summary has what came before it.
 	for dec.More() {
@@ -87,7 +91,7 @@ func summarize(raw []byte) (ConversationSummary, error) {
 			break
 		}
 	}
-	for _, f := range []*string{&s.ID, &s.Title, &s.AssistantID, &s.AssistantName, &s.Server, &s.Model} {
+	for _, f := range []*string{&s.ID, &s.Title, &s.AssistantID, &s.AssistantName, &s.Server, &s.Model, &s.GizmoID, &s.Source} {
 		*f = cutKept(*f, summaryField)
 	}
 	if s.Questions < 0 && len(raw) <= summaryWhole {

@@ -812,3 +812,42 @@ test('a file dropped on the Knowledge section of the assistant editor is indexed
     rmSync(data, { recursive: true, force: true });
   }
 });
+
+// ChatGPT's data export dropped on the window's Ask screen is imported (not
+// attached to the question): the drop reaches rehome with its path, the
+// conversation list's import takes it, and the terminal lists the
+// conversations afterwards. The export is real (backend/chatgptexport/testdata).
+test('ChatGPT’s conversations.json dropped on the Ask screen is imported and listed', async () => {
+  const data = mkdtempSync(join(tmpdir(), 'rehome-window-convimport-'));
+  const app = await launch('conversations-import');
+  try {
+    const since = logLines(app.log);
+    click(app.id, 60, nav.ask);
+    await waitScreen(app.log, 'ask', since);
+    const file = join(data, 'conversations.json');
+    writeFileSync(file, readFileSync(join(testdata, '../../chatgptexport/testdata/gpt-2025.json')));
+    const g = geometry(app.id);
+    const source = await dragFile(file, g.x + g.width / 2, g.y + g.height / 2);
+    try {
+      const [dropped] = await waitLog(app.log, /"msg":"file dropped"/, 15000, 'the drop to reach rehome');
+      assert.deepEqual(dropped.paths, [file]);
+    } finally {
+      source.stop();
+    }
+    const [done] = await waitLog(app.log, /"event":"conversations imported"/, 60000, 'the import to end');
+    assert.equal(done.imported, 4, JSON.stringify(done));
+    assertShows(await stableShot('conversations-import'), 'the conversation list with the import report');
+    assert.deepEqual(logErrors(app.log), [], 'rehome logged errors');
+  } finally {
+    await app.stop();
+  }
+  try {
+    const env = { ...process.env, REHOME_HOME: app.home };
+    const list = JSON.parse(execFileSync(bin, ['conversations', 'list', '--json'], { env }).toString());
+    assert.equal(list.length, 4);
+    assert.ok(list.some((c) => c.gizmo_id === 'g-67ee11f7587881919c3ba1c99a9d6b39'));
+  } finally {
+    rmSync(app.home, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
+  }
+});

@@ -23,6 +23,15 @@ describe('claimFileDrop', () => {
     expect(got).toEqual(['code:a.csv', 'panel:b.pdf', 'import:c.json', 'panel:d.pdf']);
     expect(OnFileDrop).toHaveBeenCalledTimes(1);
     expect(OnFileDropOff).not.toHaveBeenCalled();
+    // A claim for some files only (ChatGPT's export on the Assistants
+    // screen) takes those; the rest go on to the claim below it.
+    const screen = claimFileDrop((p) => got.push('screen:' + p.join('+')));
+    const exports = claimFileDrop((p) => got.push('export:' + p.join('+')), (p) => p.endsWith('.zip'));
+    drop(0, 0, ['f.zip', 'g.pdf']);
+    drop(0, 0, ['h.zip']);
+    exports();
+    screen();
+    expect(got.slice(4)).toEqual(['export:f.zip', 'screen:g.pdf', 'export:h.zip']);
     delete (window as any).runtime;
   });
 });

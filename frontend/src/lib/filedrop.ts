@@ -7,17 +7,33 @@
 
 type Handler = (paths: string[]) => void;
 
-const claims: { take: Handler }[] = [];
+const claims: { take: Handler; accepts?: (path: string) => boolean }[] = [];
 let registered = false;
 
-/** Routes the window's file drops to take until the returned release; a no-op in a browser. */
-export function claimFileDrop(take: Handler): () => void {
+// dispatch gives the drop to the latest claim; a claim that accepts only
+// some files (accepts) takes those, and the rest go on to the claim below.
+function dispatch(paths: string[]) {
+  for (let i = claims.length - 1; i >= 0 && paths.length; i--) {
+    const c = claims[i];
+    if (!c.accepts) return c.take(paths);
+    const mine = paths.filter(c.accepts);
+    if (mine.length) c.take(mine);
+    paths = paths.filter((p) => !c.accepts!(p));
+  }
+}
+
+/**
+ * Routes the window's file drops to take until the returned release; a
+ * no-op in a browser. With accepts, only the files it accepts: the others
+ * go to the claim made before.
+ */
+export function claimFileDrop(take: Handler, accepts?: (path: string) => boolean): () => void {
   const rt = typeof window === 'undefined' ? undefined : window.runtime;
   if (!rt?.OnFileDrop) return () => {};
-  const claim = { take };
+  const claim = { take, accepts };
   claims.push(claim);
   if (!registered) {
-    rt.OnFileDrop((_x: number, _y: number, paths: string[]) => claims[claims.length - 1]?.take(paths), false);
+    rt.OnFileDrop((_x: number, _y: number, paths: string[]) => dispatch(paths), false);
     registered = true;
   }
   return () => {

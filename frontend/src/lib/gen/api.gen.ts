@@ -164,6 +164,7 @@ export namespace assistant {
   export interface Assistant {
     schema: number;
     id: string;
+    gizmo_id?: string;
     name: string;
     description: string;
     instructions: string;
@@ -587,6 +588,71 @@ export namespace core {
     duration_ms: number;
   }
 
+  export interface ConversationView {
+    id: string;
+    title: string;
+    assistant_id?: string;
+    assistant_name?: string;
+    gizmo_id?: string;
+    source?: string;
+    source_id?: string;
+    model: string;
+    server: string;
+    created: string;
+    updated: string;
+    files: llm.FileInfo[];
+    turns: core.ViewTurn[];
+    alternatives?: core.ViewBranch[];
+    notes?: string[];
+  }
+
+  export interface ImportFiled {
+    gizmo_id: string;
+    assistant_id?: string;
+    assistant_name?: string;
+    conversations: number;
+  }
+
+  export interface ImportProgress {
+    read: number;
+    size: number;
+    seen: number;
+    imported: number;
+    unchanged: number;
+    skipped: number;
+    title: string;
+    done: boolean;
+  }
+
+  export interface ImportReport {
+    file: string;
+    format: string;
+    read: number;
+    size: number;
+    seen: number;
+    imported: number;
+    unchanged: number;
+    skipped: number;
+    title: string;
+    done: boolean;
+    replaced: number;
+    skips: core.ImportSkip[];
+    filed: core.ImportFiled[];
+    plain_chats: number;
+    branches: number;
+    dropped_branches: number;
+    hidden_messages: number;
+    files: number;
+    file_bytes: number;
+    stopped?: string;
+  }
+
+  export interface ImportSkip {
+    title: string;
+    id: string;
+    why: string;
+  }
+
   export interface KnowledgeRanking {
     mode: string;
     model?: string;
@@ -613,6 +679,37 @@ export namespace core {
   export interface SandboxHost {
     uri: string;
     identity: string;
+  }
+
+  export interface ViewBranch {
+    from: number;
+    turns: core.ViewTurn[];
+  }
+
+  export interface ViewCell {
+    code: string;
+    output: string;
+    error?: string;
+    exit_code: number;
+    files?: llm.OutFile[];
+  }
+
+  export interface ViewTool {
+    name: string;
+    arguments?: string;
+    result?: string;
+  }
+
+  export interface ViewTurn {
+    role: string;
+    text: string;
+    reasoning?: string;
+    cells?: core.ViewCell[];
+    tools?: core.ViewTool[];
+    citations?: llm.Citation[];
+    files?: llm.OutFile[];
+    model?: string;
+    time?: string;
   }
 }
 
@@ -774,6 +871,11 @@ export namespace llamarun {
 
 /** Types of Go package rehome/backend/llm. */
 export namespace llm {
+  export interface Alternative {
+    from: number;
+    exchanges: llm.Transcript[];
+  }
+
   export interface Cell {
     code: string;
     via: string;
@@ -820,8 +922,14 @@ export namespace llm {
     created: string;
     updated: string;
     questions: number;
+    gizmo_id?: string;
+    source?: string;
+    source_id?: string;
+    source_updated?: string;
     files: llm.FileInfo[];
     exchanges: llm.Transcript[];
+    alternatives?: llm.Alternative[];
+    notes?: string[];
   }
 
   export interface ConversationSummary {
@@ -831,6 +939,8 @@ export namespace llm {
     assistant_name?: string;
     server: string;
     model: string;
+    gizmo_id?: string;
+    source?: string;
     questions: number;
     created: string;
     updated: string;
@@ -918,6 +1028,7 @@ export namespace llm {
     turns: llm.Turn[];
     answer: string;
     files: llm.OutFile[];
+    attachments?: llm.OutFile[];
     stopped: string;
     citations?: llm.Citation[];
     cuts?: string[];
@@ -1439,6 +1550,7 @@ export interface Events {
   'action:confirm': app.ActionConfirm;
   'action:signin': app.ActionSignIn;
   'ask:event': app.AskEvent;
+  'conversations:import': core.ImportProgress;
   'doctor:progress': string;
   'firstrun:changed': string;
   'firstrun:progress': app.FirstRunProgress;
@@ -1493,6 +1605,7 @@ export const methods = [
   'Hardware',
   'ImportAssistant',
   'ImportAssistants',
+  'ImportConversations',
   'InterruptSession',
   'KnowledgeAdd',
   'KnowledgeCancel',
@@ -1511,6 +1624,7 @@ export const methods = [
   'ModelServers',
   'Models',
   'OpenedFiles',
+  'PickExport',
   'PickFile',
   'PickKnowledgeFile',
   'PickModelFile',
@@ -1538,6 +1652,7 @@ export const methods = [
   'SetModelServers',
   'SetRunLimits',
   'SetSandboxHost',
+  'ShowConversation',
   'SignInAction',
   'StartCarriedModel',
   'StartSession',
@@ -1703,6 +1818,10 @@ export function ImportAssistants(in_: Input<app.AssistantImport>): Promise<assis
   return call<assistant.ImportReport>('ImportAssistants', in_);
 }
 
+export function ImportConversations(path: string): Promise<core.ImportReport> {
+  return call<core.ImportReport>('ImportConversations', path);
+}
+
 export function InterruptSession(id: string): Promise<void> {
   return call<void>('InterruptSession', id);
 }
@@ -1773,6 +1892,10 @@ export function Models(): Promise<models.Model[]> {
 
 export function OpenedFiles(): Promise<string[]> {
   return call<string[]>('OpenedFiles');
+}
+
+export function PickExport(): Promise<string> {
+  return call<string>('PickExport');
 }
 
 export function PickFile(): Promise<string> {
@@ -1881,6 +2004,10 @@ export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> 
 
 export function SetSandboxHost(h: Input<core.SandboxHost>): Promise<core.SandboxHost> {
   return call<core.SandboxHost>('SetSandboxHost', h);
+}
+
+export function ShowConversation(id: string): Promise<core.ConversationView> {
+  return call<core.ConversationView>('ShowConversation', id);
 }
 
 export function SignInAction(assistantID: string, name: string): Promise<void> {
