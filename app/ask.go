@@ -32,6 +32,8 @@ type AskRequest struct {
 	// Rewind takes back this many of the last questions first
 	// (regenerate: 1 with the same question; edit-and-resend).
 	Rewind int `json:"rewind,omitempty"`
+	// Temporary starts a temporary chat: no memory read or saved.
+	Temporary bool `json:"temporary,omitempty"`
 }
 
 // AskEvent is a step of a question, for the screen.
@@ -129,7 +131,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		ConversationID: req.ConversationID, AssistantID: req.AssistantID,
 		Files: req.Files, Check: a.readable, Confirm: a.confirmAction, Progress: progress,
 		Server: req.Server, Model: req.Model, MaxSteps: req.MaxSteps, Mode: req.Mode, Question: req.Question, Rewind: req.Rewind,
-		InlinePlots: true, MakeRoom: a.evictSession,
+		InlinePlots: true, MakeRoom: a.evictSession, Temporary: req.Temporary,
 	})
 	if err != nil {
 		return llm.Conversation{}, uiError(err)

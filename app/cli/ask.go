@@ -19,7 +19,7 @@ import (
 // the model answers. The answer streams to stdout; plots are saved and
 // named on stderr; the conversation is kept.
 func cmdAsk(env *cliEnv, args []string) int {
-	fs := env.flags("ask", "ask [--file F]... [--assistant ID] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--answer-timeout 30m] [--json] [--verbose] QUESTION")
+	fs := env.flags("ask", "ask [--file F]... [--assistant ID] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--temporary] [--answer-timeout 30m] [--json] [--verbose] QUESTION")
 	var files stringList
 	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable)")
 	assistantID := fs.String("assistant", "", "the assistant `id` whose instructions and knowledge to use")
@@ -34,6 +34,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each cell (default: as saved in Settings)")
 	answerTimeout := fs.Duration("answer-timeout", llm.DefaultDeadline, "the most `time` the model server may take for one answer")
 	yes := fs.Bool("yes", false, "make the assistant's action calls that need confirming without asking (without a terminal and --yes they are declined)")
+	temporary := fs.Bool("temporary", false, "a temporary chat: no memory read or saved (a conversation continued stays as it began)")
 	env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
@@ -80,7 +81,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	asks := c.Asks()
 	ask, err := asks.Prepare(ctx, core.AskRequest{ConversationID: *cont, AssistantID: *assistantID,
 		Files: files, KeepFiles: true, Server: *server, Model: *model, KeepModel: *keepModel,
-		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes),
+		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes), Temporary: *temporary,
 		Progress: func(msg string) { fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(msg)) }})
 	if err != nil {
 		switch {
@@ -103,6 +104,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 	}()
 	if ask.KeptModel {
 		fmt.Fprintf(env.stderr, "rehome: %s is now %s's default model\n", mdl, conv.AssistantName)
+	}
+	if conv.Temporary {
+		fmt.Fprintln(env.stderr, "rehome: a temporary chat: no memory is read or saved")
 	}
 	for _, n := range ask.Notes {
 		fmt.Fprintf(env.stderr, "rehome: %s\n", n)
@@ -178,6 +182,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 		if t.Error != "" {
 			fmt.Fprintf(env.stderr, "rehome: %s\n", sh.safe(t.Error))
 		}
+		memoryLines(env, sh, t)
 		fmt.Fprintf(env.stderr, "rehome: %s with %s, %d cell(s), %s; conversation %s (continue with --continue %s)\n",
 			t.Stopped, sh.safe(mdl), len(t.Cells()), time.Since(started).Round(100*time.Millisecond), conv.ID, conv.ID)
 	}

@@ -58,6 +58,9 @@ type AskRequest struct {
 	// MakeRoom may stop one of the face's own sessions when too many run
 	// (after the conversations' least recently used); may be nil.
 	MakeRoom func() bool
+	// Temporary makes a new conversation a temporary chat: no memory read
+	// or saved (a continued one stays as it began).
+	Temporary bool
 }
 
 // Ask is a question ready to run: the model picked, the files described,
@@ -127,6 +130,7 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 			req.AssistantID = c.AssistantID
 		}
 	}
+	conv.Temporary = conv.Temporary || (req.Temporary && len(conv.Exchanges) == 0)
 	a := &Ask{Conversation: conv, asks: s, question: q}
 	// Files given before — the conversation's — are known; any other is
 	// vetted by the face. The assistant's knowledge is never taken from a
@@ -246,7 +250,11 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		tools = append(tools, acts...)
 		a.Notes = append(a.Notes, notes...)
 	}
-	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: client.ContextLength(ctx, model),
+	window := client.ContextLength(ctx, model)
+	if t, notes, ok := s.c.Memory().Tool(conv, window.Tokens); ok { // the memory tool (memory.go)
+		tools, a.Notes = append(tools, t), append(a.Notes, notes...)
+	}
+	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: window,
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History()}
 	prepared = true
 	return a, nil

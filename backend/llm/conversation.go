@@ -31,7 +31,10 @@ type Conversation struct {
 	Created       time.Time `json:"created"`
 	Updated       time.Time `json:"updated"`
 	// Questions is len(Exchanges), kept for the summary.
-	Questions int          `json:"questions"`
+	Questions int `json:"questions"`
+	// Temporary is a chat that reads and saves no memory (ChatGPT's
+	// temporary chat); a question that continues it stays so.
+	Temporary bool         `json:"temporary,omitempty"`
 	Files     []FileInfo   `json:"files"`
 	Exchanges []Transcript `json:"exchanges"`
 }

@@ -31,15 +31,18 @@ const (
 	// Models are the GGUF files the user carries, registered with rehome
 	// (`rehome models add`).
 	Models Bucket = "models"
-	meta   Bucket = "meta"
+	// Memories are what the user asked a model to remember (the memory
+	// tool, Settings → Memory, an import of ChatGPT's saved memories).
+	Memories Bucket = "memories"
+	meta     Bucket = "meta"
 )
 
 // Buckets lists the record buckets in a fixed order.
-var Buckets = []Bucket{Assistants, Audits, Runs, Settings, Conversations, Models}
+var Buckets = []Bucket{Assistants, Audits, Runs, Settings, Conversations, Models, Memories}
 
 // SchemaVersion is the layout version this build writes. Open migrates an
 // older file up to it and refuses a newer one.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // FileName is the database's name inside the data directory.
 const FileName = "rehome.db"
@@ -139,6 +142,11 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 2 -> 3: the carried models' bucket.
 	func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists([]byte(Models))
+		return err
+	},
+	// 3 -> 4: the memories' bucket.
+	func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists([]byte(Memories))
 		return err
 	},
 }
@@ -414,6 +422,8 @@ func singular(b Bucket) string {
 		return "setting"
 	case Conversations:
 		return "conversation"
+	case Memories:
+		return "memory"
 	}
 	return string(b)
 }
