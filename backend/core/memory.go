@@ -90,16 +90,8 @@ func (m *Memory) Import(text, assistantID string) (MemoryImport, error) {
 	if len(p.Texts) == 0 {
 		return out, fmt.Errorf("no memories found in the text: paste the list ChatGPT shows under Settings → Personalization → Manage memories, one memory a line")
 	}
-	for _, t := range p.Texts {
-		_, added, err := s.Add(memory.Memory{Text: t, Assistant: assistantID, Source: memory.SourceImport})
-		if err != nil {
-			return out, fmt.Errorf("after %d memories: %w", out.Added, err)
-		}
-		if added {
-			out.Added++
-		} else {
-			out.Already++
-		}
+	if out.Added, out.Already, err = s.AddAll(p.Texts, assistantID, memory.SourceImport); err != nil {
+		return out, err
 	}
 	return out, nil
 }

@@ -173,6 +173,48 @@ func (s *Service) Add(m Memory) (kept Memory, added bool, err error) {
 	return m, true, s.st.Put(store.Memories, m.ID, m)
 }
 
+// AddAll keeps each new text of texts (one scope, one source) in one
+// transaction, leaving out those kept already; it returns how many were
+// added and how many were kept before.
+func (s *Service) AddAll(texts []string, assistant, source string) (added, already int, err error) {
+	kept := map[string]bool{}
+	all, err := s.find(func(m Memory) bool { return m.Assistant == assistant })
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, m := range all {
+		kept[strings.ToLower(m.Text)] = true
+	}
+	n, err := s.st.Count(store.Memories)
+	if err != nil {
+		return 0, 0, err
+	}
+	recs := map[string]any{}
+	now := time.Now().UTC()
+	for _, t := range texts {
+		text, err := Clean(t)
+		if err != nil {
+			return 0, 0, err
+		}
+		if kept[strings.ToLower(text)] {
+			already++
+			continue
+		}
+		kept[strings.ToLower(text)] = true
+		if n+len(recs) >= MaxMemories {
+			return 0, 0, fmt.Errorf("%w: %d memories are kept and %d more would pass the %d rehome keeps: delete some in Settings → Memory (or `rehome memory rm ID`), nothing was imported", ErrFull, n, len(texts)-already, MaxMemories)
+		}
+		m := Memory{Schema: Schema, ID: store.NewID(), Text: text, Assistant: assistant, Source: source, Created: now, Updated: now}
+		recs[m.ID] = m
+	}
+	if len(recs) > 0 {
+		if err := s.st.PutAll(store.Memories, recs); err != nil {
+			return 0, 0, err
+		}
+	}
+	return len(recs), already, nil
+}
+
 // Edit replaces a memory's text.
 func (s *Service) Edit(id, text string) (Memory, error) {
 	t, err := Clean(text)

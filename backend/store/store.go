@@ -225,6 +225,31 @@ func (s *Store) Put(b Bucket, id string, v any) error {
 	})
 }
 
+// PutAll stores each of recs (by id) as JSON in bucket b in one
+// transaction: all or none, synced once (an import of many records).
+func (s *Store) PutAll(b Bucket, recs map[string]any) error {
+	data := make(map[string][]byte, len(recs))
+	for id, v := range recs {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode %s record: %w", b, err)
+		}
+		data[id] = raw
+	}
+	return s.update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket([]byte(b))
+		if bk == nil {
+			return fmt.Errorf("no bucket %q", b)
+		}
+		for id, raw := range data {
+			if err := bk.Put([]byte(id), raw); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // Get decodes the record id of bucket b into v. It returns an error
 // wrapping ErrNotFound when there is none.
 func (s *Store) Get(b Bucket, id string, v any) error {

@@ -176,3 +176,12 @@ func secondDetector(marker int) (wq, wk, wv, wo []float32) {
 	wo[dimFlag2*nEmbd+0] = 1
 	return wq, wk, wv, wo
 }
+
+// MemoryScript saves a memory with the memory tool (remember), then
+// answers.
+func MemoryScript() Script {
+	return Script{
+		Calls:  []Call{{Before: []string{"I will", " remember that."}, Name: "memory", Args: []string{`{"action": "remember", `, `"text": "Prefers metric units."}`}}},
+		Answer: []string{"Noted:", " metric units", " from now on."},
+	}
+}
