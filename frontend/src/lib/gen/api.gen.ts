@@ -72,6 +72,7 @@ export namespace app {
     mode: string;
     question: string;
     rewind?: number;
+    temporary?: boolean;
   }
 
   export interface AssistantExport {
@@ -569,6 +570,12 @@ export namespace core {
     words: string;
   }
 
+  export interface MemoryImport {
+    added: number;
+    already: number;
+    skipped: string[];
+  }
+
   export interface OperationInfo {
     id: string;
     method: string;
@@ -793,6 +800,7 @@ export namespace llm {
     created: string;
     updated: string;
     questions: number;
+    temporary?: boolean;
     files: llm.FileInfo[];
     exchanges: llm.Transcript[];
   }
@@ -878,6 +886,7 @@ export namespace llm {
     citations?: llm.Citation[];
     notes?: string[];
     error?: string;
+    ref?: string;
   }
 
   export type Tools = 'no' | 'unknown' | 'yes';
@@ -948,6 +957,27 @@ export namespace localmodels {
     pooling?: string;
     added: string;
     measured?: localmodels.Measured;
+  }
+}
+
+/** Types of Go package rehome/backend/memory. */
+export namespace memory {
+  export interface Memory {
+    schema: number;
+    id: string;
+    text: string;
+    assistant?: string;
+    source: string;
+    conversation?: string;
+    created: string;
+    updated: string;
+    forgotten?: string;
+  }
+
+  export interface Settings {
+    schema: number;
+    off: boolean;
+    assistants: { [key: string]: string };
   }
 }
 
@@ -1480,6 +1510,13 @@ export const methods = [
   'ListConversations',
   'ListRuns',
   'LoadImage',
+  'MemoryAdd',
+  'MemoryDelete',
+  'MemoryEdit',
+  'MemoryImport',
+  'MemoryList',
+  'MemorySettings',
+  'MemoryUndo',
   'ModelServers',
   'Models',
   'OpenedFiles',
@@ -1505,6 +1542,8 @@ export const methods = [
   'SearchConversations',
   'SessionCells',
   'SetAssistantModel',
+  'SetMemoryMode',
+  'SetMemoryOff',
   'SetModelServers',
   'SetRunLimits',
   'SetSandboxHost',
@@ -1729,6 +1768,34 @@ export function LoadImage(path: string): Promise<string[]> {
   return call<string[]>('LoadImage', path);
 }
 
+export function MemoryAdd(text: string, assistantID: string): Promise<memory.Memory> {
+  return call<memory.Memory>('MemoryAdd', text, assistantID);
+}
+
+export function MemoryDelete(id: string): Promise<void> {
+  return call<void>('MemoryDelete', id);
+}
+
+export function MemoryEdit(id: string, text: string): Promise<memory.Memory> {
+  return call<memory.Memory>('MemoryEdit', id, text);
+}
+
+export function MemoryImport(text: string, assistantID: string): Promise<core.MemoryImport> {
+  return call<core.MemoryImport>('MemoryImport', text, assistantID);
+}
+
+export function MemoryList(query: string, scope: string, limit: number): Promise<memory.Memory[]> {
+  return call<memory.Memory[]>('MemoryList', query, scope, limit);
+}
+
+export function MemorySettings(): Promise<memory.Settings> {
+  return call<memory.Settings>('MemorySettings');
+}
+
+export function MemoryUndo(ref: string): Promise<void> {
+  return call<void>('MemoryUndo', ref);
+}
+
 export function ModelServers(): Promise<llm.ServerPrefs> {
   return call<llm.ServerPrefs>('ModelServers');
 }
@@ -1827,6 +1894,14 @@ export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
 
 export function SetAssistantModel(id: string, model: string): Promise<assistant.Assistant> {
   return call<assistant.Assistant>('SetAssistantModel', id, model);
+}
+
+export function SetMemoryMode(assistantID: string, mode: string): Promise<memory.Settings> {
+  return call<memory.Settings>('SetMemoryMode', assistantID, mode);
+}
+
+export function SetMemoryOff(off: boolean): Promise<memory.Settings> {
+  return call<memory.Settings>('SetMemoryOff', off);
 }
 
 export function SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPrefs> {
