@@ -19,7 +19,7 @@ import (
 // the model answers. The answer streams to stdout; plots are saved and
 // named on stderr; the conversation is kept.
 func cmdAsk(env *cliEnv, args []string) int {
-	fs := env.flags("ask", "ask [--file F]... [--assistant ID] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--temporary] [--answer-timeout 30m] [--json] [--verbose] QUESTION")
+	fs := env.flags("ask", "ask [--file F]... [--assistant ID] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--temporary] [--image IMG]... [--answer-timeout 30m] [--json] [--verbose] QUESTION")
 	var files stringList
 	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable)")
 	assistantID := fs.String("assistant", "", "the assistant `id` whose instructions and knowledge to use")
@@ -34,6 +34,8 @@ func cmdAsk(env *cliEnv, args []string) int {
 	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each cell (default: as saved in Settings)")
 	answerTimeout := fs.Duration("answer-timeout", llm.DefaultDeadline, "the most `time` the model server may take for one answer")
 	yes := fs.Bool("yes", false, "make the assistant's action calls that need confirming without asking (without a terminal and --yes they are declined)")
+	var images stringList
+	fs.Var(&images, "image", "an image `file` to show the model (PNG, JPEG, WebP, GIF; repeatable): the model must read images")
 	temporary := fs.Bool("temporary", false, "a temporary chat: no memory read or saved (a conversation continued stays as it began)")
 	env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
@@ -81,7 +83,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	asks := c.Asks()
 	ask, err := asks.Prepare(ctx, core.AskRequest{ConversationID: *cont, AssistantID: *assistantID,
 		Files: files, KeepFiles: true, Server: *server, Model: *model, KeepModel: *keepModel,
-		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes), Temporary: *temporary,
+		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes), Temporary: *temporary, Images: images,
 		Progress: func(msg string) { fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(msg)) }})
 	if err != nil {
 		switch {

@@ -61,6 +61,9 @@ type AskRequest struct {
 	// Temporary makes a new conversation a temporary chat: no memory read
 	// or saved (a continued one stays as it began).
 	Temporary bool
+	// Images are image files the question shows the model (vetted by
+	// Check; see vision.go): refused when the model does not read images.
+	Images []string
 }
 
 // Ask is a question ready to run: the model picked, the files described,
@@ -250,12 +253,17 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		tools = append(tools, acts...)
 		a.Notes = append(a.Notes, notes...)
 	}
+	imgs, names, err := s.questionImages(ctx, req.Images, req.Check, srv, model) // vision.go
+	if err != nil {
+		return nil, err
+	}
 	window := client.ContextLength(ctx, model)
 	if t, notes, ok := s.c.Memory().Tool(conv, window.Tokens); ok { // the memory tool (memory.go)
 		tools, a.Notes = append(tools, t), append(a.Notes, notes...)
 	}
 	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: window,
-		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History()}
+		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
+		Images: imgs, ImageNames: names}
 	prepared = true
 	return a, nil
 }

@@ -73,6 +73,7 @@ export namespace app {
     question: string;
     rewind?: number;
     temporary?: boolean;
+    images?: string[];
   }
 
   export interface AssistantExport {
@@ -893,6 +894,7 @@ export namespace llm {
 
   export interface Transcript {
     question: string;
+    images?: string[];
     model: string;
     server: string;
     mode: string;

@@ -1,0 +1,57 @@
+package core
+
+import (
+	"bytes"
+	"errors"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rehome/backend/llm"
+	"rehome/backend/vision"
+)
+
+// A question's images: a model that does not read images (by its
+// server's word, else rehome's catalog) is sent none and the user is told;
+// one that does gets each readied (bounds, EXIF gone); each path is vetted
+// by the face's check; a bomb is refused in words.
+func TestQuestionImages(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	png.Encode(&b, image.NewRGBA(image.Rect(0, 0, 20, 10)))
+	good := filepath.Join(dir, "chart.png")
+	os.WriteFile(good, b.Bytes(), 0o600)
+	s := &Asks{}
+	text := llm.Server{Name: "Ollama", Models: []llm.ModelInfo{{ID: "qwen2.5:7b"}}}
+	_, _, err := s.questionImages(t.Context(), []string{good}, nil, text, "qwen2.5:7b")
+	var nv *NoVisionError
+	if !errors.As(err, &nv) || !strings.Contains(err.Error(), "qwen2.5:7b does not read images (so the images were not sent)") {
+		t.Fatalf("a text model: %v", err)
+	}
+	seer := llm.Server{Name: "llama-server", Models: []llm.ModelInfo{{ID: "gemma-3-4b", Vision: true}}}
+	urls, names, err := s.questionImages(t.Context(), []string{good}, nil, seer, "gemma-3-4b")
+	if err != nil || len(urls) != 1 || names[0] != "chart.png" || !strings.HasPrefix(urls[0], "data:image/png;base64,") {
+		t.Fatalf("a vision model: %v %v %v", urls, names, err)
+	}
+	refuse := func(p string) (string, error) { return "", errors.New(p + " is not a file you gave rehome") }
+	if _, _, err := s.questionImages(t.Context(), []string{good}, refuse, seer, "gemma-3-4b"); err == nil || !strings.Contains(err.Error(), "not a file you gave rehome") {
+		t.Fatalf("the check: %v", err)
+	}
+	bomb := filepath.Join(dir, "bomb.png")
+	raw := b.Bytes()
+	// The same PNG with its IHDR claiming 30,000 × 30,000 (the CRC then
+	// fails: the header check comes first either way).
+	hdr := append([]byte{}, raw...)
+	copy(hdr[16:24], []byte{0, 0, 0x75, 0x30, 0, 0, 0x75, 0x30})
+	os.WriteFile(bomb, hdr, 0o600)
+	if _, _, err := s.questionImages(t.Context(), []string{bomb}, nil, seer, "gemma-3-4b"); err == nil || !strings.Contains(err.Error(), "bomb.png") {
+		t.Fatalf("a bomb: %v", err)
+	}
+	many := make([]string, vision.MaxImages+1)
+	if _, _, err := s.questionImages(t.Context(), many, nil, seer, "gemma-3-4b"); err == nil || !strings.Contains(err.Error(), "at most 8") {
+		t.Fatalf("too many: %v", err)
+	}
+}
