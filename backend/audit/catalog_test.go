@@ -85,10 +85,10 @@ var ruleCases = []struct {
 	{Voice, "defaults", with(gpu(8, 6), airGapped), Rebuild, "", "whisper.cpp"},
 	{Voice, "nothing fits", noModel(), DoesNotPort, "no-text-model", "nothing to talk to"},
 	{Vision, "room for a vision model", gpu(24, 11), Rebuild, "", "cannot see images"},
-	{Vision, "text model reads images", with(gpu(24, 11), seesImages), Ports, "text-model-sees", "reads images itself"},
-	{Vision, "text model reads images on a small GPU", with(gpu(6, 4.5), seesImages), Ports, "text-model-sees", "reads images itself"},
+	{Vision, "text model reads images", with(gpu(24, 11), seesImages), Hosts, "text-model-sees", "reads images itself, and rehome sends them"},
+	{Vision, "text model reads images on a small GPU", with(gpu(6, 4.5), seesImages), Hosts, "text-model-sees", "reads images itself"},
 	{Vision, "no GPU, beside a model on the CPU", cpuOnly(32, 16), Rebuild, "cpu-only", "in system RAM, on the CPU"},
-	{Vision, "a CPU model that reads images", with(cpuOnly(32, 16), seesImages), Ports, "text-model-sees", "reads images itself"},
+	{Vision, "a CPU model that reads images", with(cpuOnly(32, 16), seesImages), Hosts, "text-model-sees", "reads images itself"},
 	{Vision, "no room beside, takes turns", gpu(8, 6), Rebuild, "take-turns", "only 2 GiB is left (of 8 GiB)"},
 	{Vision, "exactly 3 GiB left is enough", gpu(8, 5), Rebuild, "", "cannot see images"},
 	{Vision, "GPU too small even alone: on the CPU", gpu(2, 1.5), Rebuild, "gpu-too-small", "this GPU has 2 GiB in all"},
@@ -269,7 +269,7 @@ func TestRulesMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"| Actions (OpenAPI) (`actions`) | rehome hosts it | no text model fits → **Does not port**; air-gapped and an action calls an outside API → **Does not port**;",
 		"| Image generation (`image_generation`) | You rebuild | no text model fits → **Does not port**; VRAM below 6 GiB → **Does not port**; VRAM left beside the text model below 6 GiB → **You rebuild** (reason changes) | 5 h, 1 h/month |",
-		"the text model reads images → **Ports as-is**",
+		"the text model reads images → **rehome hosts it**",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
