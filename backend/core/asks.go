@@ -199,6 +199,10 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		return nil, err
 	}
 	conv.Files, a.Notes = infos, append(refused, notes...)
+	imgs, names, err := questionImages(req.Images, req.Check) // vision.go
+	if err != nil {
+		return nil, err
+	}
 
 	// The server named, else a carried model rehome starts itself (by its
 	// name, or the first when no server runs), else one running here.
@@ -253,9 +257,8 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		tools = append(tools, acts...)
 		a.Notes = append(a.Notes, notes...)
 	}
-	imgs, names, err := s.questionImages(ctx, req.Images, req.Check, srv, model) // vision.go
-	if err != nil {
-		return nil, err
+	if len(imgs) > 0 && !srv.ReadsImages(model) { // vision.go: never sent to a model that cannot read them
+		return nil, &NoVisionError{Model: model, Readers: imageReaders(ctx)}
 	}
 	window := client.ContextLength(ctx, model)
 	if t, notes, ok := s.c.Memory().Tool(conv, window.Tokens); ok { // the memory tool (memory.go)

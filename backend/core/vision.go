@@ -25,18 +25,16 @@ func (e *NoVisionError) Error() string {
 	return msg + ": ask a model that does: " + strings.Join(e.Readers, ", ")
 }
 
-// questionImages readies the images of a question for the model picked
-// (see backend/vision): each vetted by check (nil: all accepted), read
-// with its bounds; a model that does not read images is never sent one.
-func (s *Asks) questionImages(ctx context.Context, paths []string, check func(string) (string, error), srv llm.Server, model string) (urls, names []string, err error) {
+// questionImages readies the images of a question (see backend/vision):
+// each vetted by check (nil: all accepted), read within its bounds,
+// before a model is picked; Prepare then sends them only to a model that
+// reads images (NoVisionError).
+func questionImages(paths []string, check func(string) (string, error)) (urls, names []string, err error) {
 	if len(paths) == 0 {
 		return nil, nil, nil
 	}
 	if len(paths) > vision.MaxImages {
 		return nil, nil, fmt.Errorf("%d images: one question takes at most %d", len(paths), vision.MaxImages)
-	}
-	if !srv.ReadsImages(model) {
-		return nil, nil, &NoVisionError{Model: model, Readers: imageReaders(ctx)}
 	}
 	for _, p := range paths {
 		if check != nil {
