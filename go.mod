@@ -27,7 +27,10 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require golang.org/x/image v0.14.0 // indirect
+require (
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	golang.org/x/image v0.14.0 // indirect
+)
 
 require (
 	dario.cat/mergo v1.0.0 // indirect

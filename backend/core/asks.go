@@ -264,6 +264,7 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	if t, notes, ok := s.c.Memory().Tool(conv, window.Tokens); ok { // the memory tool (memory.go)
 		tools, a.Notes = append(tools, t), append(a.Notes, notes...)
 	}
+	tools = append(tools, s.c.Canvas().Tools(conv)...) // the canvas tools (canvas.go)
 	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: window,
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
 		Images: imgs, ImageNames: names}

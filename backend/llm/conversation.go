@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rehome/backend/bytesize"
+	"rehome/backend/canvas"
 	"rehome/backend/store"
 )
 
@@ -37,6 +38,9 @@ type Conversation struct {
 	Temporary bool         `json:"temporary,omitempty"`
 	Files     []FileInfo   `json:"files"`
 	Exchanges []Transcript `json:"exchanges"`
+	// Canvas is the textdocs shown beside the chat, each with its
+	// versions (see backend/canvas).
+	Canvas []*canvas.Doc `json:"canvas,omitempty"`
 }
 
 // NewConversation starts one.
