@@ -89,6 +89,7 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 // below: a parameter or field named like a path makes the test fail
 // until the method has an attack in pathAttacks.
 var pathless = []string{
+	"CanvasDocs", "CanvasEdit", "CanvasRestore", "CanvasDiff",
 	"MemoryList", "MemoryAdd", "MemoryEdit", "MemoryDelete", "MemoryImport", "MemoryUndo", "MemorySettings", "SetMemoryOff", "SetMemoryMode",
 	"Status", "UIReady", "LLMStatus", "LLMHint", "LLMHintFor", "SetAssistantModel", "StopAsk",
 	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation",

@@ -185,3 +185,15 @@ func MemoryScript() Script {
 		Answer: []string{"Noted:", " metric units", " from now on."},
 	}
 }
+
+// CanvasScript creates a textdoc with create_textdoc, then rewrites a
+// line of it with update_textdoc, one call a turn, then answers.
+func CanvasScript() Script {
+	return Script{
+		Calls: []Call{
+			{Before: []string{"I open", " a canvas."}, Name: "create_textdoc", Args: []string{`{"name": "plan", "type": "document", `, `"content": "Day 1: Paris"}`}},
+			{Before: []string{"Now I", " edit it."}, Name: "update_textdoc", Args: []string{`{"updates": [{"pattern": "Paris", `, `"replacement": "Lyon"}]}`}},
+		},
+		Answer: []string{"The plan", " is in the canvas."},
+	}
+}

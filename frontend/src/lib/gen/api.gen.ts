@@ -500,6 +500,33 @@ export namespace audit {
   }
 }
 
+/** Types of Go package rehome/backend/canvas. */
+export namespace canvas {
+  export interface Comment {
+    pattern: string;
+    quote: string;
+    comment: string;
+    at: string;
+  }
+
+  export interface Doc {
+    id: string;
+    name: string;
+    type: string;
+    content: string;
+    versions: canvas.Version[];
+    comments?: canvas.Comment[];
+  }
+
+  export interface Version {
+    n: number;
+    content: string;
+    by: string;
+    at: string;
+    note?: string;
+  }
+}
+
 /** Types of Go package rehome/backend/core. */
 export namespace core {
   export interface ActionInfo {
@@ -541,6 +568,8 @@ export namespace core {
     embedding: boolean;
     embedding_by?: string;
     pooling?: string;
+    mmproj?: string;
+    mmproj_size?: number;
     added: string;
     measured?: localmodels.Measured;
     fit?: models.FitResult;
@@ -804,6 +833,7 @@ export namespace llm {
     temporary?: boolean;
     files: llm.FileInfo[];
     exchanges: llm.Transcript[];
+    canvas?: (canvas.Doc | null)[];
   }
 
   export interface ConversationSummary {
@@ -957,6 +987,8 @@ export namespace localmodels {
     embedding: boolean;
     embedding_by?: string;
     pooling?: string;
+    mmproj?: string;
+    mmproj_size?: number;
     added: string;
     measured?: localmodels.Measured;
   }
@@ -1471,6 +1503,10 @@ export const methods = [
   'BackupDatabase',
   'BuildImage',
   'CancelPull',
+  'CanvasDiff',
+  'CanvasDocs',
+  'CanvasEdit',
+  'CanvasRestore',
   'CarriedModels',
   'Checklist',
   'ChooseSavePath',
@@ -1604,6 +1640,22 @@ export function BuildImage(): Promise<sandbox.BuildReport> {
 
 export function CancelPull(name: string): Promise<void> {
   return call<void>('CancelPull', name);
+}
+
+export function CanvasDiff(conversationID: string, docID: string, from: number, to: number): Promise<string> {
+  return call<string>('CanvasDiff', conversationID, docID, from, to);
+}
+
+export function CanvasDocs(conversationID: string): Promise<(canvas.Doc | null)[]> {
+  return call<(canvas.Doc | null)[]>('CanvasDocs', conversationID);
+}
+
+export function CanvasEdit(conversationID: string, docID: string, content: string): Promise<canvas.Doc | null> {
+  return call<canvas.Doc | null>('CanvasEdit', conversationID, docID, content);
+}
+
+export function CanvasRestore(conversationID: string, docID: string, version: number): Promise<canvas.Doc | null> {
+  return call<canvas.Doc | null>('CanvasRestore', conversationID, docID, version);
 }
 
 export function CarriedModels(): Promise<core.CarriedModel[]> {
