@@ -62,7 +62,9 @@ func cmdCanvasShow(env *cliEnv, args []string) int {
 	return exitOK
 }
 
-func canvasDoc(fs interface{ String(string, string, string) *string }) *string {
+func canvasDoc(fs interface {
+	String(string, string, string) *string
+}) *string {
 	return fs.String("doc", "", "the textdoc's `id` (default: the conversation's current one)")
 }
 
