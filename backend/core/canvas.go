@@ -164,24 +164,39 @@ func (cv *Canvas) Docs(conversationID string) ([]*canvas.Doc, error) {
 	return conv.Canvas, nil
 }
 
-// change runs fn on the textdoc docID ("" the current one) of the
-// conversation and saves the conversation.
-func (cv *Canvas) change(conversationID, docID string, fn func(*canvas.Doc) error) (*canvas.Doc, error) {
+// find returns the conversation and its textdoc docID ("" the current
+// one).
+func (cv *Canvas) find(conversationID, docID string) (*llm.Conversation, *canvas.Doc, error) {
 	if err := cv.c.Ready(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	conv, err := llm.GetConversation(cv.c.st, conversationID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var d *canvas.Doc
-	for _, x := range conv.Canvas {
-		if x.ID == docID || (docID == "" && x == conv.Canvas[len(conv.Canvas)-1]) {
-			d = x
+	for i, x := range conv.Canvas {
+		if x.ID == docID || (docID == "" && i == len(conv.Canvas)-1) {
+			return conv, x, nil
 		}
 	}
-	if d == nil {
-		return nil, fmt.Errorf("%w in conversation %s (see `rehome canvas show %s`)", canvas.ErrNoDoc, conversationID, conversationID)
+	return nil, nil, fmt.Errorf("%w in conversation %s (see `rehome canvas show %s`)", canvas.ErrNoDoc, conversationID, conversationID)
+}
+
+// change runs fn on the textdoc docID ("" the current one) of the
+// conversation and saves the conversation.
+func (cv *Canvas) change(conversationID, docID string, fn func(*canvas.Doc) error) (*canvas.Doc, error) {
+	// The answer in progress saves the conversation when it is done: an
+	// edit now would be lost under it.
+	asks := cv.c.askSvc
+	asks.mu.Lock()
+	busy := asks.answering[conversationID]
+	asks.mu.Unlock()
+	if busy {
+		return nil, fmt.Errorf("the conversation is answering: edit the canvas once the answer is done")
+	}
+	conv, d, err := cv.find(conversationID, docID)
+	if err != nil {
+		return nil, err
 	}
 	if err := fn(d); err != nil {
 		return nil, err
@@ -201,22 +216,12 @@ func (cv *Canvas) Restore(conversationID, docID string, version int) (*canvas.Do
 
 // Diff is the unified diff of a textdoc from version a to b.
 func (cv *Canvas) Diff(conversationID, docID string, a, b int) (string, error) {
-	var out string
-	_, err := cv.change(conversationID, docID, func(d *canvas.Doc) error {
-		var err error
-		out, err = d.Diff(a, b)
-		if err == nil {
-			err = errNoSave
-		}
-		return err
-	})
-	if err == errNoSave {
-		err = nil
+	_, d, err := cv.find(conversationID, docID)
+	if err != nil {
+		return "", err
 	}
-	return out, err
+	return d.Diff(a, b)
 }
-
-var errNoSave = fmt.Errorf("read only")
 
 // Export writes each textdoc of a conversation into dir (format "" each
 // its own kind, or "ipynb"), atomically, and returns the files written.
