@@ -17,7 +17,7 @@ func main() {
 	csv := flag.String("csv", "sales.csv", "the CSV `name` the code reads from /mnt/data")
 	group := flag.String("group", "region", "the `column` the plot groups by")
 	value := flag.String("value", "revenue", "the `column` the plot sums")
-	script := flag.String("script", "python", "what the model does: python (reads the CSV, plots), or memory (saves a memory with the memory tool)")
+	script := flag.String("script", "python", "what the model does: python (reads the CSV, plots), memory (saves a memory with the memory tool), or canvas (create_textdoc, then update_textdoc)")
 	flag.Parse()
 	if *src == "" {
 		bin, err := exec.Command("bash", "build/llm/llama-server.sh", "--find").Output()
@@ -31,8 +31,10 @@ func main() {
 	case "python":
 	case "memory":
 		sc = tinymodel.MemoryScript()
+	case "canvas":
+		sc = tinymodel.CanvasScript()
 	default:
-		fail(fmt.Errorf("-script is python or memory, not %q", *script))
+		fail(fmt.Errorf("-script is python, memory or canvas, not %q", *script))
 	}
 	m, err := tinymodel.Build(*src, sc)
 	if err != nil {
