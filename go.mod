@@ -14,9 +14,11 @@ require (
 	github.com/jaypipes/ghw v0.27.0
 	github.com/jaypipes/pcidb v1.1.1
 	github.com/opencontainers/runtime-spec v1.1.1-0.20230922153023-c0e90434df2a
+	github.com/pmezard/go-difflib v1.0.0
 	github.com/wailsapp/wails/v2 v2.9.2
 	github.com/yuin/goldmark v1.8.7
 	go.etcd.io/bbolt v1.4.3
+	golang.org/x/image v0.14.0
 	golang.org/x/net v0.31.0
 	golang.org/x/oauth2 v0.38.0
 	golang.org/x/sys v0.29.0
@@ -25,11 +27,6 @@ require (
 	golang.org/x/tools v0.27.0
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 	gopkg.in/yaml.v3 v3.0.1
-)
-
-require (
-	github.com/pmezard/go-difflib v1.0.0 // indirect
-	golang.org/x/image v0.14.0 // indirect
 )
 
 require (
