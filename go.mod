@@ -15,9 +15,11 @@ require (
 	github.com/jaypipes/pcidb v1.1.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/opencontainers/runtime-spec v1.1.1-0.20230922153023-c0e90434df2a
+	github.com/pmezard/go-difflib v1.0.0
 	github.com/wailsapp/wails/v2 v2.9.2
 	github.com/yuin/goldmark v1.8.7
 	go.etcd.io/bbolt v1.4.3
+	golang.org/x/image v0.14.0
 	golang.org/x/net v0.50.0
 	golang.org/x/oauth2 v0.38.0
 	golang.org/x/sys v0.41.0

@@ -43,6 +43,9 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 	"StartSession":        func(a *App, s string) (any, error) { return a.StartSession(s) },
 	"ChooseSavePath":      func(a *App, s string) (any, error) { return a.ChooseSavePath("Save", s) },
 	"Ask": func(a *App, s string) (any, error) {
+		if c, err := a.Ask(AskRequest{Question: "what is in it?", Images: []string{s}}); err == nil || !refusal.MatchString(err.Error()) {
+			return c, err // an image is held to the rule too
+		}
 		return a.Ask(AskRequest{Question: "what is in it?", Files: []string{s}})
 	},
 	"ImportAssistant": func(a *App, s string) (any, error) {
@@ -89,6 +92,8 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 // until the method has an attack in pathAttacks.
 var pathless = []string{
 	"BrowsingSettings", "SetBrowsingSettings", "Libraries", "RemoveLibrary", "SearchLibraries", "OpenArticle", "PickLibraryFile",
+	"CanvasDocs", "CanvasEdit", "CanvasRestore", "CanvasDiff",
+	"MemoryList", "MemoryAdd", "MemoryEdit", "MemoryDelete", "MemoryImport", "MemoryUndo", "MemorySettings", "SetMemoryOff", "SetMemoryMode",
 	"Status", "UIReady", "LLMStatus", "LLMHint", "LLMHintFor", "SetAssistantModel", "StopAsk",
 	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation", "ShowConversation", "PickExport",
 	"ListAssistants", "GetAssistant", "DeleteAssistant", "AssistantCapabilities",

@@ -32,6 +32,11 @@ type AskRequest struct {
 	// Rewind takes back this many of the last questions first
 	// (regenerate: 1 with the same question; edit-and-resend).
 	Rewind int `json:"rewind,omitempty"`
+	// Temporary starts a temporary chat: no memory read or saved.
+	Temporary bool `json:"temporary,omitempty"`
+	// Images are host paths of images (dropped, pasted, uploaded) shown
+	// to a model that reads images.
+	Images []string `json:"images,omitempty"`
 }
 
 // AskEvent is a step of a question, for the screen.
@@ -129,7 +134,7 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		ConversationID: req.ConversationID, AssistantID: req.AssistantID,
 		Files: req.Files, Check: a.readable, Confirm: a.confirmAction, Progress: progress,
 		Server: req.Server, Model: req.Model, MaxSteps: req.MaxSteps, Mode: req.Mode, Question: req.Question, Rewind: req.Rewind,
-		InlinePlots: true, MakeRoom: a.evictSession,
+		InlinePlots: true, MakeRoom: a.evictSession, Temporary: req.Temporary, Images: req.Images,
 	})
 	if err != nil {
 		return llm.Conversation{}, uiError(err)

@@ -19,7 +19,7 @@ import (
 // the model answers. The answer streams to stdout; plots are saved and
 // named on stderr; the conversation is kept.
 func cmdAsk(env *cliEnv, args []string) int {
-	fs := env.flags("ask", "ask [--file F]... [--assistant ID|NAME] [--browse] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--answer-timeout 30m] [--json] [--verbose] QUESTION")
+	fs := env.flags("ask", "ask [--file F]... [--assistant ID|NAME] [--browse] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--temporary] [--image IMG]... [--answer-timeout 30m] [--json] [--verbose] QUESTION")
 	var files stringList
 	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable)")
 	assistantID := fs.String("assistant", "", "the assistant (its `id` or name) whose instructions and knowledge to use")
@@ -35,6 +35,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 	answerTimeout := fs.Duration("answer-timeout", llm.DefaultDeadline, "the most `time` the model server may take for one answer")
 	browseOn := fs.Bool("browse", false, "offer web_search and open_url: the carried Kiwix libraries (rehome library), and the web where Settings → Browsing names a search engine")
 	yes := fs.Bool("yes", false, "make the assistant's action calls that need confirming without asking (without a terminal and --yes they are declined)")
+	var images stringList
+	fs.Var(&images, "image", "an image `file` to show the model (PNG, JPEG, WebP, GIF; repeatable): the model must read images")
+	temporary := fs.Bool("temporary", false, "a temporary chat: no memory read or saved (a conversation continued stays as it began)")
 	env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
@@ -81,7 +84,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	asks := c.Asks()
 	ask, err := asks.Prepare(ctx, core.AskRequest{ConversationID: *cont, AssistantID: *assistantID,
 		Files: files, KeepFiles: true, Server: *server, Model: *model, KeepModel: *keepModel,
-		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes), Browse: *browseOn,
+		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes), Browse: *browseOn, Temporary: *temporary, Images: images,
 		Progress: func(msg string) { fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(msg)) }})
 	if err != nil {
 		switch {
@@ -104,6 +107,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 	}()
 	if ask.KeptModel {
 		fmt.Fprintf(env.stderr, "rehome: %s is now %s's default model\n", mdl, conv.AssistantName)
+	}
+	if conv.Temporary {
+		fmt.Fprintln(env.stderr, "rehome: a temporary chat: no memory is read or saved")
 	}
 	for _, n := range ask.Notes {
 		fmt.Fprintf(env.stderr, "rehome: %s\n", n)
@@ -179,6 +185,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 		if t.Error != "" {
 			fmt.Fprintf(env.stderr, "rehome: %s\n", sh.safe(t.Error))
 		}
+		memoryLines(env, sh, t)
 		fmt.Fprintf(env.stderr, "rehome: %s with %s, %d cell(s), %s; conversation %s (continue with --continue %s)\n",
 			t.Stopped, sh.safe(mdl), len(t.Cells()), time.Since(started).Round(100*time.Millisecond), conv.ID, conv.ID)
 	}

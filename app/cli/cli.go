@@ -32,6 +32,8 @@ func commands() []command {
 		{"knowledge", "an assistant's knowledge files, indexed for its file_search: add, list, search, rm", cmdKnowledge},
 		{"library", "the Kiwix libraries (.zim files) you carry for web browsing offline: add, list, search, rm; browsing's settings", cmdLibrary},
 		{"llm", "the local model servers: status (servers, models, tool calling)", cmdLLM},
+		{"memory", "what models were asked to remember: list, add, edit, rm, import (ChatGPT's saved memories), settings", cmdMemory},
+		{"canvas", "a conversation's canvas (its textdocs): show, diff, edit, restore, export", cmdCanvas},
 		{"conversations", "the kept conversations: list, show, export (Markdown, notebook), rm", cmdConversations},
 		{"run", "run a Python script in the sandbox against a file", cmdRun},
 		{"session", "a Code Interpreter session that keeps its state: start, exec, list, stop, export", cmdSession},

@@ -38,7 +38,8 @@ func isLocalModelCommand(args []string) bool {
 }
 
 func cmdModelsAdd(env *cliEnv, args []string) int {
-	fs := env.flags("models add", "models add FILE.gguf [--copy] [--name NAME] [--embedding] [--json]")
+	fs := env.flags("models add", "models add FILE.gguf [--mmproj MMPROJ.gguf] [--copy] [--name NAME] [--embedding] [--json]")
+	mmproj := fs.String("mmproj", "", "the model's image projector (`MMPROJ.gguf`): a vision model then reads images (default: the one mmproj*.gguf beside the model, if any)")
 	copyIt := fs.Bool("copy", false, "keep rehome's own copy in the data folder (the model keeps working when the file goes)")
 	name := fs.String("name", "", "the name to ask it by (default: the file's name without .gguf)")
 	embedding := fs.Bool("embedding", false, "mark it an embedding model (for knowledge) when its header does not say so")
@@ -57,7 +58,7 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 	ctx, cancel := env.interruptible()
 	defer cancel()
 	last := time.Now()
-	m, err := c.LocalModels().Add(ctx, words[0], localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, Progress: func(done, total int64) {
+	m, err := c.LocalModels().Add(ctx, words[0], localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, MMProj: *mmproj, Progress: func(done, total int64) {
 		if time.Since(last) > time.Second && total > 0 && !*asJSON {
 			last = time.Now()
 			fmt.Fprintf(env.stderr, "  %s of %s\n", bytesize.Format(done), bytesize.Format(total))
@@ -73,6 +74,9 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 		return env.json(m)
 	}
 	kind := "chat model"
+	if m.MMProj != "" {
+		kind = "chat model that reads images (projector " + m.MMProj + ", " + bytesize.Format(m.MMProjSize) + ")"
+	}
 	next := fmt.Sprintf("ask it with: rehome ask --model %s \"…\" (an embedding model? remove it with `rehome models rm %s` and add it again with --embedding)", m.Name, m.Name)
 	if m.Embedding {
 		kind = "embedding model (for knowledge; " + embeddingWhy(m) + ")"

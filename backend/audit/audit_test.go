@@ -87,10 +87,10 @@ func TestVerdicts(t *testing.T) {
 	}{
 		{"all ports, cheap", Request{}, machine(24, 64), model(11), []string{"conversation_starters"}, Move, []string{}, "costs less than the subscription"},
 		{"rebuild within budget", Request{HoursAvailable: f64(20), HourlyValue: f64(5)}, machine(24, 64), model(11), []string{"knowledge", "code_interpreter"}, Move, []string{}, "costs less"},
-		{"hours over budget leave rebuilds behind", Request{HoursAvailable: f64(2)}, machine(24, 64), model(11), []string{"conversation_starters", "file_uploads", "memory"}, MoveInPart, []string{"memory"}, "more than the 2 h you set"},
-		{"hours over budget and only instructions left", Request{HoursAvailable: f64(1)}, machine(24, 64), model(11), []string{"memory"}, Keep, []string{"memory"}, "more than the 1 h you set"},
-		{"work costs more than the subscription", Request{HourlyValue: f64(100), SubscriptionPerMonth: f64(20)}, machine(24, 64), model(11), []string{"knowledge", "web_browsing", "memory"}, Keep, []string{}, "costs more than the subscription"},
-		{"data local overrides the cost", Request{DataMustStayLocal: true, HourlyValue: f64(100), SubscriptionPerMonth: f64(20)}, machine(24, 64), model(11), []string{"knowledge", "web_browsing", "memory"}, Move, []string{}, "may not leave this machine"},
+		{"hours over budget leave rebuilds behind", Request{HoursAvailable: f64(2)}, machine(24, 64), model(11), []string{"conversation_starters", "file_uploads", "voice"}, MoveInPart, []string{"voice"}, "more than the 2 h you set"},
+		{"hours over budget and only instructions left", Request{HoursAvailable: f64(1)}, machine(24, 64), model(11), []string{"voice"}, Keep, []string{"voice"}, "more than the 1 h you set"},
+		{"work costs more than the subscription", Request{HourlyValue: f64(100), SubscriptionPerMonth: f64(20)}, machine(24, 64), model(11), []string{"knowledge", "web_browsing", "voice"}, Keep, []string{}, "costs more than the subscription"},
+		{"data local overrides the cost", Request{DataMustStayLocal: true, HourlyValue: f64(100), SubscriptionPerMonth: f64(20)}, machine(24, 64), model(11), []string{"knowledge", "web_browsing", "voice"}, Move, []string{}, "may not leave this machine"},
 		{"data local, something does not port", Request{DataMustStayLocal: true}, machine(4, 32), model(3), []string{"image_generation"}, MoveInPart, []string{"image_generation"}, "Does not port here, so it is given up"},
 		{"air-gapped", Request{AirGapped: true}, machine(24, 64), model(11), []string{"web_browsing"}, MoveInPart, []string{"web_browsing"}, "air-gapped"},
 		{"nothing fits", Request{DataMustStayLocal: true}, machine(0, 2), nil, []string{"knowledge"}, Keep, []string{"instructions", "knowledge"}, "No text model fits"},
@@ -122,15 +122,15 @@ func TestVerdicts(t *testing.T) {
 
 func TestEconomicsShowsTheSum(t *testing.T) {
 	req := Request{HourlyValue: f64(40), SubscriptionPerMonth: f64(20)}
-	aa := buildOne(t, req, machine(4, 32), model(3), subject(t, "knowledge", "memory", "image_generation"))
+	aa := buildOne(t, req, machine(4, 32), model(3), subject(t, "knowledge", "voice", "image_generation"))
 	e := aa.Economics
-	// instructions 0.5 + knowledge 0.5 (rehome hosts it) + memory 3
+	// instructions 0.5 + knowledge 0.5 (rehome hosts it) + voice 5
 	// (image generation does not port on a 4 GiB GPU and costs nothing);
-	// upkeep: knowledge 0.1 + memory 0.5 h/month.
-	if e.Hours != 4 || e.OpsHoursPerMonth != 0.6 || e.FirstYearHours != 11.2 || e.FirstYearCost != 448 || e.SubscriptionPerYear != 240 {
+	// upkeep: knowledge 0.1 + voice 0.5 h/month.
+	if e.Hours != 6 || e.OpsHoursPerMonth != 0.6 || e.FirstYearHours != 13.2 || e.FirstYearCost != 528 || e.SubscriptionPerYear != 240 {
 		t.Fatalf("economics %+v", e)
 	}
-	want := "4 h of work + 0.6 h/month upkeep × 12 = 11.2 h in the first year × 40/h = 448, against a subscription of 20/month × 12 = 240"
+	want := "6 h of work + 0.6 h/month upkeep × 12 = 13.2 h in the first year × 40/h = 528, against a subscription of 20/month × 12 = 240"
 	if e.Sum != want {
 		t.Fatalf("sum %q\nwant %q", e.Sum, want)
 	}

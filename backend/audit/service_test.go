@@ -414,8 +414,8 @@ func TestVisionAssistantOn24GiB(t *testing.T) {
 	if aa.TextModel == nil || !aa.TextModel.Vision {
 		t.Fatalf("chose %+v for an assistant that needs vision", aa.TextModel)
 	}
-	if c := category(aa, Vision); c != Ports {
-		t.Errorf("vision: %s, want ports", c)
+	if c := category(aa, Vision); c != Hosts {
+		t.Errorf("vision: %s, want hosts", c)
 	}
 	if aa.Choice == nil || len(aa.Choice.Alternatives) < 2 || !slices.Equal(aa.Choice.Needs, []string{NeedVision}) {
 		t.Fatalf("choice: %+v", aa.Choice)

@@ -61,6 +61,12 @@ type AskRequest struct {
 	// MakeRoom may stop one of the face's own sessions when too many run
 	// (after the conversations' least recently used); may be nil.
 	MakeRoom func() bool
+	// Temporary makes a new conversation a temporary chat: no memory read
+	// or saved (a continued one stays as it began).
+	Temporary bool
+	// Images are image files the question shows the model (vetted by
+	// Check; see vision.go): refused when the model does not read images.
+	Images []string
 }
 
 // Ask is a question ready to run: the model picked, the files described,
@@ -133,6 +139,7 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 			req.AssistantID, _ = s.c.Conversations().assistantOf(c.GizmoID) // an imported GPT's chat: its assistant, once imported
 		}
 	}
+	conv.Temporary = conv.Temporary || (req.Temporary && len(conv.Exchanges) == 0)
 	a := &Ask{Conversation: conv, asks: s, question: q}
 	// Files given before — the conversation's — are known; any other is
 	// vetted by the face. The assistant's knowledge is never taken from a
@@ -199,6 +206,10 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		return nil, err
 	}
 	conv.Files, a.Notes = infos, append(refused, notes...)
+	imgs, names, err := questionImages(req.Images, req.Check) // vision.go
+	if err != nil {
+		return nil, err
+	}
 
 	// The server named, else a carried model rehome starts itself (by its
 	// name, or the first when no server runs), else one running here.
@@ -260,8 +271,17 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	if tools, a.Notes, err = s.c.Browse().AddTools(tools, a.Notes, conv.AssistantID, req.Browse); err != nil {
 		return nil, err // browse_tools.go: web_search and open_url
 	}
-	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: client.ContextLength(ctx, model),
-		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History()}
+	if len(imgs) > 0 && !srv.ReadsImages(model) { // vision.go: never sent to a model that cannot read them
+		return nil, &NoVisionError{Model: model, Readers: imageReaders(ctx)}
+	}
+	window := client.ContextLength(ctx, model)
+	if t, notes, ok := s.c.Memory().Tool(conv, window.Tokens); ok { // the memory tool (memory.go)
+		tools, a.Notes = append(tools, t), append(a.Notes, notes...)
+	}
+	tools = append(tools, s.c.Canvas().Tools(conv)...) // the canvas tools (canvas.go)
+	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: window,
+		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
+		Images: imgs, ImageNames: names}
 	prepared = true
 	return a, nil
 }

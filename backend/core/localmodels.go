@@ -230,7 +230,7 @@ func (l *LocalModels) ForAsk(ctx context.Context, name string, progress llamarun
 		return nil, true, err
 	}
 	srv := llm.Server{Kind: "llama-server", Name: "rehome's llama-server (" + lease.Plan.Runtime.Backend + ")", BaseURL: lease.URL, Loopback: true,
-		Models: []llm.ModelInfo{{ID: m.Name}}}
+		Models: []llm.ModelInfo{{ID: m.Name, Vision: m.MMProj != ""}}}
 	return &Connection{Server: srv, Client: &llm.Client{BaseURL: lease.URL, APIKey: lease.Key}, Model: m.Name, Lease: lease, local: l}, true, nil
 }
 
@@ -275,7 +275,7 @@ func (l *LocalModels) Servers() []llm.Server {
 	srv := llm.Server{Kind: "carried", Name: "carried model, started by rehome", Loopback: true, Models: []llm.ModelInfo{}}
 	for _, m := range all {
 		if !m.Embedding && m.Check() == nil {
-			srv.Models = append(srv.Models, llm.ModelInfo{ID: m.Name, Tools: llm.ToolsUnknown})
+			srv.Models = append(srv.Models, llm.ModelInfo{ID: m.Name, Tools: llm.ToolsUnknown, Vision: m.MMProj != ""})
 		}
 	}
 	if len(srv.Models) == 0 {

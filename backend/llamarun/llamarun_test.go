@@ -256,3 +256,21 @@ func TestVulkanAnswersOnLavapipe(t *testing.T) {
 	}
 	t.Logf("tool call on %s in %s", devs[0], time.Since(start).Round(time.Millisecond))
 }
+
+// A vision model's projector: started with --mmproj, and the fit counts
+// it (a GPU that holds the model alone but not with a projector of
+// 23 GiB beside it offloads less).
+func TestPlanCountsTheProjector(t *testing.T) {
+	m, bin := carried(t)
+	gpu := models.ManualMachine(24<<30, 64<<30, 1, false)
+	m.MMProj, m.MMProjSize = "/m/mmproj-f16.gguf", 900<<20
+	p, err := MakePlan(m, Runtime{Path: bin, Backend: BackendVulkan}, gpu, 0)
+	if err != nil || !strings.Contains(strings.Join(p.Args(), " "), "--mmproj /m/mmproj-f16.gguf --jinja") || !strings.Contains(strings.Join(p.Reasons, "; "), "its image projector takes 900 MiB") {
+		t.Fatalf("plan %+v %v", p, err)
+	}
+	m.MMProjSize = 24<<30 - 1<<20
+	p, err = MakePlan(m, Runtime{Path: bin, Backend: BackendVulkan}, gpu, 0)
+	if err != nil || p.Fit.Verdict == models.VerdictGPU {
+		t.Fatalf("a projector filling the GPU: %+v %v", p.Fit, err)
+	}
+}

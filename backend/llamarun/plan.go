@@ -50,6 +50,16 @@ func MakePlan(m localmodels.Model, rt Runtime, mach models.Machine, want int) (P
 	if rt.Backend == BackendCPU {
 		mach.VRAMBytes, mach.GPUs = 0, 0
 	}
+	if m.MMProj != "" {
+		// The projector loads beside the model (on the GPU when there is
+		// one): what is left for the model is less by its size.
+		if mach.VRAMBytes > 0 {
+			mach.VRAMBytes = max(0, mach.VRAMBytes-m.MMProjSize)
+		} else {
+			mach.RAMBytes = max(0, mach.RAMBytes-m.MMProjSize)
+		}
+		p.Reasons = append(p.Reasons, "its image projector takes "+bytesize.Format(m.MMProjSize)+" beside it")
+	}
 	for {
 		fit, err := models.FitLayout(spec, layout, models.Options{Context: ctx}, mach)
 		if err != nil {
@@ -95,6 +105,10 @@ func (p Plan) Args() []string {
 			args = append(args, "--pooling", p.Model.Pooling)
 		}
 		return append(args, "--embeddings")
+	}
+	if p.Model.MMProj != "" {
+		// The image projector: the server then takes image_url parts.
+		args = append(args, "--mmproj", p.Model.MMProj)
 	}
 	// --jinja: the model's own chat template, which parses its tool calls.
 	return append(args, "--jinja")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rehome/backend/bytesize"
+	"rehome/backend/canvas"
 	"rehome/backend/store"
 )
 
@@ -32,6 +33,9 @@ type Conversation struct {
 	Updated       time.Time `json:"updated"`
 	// Questions is len(Exchanges), kept for the summary.
 	Questions int `json:"questions"`
+	// Temporary is a chat that reads and saves no memory (ChatGPT's
+	// temporary chat); a question that continues it stays so.
+	Temporary bool `json:"temporary,omitempty"`
 	// GizmoID is the ChatGPT GPT (g-…) an imported conversation was held
 	// with: it is filed under the assistant with that gizmo id, whenever
 	// that assistant is imported (see core.Conversations).
@@ -49,6 +53,9 @@ type Conversation struct {
 	Alternatives []Alternative `json:"alternatives,omitempty"`
 	// Notes say what an import left out or changed, in words.
 	Notes []string `json:"notes,omitempty"`
+	// Canvas is the textdocs shown beside the chat, each with its
+	// versions (see backend/canvas).
+	Canvas []*canvas.Doc `json:"canvas,omitempty"`
 }
 
 // NewConversation starts one.

@@ -92,9 +92,11 @@ const (
 // Transcript is one question through the loop.
 type Transcript struct {
 	Question string `json:"question"`
-	Model    string `json:"model"`
-	Server   string `json:"server"`
-	Mode     string `json:"mode"` // "tools" or "fenced"
+	// Images name the images the question carried (sent to the model).
+	Images []string `json:"images,omitempty"`
+	Model  string   `json:"model"`
+	Server string   `json:"server"`
+	Mode   string   `json:"mode"` // "tools" or "fenced"
 	// Vision says the model was shown the plots (it reads images).
 	Vision bool      `json:"vision,omitempty"`
 	Turns  []Turn    `json:"turns"`
@@ -191,6 +193,11 @@ type Loop struct {
 	// Context is the model's context length in tokens and where it was
 	// read (see ContextLength); 0: unknown, nothing is cut.
 	Context ContextInfo
+	// Images are the question's images (data: URLs, see backend/vision),
+	// sent as image_url parts of its message; ImageNames are kept in the
+	// transcript.
+	Images     []string
+	ImageNames []string
 }
 
 // ToolName is the code tool's name: the one ChatGPT's own Code
@@ -339,7 +346,8 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 		l.event(Event{Type: "note", Turn: 0, Text: cut})
 	}
 	msgs = append(msgs, hist...)
-	msgs = append(msgs, Message{Role: "user", Content: question})
+	msgs = append(msgs, Message{Role: "user", Content: question, Images: l.Images})
+	t.Images = l.ImageNames
 	ran := map[string]bool{}
 	cells := 0
 	kept := 0 // bytes of text, thinking and code this question holds

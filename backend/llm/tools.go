@@ -71,6 +71,9 @@ type ToolOutput struct {
 	Notes []string
 	// Error is set when the call could not run (bad arguments, no index).
 	Error string
+	// Ref names what the call changed, for the face's Undo (the memory
+	// tool: "remember:ID"); "" when nothing can be undone.
+	Ref string
 }
 
 // Citation is a source an answer cites as [N]: a passage of one of the
@@ -105,6 +108,8 @@ type ToolUse struct {
 	Citations  []Citation `json:"citations,omitempty"`
 	Notes      []string   `json:"notes,omitempty"`
 	Error      string     `json:"error,omitempty"`
+	// Ref names what the call changed, for Undo (see ToolOutput.Ref).
+	Ref string `json:"ref,omitempty"`
 }
 
 // registry is the loop's tools by name, python first.
@@ -200,7 +205,7 @@ func (l *Loop) callTool(ctx context.Context, q *askState, tool LoopTool, tc Tool
 	out := tool.Call(ctx, in)
 	q.sources = append(q.sources, out.Citations...)
 	return ToolUse{Name: tool.Name, Via: "tool_call", ToolCallID: tc.ID, Arguments: tc.Function.Arguments,
-		Fed: out.Text, Citations: out.Citations, Notes: out.Notes, Error: out.Error}
+		Fed: out.Text, Citations: out.Citations, Notes: out.Notes, Error: out.Error, Ref: out.Ref}
 }
 
 // upFront gives a model without tool calling what each tool has for the

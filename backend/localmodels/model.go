@@ -39,8 +39,13 @@ type Model struct {
 	// model whose header names no pooling type: "last" for a causal
 	// model, "mean" for one that attends both ways; "" when the header
 	// names it.
-	Pooling string    `json:"pooling,omitempty"`
-	Added   time.Time `json:"added"`
+	Pooling string `json:"pooling,omitempty"`
+	// MMProj is the image projector llama-server loads beside the model
+	// (--mmproj): a model with one reads images. MMProjSize is its size,
+	// which the fit counts.
+	MMProj     string    `json:"mmproj,omitempty"`
+	MMProjSize int64     `json:"mmproj_size,omitempty"`
+	Added      time.Time `json:"added"`
 	// Measured is the speed last measured running it on this machine.
 	Measured *Measured `json:"measured,omitempty"`
 }

@@ -38,6 +38,9 @@ type AddOptions struct {
 	// Embedding marks the model an embedding model when no key of its
 	// header says so (the user knows it is one).
 	Embedding bool
+	// MMProj is the model's image projector (see projector.go); "" looks
+	// for one beside the model file.
+	MMProj string
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$`)
@@ -55,6 +58,18 @@ func (s *Service) Add(ctx context.Context, path string, o AddOptions) (Model, er
 		// No key said so, so the attention is causal: its last token
 		// has read the whole text.
 		m.Embedding, m.EmbeddingBy, m.Pooling = true, "you", "last"
+	}
+	proj, named := o.MMProj, o.MMProj != ""
+	if !named && !m.Embedding {
+		proj = besideProjector(m.Path)
+	}
+	if proj != "" {
+		if m.MMProj, m.MMProjSize, err = inspectProjector(proj); err != nil {
+			if named {
+				return Model{}, err
+			}
+			m.MMProj, m.MMProjSize = "", 0 // a file beside it that is not one: left alone
+		}
 	}
 	if !nameRE.MatchString(m.Name) {
 		return Model{}, fmt.Errorf("%q cannot name a model: use letters, digits and . _ : + - (give another with --name)", m.Name)
@@ -78,6 +93,11 @@ func (s *Service) Add(ctx context.Context, path string, o AddOptions) (Model, er
 			return Model{}, err
 		}
 		m.SHA256, m.Path, m.Copied = sum, dst, true
+		if m.MMProj != "" {
+			if _, m.MMProj, err = s.copyIn(ctx, m.MMProj, m.MMProjSize, progress); err != nil {
+				return Model{}, err
+			}
+		}
 	} else {
 		sum, err := hashCtx(ctx, m.Path, m.Size, progress)
 		if err != nil {
@@ -148,6 +168,11 @@ func (m Model) Check() error {
 	}
 	if st.Size() != m.Size {
 		return fmt.Errorf("%w: %s is %d bytes, registered as %d; add it again", ErrMissing, m.Path, st.Size(), m.Size)
+	}
+	if m.MMProj != "" {
+		if st, err := os.Stat(m.MMProj); err != nil || st.Size() != m.MMProjSize {
+			return fmt.Errorf("%w: the image projector %s is gone or changed; carry it again and add the model again (`rehome models add MODEL.gguf --mmproj MMPROJ.gguf`)", ErrMissing, m.MMProj)
+		}
 	}
 	return nil
 }

@@ -31,15 +31,18 @@ const (
 	// Models are the GGUF files the user carries, registered with rehome
 	// (`rehome models add`).
 	Models Bucket = "models"
-	meta   Bucket = "meta"
+	// Memories are what the user asked a model to remember (the memory
+	// tool, Settings → Memory, an import of ChatGPT's saved memories).
+	Memories Bucket = "memories"
+	meta     Bucket = "meta"
 )
 
 // Buckets lists the record buckets in a fixed order.
-var Buckets = []Bucket{Assistants, Audits, Runs, Settings, Conversations, Models}
+var Buckets = []Bucket{Assistants, Audits, Runs, Settings, Conversations, Models, Memories}
 
 // SchemaVersion is the layout version this build writes. Open migrates an
 // older file up to it and refuses a newer one.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // FileName is the database's name inside the data directory.
 const FileName = "rehome.db"
@@ -141,6 +144,11 @@ var migrations = []func(tx *bolt.Tx) error{
 		_, err := tx.CreateBucketIfNotExists([]byte(Models))
 		return err
 	},
+	// 3 -> 4: the memories' bucket.
+	func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists([]byte(Memories))
+		return err
+	},
 }
 
 // Version returns the schema version recorded in the file.
@@ -215,6 +223,20 @@ func (s *Store) Put(b Bucket, id string, v any) error {
 		}
 		return bk.Put([]byte(id), data)
 	})
+}
+
+// PutJSON stores each of recs (by id) as JSON in bucket b in one
+// transaction, as PutAll does: all or none, synced once.
+func (s *Store) PutJSON(b Bucket, recs map[string]any) error {
+	out := make([]Record, 0, len(recs))
+	for id, v := range recs {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode %s record: %w", b, err)
+		}
+		out = append(out, Record{ID: id, Data: raw})
+	}
+	return s.PutAll(b, out)
 }
 
 // Get decodes the record id of bucket b into v. It returns an error
@@ -414,6 +436,8 @@ func singular(b Bucket) string {
 		return "setting"
 	case Conversations:
 		return "conversation"
+	case Memories:
+		return "memory"
 	}
 	return string(b)
 }

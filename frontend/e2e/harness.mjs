@@ -156,7 +156,7 @@ function freePort() {
  * answers, or to { skip: reason } when there is no llama-server; throws
  * instead when REHOME_REQUIRE_LLAMA is set.
  */
-export async function startLlama() {
+export async function startLlama({ script = 'python' } = {}) {
   const bin = llamaBinary();
   if (!bin) {
     const why = 'no llama-server: `make llama` builds it, or set REHOME_LLAMA_SERVER';
@@ -165,7 +165,7 @@ export async function startLlama() {
   }
   const dir = mkdtempSync(join(tmpdir(), 'rehome-llama-'));
   const model = join(dir, 'tiny.gguf');
-  execFileSync('go', ['run', './internal/testsupport/tinymodel/cmd/tinymodel', '-src', dirname(bin), '-o', model], { cwd: root, stdio: 'inherit' });
+  execFileSync('go', ['run', './internal/testsupport/tinymodel/cmd/tinymodel', '-src', dirname(bin), '-script', script, '-o', model], { cwd: root, stdio: 'inherit' });
   const port = await freePort();
   const proc = spawn(bin, ['-m', model, '--host', '127.0.0.1', '--port', String(port), '--jinja', '-c', '4096',
     '--threads', '1', '-np', '1', '--no-webui', '--alias', 'rehome-tiny'], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -135,7 +135,8 @@ export function modelChoices(servers: Server[]): { server: string; model: string
       const tools = m.tools === 'yes' ? '' : m.tools === 'no' ? ' — code in python blocks' : ' — tool calling unknown';
       const where = s.loopback ? '' : ' (another machine)';
       const fit = m.fit && !m.fit.startsWith('fits') ? ` — ${m.fit}` : '';
-      out.push({ server: s.base_url, model: m.id, label: `${m.id} · ${s.name}${where}${tools}${fit}`, rank: m.tools === 'yes' ? 0 : 1 });
+      const eyes = m.vision ? ' · reads images' : '';
+      out.push({ server: s.base_url, model: m.id, label: `${m.id} · ${s.name}${eyes}${where}${tools}${fit}`, rank: m.tools === 'yes' ? 0 : 1 });
     }
   }
   return out.sort((a, b) => a.rank - b.rank).map(({ server, model, label }) => ({ server, model, label }));

@@ -176,3 +176,24 @@ func secondDetector(marker int) (wq, wk, wv, wo []float32) {
 	wo[dimFlag2*nEmbd+0] = 1
 	return wq, wk, wv, wo
 }
+
+// MemoryScript saves a memory with the memory tool (remember), then
+// answers.
+func MemoryScript() Script {
+	return Script{
+		Calls:  []Call{{Before: []string{"I will", " remember that."}, Name: "memory", Args: []string{`{"action": "remember", `, `"text": "Prefers metric units."}`}}},
+		Answer: []string{"Noted:", " metric units", " from now on."},
+	}
+}
+
+// CanvasScript creates a textdoc with create_textdoc, then rewrites a
+// line of it with update_textdoc, one call a turn, then answers.
+func CanvasScript() Script {
+	return Script{
+		Calls: []Call{
+			{Before: []string{"I open", " a canvas."}, Name: "create_textdoc", Args: []string{`{"name": "plan", "type": "document", `, `"content": "Day 1: Paris"}`}},
+			{Before: []string{"Now I", " edit it."}, Name: "update_textdoc", Args: []string{`{"updates": [{"pattern": "Paris", `, `"replacement": "Lyon"}]}`}},
+		},
+		Answer: []string{"The plan", " is in the canvas."},
+	}
+}

@@ -72,6 +72,8 @@ export namespace app {
     mode: string;
     question: string;
     rewind?: number;
+    temporary?: boolean;
+    images?: string[];
   }
 
   export interface AssistantExport {
@@ -157,20 +159,15 @@ export namespace assistant {
     header?: string;
     oauth?: assistant.OAuthClient;
     always_allow?: string[];
-    domain?: string;
-    source?: string;
   }
 
   export interface Assistant {
     schema: number;
     id: string;
-    gizmo_id?: string;
     name: string;
     description: string;
     instructions: string;
     starters: string[];
-    welcome_message?: string;
-    gizmo_id?: string;
     knowledge: assistant.KnowledgeFile[];
     capabilities: assistant.Capability[];
     actions: assistant.Action[];
@@ -188,7 +185,6 @@ export namespace assistant {
     source_id: string;
     name: string;
     imported: boolean;
-    updated?: boolean;
     assistant?: assistant.Assistant;
     warnings: string[];
     error?: string;
@@ -200,13 +196,11 @@ export namespace assistant {
     imported: number;
     failed: number;
     notes: string[];
-    preview?: boolean;
   }
 
   export interface Imported {
     assistant: assistant.Assistant;
     warnings: string[];
-    updated?: boolean;
   }
 
   export interface KnowledgeFile {
@@ -221,17 +215,12 @@ export namespace assistant {
     auth_url: string;
     token_url: string;
     scope?: string;
-    pkce?: boolean;
-    token_exchange?: string;
   }
 
   export interface RemoteFile {
     tool: assistant.Capability;
     kind: string;
     id: string;
-    type?: string;
-    name?: string;
-    filled?: string;
   }
 }
 
@@ -440,7 +429,6 @@ export namespace audit {
     link?: string;
     cost: audit.Cost;
     bring?: string;
-    on_chatgpt?: string;
     rule?: string;
     because: string[];
   }
@@ -473,8 +461,6 @@ export namespace audit {
     action_oauth: boolean;
     knowledge_files: number;
     remote_files?: assistant.RemoteFile[];
-    gizmo_id?: string;
-    gpt: audit.gptFacts;
   }
 
   export interface Summary {
@@ -512,20 +498,37 @@ export namespace audit {
     action_calls_external?: boolean;
     action_auth_oauth?: boolean;
   }
+}
 
-  export interface gptFacts {
-    actions?: string[];
+/** Types of Go package rehome/backend/canvas. */
+export namespace canvas {
+  export interface Comment {
+    pattern: string;
+    quote: string;
+    comment: string;
+    at: string;
+  }
+
+  export interface Doc {
+    id: string;
+    name: string;
+    type: string;
+    content: string;
+    versions: canvas.Version[];
+    comments?: canvas.Comment[];
+  }
+
+  export interface Version {
+    n: number;
+    content: string;
+    by: string;
+    at: string;
+    note?: string;
   }
 }
 
 /** Types of Go package rehome/backend/core. */
 export namespace core {
-  export interface ActionCredentials {
-    key?: string;
-    client_id?: string;
-    client_secret?: string;
-  }
-
   export interface ActionInfo {
     id: string;
     name: string;
@@ -537,8 +540,6 @@ export namespace core {
     signed_in: boolean;
     operations: core.OperationInfo[];
     problem?: string;
-    waiting?: string;
-    notes?: string[];
   }
 
   export interface AddAction {
@@ -567,6 +568,8 @@ export namespace core {
     embedding: boolean;
     embedding_by?: string;
     pooling?: string;
+    mmproj?: string;
+    mmproj_size?: number;
     added: string;
     measured?: localmodels.Measured;
     fit?: models.FitResult;
@@ -588,71 +591,6 @@ export namespace core {
     duration_ms: number;
   }
 
-  export interface ConversationView {
-    id: string;
-    title: string;
-    assistant_id?: string;
-    assistant_name?: string;
-    gizmo_id?: string;
-    source?: string;
-    source_id?: string;
-    model: string;
-    server: string;
-    created: string;
-    updated: string;
-    files: llm.FileInfo[];
-    turns: core.ViewTurn[];
-    alternatives?: core.ViewBranch[];
-    notes?: string[];
-  }
-
-  export interface ImportFiled {
-    gizmo_id: string;
-    assistant_id?: string;
-    assistant_name?: string;
-    conversations: number;
-  }
-
-  export interface ImportProgress {
-    read: number;
-    size: number;
-    seen: number;
-    imported: number;
-    unchanged: number;
-    skipped: number;
-    title: string;
-    done: boolean;
-  }
-
-  export interface ImportReport {
-    file: string;
-    format: string;
-    read: number;
-    size: number;
-    seen: number;
-    imported: number;
-    unchanged: number;
-    skipped: number;
-    title: string;
-    done: boolean;
-    replaced: number;
-    skips: core.ImportSkip[];
-    filed: core.ImportFiled[];
-    plain_chats: number;
-    branches: number;
-    dropped_branches: number;
-    hidden_messages: number;
-    files: number;
-    file_bytes: number;
-    stopped?: string;
-  }
-
-  export interface ImportSkip {
-    title: string;
-    id: string;
-    why: string;
-  }
-
   export interface KnowledgeRanking {
     mode: string;
     model?: string;
@@ -660,6 +598,12 @@ export namespace core {
     dims?: number;
     vectors?: number;
     words: string;
+  }
+
+  export interface MemoryImport {
+    added: number;
+    already: number;
+    skipped: string[];
   }
 
   export interface OperationInfo {
@@ -679,37 +623,6 @@ export namespace core {
   export interface SandboxHost {
     uri: string;
     identity: string;
-  }
-
-  export interface ViewBranch {
-    from: number;
-    turns: core.ViewTurn[];
-  }
-
-  export interface ViewCell {
-    code: string;
-    output: string;
-    error?: string;
-    exit_code: number;
-    files?: llm.OutFile[];
-  }
-
-  export interface ViewTool {
-    name: string;
-    arguments?: string;
-    result?: string;
-  }
-
-  export interface ViewTurn {
-    role: string;
-    text: string;
-    reasoning?: string;
-    cells?: core.ViewCell[];
-    tools?: core.ViewTool[];
-    citations?: llm.Citation[];
-    files?: llm.OutFile[];
-    model?: string;
-    time?: string;
   }
 }
 
@@ -871,11 +784,6 @@ export namespace llamarun {
 
 /** Types of Go package rehome/backend/llm. */
 export namespace llm {
-  export interface Alternative {
-    from: number;
-    exchanges: llm.Transcript[];
-  }
-
   export interface Cell {
     code: string;
     via: string;
@@ -922,14 +830,10 @@ export namespace llm {
     created: string;
     updated: string;
     questions: number;
-    gizmo_id?: string;
-    source?: string;
-    source_id?: string;
-    source_updated?: string;
+    temporary?: boolean;
     files: llm.FileInfo[];
     exchanges: llm.Transcript[];
-    alternatives?: llm.Alternative[];
-    notes?: string[];
+    canvas?: (canvas.Doc | null)[];
   }
 
   export interface ConversationSummary {
@@ -939,8 +843,6 @@ export namespace llm {
     assistant_name?: string;
     server: string;
     model: string;
-    gizmo_id?: string;
-    source?: string;
     questions: number;
     created: string;
     updated: string;
@@ -1015,12 +917,14 @@ export namespace llm {
     citations?: llm.Citation[];
     notes?: string[];
     error?: string;
+    ref?: string;
   }
 
   export type Tools = 'no' | 'unknown' | 'yes';
 
   export interface Transcript {
     question: string;
+    images?: string[];
     model: string;
     server: string;
     mode: string;
@@ -1028,7 +932,6 @@ export namespace llm {
     turns: llm.Turn[];
     answer: string;
     files: llm.OutFile[];
-    attachments?: llm.OutFile[];
     stopped: string;
     citations?: llm.Citation[];
     cuts?: string[];
@@ -1084,8 +987,31 @@ export namespace localmodels {
     embedding: boolean;
     embedding_by?: string;
     pooling?: string;
+    mmproj?: string;
+    mmproj_size?: number;
     added: string;
     measured?: localmodels.Measured;
+  }
+}
+
+/** Types of Go package rehome/backend/memory. */
+export namespace memory {
+  export interface Memory {
+    schema: number;
+    id: string;
+    text: string;
+    assistant?: string;
+    source: string;
+    conversation?: string;
+    created: string;
+    updated: string;
+    forgotten?: string;
+  }
+
+  export interface Settings {
+    schema: number;
+    off: boolean;
+    assistants: { [key: string]: string };
   }
 }
 
@@ -1550,7 +1476,6 @@ export interface Events {
   'action:confirm': app.ActionConfirm;
   'action:signin': app.ActionSignIn;
   'ask:event': app.AskEvent;
-  'conversations:import': core.ImportProgress;
   'doctor:progress': string;
   'firstrun:changed': string;
   'firstrun:progress': app.FirstRunProgress;
@@ -1578,8 +1503,11 @@ export const methods = [
   'BackupDatabase',
   'BuildImage',
   'CancelPull',
+  'CanvasDiff',
+  'CanvasDocs',
+  'CanvasEdit',
+  'CanvasRestore',
   'CarriedModels',
-  'ChatGPTSnippet',
   'Checklist',
   'ChooseSavePath',
   'CompareAudits',
@@ -1605,7 +1533,6 @@ export const methods = [
   'Hardware',
   'ImportAssistant',
   'ImportAssistants',
-  'ImportConversations',
   'InterruptSession',
   'KnowledgeAdd',
   'KnowledgeCancel',
@@ -1621,14 +1548,19 @@ export const methods = [
   'ListConversations',
   'ListRuns',
   'LoadImage',
+  'MemoryAdd',
+  'MemoryDelete',
+  'MemoryEdit',
+  'MemoryImport',
+  'MemoryList',
+  'MemorySettings',
+  'MemoryUndo',
   'ModelServers',
   'Models',
   'OpenedFiles',
-  'PickExport',
   'PickFile',
   'PickKnowledgeFile',
   'PickModelFile',
-  'PreviewAssistants',
   'PreviewFile',
   'PullModel',
   'PullSource',
@@ -1647,12 +1579,12 @@ export const methods = [
   'SaveOutput',
   'SearchConversations',
   'SessionCells',
-  'SetActionCredentials',
   'SetAssistantModel',
+  'SetMemoryMode',
+  'SetMemoryOff',
   'SetModelServers',
   'SetRunLimits',
   'SetSandboxHost',
-  'ShowConversation',
   'SignInAction',
   'StartCarriedModel',
   'StartSession',
@@ -1710,12 +1642,24 @@ export function CancelPull(name: string): Promise<void> {
   return call<void>('CancelPull', name);
 }
 
-export function CarriedModels(): Promise<core.CarriedModel[]> {
-  return call<core.CarriedModel[]>('CarriedModels');
+export function CanvasDiff(conversationID: string, docID: string, from: number, to: number): Promise<string> {
+  return call<string>('CanvasDiff', conversationID, docID, from, to);
 }
 
-export function ChatGPTSnippet(): Promise<string> {
-  return call<string>('ChatGPTSnippet');
+export function CanvasDocs(conversationID: string): Promise<(canvas.Doc | null)[]> {
+  return call<(canvas.Doc | null)[]>('CanvasDocs', conversationID);
+}
+
+export function CanvasEdit(conversationID: string, docID: string, content: string): Promise<canvas.Doc | null> {
+  return call<canvas.Doc | null>('CanvasEdit', conversationID, docID, content);
+}
+
+export function CanvasRestore(conversationID: string, docID: string, version: number): Promise<canvas.Doc | null> {
+  return call<canvas.Doc | null>('CanvasRestore', conversationID, docID, version);
+}
+
+export function CarriedModels(): Promise<core.CarriedModel[]> {
+  return call<core.CarriedModel[]>('CarriedModels');
 }
 
 export function Checklist(assistantID: string): Promise<audit.Checklist> {
@@ -1818,10 +1762,6 @@ export function ImportAssistants(in_: Input<app.AssistantImport>): Promise<assis
   return call<assistant.ImportReport>('ImportAssistants', in_);
 }
 
-export function ImportConversations(path: string): Promise<core.ImportReport> {
-  return call<core.ImportReport>('ImportConversations', path);
-}
-
 export function InterruptSession(id: string): Promise<void> {
   return call<void>('InterruptSession', id);
 }
@@ -1882,6 +1822,34 @@ export function LoadImage(path: string): Promise<string[]> {
   return call<string[]>('LoadImage', path);
 }
 
+export function MemoryAdd(text: string, assistantID: string): Promise<memory.Memory> {
+  return call<memory.Memory>('MemoryAdd', text, assistantID);
+}
+
+export function MemoryDelete(id: string): Promise<void> {
+  return call<void>('MemoryDelete', id);
+}
+
+export function MemoryEdit(id: string, text: string): Promise<memory.Memory> {
+  return call<memory.Memory>('MemoryEdit', id, text);
+}
+
+export function MemoryImport(text: string, assistantID: string): Promise<core.MemoryImport> {
+  return call<core.MemoryImport>('MemoryImport', text, assistantID);
+}
+
+export function MemoryList(query: string, scope: string, limit: number): Promise<memory.Memory[]> {
+  return call<memory.Memory[]>('MemoryList', query, scope, limit);
+}
+
+export function MemorySettings(): Promise<memory.Settings> {
+  return call<memory.Settings>('MemorySettings');
+}
+
+export function MemoryUndo(ref: string): Promise<void> {
+  return call<void>('MemoryUndo', ref);
+}
+
 export function ModelServers(): Promise<llm.ServerPrefs> {
   return call<llm.ServerPrefs>('ModelServers');
 }
@@ -1894,10 +1862,6 @@ export function OpenedFiles(): Promise<string[]> {
   return call<string[]>('OpenedFiles');
 }
 
-export function PickExport(): Promise<string> {
-  return call<string>('PickExport');
-}
-
 export function PickFile(): Promise<string> {
   return call<string>('PickFile');
 }
@@ -1908,10 +1872,6 @@ export function PickKnowledgeFile(): Promise<string> {
 
 export function PickModelFile(): Promise<string> {
   return call<string>('PickModelFile');
-}
-
-export function PreviewAssistants(json: string): Promise<assistant.ImportReport> {
-  return call<assistant.ImportReport>('PreviewAssistants', json);
 }
 
 export function PreviewFile(path: string): Promise<dataset.Preview> {
@@ -1986,12 +1946,16 @@ export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
   return call<sandbox.CellResult[]>('SessionCells', id);
 }
 
-export function SetActionCredentials(assistantID: string, name: string, in_: Input<core.ActionCredentials>): Promise<core.ActionInfo> {
-  return call<core.ActionInfo>('SetActionCredentials', assistantID, name, in_);
-}
-
 export function SetAssistantModel(id: string, model: string): Promise<assistant.Assistant> {
   return call<assistant.Assistant>('SetAssistantModel', id, model);
+}
+
+export function SetMemoryMode(assistantID: string, mode: string): Promise<memory.Settings> {
+  return call<memory.Settings>('SetMemoryMode', assistantID, mode);
+}
+
+export function SetMemoryOff(off: boolean): Promise<memory.Settings> {
+  return call<memory.Settings>('SetMemoryOff', off);
 }
 
 export function SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPrefs> {
@@ -2004,10 +1968,6 @@ export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> 
 
 export function SetSandboxHost(h: Input<core.SandboxHost>): Promise<core.SandboxHost> {
   return call<core.SandboxHost>('SetSandboxHost', h);
-}
-
-export function ShowConversation(id: string): Promise<core.ConversationView> {
-  return call<core.ConversationView>('ShowConversation', id);
 }
 
 export function SignInAction(assistantID: string, name: string): Promise<void> {

@@ -17,6 +17,7 @@ func main() {
 	csv := flag.String("csv", "sales.csv", "the CSV `name` the code reads from /mnt/data")
 	group := flag.String("group", "region", "the `column` the plot groups by")
 	value := flag.String("value", "revenue", "the `column` the plot sums")
+	script := flag.String("script", "python", "what the model does: python (reads the CSV, plots), memory (saves a memory with the memory tool), or canvas (create_textdoc, then update_textdoc)")
 	flag.Parse()
 	if *src == "" {
 		bin, err := exec.Command("bash", "build/llm/llama-server.sh", "--find").Output()
@@ -25,7 +26,17 @@ func main() {
 		}
 		*src = filepath.Dir(strings.TrimSpace(string(bin)))
 	}
-	m, err := tinymodel.Build(*src, tinymodel.DefaultScript(*csv, *group, *value))
+	sc := tinymodel.DefaultScript(*csv, *group, *value)
+	switch *script {
+	case "python":
+	case "memory":
+		sc = tinymodel.MemoryScript()
+	case "canvas":
+		sc = tinymodel.CanvasScript()
+	default:
+		fail(fmt.Errorf("-script is python, memory or canvas, not %q", *script))
+	}
+	m, err := tinymodel.Build(*src, sc)
 	if err != nil {
 		fail(err)
 	}

@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"rehome/backend/core"
+)
+
+// cmdCanvas is `rehome canvas`: a conversation's textdocs.
+func cmdCanvas(env *cliEnv, args []string) int {
+	return dispatch(env, []command{
+		{"show", "a conversation's textdocs with their versions (--json)", cmdCanvasShow},
+		{"diff", "what changed in a textdoc between two versions", cmdCanvasDiff},
+		{"edit", "replace a textdoc's text with a file's (or stdin's) — a new version", cmdCanvasEdit},
+		{"restore", "make an earlier version of a textdoc current", cmdCanvasRestore},
+		{"export", "write a conversation's textdocs into a folder (.md, .py, or --format ipynb)", cmdCanvasExport},
+	}, "rehome canvas", args)
+}
+
+func canvasService(env *cliEnv) (*core.Canvas, int) {
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return nil, env.fail(err)
+	}
+	if err := c.Ready(); err != nil {
+		return nil, env.fail(err)
+	}
+	return c.Canvas(), exitOK
+}
+
+func cmdCanvasShow(env *cliEnv, args []string) int {
+	fs := env.flags("canvas show", "canvas show CONVERSATION [--json]")
+	asJSON := fs.Bool("json", false, "print the textdocs, their versions and comments as JSON")
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return env.usage("canvas show takes a conversation id (see `rehome conversations list`)")
+	}
+	cv, code := canvasService(env)
+	if cv == nil {
+		return code
+	}
+	docs, err := cv.Docs(pos[0])
+	if err != nil {
+		return env.fail(err)
+	}
+	if *asJSON {
+		return env.json(docs)
+	}
+	if len(docs) == 0 {
+		fmt.Fprintln(env.stderr, "rehome: this conversation has no canvas")
+	}
+	w := safeWriter(env.stdout) // the model wrote it
+	for _, d := range docs {
+		last := d.Versions[len(d.Versions)-1]
+		fmt.Fprintf(w, "── %s (%s) · %s · version %d by %s ──\n%s\n", d.Name, d.Type, d.ID, last.N, last.By, d.Content)
+	}
+	return exitOK
+}
+
+func canvasDoc(fs interface {
+	String(string, string, string) *string
+}) *string {
+	return fs.String("doc", "", "the textdoc's `id` (default: the conversation's current one)")
+}
+
+func cmdCanvasDiff(env *cliEnv, args []string) int {
+	fs := env.flags("canvas diff", "canvas diff CONVERSATION FROM TO [--doc ID]")
+	doc := canvasDoc(fs)
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	a, errA := strconv.Atoi(at(pos, 1))
+	b, errB := strconv.Atoi(at(pos, 2))
+	if len(pos) != 3 || errA != nil || errB != nil {
+		return env.usage("canvas diff takes a conversation id and two version numbers")
+	}
+	cv, code := canvasService(env)
+	if cv == nil {
+		return code
+	}
+	out, err := cv.Diff(pos[0], *doc, a, b)
+	if err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprint(safeWriter(env.stdout), out)
+	return exitOK
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return ""
+}
+
+func cmdCanvasEdit(env *cliEnv, args []string) int {
+	fs := env.flags("canvas edit", "canvas edit CONVERSATION [--doc ID] < NEW-TEXT")
+	doc := canvasDoc(fs)
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return env.usage("canvas edit takes a conversation id; the new text comes on stdin")
+	}
+	data, err := io.ReadAll(io.LimitReader(env.stdin, 1<<20))
+	if err != nil {
+		return env.fail(err)
+	}
+	cv, code := canvasService(env)
+	if cv == nil {
+		return code
+	}
+	d, err := cv.Edit(pos[0], *doc, string(data))
+	if err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprintf(env.stderr, "rehome: %s is at version %d\n", d.Name, d.Versions[len(d.Versions)-1].N)
+	return exitOK
+}
+
+func cmdCanvasRestore(env *cliEnv, args []string) int {
+	fs := env.flags("canvas restore", "canvas restore CONVERSATION VERSION [--doc ID]")
+	doc := canvasDoc(fs)
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	n, err := strconv.Atoi(at(pos, 1))
+	if len(pos) != 2 || err != nil {
+		return env.usage("canvas restore takes a conversation id and a version number")
+	}
+	cv, code := canvasService(env)
+	if cv == nil {
+		return code
+	}
+	d, err := cv.Restore(pos[0], *doc, n)
+	if err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprintf(env.stderr, "rehome: version %d of %s restored as version %d\n", n, d.Name, d.Versions[len(d.Versions)-1].N)
+	return exitOK
+}
+
+func cmdCanvasExport(env *cliEnv, args []string) int {
+	fs := env.flags("canvas export", "canvas export CONVERSATION --out DIR [--format ipynb]")
+	out := fs.String("out", "", "the `folder` to write the textdocs into")
+	format := fs.String("format", "", "ipynb writes each as a Jupyter notebook (default: .md for documents, .py for Python …)")
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 || *out == "" {
+		return env.usage("canvas export takes a conversation id and --out DIR")
+	}
+	cv, code := canvasService(env)
+	if cv == nil {
+		return code
+	}
+	files, err := cv.Export(pos[0], *out, *format)
+	for _, f := range files {
+		fmt.Fprintln(env.stdout, f)
+	}
+	if err != nil {
+		return env.fail(err)
+	}
+	return exitOK
+}

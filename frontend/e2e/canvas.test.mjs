@@ -1,0 +1,61 @@
+// The canvas in a browser, through the bridge, against llama.cpp's real
+// llama-server serving the tiny model taught to call create_textdoc and
+// then update_textdoc (tinymodel.CanvasScript): the pane opens beside the
+// chat with the model's textdoc at version 2; the user edits it (version
+// 3), sees the diff, restores version 1. Without llama-server: skipped.
+//
+// Screenshot: $ARTIFACTS/browser-canvas.png.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServe, launchBrowser, artifacts, startLlama, chosenModel } from './harness.mjs';
+
+let srv, browser, llama;
+
+before(async () => {
+  llama = await startLlama({ script: 'canvas' });
+  if (llama.skip) return;
+  srv = await startServe();
+  browser = await launchBrowser();
+  mkdirSync(artifacts, { recursive: true });
+});
+after(async () => {
+  await browser?.close();
+  await srv?.stop();
+  llama?.stop?.();
+});
+
+test('the model writes a canvas; the user edits it, diffs and restores', async (t) => {
+  if (llama.skip) return t.skip(llama.skip);
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(srv.url);
+  await page.evaluate(() => (location.hash = '#/ask'));
+  await page.getByTestId('ask-server-url').fill(llama.url);
+  await page.getByTestId('ask-server-url').press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=ask-model]')?.textContent?.includes('rehome-tiny'));
+  assert.equal(await chosenModel(page, `${llama.url}|rehome-tiny`), `${llama.url}|rehome-tiny`);
+  await page.getByTestId('ask-input').fill('Plan my trip in a canvas, then make it Lyon.');
+  await page.getByTestId('ask-send').click();
+  await page.getByTestId('canvas-pane').waitFor({ timeout: 120000 });
+  assert.match(await page.getByTestId('canvas-document').innerText(), /Day 1: Lyon/);
+  assert.match(await page.getByTestId('canvas-version').innerText(), /version 2 by model/);
+  await page.getByTestId('canvas-edit').click();
+  await page.getByTestId('canvas-text').fill('Day 1: Lyon\n\nDay 2: **Annecy**');
+  await page.getByTestId('canvas-save').click();
+  await page.getByTestId('canvas-version').filter({ hasText: 'version 3 by user' }).waitFor();
+  assert.equal(await page.locator('[data-testid=canvas-document] strong').innerText(), 'Annecy');
+  await page.locator('[data-testid=canvas-pane] details summary').click();
+  await page.getByTestId('canvas-diff').first().click();
+  assert.match(await page.getByTestId('canvas-diff-text').innerText(), /\+Day 2: \*\*Annecy\*\*/);
+  await page.getByTestId('canvas-restore').last().click();
+  await page.getByTestId('canvas-version').filter({ hasText: 'version 4 by restore' }).waitFor();
+  assert.match(await page.getByTestId('canvas-document').innerText(), /Day 1: Paris/);
+  await page.screenshot({ path: join(artifacts, 'browser-canvas.png'), fullPage: true });
+  const convs = await srv.call('ListConversations', 10);
+  const conv = await srv.call('GetConversation', convs[0].id);
+  assert.equal(conv.canvas[0].versions.length, 4);
+  assert.deepEqual(errors, []);
+});
