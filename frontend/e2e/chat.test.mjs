@@ -167,12 +167,14 @@ test('a hostile answer is rendered as Markdown and runs nothing', async () => {
 });
 
 test('regenerate, edit-and-resend, rename, search and delete a conversation; it stays open across screens and a reload', async () => {
-  const { page, errors } = await askPage({ width: 1280, height: 820 });
+  const { page, errors, dialogs } = await askPage({ width: 1280, height: 820 });
   await chooseServer(page);
   // The conversation of the first test is listed, with its date.
   const first = page.getByTestId('ask-conversation').first();
   await first.waitFor();
-  assert.match(await first.innerText(), /Which region sold most\?\s+\S+/);
+  // Under its date group, with a short title made from the question.
+  assert.match(await first.innerText(), /^Which region sold most\s+\S+/);
+  assert.equal(await page.getByTestId('ask-date-group').first().innerText(), 'Today');
   await first.locator('button.link').click();
   await page.getByTestId('ask-answer').waitFor();
   await page.getByTestId('ask-reopened').waitFor();
@@ -222,7 +224,16 @@ test('regenerate, edit-and-resend, rename, search and delete a conversation; it 
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=ask-conversation]').length === 1, null, { timeout: 10000 });
   await page.getByTestId('ask-conversation').first().hover();
   await page.getByTestId('ask-delete').first().click();
+  // Delete asks in the list itself (no browser confirm box); Keep keeps it.
+  await page.getByTestId('ask-delete-no').click();
+  assert.equal((await srv.call('ListConversations', 10)).length, 1);
+  await page.getByTestId('ask-conversation').first().hover();
+  await page.getByTestId('ask-delete').first().click();
+  await page.getByTestId('ask-delete-confirm').waitFor();
+  await page.screenshot({ path: join(artifacts, 'browser-chat-delete-confirm.png') });
+  await page.getByTestId('ask-delete-yes').click();
   await page.waitForFunction(() => !document.querySelector('[data-testid=ask-conversation]'));
+  assert.deepEqual(dialogs, [], 'a browser dialog was shown');
   assert.equal((await srv.call('ListConversations', 10)).length, 0);
   assert.deepEqual(errors, []);
   await page.close();
