@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { bin, artifacts } from './harness.mjs';
-import { startXvfb, launch, waitScreen, logLines, click, wheel, windowShot, pixel } from './xwin.mjs';
+import { startXvfb, launch, waitScreen, waitLog, logLines, click, wheel, windowShot, pixel, sleep } from './xwin.mjs';
 
 const nav = { hardware: 80, assistants: 120, audit: 160, code: 200, ask: 240, settings: 280 };
 // What each screen shows once settled (its markers; Hardware: the machine's figures).
@@ -69,7 +69,10 @@ test("one data folder's theme does not reach another folder's window", async () 
       wheel(X, a.id, 700, 400, 3);
       shown = await waitScreen(a.log, 'settings', [], since, 3000).catch(() => shown);
     }
-    assert.ok(shown.fields['theme-dark'][1] < 700, `the theme choice never came into view: ${JSON.stringify(shown.fields)}`);
+    // Once the scroll has come to rest: the last place reported.
+    await sleep(1000);
+    shown = await waitScreen(a.log, 'settings', ['theme-dark']);
+    assert.ok(shown.fields['theme-dark'][1] < 760, `the theme choice never came into view: ${JSON.stringify(shown.fields)}`);
     click(X, a.id, ...shown.fields['theme-dark']);
     // The shot is taken once two agree: the theme has applied by then.
     let shotA;
@@ -86,9 +89,11 @@ test("one data folder's theme does not reach another folder's window", async () 
     assert.ok(!dark(background(shotB)), `a fresh folder's window came up dark, with folder A's theme: ${background(shotB)} (${shotB})`);
     await b.stop();
 
-    // Folder A keeps its own choice.
+    // Folder A keeps its own choice, and opens on the screen it was closed on.
     const a2 = await launch(X, 'theme-a', { home: a.home });
     try {
+      const [ready] = (await waitLog(a2.log, /"ui ready"/, 5000, 'ui ready', a2.since));
+      assert.equal(ready.screen, 'settings', 'the window did not reopen on its last screen');
       await show(a2, 'settings');
       const shotA2 = await windowShot(X, a2.id, 'window-theme-folder-a-again');
       assert.ok(dark(background(shotA2)), `folder A forgot its dark theme: ${background(shotA2)}`);
