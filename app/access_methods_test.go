@@ -35,9 +35,12 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 	"RunCode": func(a *App, s string) (any, error) {
 		return a.RunCode(sandbox.RunRequest{Code: "print(open('/mnt/data/x').read())", InputPath: s})
 	},
-	"LoadImage":      func(a *App, s string) (any, error) { return a.LoadImage(s) },
-	"SaveImage":      func(a *App, s string) (any, error) { return nil, a.SaveImage(s) },
-	"SaveOutput":     func(a *App, s string) (any, error) { return a.SaveOutput(s) },
+	"LoadImage":  func(a *App, s string) (any, error) { return a.LoadImage(s) },
+	"SaveImage":  func(a *App, s string) (any, error) { return nil, a.SaveImage(s) },
+	"SaveOutput": func(a *App, s string) (any, error) { return a.SaveOutput(s) },
+	"SaveConversation": func(a *App, s string) (any, error) {
+		return a.SaveConversation("nope", "md", s)
+	},
 	"StartSession":   func(a *App, s string) (any, error) { return a.StartSession(s) },
 	"ChooseSavePath": func(a *App, s string) (any, error) { return a.ChooseSavePath("Save", s) },
 	"Ask": func(a *App, s string) (any, error) {
@@ -87,7 +90,7 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 // until the method has an attack in pathAttacks.
 var pathless = []string{
 	"Status", "UIReady", "LLMStatus", "LLMHint", "LLMHintFor", "SetAssistantModel", "StopAsk",
-	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation",
+	"ListConversations", "GetConversation", "ExportConversation", "RenderConversation", "DeleteConversation",
 	"ListAssistants", "GetAssistant", "DeleteAssistant", "AssistantCapabilities",
 	"RunAudit", "Audits", "GetAudit", "DeleteAudit", "CompareAudits", "AuditCatalog", "Checklist",
 	"ExportAssistant", "BackupDatabase", "PickFile", "OpenedFiles", "UIEvent", "ExportImage",
