@@ -107,3 +107,63 @@ test("one data folder's theme does not reach another folder's window", async () 
     if (b) rmSync(b.home, { recursive: true, force: true });
   }
 });
+
+// The newcomer's path in the window, timed step by step: a fresh data
+// folder, a GGUF carried to the machine (the tests' tiny model), and
+// nothing else — the Start card's Add a model file… (the GTK file dialog,
+// the path typed), New assistant (a name, Save), then Ask (a question
+// typed, Enter). The llama-server is the one `make llama` left in the
+// cache (no REHOME_LLAMA_SERVER), as `make run` from a clone has it.
+test('the newcomer path: a carried model, a new assistant, a question — timed', async (t) => {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { root } = await import('./harness.mjs');
+  const scratch = mkdtempSync(join(tmpdir(), 'rehome-newcomer-'));
+  const model = join(scratch, 'tiny.gguf');
+  execFileSync('go', ['run', './internal/testsupport/tinymodel/cmd/tinymodel', '-o', model, '-csv', 'sales.csv', '-group', 'region', '-value', 'revenue'], { cwd: root, stdio: 'inherit' });
+  const t0 = Date.now();
+  const steps = [];
+  const mark = (what) => steps.push(`${what}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  // No REHOME_LLAMA_SERVER: rehome finds the build in the cache itself.
+  const app = await launch(X, 'newcomer', { env: { REHOME_LLAMA_SERVER: '', REHOME_LLAMA_DIR: '' } });
+  try {
+    mark('window ready');
+    let shown = await waitScreen(app.log, 'assistants', ['start-add-model']);
+    mark('Start here shown');
+    click(X, app.id, ...shown.fields['start-add-model']);
+    await sleep(1500); // the GTK dialog maps
+    X.x('xdotool', ['key', '--clearmodifiers', 'ctrl+l']);
+    X.x('xdotool', ['type', '--delay', '10', model]);
+    X.x('xdotool', ['key', 'Return']);
+    await waitLog(app.log, /"event":"start step".*"step":"model"/, 60000, 'the model added', app.since);
+    mark('1 model added');
+    let since = logLines(app.log);
+    shown = await waitScreen(app.log, 'assistants', ['start-new'], app.since);
+    click(X, app.id, ...shown.fields['start-new']);
+    shown = await waitScreen(app.log, 'assistants', ['field-name', 'save-assistant'], since);
+    click(X, app.id, ...shown.fields['field-name']);
+    X.x('xdotool', ['type', '--delay', '10', 'Sales Analyst']);
+    click(X, app.id, ...shown.fields['save-assistant']);
+    await waitScreen(app.log, 'assistants', ['assistant-row'], since);
+    mark('2 assistant saved');
+    since = logLines(app.log);
+    click(X, app.id, 60, nav.ask);
+    shown = await waitScreen(app.log, 'ask', ['ask-input', 'ask-model'], since);
+    click(X, app.id, ...shown.fields['ask-input']);
+    X.x('xdotool', ['type', '--delay', '10', 'Which region had the most revenue?']);
+    X.x('xdotool', ['key', 'Return']);
+    await waitLog(app.log, /"event":"answer streaming"/, 240000, 'the answer streaming', since);
+    mark('3 answer streaming');
+    const [ans] = await waitLog(app.log, /"event":"answer shown"|"event":"screen shown".*"errors":[1-9]/, 240000, 'the answer shown', since);
+    mark(ans.event === 'answer shown' ? '3 answer shown' : '3 an error shown');
+    await windowShot(X, app.id, 'window-newcomer-answer');
+    t.diagnostic(`newcomer path: ${steps.join(' · ')}; answer: ${JSON.stringify(ans.answer ?? '')}`);
+    console.log(`newcomer path: ${steps.join(' · ')}`);
+  } finally {
+    await app.stop();
+    rmSync(app.home, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});

@@ -66,12 +66,12 @@ export async function waitScreen(log, screen, markers = [], since = 0, timeoutMs
  * Starts rehome on a data folder (a fresh one unless home is given) with
  * its window at size; resolves once the UI says it is ready.
  */
-export async function launch(X, name, { size = { width: 1280, height: 800 }, home, args = [] } = {}) {
+export async function launch(X, name, { size = { width: 1280, height: 800 }, home, args = [], env = {} } = {}) {
   home ??= mkdtempSync(join(tmpdir(), `rehome-tour-${name}-`));
   writeFileSync(join(home, 'window.json'), JSON.stringify({ ...size, x: 60, y: 40, maximised: false }));
   const log = join(home, 'rehome.log');
   const since = logLines(log);
-  const proc = spawn(bin, args, { env: { ...X.env, REHOME_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(bin, args, { env: { ...X.env, ...env, REHOME_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));
