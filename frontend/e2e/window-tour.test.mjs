@@ -122,7 +122,16 @@ test('the newcomer path: a carried model, a new assistant, a question — timed'
   const { root } = await import('./harness.mjs');
   const scratch = mkdtempSync(join(tmpdir(), 'rehome-newcomer-'));
   const model = join(scratch, 'tiny.gguf');
-  execFileSync('go', ['run', './internal/testsupport/tinymodel/cmd/tinymodel', '-o', model, '-csv', 'sales.csv', '-group', 'region', '-value', 'revenue'], { cwd: root, stdio: 'inherit' });
+  let llama = process.env.REHOME_LLAMA_SERVER;
+  try {
+    llama ||= execFileSync('bash', [join(root, 'build/llm/llama-server.sh'), '--find'], { encoding: 'utf8' }).trim();
+  } catch {
+    if (process.env.REHOME_REQUIRE_LLAMA) throw new Error('REHOME_REQUIRE_LLAMA is set but there is no llama-server: `make llama`');
+    t.skip('skipped: no llama-server (`make llama` builds it)');
+    return;
+  }
+  // The tiny model is made from the vocabulary beside the llama-server build.
+  execFileSync('go', ['run', './internal/testsupport/tinymodel/cmd/tinymodel', '-o', model, '-csv', 'sales.csv', '-group', 'region', '-value', 'revenue'], { cwd: root, stdio: 'inherit', env: { ...process.env, REHOME_LLAMA_SERVER: llama } });
   const t0 = Date.now();
   const steps = [];
   const mark = (what) => steps.push(`${what}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
