@@ -144,3 +144,15 @@ func TestRefusedFilesKeepNoCopy(t *testing.T) {
 		t.Error("tooBigToRead")
 	}
 }
+
+// A reason is one clean line: pdfinfo's two-line error broke the
+// `knowledge list` table on 1c9eba1.
+func TestReasonIsOneLine(t *testing.T) {
+	got := oneLine("pdfinfo could not read it: Syntax Warning: May not be a PDF file (continuing anyway)\nSyntax Error: Couldn't find trailer dictionary\x1b[31m\t!")
+	if strings.ContainsAny(got, "\n\t\x1b") || !strings.Contains(got, "file (continuing anyway) Syntax Error") {
+		t.Fatalf("%q", got)
+	}
+	if len(oneLine(strings.Repeat("x ", 400))) > 304 {
+		t.Fatal("not cut")
+	}
+}

@@ -327,7 +327,7 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 		r.Original = name
 	}
 	fail := func(err error) (Result, string) {
-		r.State, r.Action, r.Reason = StateFailed, "failed", err.Error()
+		r.State, r.Action, r.Reason = StateFailed, "failed", oneLine(err.Error())
 		r.Path = "" // its library copy goes once the manifest is saved (Add)
 		r.Message = fmt.Sprintf("%s: not indexed: %s", listed, r.Reason)
 		if ctx.Err() != nil {
@@ -450,6 +450,19 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 		replaced = old.SHA256
 	}
 	return r, replaced
+}
+
+// oneLine is a reason as one clean line: a tool's error (pdfinfo writes
+// two lines) or a parser's, with its line breaks, tabs and other control
+// characters made spaces and its runs of spaces one, cut at 300 bytes.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
+	return clip(strings.Join(strings.Fields(s), " "), 300)
 }
 
 // entryFor is the entry a file added from src under name updates: the
