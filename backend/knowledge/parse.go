@@ -190,8 +190,6 @@ const (
 	maxHeading = 1000
 )
 
-var errOverRead = errors.New("over the bound")
-
 // readAtMost reads the file at path whole if it holds at most max bytes
 // (checked before reading, and while reading should it grow), else
 // returns errOverRead.
