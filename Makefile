@@ -31,7 +31,7 @@ GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
-.PHONY: all run test build install-desktop deps deps-test deps-package ui sandbox-image gotest vet lint fmt-check uitest e2e window bench clean package package-check fresh-check gen llama
+.PHONY: fuzz all run test build install-desktop deps deps-test deps-package ui sandbox-image gotest vet lint fmt-check uitest e2e window bench clean package package-check fresh-check gen llama
 
 all: build
 
@@ -65,7 +65,7 @@ run: deps build
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then exec $(BIN); \
 	else echo "No display: serving the UI; open the URL below in a browser."; exec $(BIN) serve; fi
 
-test: deps-test build fmt-check vet lint sandbox-image gotest uitest e2e window
+test: deps-test build fmt-check vet lint sandbox-image gotest fuzz uitest e2e window
 
 # The UI's TypeScript for the Go methods it calls and the types they take
 # and return (frontend/src/lib/gen/api.gen.ts, from app.App by build/tsgen).
@@ -115,6 +115,11 @@ llama: deps-test
 gotest: build sandbox-image llama
 	mkdir -p $(ARTIFACTS)
 	set -o pipefail; REHOME_LLAMA_SERVER=$$(bash build/llm/llama-server.sh --find) REHOME_LLAMA_SERVER_VULKAN=$$(bash build/llm/llama-server.sh --find --vulkan) REHOME_REQUIRE_LLAMA=1 REHOME_REQUIRE_PODMAN=1 REHOME_REQUIRE_TOOLS=1 REHOME_BIN=$(abspath $(BIN)) go test -count=1 -json -tags "$(call csv,$(TAGS))" -timeout 20m ./... 2>&1 | python3 build/gotest-report.py $(ARTIFACTS)/gotest.json
+
+# Each fuzz test (Go's native fuzzing) of a parser of outside bytes, for a
+# fixed budget (FUZZTIME each, default 10s; build/fuzz.sh lists them).
+fuzz:
+	bash build/fuzz.sh
 
 uitest:
 	cd frontend && npx vitest run

@@ -42,7 +42,8 @@ func (a *App) ListActions(assistantID string) ([]core.ActionInfo, error) {
 
 // AddAction adds an action from its schema text; the key goes to the
 // data folder's owner-only file only.
-func (a *App) AddAction(assistantID string, in core.AddAction) (core.ActionInfo, error) {
+func (a *App) AddAction(assistantID string, in core.AddAction) (_ core.ActionInfo, err error) {
+	defer a.guard("AddAction", &err)
 	if err := a.ready(); err != nil {
 		return core.ActionInfo{}, err
 	}

@@ -102,7 +102,8 @@ type AssistantImport struct {
 // ImportAssistant stores an assistant from a JSON description (knowledge
 // files the user gave rehome copied into <data>/knowledge; paths the JSON
 // names are never taken) or from a bundle (its files written there).
-func (a *App) ImportAssistant(in AssistantImport) (assistant.Imported, error) {
+func (a *App) ImportAssistant(in AssistantImport) (_ assistant.Imported, err error) {
+	defer a.guard("ImportAssistant", &err)
 	if err := a.ready(); err != nil {
 		return assistant.Imported{}, err
 	}
@@ -116,7 +117,6 @@ func (a *App) ImportAssistant(in AssistantImport) (assistant.Imported, error) {
 		}
 	}
 	var imp assistant.Imported
-	var err error
 	switch {
 	case in.Bundle != "" && in.JSON != "":
 		return assistant.Imported{}, errors.New("give either a JSON description or a bundle, not both")
@@ -144,7 +144,8 @@ func (a *App) ImportAssistant(in AssistantImport) (assistant.Imported, error) {
 // assistants (the Assistants API's `GET /v1/assistants` response): each is
 // imported on its own and the report says, per assistant, what was
 // imported and what was not. A bundle or a single object is one item.
-func (a *App) ImportAssistants(in AssistantImport) (assistant.ImportReport, error) {
+func (a *App) ImportAssistants(in AssistantImport) (_ assistant.ImportReport, err error) {
+	defer a.guard("ImportAssistants", &err)
 	if err := a.ready(); err != nil {
 		return assistant.ImportReport{}, err
 	}

@@ -24,8 +24,8 @@ func (a *App) BackupDatabase() (BackupInfo, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return BackupInfo{}, fmt.Errorf("create %s: %w", dir, err)
 	}
-	path := filepath.Join(dir, "rehome-"+time.Now().UTC().Format("20060102-150405.000")+".db")
-	n, err := a.core.Store().BackupFile(path)
+	// A name of its own: two backups in one millisecond get two files.
+	path, n, err := a.core.Store().BackupNew(dir, "rehome-"+time.Now().UTC().Format("20060102-150405.000"))
 	if err != nil {
 		return BackupInfo{}, err
 	}

@@ -18,7 +18,8 @@ func (a *App) CarriedModels() ([]core.CarriedModel, error) {
 // AddCarriedModel registers a .gguf file the user gave rehome (picked in
 // the dialog or dropped on the window; uploaded in a browser), copying it
 // into the data folder when copy is set.
-func (a *App) AddCarriedModel(path string, copy bool) (localmodels.Model, error) {
+func (a *App) AddCarriedModel(path string, copy bool) (_ localmodels.Model, err error) {
+	defer a.guard("AddCarriedModel", &err)
 	if err := a.ready(); err != nil {
 		return localmodels.Model{}, err
 	}

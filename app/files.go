@@ -20,8 +20,9 @@ const (
 
 // PreviewFile shows a data file's name, size, format, first rows and
 // column types, reading only its head.
-func (a *App) PreviewFile(path string) (dataset.Preview, error) {
-	path, err := a.readable(path)
+func (a *App) PreviewFile(path string) (_ dataset.Preview, err error) {
+	defer a.guard("PreviewFile", &err)
+	path, err = a.readable(path)
 	if err != nil {
 		return dataset.Preview{}, err
 	}

@@ -42,7 +42,8 @@ func (a *App) FitOptions() (FitChoices, error) {
 
 // Fit estimates one model (or a local .gguf file) at one quantization and
 // context, on this machine or on memory given by hand.
-func (a *App) Fit(req models.Request) (models.FitResult, error) {
+func (a *App) Fit(req models.Request) (_ models.FitResult, err error) {
+	defer a.guard("Fit", &err)
 	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
 	if err != nil {
 		return models.FitResult{}, uiError(err)
@@ -51,7 +52,8 @@ func (a *App) Fit(req models.Request) (models.FitResult, error) {
 }
 
 // FitTable fits every catalog model at one context and ranks the best.
-func (a *App) FitTable(req models.TableRequest) (models.Table, error) {
+func (a *App) FitTable(req models.TableRequest) (_ models.Table, err error) {
+	defer a.guard("FitTable", &err)
 	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
 	if err != nil {
 		return models.Table{}, uiError(err)

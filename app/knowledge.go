@@ -23,7 +23,8 @@ type KnowledgeProgress struct {
 // indexed (pages, chunks) or why not. Progress goes out as
 // "knowledge:progress"; KnowledgeCancel stops it (the files done stay).
 // An upload is removed once the library holds its copy.
-func (a *App) KnowledgeAdd(assistantID string, paths []string) ([]knowledge.Result, error) {
+func (a *App) KnowledgeAdd(assistantID string, paths []string) (_ []knowledge.Result, err error) {
+	defer a.guard("KnowledgeAdd", &err)
 	if err := a.ready(); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/containers/podman/v4/pkg/bindings"
+
+	"rehome/backend/bytesize"
 )
 
 // A run's attach: the container's stdout and stderr, opened before it
@@ -41,32 +43,50 @@ func (s *socketSet) closeAll() {
 // stdin) and copies its stdout and stderr to stdout and stderr until the
 // stream ends (nil) or breaks. Once the service has answered it says so on
 // ready: the container may then start, and nothing it writes is lost.
+func attachOutput(api context.Context, cid string, sockets *socketSet, stdout, stderr io.Writer, ready chan<- bool) error {
+	return attachStreams(api, cid, sockets, nil, stdout, stderr, ready)
+}
+
+// attachStreams is attachOutput that also copies stdin, when not nil, to
+// the container's stdin (a session's requests). A copy that ends without
+// an error closes the container's stdin; one that fails (the session's
+// detach) leaves it open.
 //
 // It is the bindings' containers.Attach less two requests a run does not
-// need: a new connection's ping, and an inspect of the container to learn
-// whether it has a terminal (a run's never has). The request is not
-// cancelled by api's end: closing sockets, which holds its socket, ends
-// it, whatever the service does.
-func attachOutput(api context.Context, cid string, sockets *socketSet, stdout, stderr io.Writer, ready chan<- bool) error {
+// need (a new connection's ping, an inspect of the container to learn
+// whether it has a terminal: rehome's never have) and with the service's
+// frames bounded (demux): the bindings grow a buffer to whatever length a
+// frame's header claims. The request is not cancelled by api's end:
+// closing sockets, which holds its socket, ends it, whatever the service
+// does.
+func attachStreams(api context.Context, cid string, sockets *socketSet, stdin io.Reader, stdout, stderr io.Writer, ready chan<- bool) error {
 	conn, err := bindings.GetClient(api)
 	if err != nil {
 		return err
 	}
-	tr, ok := conn.Client.Transport.(*http.Transport)
+	tr, ok := plainTransport(conn.Client.Transport)
 	if !ok || tr.DialContext == nil {
 		return errors.New("the Podman connection has no socket to attach on")
 	}
 	dial := tr.DialContext
-	own := &bindings.Connection{URI: conn.URI, Client: &http.Client{Transport: &http.Transport{
+	var sock net.Conn
+	var sockMu sync.Mutex
+	own := &bindings.Connection{URI: conn.URI, Client: &http.Client{Transport: bounded(&http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := dial(ctx, network, addr)
 			if err == nil {
 				sockets.add(c)
+				sockMu.Lock()
+				sock = c
+				sockMu.Unlock()
 			}
 			return c, err
 		},
-	}}}
+	})}}
 	params := url.Values{"stream": {"true"}, "logs": {"false"}, "stdout": {"true"}, "stderr": {"true"}}
+	if stdin != nil {
+		params.Set("stdin", "true")
+	}
 	headers := http.Header{"Connection": {"Upgrade"}, "Upgrade": {"tcp"}}
 	resp, err := own.DoRequest(context.WithoutCancel(api), nil, http.MethodPost, "/containers/%s/attach", params, headers, cid)
 	if err != nil {
@@ -75,6 +95,21 @@ func attachOutput(api context.Context, cid string, sockets *socketSet, stdout, s
 	defer resp.Body.Close()
 	if !(resp.IsSuccess() || resp.IsInformational()) {
 		return resp.Process(nil)
+	}
+	if stdin != nil {
+		w, ok := resp.Body.(io.Writer)
+		if !ok {
+			return errors.New("the Podman service's attach stream takes no input (it did not switch protocols)")
+		}
+		go func() {
+			if _, err := io.Copy(w, stdin); err == nil {
+				sockMu.Lock()
+				if cw, ok := sock.(interface{ CloseWrite() error }); ok {
+					cw.CloseWrite()
+				}
+				sockMu.Unlock()
+			}
+		}()
 	}
 	ready <- true
 	return demux(resp.Body, stdout, stderr)
@@ -104,6 +139,9 @@ func demux(r io.Reader, stdout, stderr io.Writer) error {
 			return fmt.Errorf("the attach stream lost its framing (stream %d)", hdr[0])
 		}
 		n := int64(binary.BigEndian.Uint32(hdr[4:]))
+		if n > MaxAttachFrame {
+			return fmt.Errorf("%w: an attach frame of %s (conmon sends 8 KiB)", ErrAnswerTooLarge, bytesize.Format(n))
+		}
 		if w == nil {
 			msg, _ := io.ReadAll(io.LimitReader(r, min(n, 4*KiB)))
 			return fmt.Errorf("from the Podman service: %s", msg)

@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/containers/podman/v4/pkg/bindings"
 	"golang.org/x/sys/unix"
 )
 
@@ -216,7 +215,7 @@ func dial(ctx context.Context, uri string) (context.Context, error) {
 	}
 	ch := make(chan res, 1)
 	go func() {
-		c, err := bindings.NewConnection(ctx, uri)
+		c, err := newConnection(ctx, uri)
 		ch <- res{c, err}
 	}()
 	select {

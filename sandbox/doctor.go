@@ -118,6 +118,8 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 		return rep
 	}
 
+	step("bounds")
+	e.boundsChecks(add)
 	step("image")
 	if err := e.EnsureImage(ctx, nil); err != nil {
 		add("image", NotHeld, "%v", err)

@@ -5,6 +5,9 @@ import "errors"
 // The sandbox package's sentinel errors, compared with errors.Is. Each is
 // wrapped in a message that says what happened and what to do next.
 var (
+	// ErrAnswerTooLarge is wrapped when a Podman service's answer is over
+	// its bound (MaxAnswerBytes, MaxErrorAnswerBytes, MaxAttachFrame).
+	ErrAnswerTooLarge = errors.New("the Podman service sent more than rehome reads")
 	// ErrPodmanMissing is wrapped by Connect when no podman binary is
 	// installed.
 	ErrPodmanMissing = errors.New("podman is not installed")

@@ -101,12 +101,15 @@ func TestRedTeamTeamHostSentFiles(t *testing.T) {
 // container on the service.
 func TestRedTeamTeamHostDiesMidSend(t *testing.T) {
 	e, h := teamEngine(t, teamhost.User)
-	in := filepath.Join(t.TempDir(), "big.bin")
+	// A name of this test's own: the scan looks for copies of it in
+	// shared folders, where another program's big.bin must not count.
+	name := fmt.Sprintf("big-%d-%d.bin", os.Getpid(), time.Now().UnixNano())
+	in := filepath.Join(t.TempDir(), name)
 	scan := func() []string {
 		var found []string
 		for _, root := range []string{h.Home, "/tmp", "/var/tmp", h.RuntimeDir} {
 			filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && d.Name() == "big.bin" && !strings.HasPrefix(p, filepath.Dir(in)) {
+				if err == nil && !d.IsDir() && d.Name() == name && !strings.HasPrefix(p, filepath.Dir(in)) {
 					found = append(found, p)
 				}
 				return nil
@@ -158,7 +161,7 @@ func TestRedTeamTeamHostDiesMidSend(t *testing.T) {
 	default:
 		t.Fatalf("the send never said it was sending (%s): %v", end.Sub(start), err)
 	}
-	for _, words := range []string{"ended while its files were being sent", "big.bin"} {
+	for _, words := range []string{"ended while its files were being sent", name} {
 		if !strings.Contains(err.Error(), words) {
 			t.Errorf("the error does not say %q: %v", words, err)
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path"
 	"syscall"
@@ -449,7 +448,7 @@ func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
 // attachConn opens a private connection to the service whose sockets can
 // be closed from outside.
 func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, error) {
-	actx, err := bindings.NewConnection(context.WithoutCancel(ctx), e.connection().Local())
+	actx, err := newConnection(context.WithoutCancel(ctx), e.connection().Local())
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect to the Podman service for the run: %w", err)
 	}
@@ -458,7 +457,7 @@ func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, e
 		return nil, nil, err
 	}
 	set := &socketSet{}
-	if tr, ok := client.Client.Transport.(*http.Transport); ok && tr.DialContext != nil {
+	if tr, ok := plainTransport(client.Client.Transport); ok && tr.DialContext != nil {
 		dial := tr.DialContext
 		nt := tr.Clone()
 		nt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -468,7 +467,7 @@ func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, e
 			}
 			return c, err
 		}
-		client.Client.Transport = nt
+		client.Client.Transport = bounded(nt)
 	}
 	return actx, set, nil
 }

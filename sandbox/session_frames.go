@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/containers/podman/v4/libpod/define"
-	"github.com/containers/podman/v4/pkg/bindings/containers"
 )
 
 // The session's attach: the supervisor's frames, routed to the cell
@@ -42,8 +41,7 @@ func (s *Session) attach(ctx context.Context) error {
 	errBuf := &capBuffer{max: 64 * KiB}
 	ready := make(chan bool, 1)
 	go func() {
-		err := containers.Attach(actx, s.info.Container, pr, outW, writerFunc(errBuf.write), ready,
-			new(containers.AttachOptions).WithStream(true).WithLogs(false))
+		err := attachStreams(actx, s.info.Container, sockets, pr, outW, writerFunc(errBuf.write), ready)
 		outW.CloseWithError(io.EOF)
 		s.attachDone <- err
 	}()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -76,35 +77,54 @@ func newStage(roots []string, need int64) (*stage, error) {
 				continue
 			}
 		}
-		var b [12]byte
-		rand.Read(b[:])
-		dir := filepath.Join(root, hex.EncodeToString(b[:]))
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		lock, err := os.Open(dir)
-		if err == nil {
-			err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		}
+		st, err := lockedDir(root)
 		if err != nil {
-			if lock != nil {
-				lock.Close()
-			}
-			os.RemoveAll(dir)
 			if firstErr == nil {
 				firstErr = err
 			}
 			continue
 		}
-		return &stage{dir: dir, lock: lock}, nil
+		return st, nil
 	}
 	if firstErr == nil {
 		firstErr = fmt.Errorf("no room for %s in %v", bytesize.Format(need), roots)
 	}
 	return nil, fmt.Errorf("create a private folder for the run: %w", firstErr)
+}
+
+// makingPrefix names a stage folder being made: made and locked under
+// this name, then renamed, so that no sweep ever sees a new folder
+// unlocked (sweepStages of every rehome process removes unlocked ones).
+const makingPrefix = ".making-"
+
+// makingGrace is how old a folder left with makingPrefix (a crash between
+// its making and its rename) must be before a sweep takes it.
+const makingGrace = 10 * time.Minute
+
+// lockedDir makes a new private folder in root and locks it, as one step
+// for any sweep: made under makingPrefix, locked, then renamed.
+func lockedDir(root string) (*stage, error) {
+	var b [12]byte
+	rand.Read(b[:])
+	name := hex.EncodeToString(b[:])
+	tmp, dir := filepath.Join(root, makingPrefix+name), filepath.Join(root, name)
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return nil, err
+	}
+	lock, err := os.Open(tmp)
+	if err == nil {
+		if err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
+			err = os.Rename(tmp, dir)
+		}
+	}
+	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return &stage{dir: dir, lock: lock}, nil
 }
 
 // privateRoot checks that no other user can reach into root: a folder
@@ -155,6 +175,11 @@ func sweepStages(roots []string) int {
 		}
 		for _, e := range entries {
 			dir := filepath.Join(root, e.Name())
+			if strings.HasPrefix(e.Name(), makingPrefix) {
+				if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < makingGrace {
+					continue // being made (it is locked only once made)
+				}
+			}
 			f, err := os.Open(dir)
 			if err != nil {
 				continue

@@ -11,6 +11,7 @@ import (
 	"html"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"reflect"
@@ -224,7 +225,7 @@ func (s *server) call(w http.ResponseWriter, r *http.Request) {
 		writeReply(w, http.StatusBadRequest, callReply{Error: fmt.Sprintf("%s: %v", name, err)})
 		return
 	}
-	res, err := invoke(m, args)
+	res, err := invoke(name, m, args)
 	if err != nil {
 		writeReply(w, http.StatusOK, callReply{Error: err.Error()})
 		return
@@ -273,7 +274,14 @@ func decodeArgs(t reflect.Type, body []byte) ([]reflect.Value, error) {
 
 var errorType = reflect.TypeFor[error]()
 
-func invoke(m reflect.Value, args []reflect.Value) (res any, err error) {
+// invoke calls a bound method; a panic in it (outside bytes the method
+// parses) is an error in words, never a dropped connection.
+func invoke(name string, m reflect.Value, args []reflect.Value) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, app.PanicError(slog.Default(), name, r)
+		}
+	}()
 	out := m.Call(args)
 	for _, o := range out {
 		if o.Type() == errorType {

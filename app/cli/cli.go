@@ -94,6 +94,17 @@ func Run(args []string, cfg Config) int {
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
 	env.ctx = ctx
+	return guarded(env, args)
+}
+
+// guarded runs the command; a panic in it (outside bytes it parsed) is
+// one line in words and exit 1, never a Go stack trace.
+func guarded(env *cliEnv, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			code = env.fail(app.PanicError(env.log, "rehome "+strings.Join(args[:min(len(args), 2)], " "), r))
+		}
+	}()
 	return dispatch(env, commands(), "rehome", args)
 }
 

@@ -128,7 +128,7 @@ func cmdKnowledgeList(env *cliEnv, args []string) int {
 	for _, f := range files {
 		what := f.Counts()
 		if f.State != knowledge.StateIndexed {
-			what = f.Reason
+			what = strings.Join(strings.Fields(f.Reason), " ") // one row a file, whatever a tool wrote (records kept before)
 		}
 		if f.Original != "" {
 			what += " (added as " + f.Original + " from " + filepath.Dir(f.Source) + ")"

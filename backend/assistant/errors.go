@@ -11,6 +11,9 @@ var (
 	// ErrNoModel is an export that names no local model to run on; each face
 	// says how to name one (the CLI its --model flag, the UI its field).
 	ErrNoModel = errors.New("choose the local model it runs on, such as qwen2.5:7b")
+	// ErrKnowledgeTooLarge is wrapped when a knowledge file is over
+	// MaxKnowledgeBytes (ChatGPT's per-file limit).
+	ErrKnowledgeTooLarge = errors.New("over 512 MiB, the most a knowledge file may hold")
 	// ErrNotOwnCopy is wrapped when an assistant's knowledge names a file that
 	// is not rehome's own copy and no face attached it.
 	ErrNotOwnCopy = errors.New("not rehome's own copy of the knowledge file")

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"rehome/backend/atomicfile"
+	"rehome/backend/bytesize"
 )
 
 // KnowledgeDir is the folder, under rehome's data folder, that holds
@@ -82,6 +83,10 @@ func (l Library) Add(path string) (KnowledgeFile, error) {
 	return l.AddAs(context.Background(), path, filepath.Base(path))
 }
 
+// maxCopyBytes is the most AddAs copies (MaxKnowledgeBytes; a test
+// lowers it).
+var maxCopyBytes int64 = MaxKnowledgeBytes
+
 // AddAs is Add under name (the name the copy gets in the library, and
 // the reference's), with ctx ending a long copy (nothing is kept then).
 func (l Library) AddAs(ctx context.Context, path, name string) (KnowledgeFile, error) {
@@ -103,9 +108,14 @@ func (l Library) AddAs(ctx context.Context, path, name string) (KnowledgeFile, e
 	}
 	defer tmp.Cleanup()
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), ctxReader{ctx, src})
+	// Never more than a knowledge file may hold, should the file grow
+	// while it is copied (what its size said before is no bound).
+	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(ctxReader{ctx, src}, maxCopyBytes+1))
 	if ctx.Err() != nil {
 		return KnowledgeFile{}, ctx.Err()
+	}
+	if err == nil && n > maxCopyBytes {
+		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: %w (it grew past %s while it was copied; nothing was kept)", path, ErrKnowledgeTooLarge, bytesize.Format(maxCopyBytes))
 	}
 	if err != nil {
 		return KnowledgeFile{}, fmt.Errorf("knowledge file %s: copy into %s: %w (free some disk space and attach it again)", path, l.dir, err)

@@ -68,6 +68,30 @@ func (f *File) CommitAs(path string) error {
 	return nil
 }
 
+// CommitNew is Commit that never replaces a file: when path exists it
+// returns an error wrapping os.ErrExist and the file stays uncommitted,
+// so that another name may be tried (CommitNew again, or Cleanup).
+func (f *File) CommitNew(path string) error {
+	if f.done {
+		return errors.New("atomicfile: " + f.path + " was already committed")
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Chmod(f.perm); err != nil {
+		return err
+	}
+	// A hard link fails when path exists: the check and the naming are
+	// one step.
+	if err := os.Link(f.Name(), path); err != nil {
+		return err
+	}
+	f.done = true
+	f.Close()
+	os.Remove(f.Name())
+	return SyncDir(filepath.Dir(path))
+}
+
 // Cleanup closes and removes the file unless it was committed. It does
 // nothing after Commit, so defer it right after New.
 func (f *File) Cleanup() {

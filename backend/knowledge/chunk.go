@@ -1,7 +1,6 @@
 package knowledge
 
 import (
-	"regexp"
 	"strings"
 
 	"rehome/backend/llm"
@@ -49,13 +48,60 @@ type Chunk struct {
 // heading with a line under it stays with the next section.
 const minSection = 16
 
-var piece = regexp.MustCompile(`\S+\s*`)
-
+// word is one word of a document and the space after it, as offsets
+// into its section's text (16 bytes a word: a file's words are held
+// together while it is cut).
 type word struct {
-	s       string
-	tokens  int
-	page    int
-	section int // index into the sections
+	section    int32
+	start, end int32
+	tokens     int32 // of the word, the space after it and nl
+}
+
+// nl says whether the word is the last of a section with no space after
+// it: a "\n" is added, so that sections do not run into each other.
+func (w word) nl(doc Document) bool {
+	t := doc.Sections[w.section].Text
+	return int(w.end) == len(t) && !isSpace(t[w.end-1])
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+// words cuts the sections into words (a run of non-space bytes and the
+// space after it; the regexp \S+\s*).
+func words(doc Document) []word {
+	n := 0 // counted first: a slice grown by append holds up to twice its words
+	for _, s := range doc.Sections {
+		for k := 1; k <= len(s.Text); k++ {
+			if !isSpace(s.Text[k-1]) && (k == len(s.Text) || isSpace(s.Text[k])) {
+				n++
+			}
+		}
+	}
+	out := make([]word, 0, n)
+	for i, s := range doc.Sections {
+		t := s.Text
+		for k := 0; k < len(t); {
+			for k < len(t) && isSpace(t[k]) {
+				k++
+			}
+			if k == len(t) {
+				break
+			}
+			start := k
+			for k < len(t) && !isSpace(t[k]) {
+				k++
+			}
+			for k < len(t) && isSpace(t[k]) {
+				k++
+			}
+			n := k - start
+			if k == len(t) && !isSpace(t[k-1]) {
+				n++
+			}
+			out = append(out, word{section: int32(i), start: int32(start), end: int32(k), tokens: int32(max((n+llm.BytesPerToken-1)/llm.BytesPerToken, 1))})
+		}
+	}
+	return out
 }
 
 // Split cuts a document into chunks of about c.Tokens tokens, each
@@ -65,52 +111,47 @@ type word struct {
 // where its text is.
 func Split(doc Document, c Chunking) []Chunk {
 	c = c.WithDefaults()
-	var words []word
-	for i, s := range doc.Sections {
-		ws := piece.FindAllString(s.Text, -1)
-		for j, w := range ws {
-			if j == len(ws)-1 && strings.TrimRight(w, " \t\r\n") == w {
-				w += "\n" // sections do not run into each other
-			}
-			words = append(words, word{s: w, tokens: max(llm.EstimateTokens(w), 1), page: s.Page, section: i})
-		}
-	}
+	ws := words(doc)
+	page := func(w word) int { return doc.Sections[w.section].Page }
 	var out []Chunk
 	start := 0
-	for start < len(words) {
+	for start < len(ws) {
 		end, size := start, 0
-		for end < len(words) && size+words[end].tokens <= c.Tokens {
-			if end > start && size >= minSection && breaks(doc, words[end-1], words[end]) {
+		for end < len(ws) && size+int(ws[end].tokens) <= c.Tokens {
+			if end > start && size >= minSection && breaks(doc, ws[end-1], ws[end]) {
 				break
 			}
-			size += words[end].tokens
+			size += int(ws[end].tokens)
 			end++
 		}
 		if end == start { // one word over the size: it is a chunk alone
 			end++
-			size = words[start].tokens
+			size = int(ws[start].tokens)
 		}
-		ch := Chunk{N: len(out), Page: words[start].page, Section: doc.Sections[words[start].section].Section, Tokens: size}
-		if last := words[end-1].page; last != ch.Page {
+		ch := Chunk{N: len(out), Page: page(ws[start]), Section: doc.Sections[ws[start].section].Section, Tokens: size}
+		if last := page(ws[end-1]); last != ch.Page {
 			ch.PageEnd = last
 		}
-		var b []byte
-		for _, w := range words[start:end] {
-			b = append(b, w.s...)
+		var b strings.Builder
+		for _, w := range ws[start:end] {
+			b.WriteString(doc.Sections[w.section].Text[w.start:w.end])
+			if w.nl(doc) {
+				b.WriteByte('\n')
+			}
 		}
-		ch.Text = string(b)
+		ch.Text = b.String()
 		out = append(out, ch)
-		if end >= len(words) {
+		if end >= len(ws) {
 			break
 		}
 		// The next chunk starts Overlap tokens before this one's end,
 		// but always after its start, and never across a heading break.
 		next, back := end, 0
-		for next > start+1 && back+words[next-1].tokens <= c.Overlap && words[next-1].section == words[end].section {
+		for next > start+1 && back+int(ws[next-1].tokens) <= c.Overlap && ws[next-1].section == ws[end].section {
 			next--
-			back += words[next].tokens
+			back += int(ws[next].tokens)
 		}
-		if words[end-1].section != words[end].section {
+		if ws[end-1].section != ws[end].section {
 			next = end
 		}
 		start = next
@@ -123,5 +164,5 @@ func breaks(doc Document, a, b word) bool {
 	if a.section == b.section {
 		return false
 	}
-	return a.page != b.page || doc.Sections[a.section].Section != doc.Sections[b.section].Section
+	return doc.Sections[a.section].Page != doc.Sections[b.section].Page || doc.Sections[a.section].Section != doc.Sections[b.section].Section
 }

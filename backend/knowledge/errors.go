@@ -29,4 +29,7 @@ var (
 	ErrAmbiguous = errors.New("more than one knowledge file fits")
 	// ErrNoSandbox: the file needs the sandbox to be read and it cannot start.
 	ErrNoSandbox = errors.New("the sandbox is not available to read the file")
+	// errOverRead is returned by readAtMost for a file over its bound
+	// (never shown: the caller says which bound in words).
+	errOverRead = errors.New("over the bound")
 )

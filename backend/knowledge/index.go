@@ -75,17 +75,29 @@ func openIndex(path string) (*textIndex, error) {
 
 func chunkID(sha string, n int) string { return sha + "/" + strconv.Itoa(n) }
 
-// put indexes a file's chunks in one batch (replacing none: remove the
-// file's old chunks first).
+// putBatch is how many chunks go into the index at once: bleve holds a
+// batch's analysed documents in memory (a 2,000,000-token file in one
+// batch took 625 MiB).
+const putBatch = 256
+
+// put indexes a file's chunks, putBatch at a time (replacing none: remove
+// the file's old chunks first). A failed put takes out what it put.
 func (ix *textIndex) put(file, sha string, chunks []Chunk) error {
-	b := ix.NewBatch()
-	for _, c := range chunks {
-		if err := b.Index(chunkID(sha, c.N), chunkDoc{Text: c.Text, File: file, SHA: sha, N: float64(c.N),
-			Page: float64(c.Page), PageEnd: float64(c.PageEnd), Section: c.Section}); err != nil {
+	for i := 0; i < len(chunks); i += putBatch {
+		b := ix.NewBatch()
+		for _, c := range chunks[i:min(i+putBatch, len(chunks))] {
+			if err := b.Index(chunkID(sha, c.N), chunkDoc{Text: c.Text, File: file, SHA: sha, N: float64(c.N),
+				Page: float64(c.Page), PageEnd: float64(c.PageEnd), Section: c.Section}); err != nil {
+				ix.drop(sha, i)
+				return err
+			}
+		}
+		if err := ix.Batch(b); err != nil {
+			ix.drop(sha, i+putBatch)
 			return err
 		}
 	}
-	return ix.Batch(b)
+	return nil
 }
 
 // drop removes chunks 0…n-1 of the file with that hash.

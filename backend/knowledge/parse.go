@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"rehome/backend/bytesize"
+	"rehome/backend/llm"
 	"rehome/sandbox"
 )
 
@@ -114,7 +117,10 @@ func (s *Service) parseInSandbox(ctx context.Context, path, format string) (Docu
 	case parsed == "":
 		return Document{}, fmt.Errorf("%w: the parser stopped (%s) %s", ErrParse, res.Summary, lastLine(res.Stderr))
 	}
-	data, err := os.ReadFile(parsed)
+	data, err := readAtMost(parsed, maxParsedBytes)
+	if errors.Is(err, errOverRead) {
+		return Document{}, &FileError{Err: ErrTooManyTokens, Words: fmt.Sprintf("%v: the parser's answer is over %s; split it", ErrTooManyTokens, bytesize.Format(maxParsedBytes))}
+	}
 	if err != nil {
 		return Document{}, err
 	}
@@ -168,11 +174,65 @@ func (e *FileError) Error() string {
 // Unwrap returns the sentinel.
 func (e *FileError) Unwrap() error { return e.Err }
 
+// What a read of a file's text on the host may hold. A text's tokens are
+// its bytes over llm.BytesPerToken, so a text file of more than
+// maxTextBytes is over MaxFileTokens and is refused before it is read
+// (twice that: JSON's indentation may shrink it, CSV's rows may grow);
+// what any reader builds from the text stops at the same count.
+const (
+	maxTextBytes = MaxFileTokens * llm.BytesPerToken
+	maxReadBytes = 2 * maxTextBytes
+	// maxParsedBytes bounds the sandboxed parser's answer: its text is
+	// at most MAX_TEXT characters of up to 4 bytes, in JSON.
+	maxParsedBytes = 4*maxTextBytes + 1<<20
+	// maxHeading bounds a heading (Markdown) or a header row (CSV) as
+	// repeated in each section it names.
+	maxHeading = 1000
+)
+
+// readAtMost reads the file at path whole if it holds at most max bytes
+// (checked before reading, and while reading should it grow), else
+// returns errOverRead.
+func readAtMost(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > max {
+		return nil, errOverRead
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(data)) > max {
+		return nil, errOverRead
+	}
+	return data, err
+}
+
+// tooBigToRead is the refusal of a file read on the host (text) whose size
+// alone puts it over MaxFileTokens, nil for any other: it is refused
+// before it is copied or read.
+func tooBigToRead(name string, size int64) error {
+	if FormatOf(name) == "" || sandboxFormats[strings.ToLower(filepath.Ext(name))] != "" || size <= maxReadBytes {
+		return nil
+	}
+	return tooManyTokens(fmt.Sprintf("%s of text, where %d tokens are about %s", bytesize.Format(size), MaxFileTokens, bytesize.Format(maxTextBytes)))
+}
+
+// tooManyTokens is the refusal of a text over MaxFileTokens.
+func tooManyTokens(how string) error {
+	return &FileError{Err: ErrTooManyTokens, Words: fmt.Sprintf("%v (%s); split it", ErrTooManyTokens, how)}
+}
+
 // parseText reads a text file on the host: UTF-8 (a BOM dropped), no NUL
 // bytes; Markdown split at its headings, CSV/TSV as rows "a | b" with
-// their header, JSON indented.
+// their header, JSON indented. It holds at most maxReadBytes of the file
+// and about as much again of what it makes of it.
 func parseText(path, format string) (Document, error) {
-	data, err := os.ReadFile(path)
+	data, err := readAtMost(path, maxReadBytes)
+	if errors.Is(err, errOverRead) {
+		return Document{}, tooManyTokens(fmt.Sprintf("more than %s of text", bytesize.Format(maxReadBytes)))
+	}
 	if err != nil {
 		return Document{}, err
 	}
@@ -192,14 +252,93 @@ func parseText(path, format string) (Document, error) {
 		doc.Sections, err = tableSections(text, format)
 	case "json":
 		var buf bytes.Buffer
-		if json.Indent(&buf, data, "", " ") != nil {
+		if !json.Valid(data) {
 			return Document{}, &FileError{Err: ErrNotFormat, Words: "not JSON although named .json"}
+		}
+		if !indentJSON(&buf, data, maxTextBytes) {
+			return Document{}, tooManyTokens("its text indented is over " + bytesize.Format(maxTextBytes))
 		}
 		doc.Sections = []Section{{Text: buf.String()}}
 	default:
 		doc.Sections = []Section{{Text: text}}
 	}
 	return doc, err
+}
+
+// indentJSON writes valid JSON data to buf as json.Indent(buf, data, "",
+// " ") does, but stops (false) once buf would hold more than max bytes:
+// an indentation grows with the depth, so a deep array of short values
+// would grow a thousandfold.
+func indentJSON(buf *bytes.Buffer, data []byte, max int) bool {
+	depth, inString, escaped, open := 0, false, false, false
+	newline := func(d int) {
+		buf.WriteByte('\n')
+		for range d {
+			buf.WriteByte(' ')
+		}
+	}
+	for _, c := range data {
+		if buf.Len() > max {
+			return false
+		}
+		if inString {
+			buf.WriteByte(c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			continue
+		}
+		if open { // the first thing in a { or [: a close stays on its line
+			open = false
+			if c != '}' && c != ']' {
+				newline(depth)
+			} else {
+				depth--
+				buf.WriteByte(c)
+				continue
+			}
+		}
+		switch c {
+		case '{', '[':
+			buf.WriteByte(c)
+			depth++
+			open = true
+		case '}', ']':
+			depth--
+			newline(depth)
+			buf.WriteByte(c)
+		case ',':
+			buf.WriteByte(c)
+			newline(depth)
+		case ':':
+			buf.WriteString(": ")
+		case '"':
+			inString = true
+			buf.WriteByte(c)
+		default:
+			buf.WriteByte(c)
+		}
+	}
+	return buf.Len() <= max
+}
+
+// clip cuts s to at most n bytes, at a rune's start.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // markdownSections splits at ATX headings (# …), outside fenced code,
@@ -227,7 +366,7 @@ func markdownSections(text string) []Section {
 				if level-1 < len(heads) {
 					heads = heads[:level-1]
 				}
-				heads = append(heads, title)
+				heads = append(heads, clip(title, maxHeading/6))
 			}
 		}
 		buf.WriteString(ln)
@@ -247,7 +386,7 @@ func tableSections(text, format string) ([]Section, error) {
 	var out []Section
 	var header string
 	var buf strings.Builder
-	row := 0
+	row, total := 0, 0
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -257,8 +396,11 @@ func tableSections(text, format string) ([]Section, error) {
 			return nil, &FileError{Err: ErrNotFormat, Words: "not a readable " + strings.ToUpper(format) + ": " + err.Error()}
 		}
 		line := strings.Join(rec, " | ")
+		if total += len(line) + len(header) + 1; total > maxTextBytes {
+			return nil, tooManyTokens("its rows are over " + bytesize.Format(maxTextBytes) + " of text")
+		}
 		if row == 0 {
-			header = line
+			header = clip(line, maxHeading)
 		} else {
 			if buf.Len() == 0 {
 				buf.WriteString(header + "\n")

@@ -25,6 +25,18 @@ func (s *Service) release(sums []string) {
 	}
 }
 
+// releaseOne ends one hold of sum among an Add's holds and returns the
+// others.
+func (s *Service) releaseOne(held []string, sum string) []string {
+	for i, h := range held {
+		if h == sum {
+			s.release([]string{sum})
+			return append(held[:i:i], held[i+1:]...)
+		}
+	}
+	return held
+}
+
 // Held is the hashes of the bytes the assistants' knowledge names, and
 // those an Add in progress is copying: the library copies to keep. A
 // manifest that cannot be read is an error (then keep everything).
@@ -45,7 +57,9 @@ func (s *Service) Held() (map[string]bool, error) {
 			return nil, err
 		}
 		for _, f := range m.Files {
-			held[f.SHA256] = true
+			if f.State != StateFailed { // a file not indexed keeps no copy
+				held[f.SHA256] = true
+			}
 		}
 	}
 	return held, nil

@@ -292,6 +292,11 @@ func (s *Service) Add(ctx context.Context, id string, paths []string, progress f
 		if replaced != "" {
 			s.DropIfUnused(replaced)
 		}
+		if r.State == StateFailed && r.SHA256 != "" {
+			// A file not indexed keeps no copy: nothing reads it.
+			held = s.releaseOne(held, r.SHA256)
+			s.DropIfUnused(r.SHA256)
+		}
 		out = append(out, r)
 		step("done", &r)
 	}
@@ -322,7 +327,8 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 		r.Original = name
 	}
 	fail := func(err error) (Result, string) {
-		r.State, r.Action, r.Reason = StateFailed, "failed", err.Error()
+		r.State, r.Action, r.Reason = StateFailed, "failed", oneLine(err.Error())
+		r.Path = "" // its library copy goes once the manifest is saved (Add)
 		r.Message = fmt.Sprintf("%s: not indexed: %s", listed, r.Reason)
 		if ctx.Err() != nil {
 			return r, "" // cancelled: nothing changes
@@ -348,10 +354,17 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 		r.Size = st.Size()
 		return fail(fmt.Errorf("%w (%s): split it, or keep the part the assistant needs", ErrTooLarge, bytesize.Format(st.Size())))
 	}
+	if err := tooBigToRead(name, st.Size()); err != nil {
+		r.Size = st.Size()
+		return fail(err)
+	}
 	if !had && len(m.Files) >= MaxFiles {
 		return fail(fmt.Errorf("%w: the assistant has %d files, the most rehome keeps; remove one first", ErrTooManyFiles, MaxFiles))
 	}
 	c, err := s.lib.AddAs(ctx, path, listed)
+	if errors.Is(err, assistant.ErrKnowledgeTooLarge) {
+		return fail(fmt.Errorf("%w (it grew past %s while it was copied): split it, or keep the part the assistant needs", ErrTooLarge, bytesize.Format(MaxFileBytes)))
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -391,14 +404,14 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 	if err != nil {
 		return fail(err)
 	}
-	chunks := Split(doc, m.Chunking)
 	tokens := 0
 	for _, c := range doc.Sections {
 		tokens += llm.EstimateTokens(c.Text)
 	}
-	if tokens > MaxFileTokens {
+	if tokens > MaxFileTokens { // before it is cut: the chunks hold it twice
 		return fail(fmt.Errorf("%w: about %d tokens; split it", ErrTooManyTokens, tokens))
 	}
+	chunks := Split(doc, m.Chunking)
 	if len(chunks) == 0 {
 		return fail(&FileError{Err: ErrNoText, Words: "no text in it"})
 	}
@@ -437,6 +450,19 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 		replaced = old.SHA256
 	}
 	return r, replaced
+}
+
+// oneLine is a reason as one clean line: a tool's error (pdfinfo writes
+// two lines) or a parser's, with its line breaks, tabs and other control
+// characters made spaces and its runs of spaces one, cut at 300 bytes.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
+	return clip(strings.Join(strings.Fields(s), " "), 300)
 }
 
 // entryFor is the entry a file added from src under name updates: the

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	gguf "github.com/gpustack/gguf-parser-go"
-
 	"rehome/backend/bytesize"
 	"rehome/backend/models"
 )
@@ -45,7 +43,7 @@ func Inspect(path string) (Model, error) {
 	if head = head[:n]; err != nil || !bytes.Equal(head, ggufMagic) {
 		return Model{}, fmt.Errorf("%w: %s does not start as a GGUF file does (%s); llama.cpp models end in .gguf, and a safetensors or .bin checkpoint must be converted first", ErrNotGGUF, path, describeStart(head))
 	}
-	gf, err := gguf.ParseGGUFFile(abs, gguf.SkipLargeMetadata())
+	gf, err := models.ParseGGUF(abs)
 	if err != nil {
 		return Model{}, fmt.Errorf("%w: the GGUF header of %s does not parse (%v): the file is damaged or cut short; copy it again", ErrNotGGUF, path, err)
 	}

@@ -16,7 +16,20 @@ import (
 // metadata and every tensor's exact size from its tensor table. The
 // weights themselves are not read (a 40 GB file parses in milliseconds),
 // nothing is downloaded. A split file is read from any of its parts.
-func FromGGUF(path string) (Model, Layout, error) {
+//
+// The header is outside bytes: it is checked against the bounds of
+// ggufcheck.go before the parser reads it, and a panic anywhere in the
+// reading (the parser's, its accessors') is an error, never a crash.
+func FromGGUF(path string) (m Model, l Layout, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, l, err = Model{}, Layout{}, fmt.Errorf("%s is not a readable GGUF model file (a damaged header: %v): llama.cpp models end in .gguf", path, r)
+		}
+	}()
+	return fromGGUF(path)
+}
+
+func fromGGUF(path string) (Model, Layout, error) {
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -27,6 +40,9 @@ func FromGGUF(path string) (Model, Layout, error) {
 		return Model{}, Layout{}, fmt.Errorf("%s is a folder: give the path of a .gguf model file in it", path)
 	}
 	gf, err := parseGGUF(path)
+	if err != nil && isBadHeader(err) {
+		return Model{}, Layout{}, fmt.Errorf("%s is not a readable GGUF model file: its header is refused (%v)", path, err)
+	}
 	if err != nil {
 		return Model{}, Layout{}, fmt.Errorf("%s is not a readable GGUF model file (%v): llama.cpp models end in .gguf; a safetensors or .bin checkpoint must be converted first", path, err)
 	}
@@ -132,6 +148,11 @@ func FromGGUF(path string) (Model, Layout, error) {
 	return m, l, nil
 }
 
+// ParseGGUF is the one way rehome parses a GGUF header (models and
+// localmodels): checked against ggufcheck.go's bounds first, the parser's
+// panics recovered.
+func ParseGGUF(path string) (*gguf.GGUFFile, error) { return parseGGUF(path) }
+
 func parseGGUF(path string) (gf *gguf.GGUFFile, err error) {
 	// The parser guards its reads, but a damaged file must never take the
 	// app down with it.
@@ -140,5 +161,14 @@ func parseGGUF(path string) (gf *gguf.GGUFFile, err error) {
 			gf, err = nil, fmt.Errorf("damaged header: %v", r)
 		}
 	}()
+	parts := gguf.CompleteShardGGUFFilename(path)
+	if parts == nil {
+		parts = []string{path}
+	}
+	for _, p := range parts {
+		if err := checkGGUFHeader(p); err != nil {
+			return nil, err
+		}
+	}
 	return gguf.ParseGGUFFile(path, gguf.SkipLargeMetadata())
 }

@@ -110,7 +110,7 @@ func (w *ggufWriter) write(path string) error {
 
 // tinyLlama writes a 2-layer llama-architecture GGUF with mixed tensor
 // types, and returns the bytes its tensors hold by part.
-func tinyLlama(t *testing.T, dir string) (path string, embd, out int64, layers [2]int64) {
+func tinyLlama(t testing.TB, dir string) (path string, embd, out int64, layers [2]int64) {
 	t.Helper()
 	w := &ggufWriter{}
 	w.kvString("general.architecture", "llama")

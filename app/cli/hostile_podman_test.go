@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"rehome/internal/testsupport/hostilepodman"
+)
+
+// peakRSS runs the binary with REHOME_HOME=home and returns its output
+// and its peak resident memory (getrusage's ru_maxrss, in bytes).
+func peakRSS(t *testing.T, home string, limit time.Duration, args ...string) (cliResult, int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, rehomeBin, args...)
+	cmd.Env = append(os.Environ(), "REHOME_HOME="+home, "CONTAINER_HOST=")
+	var out, errb limitedBuf
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("rehome %v: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("rehome %v still ran after %s: its answers are not bounded in time", args, limit)
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return cliResult{stdout: out.String(), stderr: errb.String(), code: code}, ru.Maxrss * 1024
+}
+
+// limitedBuf keeps the first 64 KiB written to it.
+type limitedBuf struct{ b []byte }
+
+func (l *limitedBuf) Write(p []byte) (int, error) {
+	if room := 64<<10 - len(l.b); room > 0 {
+		l.b = append(l.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+func (l *limitedBuf) String() string { return string(l.b) }
+
+// A hostile Podman service (a team host is someone else's machine) that
+// answers /libpod/info, and every other call, with 1.5 GB of JSON, or an
+// error of 1.5 GB: `rehome sandbox doctor` and `rehome run` stay under
+// 256 MiB and end, saying what the service did. On 1c9eba1 the info flood
+// took doctor to 6.9 GB.
+func TestHostilePodmanServiceIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short: floods 1.5 GB through a socket")
+	}
+	const size = 1500 << 20
+	const bound = 256 << 20
+	for _, mode := range []hostilepodman.Mode{hostilepodman.Flood, hostilepodman.ErrorFlood} {
+		t.Run(string(mode), func(t *testing.T) {
+			srv, err := hostilepodman.Start(shortDir(t), mode, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			home := t.TempDir()
+			script := filepath.Join(home, "s.py")
+			os.WriteFile(script, []byte("print(1)\n"), 0o600)
+			data := filepath.Join(home, "d.csv")
+			os.WriteFile(data, []byte("a,b\n1,2\n"), 0o600)
+			for _, args := range [][]string{
+				{"sandbox", "doctor", "--podman", srv.URI},
+				{"run", "--podman", srv.URI, "--file", data, script},
+			} {
+				res, rss := peakRSS(t, home, 2*time.Minute, args...)
+				t.Logf("%s: rehome %s %s: peak RSS %d MiB, exit %d, service sent %d MiB", mode, args[0], args[1], rss>>20, res.code, srv.Sent.Load()>>20)
+				if rss > bound {
+					t.Errorf("rehome %v peaked at %d MiB against a hostile service (bound 256 MiB)", args, rss>>20)
+				}
+				if res.code == 0 || res.code == 2 {
+					t.Errorf("rehome %v: exit %d against a hostile service\n%s%s", args, res.code, res.stdout, res.stderr)
+				}
+			}
+		})
+	}
+}
+
+// shortDir is a folder whose path is short enough for a unix socket.
+func shortDir(t *testing.T) string {
+	d, err := os.MkdirTemp("/tmp", "hp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
