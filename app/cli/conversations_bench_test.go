@@ -90,9 +90,9 @@ func writeLargeExport(tb testing.TB, path string, n, exchanges int) int64 {
 	return st.Size()
 }
 
-// peakRSS runs a command and returns its peak resident memory (MiB) and
+// cmdPeakRSS runs a command and returns its peak resident memory (MiB) and
 // wall time.
-func peakRSS(tb testing.TB, cmd *exec.Cmd) (float64, time.Duration) {
+func cmdPeakRSS(tb testing.TB, cmd *exec.Cmd) (float64, time.Duration) {
 	tb.Helper()
 	t0 := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -122,10 +122,10 @@ func BenchmarkImportLargeExport(b *testing.B) {
 		home := filepath.Join(dir, fmt.Sprint("home", i))
 		cmd := exec.Command(rehomeBin, "conversations", "import", export)
 		cmd.Env = append(cleanEnv(), "REHOME_HOME="+home)
-		rss, took := peakRSS(b, cmd)
+		rss, took := cmdPeakRSS(b, cmd)
 		base := exec.Command(os.Args[0], "-test.run=^TestNaiveLoadBaseline$")
 		base.Env = append(os.Environ(), "REHOME_NAIVE_LOAD="+export)
-		baseRSS, baseTook := peakRSS(b, base)
+		baseRSS, baseTook := cmdPeakRSS(b, base)
 		b.ReportMetric(rss, "rehome-peak-RSS-MiB")
 		b.ReportMetric(baseRSS, "whole-file-peak-RSS-MiB")
 		b.ReportMetric(took.Seconds(), "rehome-s")

@@ -39,9 +39,9 @@ func onTerminal(t *testing.T, home string, args ...string) string {
 	return seen.String()
 }
 
-// hostileGGUF is a GGUF header whose architecture is a terminal escape
+// escapesGGUF is a GGUF header whose architecture is a terminal escape
 // (the window title, the screen cleared, the clipboard written).
-func hostileGGUF(t *testing.T) string {
+func escapesGGUF(t *testing.T) string {
 	var b bytes.Buffer
 	str := func(s string) { binary.Write(&b, binary.LittleEndian, uint64(len(s))); b.WriteString(s) }
 	b.WriteString("GGUF")
@@ -63,7 +63,7 @@ func hostileGGUF(t *testing.T) string {
 // reach a terminal through one filter: shown, never obeyed.
 func TestOutsideStringsOnATerminal(t *testing.T) {
 	home := t.TempDir()
-	out := onTerminal(t, home, "models", "add", hostileGGUF(t))
+	out := onTerminal(t, home, "models", "add", escapesGGUF(t))
 	if !strings.Contains(out, "rehome:") {
 		t.Fatalf("models add said nothing: %q", out)
 	}
