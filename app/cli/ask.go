@@ -79,7 +79,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	defer cancel()
 	asks := c.Asks()
 	ask, err := asks.Prepare(ctx, core.AskRequest{ConversationID: *cont, AssistantID: *assistantID,
-		Files: files, KeepFiles: true, Server: *server, Model: *model, KeepModel: *keepModel,
+		Files: env.paths(files), KeepFiles: true, Server: *server, Model: *model, KeepModel: *keepModel,
 		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes),
 		Progress: func(msg string) { fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(msg)) }})
 	if err != nil {

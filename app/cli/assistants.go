@@ -54,7 +54,7 @@ func (f *assistantFlags) apply(env *cliEnv, fs *flag.FlagSet, a *assistant.Assis
 		case "instructions":
 			a.Instructions = f.instructions
 		case "instructions-file":
-			b, err := os.ReadFile(f.instructionsFile)
+			b, err := os.ReadFile(env.path(f.instructionsFile))
 			if err != nil {
 				code = env.usage("--instructions-file: %v", err)
 				return

@@ -29,7 +29,8 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 	if len(pos) != 1 {
 		return env.usage("assistants import: give one file (JSON or a rehome bundle), or - for JSON on stdin")
 	}
-	file := pos[0]
+	file := env.path(pos[0])
+	knowledge = env.paths(knowledge)
 	_, err := env.openStore()
 	if err != nil {
 		return env.fail(err)
@@ -154,6 +155,7 @@ func cmdAssistantsExport(env *cliEnv, args []string) int {
 	default:
 		return env.usage("assistants export: unknown --format %q: use modelfile, openwebui or bundle", *format)
 	}
+	*out = env.path(*out)
 	if *format == "bundle" && *out == "" {
 		return env.usage("assistants export: a bundle is an archive: give -o FILE.tar.gz (or .zip)")
 	}

@@ -84,6 +84,7 @@ func cmdConvExport(env *cliEnv, name string, args []string) int {
 	default:
 		return env.usage("--format is md or ipynb")
 	}
+	*out = env.path(*out)
 	if *out == "" {
 		safeWriter(env.stdout).Write(data) // the model's words, shown on a terminal, never obeyed
 		return exitOK

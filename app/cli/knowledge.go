@@ -60,7 +60,7 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
-	res, err := k.Add(ctx, words[0], words[1:], func(p knowledge.Progress) {
+	res, err := k.Add(ctx, words[0], env.paths(words[1:]), func(p knowledge.Progress) {
 		if *asJSON {
 			return
 		}

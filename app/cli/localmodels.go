@@ -57,7 +57,7 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 	ctx, cancel := env.interruptible()
 	defer cancel()
 	last := time.Now()
-	m, err := c.LocalModels().Add(ctx, words[0], localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, Progress: func(done, total int64) {
+	m, err := c.LocalModels().Add(ctx, env.path(words[0]), localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, Progress: func(done, total int64) {
 		if time.Since(last) > time.Second && total > 0 && !*asJSON {
 			last = time.Now()
 			fmt.Fprintf(env.stderr, "  %s of %s\n", bytesize.Format(done), bytesize.Format(total))

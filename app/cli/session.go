@@ -190,7 +190,7 @@ func (f sessionFlags) given(fs *flag.FlagSet) (sandbox.Limits, error) {
 
 // args passes the flags on to the relay, with the limits lim.
 func (f sessionFlags) args(lim sandbox.Limits) []string {
-	file := *f.file
+	file := f.pf.env.path(*f.file)
 	if file != "" {
 		if abs, err := filepath.Abs(file); err == nil {
 			file = abs
@@ -474,6 +474,7 @@ func cmdSessionExport(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
+	*out = env.path(*out)
 	if err := atomicfile.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		return env.fail(fmt.Errorf("write %s: %w", *out, err))
 	}

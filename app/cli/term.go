@@ -19,7 +19,11 @@ import (
 // line into a new line. Pipes and --json get the bytes as they came.
 
 // isTerminal says whether s, a reader or a writer, is a terminal.
+// A stream that crossed the door says what it is at the terminal's end.
 func isTerminal(s any) bool {
+	if t, ok := s.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
 	f, ok := s.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
