@@ -346,3 +346,30 @@ func listenLoopback(t *testing.T) net.Listener {
 	}
 	return ln
 }
+
+// A Code Interpreter session beside serve: started through serve (its
+// relay does not wait on the held database), a cell run from stdin and
+// kept where the window lists it, stopped.
+func TestTerminalSessionBesideServe(t *testing.T) {
+	needPodman(t)
+	b := startBeside(t)
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "sales.csv"), []byte("month,revenue\n1,10\n2,14\n"), 0o644)
+	r := rehomeAt(t, b.home, dir, nil, "session", "start", "--file", "sales.csv", "--idle", "5m")
+	if r.code != 0 {
+		t.Fatalf("session start beside serve: %+v", r)
+	}
+	id := strings.TrimSpace(r.stdout)
+	t.Cleanup(func() { rehomeCLI(t, b.home, "session", "stop", id) })
+	r = rehomeCLIIn(t, b.home, strings.NewReader("import pandas as pd\nint(pd.read_csv('sales.csv').revenue.sum())\n"), "session", "exec", id, "-")
+	if r.code != 0 || !strings.Contains(r.stdout, "24") || strings.Contains(r.stderr, "not kept") {
+		t.Fatalf("session exec beside serve: %+v", r)
+	}
+	if got := b.call(t, "ListRuns", 10); !strings.Contains(got, `"session"`) {
+		t.Fatalf("the window does not list the terminal's cell: %s", got)
+	}
+	if r = rehomeCLI(t, b.home, "session", "stop", id); r.code != 0 {
+		t.Fatalf("session stop beside serve: %+v", r)
+	}
+}

@@ -196,7 +196,8 @@ func (f sessionFlags) args(lim sandbox.Limits) []string {
 			file = abs
 		}
 	}
-	return []string{"--file", file, "--timeout", lim.Timeout.String(), "--idle", f.idle.String(), "--memory", fmt.Sprint(lim.Memory),
+	all, _ := json.Marshal(lim)
+	return []string{"--file", file, "--limits", string(all), "--timeout", lim.Timeout.String(), "--idle", f.idle.String(), "--memory", fmt.Sprint(lim.Memory),
 		"--cpus", fmt.Sprint(lim.CPUs), "--pids", fmt.Sprint(lim.Pids), "--podman", *f.pf.uri, "--identity", *f.pf.identity, "--runtime", *f.pf.runtime}
 }
 
@@ -207,6 +208,7 @@ func cmdSessionRelay(env *cliEnv, args []string) int {
 	fs := env.flags("session relay", "session relay --dir DIR --id ID [session start's flags] (started by session start)")
 	dir := fs.String("dir", "", "the session's `folder`")
 	id := fs.String("id", "", "the session's `id`")
+	resolved := fs.String("limits", "", "every limit, as `JSON`, resolved by session start (the database is then not opened)")
 	sf := addSessionFlags(env, fs)
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
@@ -223,17 +225,30 @@ func cmdSessionRelay(env *cliEnv, args []string) int {
 		say(map[string]string{"error": err.Error()})
 		return exitUsage
 	}
-	// Through the core's sessions, as the window starts one: the four
-	// limits `session start` resolved there win, the others are as saved.
-	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
-	if err != nil {
+	// Through the core's sessions, as the window starts one, under the
+	// limits `session start` resolved: all of them (--limits), without
+	// the database, which a window may hold; else the four flags win and
+	// the others are as saved.
+	req := sandbox.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir}
+	start := func(c *core.Core, ctx context.Context) (*sandbox.Session, error) { return c.Sessions().Start(ctx, req) }
+	var c *core.Core
+	if *resolved != "" {
+		if err := json.Unmarshal([]byte(*resolved), &req.Limits); err != nil {
+			say(map[string]string{"error": "--limits: " + err.Error()})
+			return exitUsage
+		}
+		c = env.sandboxCore()
+		start = func(c *core.Core, ctx context.Context) (*sandbox.Session, error) {
+			return c.Sessions().StartResolved(ctx, req)
+		}
+	} else if c, err = env.core(core.Options{Brief: true, StoreTimeout: runProbeWait}); err != nil {
 		say(map[string]string{"error": err.Error()})
 		return exitFail
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
 	defer c.CloseEngine()
-	s, err := c.Sessions().Start(ctx, sandbox.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir})
+	s, err := start(c, ctx)
 	if err != nil {
 		say(map[string]string{"error": err.Error()})
 		return exitFail
