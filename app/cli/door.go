@@ -191,6 +191,11 @@ func (h *holder) run(ctx context.Context, req door.Request, s door.Streams) int 
 	return dispatch(env, commands(), "rehome", req.Args)
 }
 
+// held says whether c is the holder's core, which a command through the
+// door uses but never closes, nor its engine (the window's runs and
+// sessions are on it).
+func (e *cliEnv) held(c *core.Core) bool { return e.shared != "" && c == e.c }
+
 // paths is path of each of ps.
 func (e *cliEnv) paths(ps []string) []string {
 	out := make([]string, len(ps))

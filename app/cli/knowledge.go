@@ -57,6 +57,9 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 			return env.usage("--embed-server: %v", err)
 		}
 		k.SetEmbedder(knowledge.ServerEmbedder{Client: &llm.Client{BaseURL: base}, Name: *embedModel})
+		if env.shared != "" {
+			defer k.SetEmbedder(nil) // the holder's own adds keep their models
+		}
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()

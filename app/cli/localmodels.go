@@ -177,8 +177,10 @@ func cmdModelsServe(env *cliEnv, args []string) int {
 	}
 	// The database is not held while the model serves: the window and
 	// other commands keep working.
-	c.Close()
-	env.c = nil
+	if !env.held(c) {
+		c.Close()
+		env.c = nil
+	}
 	d, _ := env.dir()
 	logDir := d + "/logs"
 	os.MkdirAll(logDir, 0o700)

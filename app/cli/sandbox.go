@@ -97,7 +97,12 @@ func (p podmanFlags) connect() (ctx context.Context, e *sandbox.Engine, done fun
 		cancel()
 		return ctx, nil, func() {}, err
 	}
-	return ctx, e, func() { c.CloseEngine(); cancel() }, nil
+	return ctx, e, func() {
+		if !p.env.held(c) {
+			c.CloseEngine()
+		}
+		cancel()
+	}, nil
 }
 
 // withEngine is the preamble of the commands that work on the sandbox's
@@ -297,7 +302,9 @@ func cmdSandboxDoctor(env *cliEnv, args []string) int {
 		}
 		return exitFail
 	}
-	defer e.Close()
+	if !env.held(env.sandboxCore()) {
+		defer e.Close()
+	}
 	rep := e.Doctor(ctx, func(check string) {
 		if !*asJSON {
 			fmt.Fprintf(env.stderr, "checking %s…\n", check)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -39,16 +39,9 @@ func cmdSession(env *cliEnv, args []string) int {
 
 // sessionDir is the folder of session id, checked to hold one.
 func sessionDir(env *cliEnv, id string) (string, error) {
-	if id == "" || strings.ContainsAny(id, `/\.`) {
-		return "", fmt.Errorf("%q is not a session id (see `rehome session list`)", id)
-	}
-	dir, err := env.dir()
+	d, err := env.sandboxCore().Sessions().Find(id)
 	if err != nil {
-		return "", err
-	}
-	d := sandbox.SessionDir(dir, id)
-	if _, err := os.Stat(filepath.Join(d, "session.json")); err != nil {
-		return "", fmt.Errorf("no session %s (see `rehome session list`)", id)
+		return "", fmt.Errorf("%w (see `rehome session list`)", err)
 	}
 	return d, nil
 }
@@ -299,7 +292,15 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 	}
 	defer s.Close()
 	show := newShower(env)
-	res, err := s.Exec(ctx, code, *timeout, func(p sandbox.Progress) {
+	// The cell joins the file's history like a run, as the window's cells
+	// do (shown again when the file is opened later): the core keeps it,
+	// the database open only for it (a window may hold it: then it waits
+	// a while).
+	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
+	if err != nil {
+		c = env.sandboxCore() // the cell runs; its record is not kept
+	}
+	res, err := c.Sessions().Exec(ctx, s, code, *timeout, func(p sandbox.Progress) {
 		switch {
 		case *asJSON:
 		case p.Stage == "output" && p.Stream == "stdout":
@@ -308,12 +309,10 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 			show.stderr(p.Text)
 		}
 	})
-	if err != nil {
+	if res == nil {
 		return env.fail(err)
 	}
-	// The cell joins the file's history like a run, as the window's cells
-	// do (shown again when the file is opened later).
-	if err := keepCell(env, code, res); err != nil {
+	if err != nil {
 		fmt.Fprintf(env.stderr, "rehome: %v (the cell's result is printed but not kept)\n", err)
 	}
 	if *asJSON {
@@ -333,16 +332,6 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 		return exitFail
 	}
 	return exitOK
-}
-
-// keepCell stores a cell's record through the core's sessions, the
-// database open only for it (a window may hold it: then it waits a while).
-func keepCell(env *cliEnv, code string, res *sandbox.CellResult) error {
-	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
-	if err != nil {
-		return err
-	}
-	return c.Sessions().Keep(code, res, "session")
 }
 
 // printDisplays prints the values the code showed, Jupyter style: Out[n]
@@ -372,23 +361,16 @@ func cmdSessionList(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	dir, err := env.dir()
-	if err != nil {
-		return env.fail(err)
-	}
-	ctx, e, done, err := pf.connect()
+	ctx, _, done, err := pf.connect()
 	if err != nil {
 		return env.fail(err)
 	}
 	defer done()
-	list, err := e.ListSessions(ctx, filepath.Join(dir, "sessions"))
+	list, err := env.sandboxCore().Sessions().List(ctx)
 	if err != nil {
 		return env.fail(err)
 	}
 	if *asJSON {
-		if list == nil {
-			list = []sandbox.SessionInfo{}
-		}
 		return env.json(list)
 	}
 	if len(list) == 0 {
@@ -469,31 +451,22 @@ func cmdSessionExport(env *cliEnv, args []string) int {
 	if id == "" || *out == "" {
 		return env.usage("session export takes a session id and -o FILE.ipynb|FILE.py")
 	}
-	dir, err := sessionDir(env, id)
-	if err != nil {
-		return env.fail(err)
-	}
-	cells, err := sandbox.ReadCells(dir)
-	if err != nil {
-		return env.fail(err)
-	}
-	var buf bytes.Buffer
-	switch strings.ToLower(filepath.Ext(*out)) {
-	case ".ipynb":
-		err = sandbox.WriteNotebook(&buf, cells)
-	case ".py":
-		err = sandbox.WritePython(&buf, cells)
-	default:
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(*out)), ".")
+	if !slices.Contains(core.ExportFormats, format) {
 		return env.usage("-o %s: name a .ipynb or a .py file", *out)
 	}
+	if _, err := sessionDir(env, id); err != nil {
+		return env.fail(err)
+	}
+	data, cells, err := env.sandboxCore().Sessions().Export(id, format)
 	if err != nil {
 		return env.fail(err)
 	}
 	*out = env.path(*out)
-	if err := atomicfile.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteFile(*out, data, 0o644); err != nil {
 		return env.fail(fmt.Errorf("write %s: %w", *out, err))
 	}
-	fmt.Fprintf(env.stderr, "rehome: %d cells → %s\n", len(cells), *out)
+	fmt.Fprintf(env.stderr, "rehome: %d cells → %s\n", cells, *out)
 	return exitOK
 }
 
