@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"rehome/backend/assistant"
+	"rehome/backend/core"
 	"rehome/backend/store"
 )
 
@@ -261,7 +262,7 @@ func needsValue(flagArg string) bool {
 	return true
 }
 
-func assistantService(env *cliEnv) (*assistant.Service, int) {
+func assistantService(env *cliEnv) (*core.Assistants, int) {
 	if _, err := env.openStore(); err != nil {
 		return nil, env.fail(err)
 	}

@@ -38,10 +38,10 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 	svc := env.c.Assistants()
 	var imp assistant.Imported
 	if file != "-" && assistant.IsBundle(file) {
-		if len(knowledge) > 0 {
-			return env.usage("assistants import: a bundle brings its own knowledge files; --knowledge is for JSON imports")
+		imp, err = svc.ImportBundleFile(file, knowledge)
+		if errors.Is(err, core.ErrBundleKnowledge) {
+			return env.usage("assistants import: %v (--knowledge is for JSON imports)", err)
 		}
-		imp, err = svc.ImportBundle(file)
 	} else {
 		var data []byte
 		if file == "-" {
