@@ -248,6 +248,3 @@ func parseInterspersed(env *cliEnv, fs *flag.FlagSet, args []string) (words []st
 	}
 }
 
-// suggestedModel is the text model the latest audit chose, or "" when
-// there is no audit.
-func suggestedModel(st *store.Store) string { return llm.SuggestedModel(st, "", "") }
