@@ -247,4 +247,3 @@ func parseInterspersed(env *cliEnv, fs *flag.FlagSet, args []string) (words []st
 		args = rest[1:]
 	}
 }
-

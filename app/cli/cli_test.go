@@ -38,19 +38,7 @@ func rehomeCLI(t *testing.T, home string, args ...string) cliResult {
 
 func rehomeCLIIn(t *testing.T, home string, stdin io.Reader, args ...string) cliResult {
 	t.Helper()
-	cmd := exec.Command(rehomeBin, args...)
-	cmd.Env = append(cleanEnv(), "REHOME_HOME="+home)
-	cmd.Stdin = stdin
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run rehome %v: %v", args, err)
-	}
-	return cliResult{out.String(), errb.String(), code}
+	return rehomeAt(t, home, "", stdin, args...)
 }
 
 // cleanEnv is the environment without a display (no test opens a

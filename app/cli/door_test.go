@@ -57,7 +57,8 @@ func (b *beside) call(t *testing.T, method string, args ...any) string {
 	return string(out)
 }
 
-// rehomeAt runs the binary in folder dir with stdin.
+// rehomeAt runs the binary with REHOME_HOME=home in folder dir ("": this
+// one) with stdin, and returns its output.
 func rehomeAt(t *testing.T, home, dir string, stdin io.Reader, args ...string) cliResult {
 	t.Helper()
 	cmd := exec.Command(rehomeBin, args...)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"rehome/backend/llm"
 	"rehome/backend/core"
+	"rehome/backend/llm"
 )
 
 // cmdLLM is `rehome llm`: the local model servers.
