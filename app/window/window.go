@@ -108,6 +108,7 @@ func Run(cfg Config) int {
 	}
 
 	stopDoor := func() {}
+	lighten() // lighter.go
 	err = wails.Run(&options.App{
 		Title:            "rehome",
 		Width:            width,
@@ -176,7 +177,7 @@ func Run(cfg Config) int {
 			ProgramName:         "rehome",
 			Icon:                cfg.Icon,
 			WindowIsTranslucent: false,
-			WebviewGpuPolicy:    linux.WebviewGpuPolicyOnDemand,
+			WebviewGpuPolicy:    gpuPolicy(), // lighter.go
 		},
 	})
 	if err != nil {
