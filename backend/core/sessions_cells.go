@@ -32,6 +32,7 @@ type SessionIDError struct {
 	Missing bool // a well-formed id of no session
 }
 
+// Error says what is wrong with the id.
 func (e *SessionIDError) Error() string {
 	if e.Missing {
 		return fmt.Sprintf("no session %s", e.ID)
