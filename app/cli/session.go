@@ -37,9 +37,20 @@ func cmdSession(env *cliEnv, args []string) int {
 	}, "rehome session", args)
 }
 
+// sessions is the core's sessions for what needs only the data folder
+// (the id rule, cells, export): the command's core if it has one, else one
+// that opens nothing and is not kept (a later env.core opens its own).
+func (env *cliEnv) sessions() *core.Sessions {
+	if env.c != nil {
+		return env.c.Sessions()
+	}
+	d, _ := env.dir()
+	return core.New(d, core.Options{Log: env.log}).Sessions()
+}
+
 // sessionDir is the folder of session id, checked to hold one.
 func sessionDir(env *cliEnv, id string) (string, error) {
-	d, err := env.sandboxCore().Sessions().Find(id)
+	d, err := env.sessions().Find(id)
 	if err != nil {
 		return "", fmt.Errorf("%w (see `rehome session list`)", err)
 	}
@@ -458,7 +469,7 @@ func cmdSessionExport(env *cliEnv, args []string) int {
 	if _, err := sessionDir(env, id); err != nil {
 		return env.fail(err)
 	}
-	data, cells, err := env.sandboxCore().Sessions().Export(id, format)
+	data, cells, err := env.sessions().Export(id, format)
 	if err != nil {
 		return env.fail(err)
 	}
