@@ -31,7 +31,7 @@ GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
-.PHONY: fuzz all run test build install-desktop deps deps-test deps-package ui sandbox-image gotest vet lint fmt-check uitest e2e window bench clean package package-check fresh-check gen llama
+.PHONY: fuzz all run test build install-desktop deps deps-test deps-package ui sandbox-image gotest vet lint fmt-check uitest e2e window bench bench-window clean package package-check fresh-check gen llama
 
 all: build
 
@@ -153,8 +153,17 @@ package-check: package
 fresh-check:
 	bash build/fresh-check.sh
 
-bench: build
+bench: build bench-window
 	REHOME_BIN=$(abspath $(BIN)) go test -tags "$(call csv,$(TAGS))" -run '^$$' -bench . -benchmem ./...
+
+# The window's memory at rest (Xvfb, 15 s after the start, a fresh data
+# folder each time), three alternating rounds: the baseline (GPU
+# compositing on demand, WebKit's web-browser cache model: the settings
+# before issue 30) against the window as it ships.
+bench-window: $(WINDOW_BIN)
+	build/bench/window-rest.sh 3 \
+		"baseline=env REHOME_WEBVIEW_GPU=ondemand REHOME_WEBKIT_CACHE=browser $(WINDOW_BIN)" \
+		"rehome=$(WINDOW_BIN)"
 
 clean:
 	rm -rf build/bin $(ARTIFACTS) frontend/dist/assets frontend/dist/index.html

@@ -46,7 +46,8 @@ func run(args []string) int {
 		// The terminal binary links no GTK: it starts rehome-window.
 		return window.Exec(open, verbose)
 	}
-	return window.Run(window.Config{Version: version, Verbose: verbose, Open: open, Assets: assets, Icon: icon})
+	return window.Run(window.Config{Version: version, Verbose: verbose, Open: open, Assets: assets, Icon: icon,
+		Door: cli.WindowDoor(cli.Config{Version: version, Assets: assets})})
 }
 
 // isFileArg reports whether arg names an existing file rather than a

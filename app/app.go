@@ -70,6 +70,10 @@ func New(cfg Config) *Host {
 // of vanishing.
 func (h *Host) Open() error { return h.core.Open() }
 
+// Core is the App's core, for the terminal's commands that the holder of
+// the data folder runs (app/cli's door).
+func (h *Host) Core() *core.Core { return h.core }
+
 // Close cancels what the App is doing (runs, image loads, answers), stops
 // its sessions and the sandbox's Podman service (if rehome started one),
 // and releases the store.

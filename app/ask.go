@@ -10,7 +10,6 @@ import (
 	"rehome/backend/assistant"
 	"rehome/backend/core"
 	"rehome/backend/llm"
-	"rehome/backend/models"
 	"rehome/backend/store"
 )
 
@@ -56,42 +55,17 @@ type askHolder struct {
 // server), their models and which call tools; on this machine the carried
 // models come last, as a server with no URL that rehome starts on demand.
 func (a *App) LLMStatus(server string) ([]llm.Server, error) {
-	ctx := a.ctx
-	servers, err := llm.Discover(ctx, llm.DiscoverOptions{URL: server, ToolsHint: llm.CatalogToolsHint})
-	if servers == nil {
-		servers = []llm.Server{}
-	}
-	if server == "" && a.ready() == nil {
-		// The carried models too: rehome starts one when it is asked.
-		servers = append(servers, a.core.LocalModels().Servers()...)
-	}
-	if rep, herr := a.core.Hardware().Report(ctx); herr == nil {
-		llm.AddFit(servers, models.MachineFrom(rep))
-	}
-	return servers, err
+	return a.core.Servers().Status(a.ctx, server)
 }
 
 // LLMHint says how to start a model server, naming the model the latest
 // audit chose.
-func (a *App) LLMHint() string { return llm.StartHint(a.suggestedModel("")) }
+func (a *App) LLMHint() string { return llm.StartHint(a.core.Servers().SuggestedModel("")) }
 
 // LLMHintFor says how to start a model server for an assistant: the
 // `ollama pull` of its default model, else of the model its audit chose.
 func (a *App) LLMHintFor(assistantID string) string {
-	return llm.StartHint(a.suggestedModel(assistantID))
-}
-
-func (a *App) suggestedModel(assistantID string) string {
-	if a.core.Store() == nil {
-		return ""
-	}
-	def := ""
-	if assistantID != "" {
-		if as, err := a.core.Assistants().Get(assistantID); err == nil {
-			def = as.Model
-		}
-	}
-	return llm.SuggestedModel(a.core.Store(), assistantID, def)
+	return llm.StartHint(a.core.Servers().SuggestedModel(assistantID))
 }
 
 // SetAssistantModel stores model as the assistant's default ("" lets

@@ -127,10 +127,7 @@ func (a *App) ImportAssistant(in AssistantImport) (_ assistant.Imported, err err
 		if in.Bundle, err = a.readable(in.Bundle); err != nil {
 			return assistant.Imported{}, err
 		}
-		if len(in.Knowledge) > 0 {
-			return assistant.Imported{}, errors.New("a bundle brings its own knowledge files: attach files only to a JSON import")
-		}
-		imp, err = a.core.Assistants().ImportBundle(in.Bundle)
+		imp, err = a.core.Assistants().ImportBundleFile(in.Bundle, in.Knowledge)
 	default:
 		imp, err = a.core.Assistants().Import([]byte(in.JSON), assistant.ImportOptions{Knowledge: in.Knowledge})
 	}

@@ -5,16 +5,10 @@ import "rehome/backend/llm"
 // ModelServers returns the model servers kept in Settings and the server
 // and model last chosen, overall and per assistant.
 func (a *App) ModelServers() (llm.ServerPrefs, error) {
-	if err := a.ready(); err != nil {
-		return llm.ServerPrefs{}, err
-	}
-	return llm.LoadServerPrefs(a.core.Store())
+	return a.core.Servers().Prefs()
 }
 
 // SetModelServers keeps the list of model servers (and choices) given.
 func (a *App) SetModelServers(p llm.ServerPrefs) (llm.ServerPrefs, error) {
-	if err := a.ready(); err != nil {
-		return llm.ServerPrefs{}, err
-	}
-	return llm.SaveServerPrefs(a.core.Store(), p)
+	return a.core.Servers().SavePrefs(p)
 }

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -131,14 +130,13 @@ func (a *App) ExecCell(id, code string, timeoutMS int64) (sandbox.CellResult, er
 	if err != nil {
 		return sandbox.CellResult{}, err
 	}
-	res, err := s.Exec(a.ctx, code, time.Duration(timeoutMS)*time.Millisecond,
+	// The cell joins the file's history like a run (shown again when the
+	// file is opened later); a record not kept is logged, the cell stands.
+	res, err := a.core.Sessions().Exec(a.ctx, s, code, time.Duration(timeoutMS)*time.Millisecond,
 		func(p sandbox.Progress) { a.emit("run:progress", p) })
-	if err != nil {
+	if res == nil {
 		return sandbox.CellResult{}, err
 	}
-	// The cell joins the file's history like a run (shown again when the
-	// file is opened later).
-	a.core.Sessions().Keep(code, res, "session") // a record not kept is logged; the cell stands
 	a.log.Info("cell", "session", id, "cell", res.Cell, "status", res.Status, "state_lost", res.StateLost, "ms", res.DurationMS)
 	return *res, nil
 }
@@ -179,37 +177,14 @@ func (a *App) StopSession(id string) error {
 // SessionCells returns a session's recorded cells (any session recorded
 // in the data directory).
 func (a *App) SessionCells(id string) ([]sandbox.CellResult, error) {
-	dir, err := a.sessionDir(id)
-	if err != nil {
-		return nil, err
-	}
-	return sandbox.ReadCells(dir)
+	return a.core.Sessions().Cells(id)
 }
 
 // ExportSession returns a session's cells as a Jupyter notebook
 // (format "ipynb") or a Python file ("py").
 func (a *App) ExportSession(id, format string) (string, error) {
-	cells, err := a.SessionCells(id)
-	if err != nil {
-		return "", err
-	}
-	var b bytes.Buffer
-	switch format {
-	case "ipynb":
-		err = sandbox.WriteNotebook(&b, cells)
-	case "py":
-		err = sandbox.WritePython(&b, cells)
-	default:
-		return "", errors.New(`export as "ipynb" or "py"`)
-	}
-	return b.String(), err
-}
-
-func (a *App) sessionDir(id string) (string, error) {
-	if id == "" || filepath.Base(id) != id || id[0] == '.' {
-		return "", fmt.Errorf("%q is not a session id", id)
-	}
-	return a.core.Sessions().Dir(id), nil
+	b, _, err := a.core.Sessions().Export(id, format)
+	return string(b), err
 }
 
 // closeSessions stops every session this App started (on exit).

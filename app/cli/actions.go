@@ -9,8 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"golang.org/x/term"
-
 	"rehome/backend/actions"
 	"rehome/backend/assistant"
 	"rehome/backend/core"
@@ -61,7 +59,7 @@ func cmdActionsAdd(env *cliEnv, args []string) int {
 	if pos[1] == "-" {
 		text, err = io.ReadAll(io.LimitReader(env.stdin, 8<<20))
 	} else {
-		text, err = os.ReadFile(pos[1])
+		text, err = os.ReadFile(env.path(pos[1]))
 	}
 	if err != nil {
 		return env.fail(fmt.Errorf("reading the schema: %w", err))
@@ -116,9 +114,9 @@ func printWaiting(env *cliEnv, assistantID string, in core.ActionInfo) {
 
 // readSecret reads one line from stdin, without echo on a terminal.
 func readSecret(env *cliEnv) (string, error) {
-	if f, ok := env.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if isTerminal(env.stdin) {
 		fmt.Fprint(env.stderr, "key: ")
-		b, err := term.ReadPassword(int(f.Fd()))
+		b, err := readNoEcho(env.stdin)
 		fmt.Fprintln(env.stderr)
 		return strings.TrimSpace(string(b)), err
 	}
@@ -328,11 +326,10 @@ func confirmer(env *cliEnv, yes bool) actions.Confirm {
 	if yes {
 		return func(context.Context, actions.Ask) (actions.Decision, error) { return actions.AllowOnce, nil }
 	}
-	in, ok := env.stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(in.Fd())) || !isTerminal(env.stderr) {
+	if !isTerminal(env.stdin) || !isTerminal(env.stderr) {
 		return nil
 	}
-	r := bufio.NewReader(in)
+	r := bufio.NewReader(env.stdin)
 	return func(_ context.Context, a actions.Ask) (actions.Decision, error) {
 		return promptConfirm(r, env.stderr, a)
 	}

@@ -83,8 +83,8 @@ func cmdAsk(env *cliEnv, args []string) int {
 	defer cancel()
 	asks := c.Asks()
 	ask, err := asks.Prepare(ctx, core.AskRequest{ConversationID: *cont, AssistantID: *assistantID,
-		Files: files, KeepFiles: true, Server: *server, Model: *model, KeepModel: *keepModel,
-		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes), Browse: *browseOn, Temporary: *temporary, Images: images,
+		Files: env.paths(files), KeepFiles: true, Server: *server, Model: *model, KeepModel: *keepModel,
+		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes), Browse: *browseOn, Temporary: *temporary, Images: env.paths(images),
 		Progress: func(msg string) { fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(msg)) }})
 	if err != nil {
 		switch {
@@ -255,7 +255,3 @@ func parseInterspersed(env *cliEnv, fs *flag.FlagSet, args []string) (words []st
 		args = rest[1:]
 	}
 }
-
-// suggestedModel is the text model the latest audit chose, or "" when
-// there is no audit.
-func suggestedModel(st *store.Store) string { return llm.SuggestedModel(st, "", "") }

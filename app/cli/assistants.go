@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"rehome/backend/assistant"
+	"rehome/backend/core"
 	"rehome/backend/store"
 )
 
@@ -54,7 +55,7 @@ func (f *assistantFlags) apply(env *cliEnv, fs *flag.FlagSet, a *assistant.Assis
 		case "instructions":
 			a.Instructions = f.instructions
 		case "instructions-file":
-			b, err := os.ReadFile(f.instructionsFile)
+			b, err := os.ReadFile(env.path(f.instructionsFile))
 			if err != nil {
 				code = env.usage("--instructions-file: %v", err)
 				return
@@ -261,7 +262,7 @@ func needsValue(flagArg string) bool {
 	return true
 }
 
-func assistantService(env *cliEnv) (*assistant.Service, int) {
+func assistantService(env *cliEnv) (*core.Assistants, int) {
 	if _, err := env.openStore(); err != nil {
 		return nil, env.fail(err)
 	}

@@ -31,7 +31,8 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 	if len(pos) != 1 {
 		return env.usage("assistants import: give one file (a GPT's JSON from ChatGPT, rehome's JSON or a rehome bundle), or - for JSON on stdin")
 	}
-	file := pos[0]
+	file := env.path(pos[0])
+	knowledge = env.paths(knowledge)
 	_, err := env.openStore()
 	if err != nil {
 		return env.fail(err)
@@ -39,10 +40,10 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 	svc := env.c.Assistants()
 	var imp assistant.Imported
 	if file != "-" && assistant.IsBundle(file) {
-		if len(knowledge) > 0 {
-			return env.usage("assistants import: a bundle brings its own knowledge files; --knowledge is for JSON imports")
+		imp, err = svc.ImportBundleFile(file, knowledge)
+		if errors.Is(err, core.ErrBundleKnowledge) {
+			return env.usage("assistants import: %v (--knowledge is for JSON imports)", err)
 		}
-		imp, err = svc.ImportBundle(file)
 	} else {
 		var data []byte
 		if file == "-" {
@@ -205,6 +206,7 @@ func cmdAssistantsExport(env *cliEnv, args []string) int {
 	default:
 		return env.usage("assistants export: unknown --format %q: use modelfile, openwebui or bundle", *format)
 	}
+	*out = env.path(*out)
 	if *format == "bundle" && *out == "" {
 		return env.usage("assistants export: a bundle is an archive: give -o FILE.tar.gz (or .zip)")
 	}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"rehome/backend/assistant"
 	"rehome/backend/audit"
 	"rehome/backend/bytesize"
+	"rehome/backend/core"
 )
 
 // cmdAudit is `rehome audit`: run an audit, or with a first word list,
@@ -31,7 +31,7 @@ func cmdAudit(env *cliEnv, args []string) int {
 
 // auditService opens the core: the audit wired to the assistants, the
 // hardware detection and the fit estimate, as in the window.
-func auditService(env *cliEnv) (*audit.Service, *assistant.Service, error) {
+func auditService(env *cliEnv) (*audit.Service, *core.Assistants, error) {
 	if _, err := env.openStore(); err != nil {
 		return nil, nil, err
 	}

@@ -15,7 +15,7 @@ func cmdBackup(env *cliEnv, args []string) int {
 	if fs.NArg() != 1 {
 		return env.usage("backup: give the file to write, e.g. `rehome backup ~/rehome-backup.db`")
 	}
-	dst := fs.Arg(0)
+	dst := env.path(fs.Arg(0))
 	if st, err := os.Stat(dst); err == nil && st.IsDir() {
 		return env.usage("backup: %s is a folder: give a file name", dst)
 	}

@@ -163,7 +163,7 @@ func cmdCanvasExport(env *cliEnv, args []string) int {
 	if cv == nil {
 		return code
 	}
-	files, err := cv.Export(pos[0], *out, *format)
+	files, err := cv.Export(pos[0], env.path(*out), *format)
 	for _, f := range files {
 		fmt.Fprintln(env.stdout, f)
 	}

@@ -54,9 +54,7 @@ func Run(args []string, cfg Config) int {
 	// Every string printed to a terminal goes through one filter (term.go).
 	env := &cliEnv{stdout: safeWriter(os.Stdout), stderr: safeWriter(os.Stderr), stdin: os.Stdin, version: cfg.Version, assets: cfg.Assets}
 	if env.assets == nil {
-		env.assets = func() (fs.FS, error) {
-			return nil, errors.New("this build of rehome has no UI built in: rebuild it with `make build`")
-		}
+		env.assets = noAssets
 	}
 	app.Version = cfg.Version
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
@@ -86,6 +84,12 @@ func Run(args []string, cfg Config) int {
 	defer closeLog()
 	env.log = log
 	defer env.close()
+	// Beside a window or `rehome serve`, the command runs in it (door.go).
+	if !runsHere(args) {
+		if code, ok := env.viaDoor(dir, args); ok {
+			return code
+		}
+	}
 
 	// Ctrl-C and SIGTERM end the command's context: every long command —
 	// a run, an image save, an answer, serve — stops its work, cleans up
@@ -106,6 +110,11 @@ func guarded(env *cliEnv, args []string) (code int) {
 		}
 	}()
 	return dispatch(env, commands(), "rehome", args)
+}
+
+// noAssets is the UI of a build without one.
+func noAssets() (fs.FS, error) {
+	return nil, errors.New("this build of rehome has no UI built in: rebuild it with `make build`")
 }
 
 func cmdVersion(env *cliEnv, args []string) int {

@@ -151,6 +151,7 @@ func cmdConvExport(env *cliEnv, name string, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
+	*out = env.path(*out)
 	if *out == "" {
 		safeWriter(env.stdout).Write(data) // the model's words, shown on a terminal, never obeyed
 		return exitOK

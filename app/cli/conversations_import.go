@@ -29,7 +29,7 @@ func cmdConvImport(env *cliEnv, args []string) int {
 	}
 	tty := isTerminal(env.stderr)
 	var last time.Time
-	rep, err := svc.Import(env.context(), file, func(p core.ImportProgress) {
+	rep, err := svc.Import(env.context(), env.path(file), func(p core.ImportProgress) {
 		if p.Done || (!tty && time.Since(last) < 5*time.Second) {
 			return
 		}

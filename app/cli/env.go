@@ -39,9 +39,15 @@ type cliEnv struct {
 	// so and exit with exitInterrupted. nil: never.
 	ctx context.Context
 
-	c  *core.Core        // made on first use, closed with the command
-	pf *podmanFlags      // the command's --podman and --runtime, if it takes them
-	hw *hardware.Options // the command's detection sources (hw, fit)
+	c *core.Core // made on first use, closed with the command
+	// shared names the holder whose core c is when the command came
+	// through the door (door.go): c is then the holder's, never closed by
+	// the command; cwd is the terminal's working folder (see path).
+	shared string
+	cwd    string
+	priv   *core.Core        // a command's own sandbox core beside the holder's (sandboxCore)
+	pf     *podmanFlags      // the command's --podman and --runtime, if it takes them
+	hw     *hardware.Options // the command's detection sources (hw, fit)
 
 	version string                // rehome's version (Config.Version)
 	assets  func() (fs.FS, error) // the built UI (Config.Assets)
@@ -172,6 +178,9 @@ const storeWait = time.Second
 // opts apply to the first call. The log and the data folder are the
 // command's.
 func (e *cliEnv) core(opts core.Options) (*core.Core, error) {
+	if e.shared != "" && e.pf != nil && e.pf.given() {
+		return nil, fmt.Errorf("%s holds this data folder and runs this command on its own sandbox: leave out --podman, --identity and --runtime, or close it", e.shared)
+	}
 	if e.c != nil {
 		return e.c, nil
 	}
@@ -207,6 +216,14 @@ func (e *cliEnv) coreOptions(opts core.Options) core.Options {
 // (Podman or the hardware is all that these commands need, and a window
 // may hold the database).
 func (e *cliEnv) sandboxCore() *core.Core {
+	if e.shared != "" && e.pf != nil && e.pf.given() {
+		// Through the door with a sandbox of its own: a core of the
+		// command's, on the flags, beside the holder's.
+		if e.priv == nil {
+			e.priv = core.New(e.dataDir, e.coreOptions(core.Options{}))
+		}
+		return e.priv
+	}
 	if e.c == nil {
 		d, _ := e.dir() // main resolved it before any command
 		e.c = core.New(d, e.coreOptions(core.Options{}))
@@ -229,7 +246,11 @@ func (e *cliEnv) openStore() (*store.Store, error) {
 
 // close releases what the command opened.
 func (e *cliEnv) close() {
-	if e.c != nil {
+	if e.priv != nil {
+		e.priv.Close()
+		e.priv = nil
+	}
+	if e.c != nil && e.shared == "" {
 		e.c.Close()
 		e.c = nil
 	}

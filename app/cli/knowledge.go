@@ -57,10 +57,13 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 			return env.usage("--embed-server: %v", err)
 		}
 		k.SetEmbedder(knowledge.ServerEmbedder{Client: &llm.Client{BaseURL: base}, Name: *embedModel})
+		if env.shared != "" {
+			defer k.SetEmbedder(nil) // the holder's own adds keep their models
+		}
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
-	res, err := k.Add(ctx, words[0], words[1:], func(p knowledge.Progress) {
+	res, err := k.Add(ctx, words[0], env.paths(words[1:]), func(p knowledge.Progress) {
 		if *asJSON {
 			return
 		}

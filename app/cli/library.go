@@ -54,7 +54,7 @@ func cmdLibraryAdd(env *cliEnv, args []string) int {
 	ctx, cancel := env.interruptible()
 	defer cancel()
 	last := time.Now()
-	lib, err := b.AddLibrary(ctx, words[0], browse.AddOptions{Name: *name, Copy: *copyIt, Progress: func(step string, done, total int64) {
+	lib, err := b.AddLibrary(ctx, env.path(words[0]), browse.AddOptions{Name: *name, Copy: *copyIt, Progress: func(step string, done, total int64) {
 		if *asJSON || (total > 0 && time.Since(last) < time.Second) {
 			return
 		}

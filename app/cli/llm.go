@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"rehome/backend/core"
 	"rehome/backend/llm"
-	"rehome/backend/models"
 )
 
 // cmdLLM is `rehome llm`: the local model servers.
@@ -25,15 +25,15 @@ func cmdLLMStatus(env *cliEnv, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(env.context(), 15*time.Second)
 	defer cancel()
-	servers, err := llm.Discover(ctx, llm.DiscoverOptions{URL: *server, ToolsHint: llm.CatalogToolsHint})
+	// The carried models too, as the window lists them, when the
+	// database opens (it is not needed for the rest).
+	c, err := env.core(core.Options{})
+	if err != nil {
+		c = env.sandboxCore()
+	}
+	servers, err := c.Servers().Status(ctx, *server)
 	if err != nil {
 		return env.fail(err)
-	}
-	if servers == nil {
-		servers = []llm.Server{}
-	}
-	if rep, err := env.sandboxCore().Hardware().Report(ctx); err == nil {
-		llm.AddFit(servers, models.MachineFrom(rep))
 	}
 	if *asJSON {
 		env.json(servers)
@@ -42,8 +42,7 @@ func cmdLLMStatus(env *cliEnv, args []string) int {
 	}
 	if len(servers) == 0 {
 		if !*asJSON {
-			st, _ := env.openStore()
-			fmt.Fprintf(env.stderr, "rehome: %s\n", llm.NoServerHint(suggestedModel(st)))
+			fmt.Fprintf(env.stderr, "rehome: %s\n", llm.NoServerHint(c.Servers().SuggestedModel("")))
 		}
 		return exitFail
 	}

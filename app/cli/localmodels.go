@@ -58,7 +58,7 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 	ctx, cancel := env.interruptible()
 	defer cancel()
 	last := time.Now()
-	m, err := c.LocalModels().Add(ctx, words[0], localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, MMProj: *mmproj, Progress: func(done, total int64) {
+	m, err := c.LocalModels().Add(ctx, env.path(words[0]), localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, MMProj: *mmproj, Progress: func(done, total int64) {
 		if time.Since(last) > time.Second && total > 0 && !*asJSON {
 			last = time.Now()
 			fmt.Fprintf(env.stderr, "  %s of %s\n", bytesize.Format(done), bytesize.Format(total))
@@ -181,8 +181,10 @@ func cmdModelsServe(env *cliEnv, args []string) int {
 	}
 	// The database is not held while the model serves: the window and
 	// other commands keep working.
-	c.Close()
-	env.c = nil
+	if !env.held(c) {
+		c.Close()
+		env.c = nil
+	}
 	d, _ := env.dir()
 	logDir := d + "/logs"
 	os.MkdirAll(logDir, 0o700)

@@ -62,7 +62,7 @@ func cmdMCPConfig(env *cliEnv, args []string) int {
 	if !*write {
 		return env.json(map[string]any{cl.key: map[string]any{*name: entry}})
 	}
-	path := *file
+	path := env.path(*file)
 	if path == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {

@@ -161,7 +161,7 @@ func cmdMCPImport(env *cliEnv, args []string) int {
 	if len(words) != 2 {
 		return env.usage("mcp import takes an assistant and an MCP host's configuration file (e.g. ~/.lmstudio/mcp.json)")
 	}
-	data, err := os.ReadFile(words[1])
+	data, err := os.ReadFile(env.path(words[1]))
 	if err != nil {
 		return env.fail(err)
 	}

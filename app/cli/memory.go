@@ -149,7 +149,7 @@ func cmdMemoryImport(env *cliEnv, args []string) int {
 	}
 	var r io.Reader = env.stdin
 	if words[0] != "-" {
-		f, err := os.Open(words[0])
+		f, err := os.Open(env.path(words[0]))
 		if err != nil {
 			return env.fail(err)
 		}

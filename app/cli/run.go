@@ -83,7 +83,7 @@ func cmdRun(env *cliEnv, args []string) int {
 	if err := loadPackagedImage(ctx, env, c, *asJSON); err != nil {
 		return env.fail(err)
 	}
-	req := sandbox.RunRequest{Code: code, InputPath: *file, Limits: lim, OutputDir: *outDir}
+	req := sandbox.RunRequest{Code: code, InputPath: env.path(*file), Limits: lim, OutputDir: env.path(*outDir)}
 	// On a terminal the code's output is shown, never obeyed (term.go).
 	show := newShower(env)
 	res, err := runs.Run(ctx, req, "cli", func(p sandbox.Progress) {
@@ -134,7 +134,7 @@ func readScript(env *cliEnv, name string) (string, error) {
 		data, err = io.ReadAll(io.LimitReader(env.stdin, sandbox.MaxScriptSize+1))
 	} else {
 		var f *os.File
-		if f, err = os.Open(name); err == nil {
+		if f, err = os.Open(env.path(name)); err == nil {
 			data, err = io.ReadAll(io.LimitReader(f, sandbox.MaxScriptSize+1))
 			f.Close()
 		}

@@ -52,6 +52,9 @@ func (env *cliEnv) addPodmanFlags(fs *flag.FlagSet) podmanFlags {
 	return p
 }
 
+// given says whether any of the flags was given.
+func (p *podmanFlags) given() bool { return *p.uri != "" || *p.identity != "" || *p.runtime != "" }
+
 // cliServiceLinger is how long a Podman service the CLI started waits,
 // idle, for the next command.
 const cliServiceLinger = 10 * time.Minute
@@ -61,7 +64,7 @@ func (p *podmanFlags) options() sandbox.Options {
 	return sandbox.Options{
 		// A service rehome starts stays for the next command (each would
 		// otherwise pay a start), and ends itself when idle.
-		Connect: sandbox.ConnectOptions{URI: *p.uri, Identity: *p.identity, Linger: cliServiceLinger, Passphrase: p.env.askPassphrase},
+		Connect: sandbox.ConnectOptions{URI: *p.uri, Identity: p.env.path(*p.identity), Linger: cliServiceLinger, Passphrase: p.env.askPassphrase},
 		Runtime: *p.runtime,
 		Trace:   p.env.traceStep,
 	}
@@ -94,7 +97,12 @@ func (p podmanFlags) connect() (ctx context.Context, e *sandbox.Engine, done fun
 		cancel()
 		return ctx, nil, func() {}, err
 	}
-	return ctx, e, func() { c.CloseEngine(); cancel() }, nil
+	return ctx, e, func() {
+		if !p.env.held(c) {
+			c.CloseEngine()
+		}
+		cancel()
+	}, nil
 }
 
 // withEngine is the preamble of the commands that work on the sandbox's
@@ -196,7 +204,7 @@ func cmdImageLoad(env *cliEnv, args []string) int {
 		show = imageProgress(env)
 	}
 	start := time.Now()
-	names, err := c.LoadImage(ctx, fs.Arg(0), show)
+	names, err := c.LoadImage(ctx, env.path(fs.Arg(0)), show)
 	if err != nil {
 		return env.fail(err)
 	}
@@ -213,7 +221,7 @@ func cmdImageSave(env *cliEnv, args []string) int {
 		if err := e.EnsureImage(ctx, nil); err != nil {
 			return env.fail(err)
 		}
-		if err := e.SaveImage(ctx, fs.Arg(0)); err != nil {
+		if err := e.SaveImage(ctx, env.path(fs.Arg(0))); err != nil {
 			return env.fail(err)
 		}
 		fmt.Fprintf(env.stdout, "saved %s to %s\n", e.Image(), fs.Arg(0))
@@ -294,7 +302,9 @@ func cmdSandboxDoctor(env *cliEnv, args []string) int {
 		}
 		return exitFail
 	}
-	defer e.Close()
+	if !env.held(env.sandboxCore()) {
+		defer e.Close()
+	}
 	rep := e.Doctor(ctx, func(check string) {
 		if !*asJSON {
 			fmt.Fprintf(env.stderr, "checking %s…\n", check)

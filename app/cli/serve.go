@@ -56,6 +56,12 @@ func serve(ctx context.Context, env *cliEnv, addr string, ready func(url string)
 	// Close cancels what the App is doing (runs, answers, image loads)
 	// when serve ends on Ctrl-C or SIGTERM.
 	defer a.Close()
+	// The terminal's commands run here while serve holds the data folder.
+	if d, err := OpenDoor(a, DoorConfig{Holder: "rehome serve", Version: env.version, Assets: env.assets, Log: env.log}); err != nil {
+		fmt.Fprintf(env.stderr, "rehome serve: warning: commands in a terminal cannot reach this data folder while serve runs: %v\n", err)
+	} else {
+		defer d.Close()
+	}
 	app.StartFirstRun(a.App) // loads a shipped sandbox image, with progress
 
 	token := newToken()

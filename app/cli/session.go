@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -37,18 +37,22 @@ func cmdSession(env *cliEnv, args []string) int {
 	}, "rehome session", args)
 }
 
+// sessions is the core's sessions for what needs only the data folder
+// (the id rule, cells, export): the command's core if it has one, else one
+// that opens nothing and is not kept (a later env.core opens its own).
+func (env *cliEnv) sessions() *core.Sessions {
+	if env.c != nil {
+		return env.c.Sessions()
+	}
+	d, _ := env.dir()
+	return core.New(d, core.Options{Log: env.log}).Sessions()
+}
+
 // sessionDir is the folder of session id, checked to hold one.
 func sessionDir(env *cliEnv, id string) (string, error) {
-	if id == "" || strings.ContainsAny(id, `/\.`) {
-		return "", fmt.Errorf("%q is not a session id (see `rehome session list`)", id)
-	}
-	dir, err := env.dir()
+	d, err := env.sessions().Find(id)
 	if err != nil {
-		return "", err
-	}
-	d := sandbox.SessionDir(dir, id)
-	if _, err := os.Stat(filepath.Join(d, "session.json")); err != nil {
-		return "", fmt.Errorf("no session %s (see `rehome session list`)", id)
+		return "", fmt.Errorf("%w (see `rehome session list`)", err)
 	}
 	return d, nil
 }
@@ -190,13 +194,14 @@ func (f sessionFlags) given(fs *flag.FlagSet) (sandbox.Limits, error) {
 
 // args passes the flags on to the relay, with the limits lim.
 func (f sessionFlags) args(lim sandbox.Limits) []string {
-	file := *f.file
+	file := f.pf.env.path(*f.file)
 	if file != "" {
 		if abs, err := filepath.Abs(file); err == nil {
 			file = abs
 		}
 	}
-	return []string{"--file", file, "--timeout", lim.Timeout.String(), "--idle", f.idle.String(), "--memory", fmt.Sprint(lim.Memory),
+	all, _ := json.Marshal(lim)
+	return []string{"--file", file, "--limits", string(all), "--timeout", lim.Timeout.String(), "--idle", f.idle.String(), "--memory", fmt.Sprint(lim.Memory),
 		"--cpus", fmt.Sprint(lim.CPUs), "--pids", fmt.Sprint(lim.Pids), "--podman", *f.pf.uri, "--identity", *f.pf.identity, "--runtime", *f.pf.runtime}
 }
 
@@ -207,6 +212,7 @@ func cmdSessionRelay(env *cliEnv, args []string) int {
 	fs := env.flags("session relay", "session relay --dir DIR --id ID [session start's flags] (started by session start)")
 	dir := fs.String("dir", "", "the session's `folder`")
 	id := fs.String("id", "", "the session's `id`")
+	resolved := fs.String("limits", "", "every limit, as `JSON`, resolved by session start (the database is then not opened)")
 	sf := addSessionFlags(env, fs)
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
@@ -223,17 +229,30 @@ func cmdSessionRelay(env *cliEnv, args []string) int {
 		say(map[string]string{"error": err.Error()})
 		return exitUsage
 	}
-	// Through the core's sessions, as the window starts one: the four
-	// limits `session start` resolved there win, the others are as saved.
-	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
-	if err != nil {
+	// Through the core's sessions, as the window starts one, under the
+	// limits `session start` resolved: all of them (--limits), without
+	// the database, which a window may hold; else the four flags win and
+	// the others are as saved.
+	req := sandbox.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir}
+	start := func(c *core.Core, ctx context.Context) (*sandbox.Session, error) { return c.Sessions().Start(ctx, req) }
+	var c *core.Core
+	if *resolved != "" {
+		if err := json.Unmarshal([]byte(*resolved), &req.Limits); err != nil {
+			say(map[string]string{"error": "--limits: " + err.Error()})
+			return exitUsage
+		}
+		c = env.sandboxCore()
+		start = func(c *core.Core, ctx context.Context) (*sandbox.Session, error) {
+			return c.Sessions().StartResolved(ctx, req)
+		}
+	} else if c, err = env.core(core.Options{Brief: true, StoreTimeout: runProbeWait}); err != nil {
 		say(map[string]string{"error": err.Error()})
 		return exitFail
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
 	defer c.CloseEngine()
-	s, err := c.Sessions().Start(ctx, sandbox.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir})
+	s, err := start(c, ctx)
 	if err != nil {
 		say(map[string]string{"error": err.Error()})
 		return exitFail
@@ -284,7 +303,15 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 	}
 	defer s.Close()
 	show := newShower(env)
-	res, err := s.Exec(ctx, code, *timeout, func(p sandbox.Progress) {
+	// The cell joins the file's history like a run, as the window's cells
+	// do (shown again when the file is opened later): the core keeps it,
+	// the database open only for it (a window may hold it: then it waits
+	// a while).
+	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
+	if err != nil {
+		c = env.sandboxCore() // the cell runs; its record is not kept
+	}
+	res, err := c.Sessions().Exec(ctx, s, code, *timeout, func(p sandbox.Progress) {
 		switch {
 		case *asJSON:
 		case p.Stage == "output" && p.Stream == "stdout":
@@ -293,12 +320,10 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 			show.stderr(p.Text)
 		}
 	})
-	if err != nil {
+	if res == nil {
 		return env.fail(err)
 	}
-	// The cell joins the file's history like a run, as the window's cells
-	// do (shown again when the file is opened later).
-	if err := keepCell(env, code, res); err != nil {
+	if err != nil {
 		fmt.Fprintf(env.stderr, "rehome: %v (the cell's result is printed but not kept)\n", err)
 	}
 	if *asJSON {
@@ -318,16 +343,6 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 		return exitFail
 	}
 	return exitOK
-}
-
-// keepCell stores a cell's record through the core's sessions, the
-// database open only for it (a window may hold it: then it waits a while).
-func keepCell(env *cliEnv, code string, res *sandbox.CellResult) error {
-	c, err := env.core(core.Options{Brief: true, StoreTimeout: runProbeWait})
-	if err != nil {
-		return err
-	}
-	return c.Sessions().Keep(code, res, "session")
 }
 
 // printDisplays prints the values the code showed, Jupyter style: Out[n]
@@ -357,23 +372,16 @@ func cmdSessionList(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	dir, err := env.dir()
-	if err != nil {
-		return env.fail(err)
-	}
-	ctx, e, done, err := pf.connect()
+	ctx, _, done, err := pf.connect()
 	if err != nil {
 		return env.fail(err)
 	}
 	defer done()
-	list, err := e.ListSessions(ctx, filepath.Join(dir, "sessions"))
+	list, err := env.sandboxCore().Sessions().List(ctx)
 	if err != nil {
 		return env.fail(err)
 	}
 	if *asJSON {
-		if list == nil {
-			list = []sandbox.SessionInfo{}
-		}
 		return env.json(list)
 	}
 	if len(list) == 0 {
@@ -454,30 +462,22 @@ func cmdSessionExport(env *cliEnv, args []string) int {
 	if id == "" || *out == "" {
 		return env.usage("session export takes a session id and -o FILE.ipynb|FILE.py")
 	}
-	dir, err := sessionDir(env, id)
-	if err != nil {
-		return env.fail(err)
-	}
-	cells, err := sandbox.ReadCells(dir)
-	if err != nil {
-		return env.fail(err)
-	}
-	var buf bytes.Buffer
-	switch strings.ToLower(filepath.Ext(*out)) {
-	case ".ipynb":
-		err = sandbox.WriteNotebook(&buf, cells)
-	case ".py":
-		err = sandbox.WritePython(&buf, cells)
-	default:
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(*out)), ".")
+	if !slices.Contains(core.ExportFormats, format) {
 		return env.usage("-o %s: name a .ipynb or a .py file", *out)
 	}
+	if _, err := sessionDir(env, id); err != nil {
+		return env.fail(err)
+	}
+	data, cells, err := env.sessions().Export(id, format)
 	if err != nil {
 		return env.fail(err)
 	}
-	if err := atomicfile.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+	*out = env.path(*out)
+	if err := atomicfile.WriteFile(*out, data, 0o644); err != nil {
 		return env.fail(fmt.Errorf("write %s: %w", *out, err))
 	}
-	fmt.Fprintf(env.stderr, "rehome: %d cells → %s\n", len(cells), *out)
+	fmt.Fprintf(env.stderr, "rehome: %d cells → %s\n", cells, *out)
 	return exitOK
 }
 

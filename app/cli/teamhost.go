@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
-
-	"golang.org/x/term"
 )
 
 // The team host's words in the terminal: `rehome sandbox trust`, and the
@@ -79,12 +76,11 @@ func cmdSandboxTrust(env *cliEnv, args []string) int {
 // askPassphrase asks at the terminal for the passphrase of an ssh identity
 // (once per command: one SSH connection carries all its calls).
 func (e *cliEnv) askPassphrase(file string) ([]byte, error) {
-	f, ok := e.stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !isTerminal(e.stdin) {
 		return nil, errors.New("no terminal to ask it at: add the key to your ssh agent with `ssh-add " + file + "`")
 	}
 	fmt.Fprintf(e.stderr, "Passphrase for %s: ", file)
-	pass, err := term.ReadPassword(int(f.Fd()))
+	pass, err := readNoEcho(e.stdin)
 	fmt.Fprintln(e.stderr)
 	return pass, err
 }

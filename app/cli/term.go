@@ -17,7 +17,13 @@ import (
 // Pipes and --json get the bytes as they came.
 
 // isTerminal says whether s, a reader or a writer, is a terminal.
-func isTerminal(s any) bool { return termtext.IsTerminal(s) }
+// A stream that crossed the door says what it is at the terminal's end.
+func isTerminal(s any) bool {
+	if t, ok := s.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
+	return termtext.IsTerminal(s)
+}
 
 // termSafe returns s with every control sequence neutralised.
 func termSafe(s string) string { return termtext.Safe(s) }

@@ -41,6 +41,10 @@ type Config struct {
 	Open    string                // a file to open ("Open with rehome"), or ""
 	Assets  func() (fs.FS, error) // the built UI
 	Icon    []byte                // the window's icon (PNG)
+	// Door, if set, starts answering the terminal's commands once the
+	// data folder is open (app/cli's door); the window calls stop before
+	// it closes the App.
+	Door func(h *app.Host, log *slog.Logger) (stop func())
 }
 
 // Run opens the desktop window and returns the exit code. A second
@@ -104,6 +108,8 @@ func Run(cfg Config) int {
 		}
 	}
 
+	stopDoor := func() {}
+	lighten() // lighter.go
 	err = wails.Run(&options.App{
 		Title:            "rehome",
 		Width:            width,
@@ -122,7 +128,9 @@ func Run(cfg Config) int {
 			// The store opens here, after the single-instance check, so a
 			// second launch focuses this window instead of failing on the
 			// database lock. An open error is shown by the UI.
-			_ = a.Open()
+			if a.Open() == nil && cfg.Door != nil {
+				stopDoor = cfg.Door(a, log)
+			}
 			a.SetEmitter(w)
 			app.StartFirstRun(a.App) // loads a shipped sandbox image, with progress
 			// Real file drops land in the UI through runtime.OnFileDrop
@@ -155,6 +163,7 @@ func Run(cfg Config) int {
 			if guard != nil {
 				guard.Close()
 			}
+			stopDoor() // the terminal's commands end before the App closes
 			// Cancels the App's context (runs, answers, image loads end),
 			// stops the Podman service rehome started, if any, and
 			// releases the store.
@@ -169,7 +178,7 @@ func Run(cfg Config) int {
 			ProgramName:         "rehome",
 			Icon:                cfg.Icon,
 			WindowIsTranslucent: false,
-			WebviewGpuPolicy:    linux.WebviewGpuPolicyOnDemand,
+			WebviewGpuPolicy:    gpuPolicy(), // lighter.go
 		},
 	})
 	if err != nil {

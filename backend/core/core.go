@@ -156,9 +156,6 @@ func (c *Core) DataDir() string { return c.dir }
 // Brief mode).
 func (c *Core) Store() *store.Store { return c.st }
 
-// Assistants is the assistant service (nil like Store).
-func (c *Core) Assistants() *assistant.Service { return c.assistants }
-
 // Audits is the audit service, wired to the hardware detection and the
 // fit advisor (nil like Store).
 func (c *Core) Audits() *audit.Service { return c.audits }

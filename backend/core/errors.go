@@ -18,6 +18,10 @@ var (
 	// answers: the error names the file to carry instead.
 	ErrNoOllama = errors.New("no Ollama server runs on this machine")
 
+	// ErrBundleKnowledge is an import of a bundle with knowledge files
+	// given beside it: a bundle brings its own.
+	ErrBundleKnowledge = errors.New("a bundle brings its own knowledge files: attach files only to a JSON import")
+
 	// ErrPulling is wrapped when the same model is being pulled already.
 	ErrPulling = errors.New("that model is being pulled already")
 	// ErrMCPNoFile is a resource an MCP client asked for that is not one

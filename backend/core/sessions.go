@@ -56,6 +56,22 @@ func (s *Sessions) Start(ctx context.Context, req sandbox.SessionRequest) (*sand
 		return nil, err
 	}
 	req.Limits = lim
+	return s.start(ctx, req)
+}
+
+// StartResolved starts a session under req.Limits as Limits resolved them
+// already, checked again but not read from Settings: the relay that
+// `rehome session start` leaves, which must not wait on a database a
+// window holds.
+func (s *Sessions) StartResolved(ctx context.Context, req sandbox.SessionRequest) (*sandbox.Session, error) {
+	if err := checkLimits(req.Limits); err != nil {
+		return nil, err
+	}
+	return s.start(ctx, req)
+}
+
+func (s *Sessions) start(ctx context.Context, req sandbox.SessionRequest) (*sandbox.Session, error) {
+	lim := req.Limits
 	if req.ID == "" {
 		req.ID = sandbox.NewRunID()
 	}

@@ -2,7 +2,6 @@ package mcpserve
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -270,9 +269,3 @@ func (s *Server) Handle(ctx context.Context, r io.Reader, w io.Writer) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
-// marshal is v as JSON text, for a tool's text.
-func marshal(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
