@@ -2,11 +2,12 @@ package browse
 
 import (
 	"net/netip"
+
+	"rehome/backend/actions"
 )
 
 // AddrClass is what kind of address an IP address is, for the fetch
-// guards. It is one small function of its own so that the actions'
-// dial-time check (backend/actions) can share it.
+// guards.
 type AddrClass string
 
 // The classes of address.
@@ -21,62 +22,32 @@ const (
 	Reserved    AddrClass = "reserved"
 )
 
-var (
-	metadataAddrs = []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254"), netip.MustParseAddr("100.100.100.200")}
-	privateNets   = prefixes("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "198.18.0.0/15", "fc00::/7")
-	reservedNets  = prefixes("0.0.0.0/8", "192.0.0.0/24", "192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "2001:db8::/32", "100::/64")
-	nat64         = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFour     = netip.MustParsePrefix("2002::/16")
-)
-
-func prefixes(ss ...string) []netip.Prefix {
-	out := make([]netip.Prefix, len(ss))
-	for i, s := range ss {
-		out[i] = netip.MustParsePrefix(s)
-	}
-	return out
-}
-
-// Classify says what kind of address ip is. An IPv4 address written as
-// IPv6 (::ffff:a.b.c.d, NAT64's 64:ff9b::/96, 6to4's 2002::/16) is the
-// IPv4 address it carries.
+// Classify says what kind of address ip is, by the actions' own
+// classification (backend/actions.Classify: one list of ranges for every
+// guard rehome has), in the fetch guards' words: CGNAT is a private
+// network here, the unspecified address is refused as such. An IPv4
+// address written as IPv6 (::ffff:a.b.c.d, NAT64, 6to4) is the IPv4
+// address it carries.
 func Classify(ip netip.Addr) AddrClass {
-	ip = ip.Unmap()
-	if ip.Is6() {
-		b := ip.As16()
-		switch {
-		case nat64.Contains(ip):
-			return Classify(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
-		case sixToFour.Contains(ip):
-			return Classify(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
-		}
-	}
-	for _, m := range metadataAddrs {
-		if ip == m {
-			return Metadata
-		}
-	}
-	switch {
-	case !ip.IsValid() || ip.IsUnspecified():
+	if !ip.IsValid() || ip.Unmap().IsUnspecified() {
 		return Unspecified
-	case ip.IsLoopback():
+	}
+	switch actions.Classify(ip) {
+	case actions.ReachPublic:
+		return Public
+	case actions.ReachLoopback:
 		return Loopback
-	case ip.IsMulticast() || ip == netip.MustParseAddr("255.255.255.255"):
-		return Multicast
-	case ip.IsLinkLocalUnicast():
+	case actions.ReachPrivate, actions.ReachCGNAT:
+		return Private
+	case actions.ReachLinkLocal:
 		return LinkLocal
+	case actions.ReachMetadata:
+		return Metadata
 	}
-	for _, p := range privateNets {
-		if p.Contains(ip) {
-			return Private
-		}
+	if u := ip.Unmap(); u.IsMulticast() || u == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
+		return Multicast
 	}
-	for _, p := range reservedNets {
-		if p.Contains(ip) {
-			return Reserved
-		}
-	}
-	return Public
+	return Reserved
 }
 
 // Allowed says whether a fetch may dial an address of class c: public
