@@ -169,7 +169,7 @@ func TestTerminalPromptBesideServe(t *testing.T) {
 	srv, seen := shopServer(t)
 	schema := shopSchemaFile(t, srv.URL)
 	id := addAssistant(t, b.home, "--name", "Shop")["id"].(string)
-	r := rehomeCLIIn(t, b.home, strings.NewReader(cliCanary+"\n"), "actions", "add", id, schema, "--auth", "bearer", "--key-stdin")
+	r := rehomeCLIIn(t, b.home, strings.NewReader(cliCanary+"\n"), "actions", "add", id, schema, "--auth", "bearer", "--key-stdin", "--allow-local")
 	if r.code != 0 {
 		t.Fatalf("actions add beside serve: %+v", r)
 	}
