@@ -388,7 +388,12 @@ wait:
 	}
 	sockets.closeAll()
 	e.trace("stream ended")
-	if out.lost = e.Lost(); out.lost != nil {
+	if out.lost = e.Lost(); out.lost == nil && e.Remote() && col.exit == nil && !out.timedOut && !out.stopped {
+		// The stream ended before the runner's report: when the link
+		// dropped, its forwarded stream may end before the link says so.
+		out.lost = e.connection().lostWithin(lostSettle)
+	}
+	if out.lost != nil {
 		// Nothing more comes back: what arrived is kept, and the
 		// container there ends at its own time limit (created with
 		// --timeout and --rm).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 )
 
 // remoteURI is the team host to use: --podman ssh://…, or $CONTAINER_HOST
@@ -51,6 +52,32 @@ func (c *Connection) Lost() error {
 		return nil
 	}
 	return c.link.lostErr()
+}
+
+// lostSettle is how long a run whose stream ended early waits for the
+// link to say whether it dropped.
+const lostSettle = 2 * time.Second
+
+// lostWithin is Lost once the link said within d whether it dropped (the
+// SSH connection ended, or answered a keepalive), else nil.
+func (c *Connection) lostWithin(d time.Duration) error {
+	if c == nil || c.link == nil {
+		return nil
+	}
+	l := c.link
+	answered := make(chan struct{})
+	go func() {
+		if _, _, err := l.client.SendRequest("keepalive@openssh.com", true, nil); err == nil {
+			close(answered)
+		}
+	}()
+	select {
+	case <-l.lost:
+	case <-l.done:
+	case <-answered:
+	case <-time.After(d):
+	}
+	return l.lostErr()
 }
 
 // Host is the team host as the user names it (user@host[:port]), "" for a
