@@ -39,7 +39,7 @@ func checkBrowsed(t *testing.T, tr *llm.Transcript) {
 		t.Fatalf("the search fed %q with %+v", u[0].Fed, u[0].Citations)
 	}
 	second := u[0].Citations[1]
-	if len(u[1].Citations) != 1 || u[1].Citations[0].N != 1 || !strings.Contains(u[1].Fed, "JSONDecoder ( * , object_hook") || strings.Contains(u[1].Fed, "<div") {
+	if len(u[1].Citations) != 1 || u[1].Citations[0].N != 1 || !strings.Contains(u[1].Fed, "JSONDecoder") || !strings.Contains(u[1].Fed, "zim://py/library/json.html") || strings.Contains(u[1].Fed, "<div") {
 		t.Fatalf("the page fed %.300q with %+v", u[1].Fed, u[1].Citations)
 	}
 	if len(tr.Citations) != 2 || tr.Citations[0].N != 1 || tr.Citations[0].URL != "zim://py/library/json.html" || !strings.Contains(tr.Citations[0].Quote, "JSONDecoder") ||
