@@ -214,7 +214,7 @@ test('the Audit screen: import, three columns with reasons, verdict, across view
   assert.match(await ill.getByTestId('chosen-model').innerText(), /Gemma 3 27B|Qwen2\.5 VL/);
   assert.ok((await ill.getByTestId('model-alternative').count()) >= 2);
   assert.equal(await ill.locator('[data-testid="model-alternative"][data-chosen="true"]').count(), 1);
-  assert.equal(await ill.getByTestId('column-ports').locator('[data-cap="vision"]').count(), 1);
+  assert.equal(await ill.getByTestId('column-hosts').locator('[data-cap="vision"]').count(), 1); // rehome sends the images (issue 33)
   assert.match(await ill.getByTestId('choice-reason').innerText(), /^Chose /);
   const second = await page.getByTestId('audit-result').getAttribute('data-audit-id');
   assert.notEqual(second, first);

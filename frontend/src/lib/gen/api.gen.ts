@@ -34,6 +34,7 @@ export namespace actions {
     cut?: boolean;
     size: number;
     mismatch?: string;
+    note?: string;
     duration_ms: number;
   }
 
@@ -139,6 +140,12 @@ export namespace app {
     result?: knowledge.Result;
   }
 
+  export interface LibraryProgress {
+    step: string;
+    done: number;
+    total: number;
+  }
+
   export interface StatusInfo {
     version: string;
     data_dir: string;
@@ -159,6 +166,9 @@ export namespace assistant {
     header?: string;
     oauth?: assistant.OAuthClient;
     always_allow?: string[];
+    allow_local?: boolean;
+    domain?: string;
+    source?: string;
   }
 
   export interface Assistant {
@@ -168,6 +178,8 @@ export namespace assistant {
     description: string;
     instructions: string;
     starters: string[];
+    welcome_message?: string;
+    gizmo_id?: string;
     knowledge: assistant.KnowledgeFile[];
     capabilities: assistant.Capability[];
     actions: assistant.Action[];
@@ -185,6 +197,7 @@ export namespace assistant {
     source_id: string;
     name: string;
     imported: boolean;
+    updated?: boolean;
     assistant?: assistant.Assistant;
     warnings: string[];
     error?: string;
@@ -196,11 +209,13 @@ export namespace assistant {
     imported: number;
     failed: number;
     notes: string[];
+    preview?: boolean;
   }
 
   export interface Imported {
     assistant: assistant.Assistant;
     warnings: string[];
+    updated?: boolean;
   }
 
   export interface KnowledgeFile {
@@ -215,12 +230,17 @@ export namespace assistant {
     auth_url: string;
     token_url: string;
     scope?: string;
+    pkce?: boolean;
+    token_exchange?: string;
   }
 
   export interface RemoteFile {
     tool: assistant.Capability;
     kind: string;
     id: string;
+    type?: string;
+    name?: string;
+    filled?: string;
   }
 }
 
@@ -261,6 +281,11 @@ export namespace audit {
   export interface AuditRef {
     id: string;
     created: string;
+  }
+
+  export interface Browsing {
+    libraries?: string[];
+    engine?: string;
   }
 
   export type Bytes = number;
@@ -361,6 +386,7 @@ export namespace audit {
     unified: boolean;
     gpus: string[];
     notes: string[];
+    browsing: audit.Browsing;
   }
 
   export interface Model {
@@ -429,6 +455,7 @@ export namespace audit {
     link?: string;
     cost: audit.Cost;
     bring?: string;
+    on_chatgpt?: string;
     rule?: string;
     because: string[];
   }
@@ -457,10 +484,14 @@ export namespace audit {
     name: string;
     features: string[];
     action_hosts: string[];
+    zim?: string;
+    zim_what?: string;
     action_unknown_url: boolean;
     action_oauth: boolean;
     knowledge_files: number;
     remote_files?: assistant.RemoteFile[];
+    gizmo_id?: string;
+    gpt: audit.gptFacts;
   }
 
   export interface Summary {
@@ -497,6 +528,48 @@ export namespace audit {
     no_text_model?: boolean;
     action_calls_external?: boolean;
     action_auth_oauth?: boolean;
+    browsing_library?: boolean;
+    browsing_engine?: boolean;
+  }
+
+  export interface gptFacts {
+    actions?: string[];
+  }
+}
+
+/** Types of Go package rehome/backend/browse. */
+export namespace browse {
+  export interface Hit {
+    title: string;
+    url: string;
+    snippet: string;
+    book?: string;
+    path?: string;
+    words?: number;
+    source: string;
+  }
+
+  export interface Library {
+    name: string;
+    title: string;
+    description?: string;
+    language?: string;
+    zim_name?: string;
+    articles: number;
+    full_text: boolean;
+    path: string;
+    copied: boolean;
+    from: string;
+    size: number;
+    md5: string;
+    uuid: string;
+    added: string;
+  }
+
+  export interface SearchResult {
+    hits: browse.Hit[];
+    notes?: string[];
+    where: string[];
   }
 }
 
@@ -529,6 +602,12 @@ export namespace canvas {
 
 /** Types of Go package rehome/backend/core. */
 export namespace core {
+  export interface ActionCredentials {
+    key?: string;
+    client_id?: string;
+    client_secret?: string;
+  }
+
   export interface ActionInfo {
     id: string;
     name: string;
@@ -539,7 +618,11 @@ export namespace core {
     has_key: boolean;
     signed_in: boolean;
     operations: core.OperationInfo[];
+    allow_local: boolean;
+    local?: string;
     problem?: string;
+    waiting?: string;
+    notes?: string[];
   }
 
   export interface AddAction {
@@ -550,6 +633,32 @@ export namespace core {
     client_secret?: string;
     privacy_url?: string;
     name?: string;
+    allow_local?: boolean;
+  }
+
+  export interface Article {
+    title: string;
+    source: string;
+    library?: string;
+    text: string;
+    html?: string;
+    notes?: string[];
+  }
+
+  export interface BrowsingChange {
+    searxng_url?: string;
+    brave_key?: string;
+    allow_lan?: boolean;
+    air_gapped?: boolean;
+  }
+
+  export interface BrowsingSettings {
+    searxng_url: string;
+    has_brave_key: boolean;
+    allow_lan: boolean;
+    air_gapped: boolean;
+    engine: string;
+    words: string;
   }
 
   export interface CarriedModel {
@@ -591,6 +700,71 @@ export namespace core {
     duration_ms: number;
   }
 
+  export interface ConversationView {
+    id: string;
+    title: string;
+    assistant_id?: string;
+    assistant_name?: string;
+    gizmo_id?: string;
+    source?: string;
+    source_id?: string;
+    model: string;
+    server: string;
+    created: string;
+    updated: string;
+    files: llm.FileInfo[];
+    turns: core.ViewTurn[];
+    alternatives?: core.ViewBranch[];
+    notes?: string[];
+  }
+
+  export interface ImportFiled {
+    gizmo_id: string;
+    assistant_id?: string;
+    assistant_name?: string;
+    conversations: number;
+  }
+
+  export interface ImportProgress {
+    read: number;
+    size: number;
+    seen: number;
+    imported: number;
+    unchanged: number;
+    skipped: number;
+    title: string;
+    done: boolean;
+  }
+
+  export interface ImportReport {
+    file: string;
+    format: string;
+    read: number;
+    size: number;
+    seen: number;
+    imported: number;
+    unchanged: number;
+    skipped: number;
+    title: string;
+    done: boolean;
+    replaced: number;
+    skips: core.ImportSkip[];
+    filed: core.ImportFiled[];
+    plain_chats: number;
+    branches: number;
+    dropped_branches: number;
+    hidden_messages: number;
+    files: number;
+    file_bytes: number;
+    stopped?: string;
+  }
+
+  export interface ImportSkip {
+    title: string;
+    id: string;
+    why: string;
+  }
+
   export interface KnowledgeRanking {
     mode: string;
     model?: string;
@@ -598,6 +772,24 @@ export namespace core {
     dims?: number;
     vectors?: number;
     words: string;
+  }
+
+  export interface LibraryView {
+    name: string;
+    title: string;
+    description?: string;
+    language?: string;
+    zim_name?: string;
+    articles: number;
+    full_text: boolean;
+    path: string;
+    copied: boolean;
+    from: string;
+    size: number;
+    md5: string;
+    uuid: string;
+    added: string;
+    problem?: string;
   }
 
   export interface MemoryImport {
@@ -623,6 +815,37 @@ export namespace core {
   export interface SandboxHost {
     uri: string;
     identity: string;
+  }
+
+  export interface ViewBranch {
+    from: number;
+    turns: core.ViewTurn[];
+  }
+
+  export interface ViewCell {
+    code: string;
+    output: string;
+    error?: string;
+    exit_code: number;
+    files?: llm.OutFile[];
+  }
+
+  export interface ViewTool {
+    name: string;
+    arguments?: string;
+    result?: string;
+  }
+
+  export interface ViewTurn {
+    role: string;
+    text: string;
+    reasoning?: string;
+    cells?: core.ViewCell[];
+    tools?: core.ViewTool[];
+    citations?: llm.Citation[];
+    files?: llm.OutFile[];
+    model?: string;
+    time?: string;
   }
 }
 
@@ -784,6 +1007,11 @@ export namespace llamarun {
 
 /** Types of Go package rehome/backend/llm. */
 export namespace llm {
+  export interface Alternative {
+    from: number;
+    exchanges: llm.Transcript[];
+  }
+
   export interface Cell {
     code: string;
     via: string;
@@ -817,6 +1045,8 @@ export namespace llm {
     page_end?: number;
     section?: string;
     quote: string;
+    url?: string;
+    title?: string;
   }
 
   export interface Conversation {
@@ -831,8 +1061,14 @@ export namespace llm {
     updated: string;
     questions: number;
     temporary?: boolean;
+    gizmo_id?: string;
+    source?: string;
+    source_id?: string;
+    source_updated?: string;
     files: llm.FileInfo[];
     exchanges: llm.Transcript[];
+    alternatives?: llm.Alternative[];
+    notes?: string[];
     canvas?: (canvas.Doc | null)[];
   }
 
@@ -843,6 +1079,8 @@ export namespace llm {
     assistant_name?: string;
     server: string;
     model: string;
+    gizmo_id?: string;
+    source?: string;
     questions: number;
     created: string;
     updated: string;
@@ -932,6 +1170,7 @@ export namespace llm {
     turns: llm.Turn[];
     answer: string;
     files: llm.OutFile[];
+    attachments?: llm.OutFile[];
     stopped: string;
     citations?: llm.Citation[];
     cuts?: string[];
@@ -1476,11 +1715,13 @@ export interface Events {
   'action:confirm': app.ActionConfirm;
   'action:signin': app.ActionSignIn;
   'ask:event': app.AskEvent;
+  'conversations:import': core.ImportProgress;
   'doctor:progress': string;
   'firstrun:changed': string;
   'firstrun:progress': app.FirstRunProgress;
   'image:progress': string;
   'knowledge:progress': app.KnowledgeProgress;
+  'library:progress': app.LibraryProgress;
   'models:progress': app.CarriedProgress;
   'models:pull': llm.PullProgress;
   'run:progress': sandbox.Progress;
@@ -1495,12 +1736,14 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 export const methods = [
   'AddAction',
   'AddCarriedModel',
+  'AddLibrary',
   'AnswerAction',
   'Ask',
   'AssistantCapabilities',
   'AuditCatalog',
   'Audits',
   'BackupDatabase',
+  'BrowsingSettings',
   'BuildImage',
   'CancelPull',
   'CanvasDiff',
@@ -1508,6 +1751,7 @@ export const methods = [
   'CanvasEdit',
   'CanvasRestore',
   'CarriedModels',
+  'ChatGPTSnippet',
   'Checklist',
   'ChooseSavePath',
   'CompareAudits',
@@ -1533,6 +1777,7 @@ export const methods = [
   'Hardware',
   'ImportAssistant',
   'ImportAssistants',
+  'ImportConversations',
   'InterruptSession',
   'KnowledgeAdd',
   'KnowledgeCancel',
@@ -1543,6 +1788,7 @@ export const methods = [
   'LLMHint',
   'LLMHintFor',
   'LLMStatus',
+  'Libraries',
   'ListActions',
   'ListAssistants',
   'ListConversations',
@@ -1557,15 +1803,20 @@ export const methods = [
   'MemoryUndo',
   'ModelServers',
   'Models',
+  'OpenArticle',
   'OpenedFiles',
+  'PickExport',
   'PickFile',
   'PickKnowledgeFile',
+  'PickLibraryFile',
   'PickModelFile',
+  'PreviewAssistants',
   'PreviewFile',
   'PullModel',
   'PullSource',
   'RemoveAction',
   'RemoveCarriedModel',
+  'RemoveLibrary',
   'RenameConversation',
   'ResetRunLimits',
   'RestartSession',
@@ -1578,13 +1829,18 @@ export const methods = [
   'SaveImage',
   'SaveOutput',
   'SearchConversations',
+  'SearchLibraries',
   'SessionCells',
+  'SetActionAllowLocal',
+  'SetActionCredentials',
   'SetAssistantModel',
+  'SetBrowsingSettings',
   'SetMemoryMode',
   'SetMemoryOff',
   'SetModelServers',
   'SetRunLimits',
   'SetSandboxHost',
+  'ShowConversation',
   'SignInAction',
   'StartCarriedModel',
   'StartSession',
@@ -1610,6 +1866,10 @@ export function AddCarriedModel(path: string, copy: boolean): Promise<localmodel
   return call<localmodels.Model>('AddCarriedModel', path, copy);
 }
 
+export function AddLibrary(path: string, copyIn: boolean): Promise<browse.Library> {
+  return call<browse.Library>('AddLibrary', path, copyIn);
+}
+
 export function AnswerAction(id: string, decision: actions.Decision): Promise<void> {
   return call<void>('AnswerAction', id, decision);
 }
@@ -1632,6 +1892,10 @@ export function Audits(): Promise<audit.Record[]> {
 
 export function BackupDatabase(): Promise<app.BackupInfo> {
   return call<app.BackupInfo>('BackupDatabase');
+}
+
+export function BrowsingSettings(): Promise<core.BrowsingSettings> {
+  return call<core.BrowsingSettings>('BrowsingSettings');
 }
 
 export function BuildImage(): Promise<sandbox.BuildReport> {
@@ -1660,6 +1924,10 @@ export function CanvasRestore(conversationID: string, docID: string, version: nu
 
 export function CarriedModels(): Promise<core.CarriedModel[]> {
   return call<core.CarriedModel[]>('CarriedModels');
+}
+
+export function ChatGPTSnippet(): Promise<string> {
+  return call<string>('ChatGPTSnippet');
 }
 
 export function Checklist(assistantID: string): Promise<audit.Checklist> {
@@ -1762,6 +2030,10 @@ export function ImportAssistants(in_: Input<app.AssistantImport>): Promise<assis
   return call<assistant.ImportReport>('ImportAssistants', in_);
 }
 
+export function ImportConversations(path: string): Promise<core.ImportReport> {
+  return call<core.ImportReport>('ImportConversations', path);
+}
+
 export function InterruptSession(id: string): Promise<void> {
   return call<void>('InterruptSession', id);
 }
@@ -1800,6 +2072,10 @@ export function LLMHintFor(assistantID: string): Promise<string> {
 
 export function LLMStatus(server: string): Promise<llm.Server[]> {
   return call<llm.Server[]>('LLMStatus', server);
+}
+
+export function Libraries(): Promise<core.LibraryView[]> {
+  return call<core.LibraryView[]>('Libraries');
 }
 
 export function ListActions(assistantID: string): Promise<core.ActionInfo[]> {
@@ -1858,8 +2134,16 @@ export function Models(): Promise<models.Model[]> {
   return call<models.Model[]>('Models');
 }
 
+export function OpenArticle(address: string): Promise<core.Article> {
+  return call<core.Article>('OpenArticle', address);
+}
+
 export function OpenedFiles(): Promise<string[]> {
   return call<string[]>('OpenedFiles');
+}
+
+export function PickExport(): Promise<string> {
+  return call<string>('PickExport');
 }
 
 export function PickFile(): Promise<string> {
@@ -1870,8 +2154,16 @@ export function PickKnowledgeFile(): Promise<string> {
   return call<string>('PickKnowledgeFile');
 }
 
+export function PickLibraryFile(): Promise<string> {
+  return call<string>('PickLibraryFile');
+}
+
 export function PickModelFile(): Promise<string> {
   return call<string>('PickModelFile');
+}
+
+export function PreviewAssistants(json: string): Promise<assistant.ImportReport> {
+  return call<assistant.ImportReport>('PreviewAssistants', json);
 }
 
 export function PreviewFile(path: string): Promise<dataset.Preview> {
@@ -1892,6 +2184,10 @@ export function RemoveAction(assistantID: string, name: string): Promise<void> {
 
 export function RemoveCarriedModel(name: string): Promise<void> {
   return call<void>('RemoveCarriedModel', name);
+}
+
+export function RemoveLibrary(name: string): Promise<browse.Library> {
+  return call<browse.Library>('RemoveLibrary', name);
 }
 
 export function RenameConversation(id: string, title: string): Promise<llm.Conversation> {
@@ -1942,12 +2238,28 @@ export function SearchConversations(query: string, limit: number): Promise<llm.C
   return call<llm.ConversationSummary[]>('SearchConversations', query, limit);
 }
 
+export function SearchLibraries(query: string): Promise<browse.SearchResult> {
+  return call<browse.SearchResult>('SearchLibraries', query);
+}
+
 export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
   return call<sandbox.CellResult[]>('SessionCells', id);
 }
 
+export function SetActionAllowLocal(assistantID: string, name: string, allow: boolean): Promise<core.ActionInfo> {
+  return call<core.ActionInfo>('SetActionAllowLocal', assistantID, name, allow);
+}
+
+export function SetActionCredentials(assistantID: string, name: string, in_: Input<core.ActionCredentials>): Promise<core.ActionInfo> {
+  return call<core.ActionInfo>('SetActionCredentials', assistantID, name, in_);
+}
+
 export function SetAssistantModel(id: string, model: string): Promise<assistant.Assistant> {
   return call<assistant.Assistant>('SetAssistantModel', id, model);
+}
+
+export function SetBrowsingSettings(ch: Input<core.BrowsingChange>): Promise<core.BrowsingSettings> {
+  return call<core.BrowsingSettings>('SetBrowsingSettings', ch);
 }
 
 export function SetMemoryMode(assistantID: string, mode: string): Promise<memory.Settings> {
@@ -1968,6 +2280,10 @@ export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> 
 
 export function SetSandboxHost(h: Input<core.SandboxHost>): Promise<core.SandboxHost> {
   return call<core.SandboxHost>('SetSandboxHost', h);
+}
+
+export function ShowConversation(id: string): Promise<core.ConversationView> {
+  return call<core.ConversationView>('ShowConversation', id);
 }
 
 export function SignInAction(assistantID: string, name: string): Promise<void> {
