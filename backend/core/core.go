@@ -67,6 +67,9 @@ type Core struct {
 	actOnce sync.Once
 	act     *Actions // actions.go: one credentials file lock per Core
 
+	mcpOnce sync.Once
+	mcpSvc  *MCPServers // mcphost.go: the MCP servers' connections
+
 	brMu sync.Mutex
 	br   *Browse // browse.go: kiwix-serve, the page fetcher
 }
@@ -108,8 +111,8 @@ func (c *Core) Open() error {
 // that does not linger) and releases the database.
 func (c *Core) Close() error {
 	c.askSvc.CloseAll()
-	if v, ok := mcpOnce.LoadAndDelete(c); ok {
-		v.(*MCPServers).CloseAll()
+	if c.mcpSvc != nil {
+		c.mcpSvc.CloseAll()
 	}
 	if k := c.knowledgeIfOpen(); k != nil {
 		if err := k.Close(); err != nil {

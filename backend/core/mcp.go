@@ -47,7 +47,7 @@ type MCPAssistant struct {
 // calls go through confirm (nil: declined, and the client is told).
 func (m *MCP) Assistant(ref string, confirm actions.Confirm) (*MCPAssistant, error) {
 	k := m.c.Knowledge()
-	a, err := k.Resolve(ref)
+	a, err := m.c.ResolveAssistant(ref)
 	if err != nil {
 		return nil, err
 	}

@@ -40,13 +40,11 @@ type mcpRecord struct {
 	Servers []mcphost.Server `json:"servers"`
 }
 
-var mcpOnce sync.Map // *Core → *MCPServers
-
 // MCPServers is the MCP servers' service (one per Core: it holds the
 // connections).
 func (c *Core) MCPServers() *MCPServers {
-	v, _ := mcpOnce.LoadOrStore(c, &MCPServers{c: c, conns: map[string]*mcpConn{}})
-	return v.(*MCPServers)
+	c.mcpOnce.Do(func() { c.mcpSvc = &MCPServers{c: c, conns: map[string]*mcpConn{}} })
+	return c.mcpSvc
 }
 
 func mcpKey(assistantID string) string { return "mcp-servers/" + assistantID }
@@ -77,7 +75,7 @@ func (m *MCPServers) edit(id string, fn func(*mcpRecord) error) error {
 
 // List is the servers of the assistant ref names (id, name or prefix).
 func (m *MCPServers) List(ref string) ([]mcphost.Server, error) {
-	a, err := m.c.Knowledge().Resolve(ref)
+	a, err := m.c.ResolveAssistant(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +89,7 @@ func (m *MCPServers) Add(ref string, s mcphost.Server) error {
 	if err := s.Check(); err != nil {
 		return err
 	}
-	a, err := m.c.Knowledge().Resolve(ref)
+	a, err := m.c.ResolveAssistant(ref)
 	if err != nil {
 		return err
 	}
@@ -108,7 +106,7 @@ func (m *MCPServers) Add(ref string, s mcphost.Server) error {
 
 // Remove removes the server name of the assistant ref names.
 func (m *MCPServers) Remove(ref, name string) error {
-	a, err := m.c.Knowledge().Resolve(ref)
+	a, err := m.c.ResolveAssistant(ref)
 	if err != nil {
 		return err
 	}
@@ -134,7 +132,7 @@ type MCPTool struct {
 // Test connects to the server name of the assistant ref names and lists
 // its tools with the rule each call is made under.
 func (m *MCPServers) Test(ctx context.Context, ref, name string) ([]MCPTool, []string, error) {
-	a, err := m.c.Knowledge().Resolve(ref)
+	a, err := m.c.ResolveAssistant(ref)
 	if err != nil {
 		return nil, nil, err
 	}
