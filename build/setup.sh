@@ -34,7 +34,7 @@ apt_run=(build-essential make pkg-config git curl ca-certificates xz-utils libgt
 # searches (bzip2-doc, libtasn1-doc, valgrind, shared-mime-info's spec);
 # zim-tools (zimwriterfs) and python3.11-doc, the HTML the browsing tests
 # build a real ZIM from.
-apt_test=(openssh-server xvfb xauth imagemagick xdotool chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux python3-nbformat cmake
+apt_test=(openssh-server xvfb xauth imagemagick xdotool chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux time python3-nbformat cmake
   glslc libvulkan-dev mesa-vulkan-drivers qpdf bzip2-doc libtasn1-doc valgrind zim-tools python3.11-doc)
 want=("${apt_run[@]}")
 [ "$mode" = test ] && want+=("${apt_test[@]}")

@@ -7,8 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"rehome/internal/testsupport/peakrss"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -94,13 +94,21 @@ func writeLargeExport(tb testing.TB, path string, n, exchanges int) int64 {
 // wall time.
 func cmdPeakRSS(tb testing.TB, cmd *exec.Cmd) (float64, time.Duration) {
 	tb.Helper()
+	peak, err := peakrss.Wrap(cmd)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	t0 := time.Now()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		tb.Fatalf("%v: %v\n%s", cmd.Args, err, out)
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return float64(ru.Maxrss) / 1024, time.Since(t0)
+	took := time.Since(t0)
+	rss, err := peak()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return float64(rss) / (1 << 20), took
 }
 
 // BenchmarkImportLargeExport imports a 5,000-conversation export of about

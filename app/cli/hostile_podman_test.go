@@ -5,15 +5,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"rehome/internal/testsupport/hostilepodman"
+	"rehome/internal/testsupport/peakrss"
 )
 
 // peakRSS runs the binary with REHOME_HOME=home and returns its output
-// and its peak resident memory (getrusage's ru_maxrss, in bytes).
+// and its peak resident memory in bytes (its own: see package peakrss).
 func peakRSS(t *testing.T, home string, limit time.Duration, args ...string) (cliResult, int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
@@ -22,7 +22,11 @@ func peakRSS(t *testing.T, home string, limit time.Duration, args ...string) (cl
 	cmd.Env = append(os.Environ(), "REHOME_HOME="+home, "CONTAINER_HOST=")
 	var out, errb limitedBuf
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	peak, err := peakrss.Wrap(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -32,8 +36,11 @@ func peakRSS(t *testing.T, home string, limit time.Duration, args ...string) (cl
 	if ctx.Err() != nil {
 		t.Errorf("rehome %v still ran after %s: its answers are not bounded in time", args, limit)
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return cliResult{stdout: out.String(), stderr: errb.String(), code: code}, ru.Maxrss * 1024
+	rss, err := peak()
+	if err != nil {
+		t.Fatalf("rehome %v: its peak memory: %v", args, err)
+	}
+	return cliResult{stdout: out.String(), stderr: errb.String(), code: code}, rss
 }
 
 // limitedBuf keeps the first 64 KiB written to it.
