@@ -107,7 +107,8 @@ func TestHostilePodmanServiceIsBounded(t *testing.T) {
 // ssh://root@127.0.0.1:PORT/…/podman.sock to it, as rehome reaches every
 // team host. `sandbox doctor` and `run` over the link stay under 256 MiB
 // and end with a message in words — for a 1.5 GB answer, a 1.5 GB error,
-// and an answer that trickles a byte a second for ever. On 1c9eba1 the
+// an answer that trickles a byte a second for ever, and a description of
+// fields of 1 MiB each with terminal escapes (none reaches the terminal). On 1c9eba1 the
 // info flood took doctor to 8.1 GB over SSH.
 func TestHostilePodmanServiceOverSSHIsBounded(t *testing.T) {
 	if testing.Short() {
@@ -116,9 +117,13 @@ func TestHostilePodmanServiceOverSSHIsBounded(t *testing.T) {
 	const size = 1500 << 20
 	const bound = 256 << 20
 	srv := sshdtest.Start(t, sshdtest.Options{})
-	for _, mode := range []hostilepodman.Mode{hostilepodman.Flood, hostilepodman.ErrorFlood, hostilepodman.Trickle} {
+	for _, mode := range []hostilepodman.Mode{hostilepodman.Flood, hostilepodman.ErrorFlood, hostilepodman.Trickle, hostilepodman.Liar} {
 		t.Run(string(mode), func(t *testing.T) {
-			hp, err := hostilepodman.Start(shortDir(t), mode, size)
+			n := int64(size)
+			if mode == hostilepodman.Liar {
+				n = 1 << 20 // each field of its description, escapes among them
+			}
+			hp, err := hostilepodman.Start(shortDir(t), mode, n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +152,10 @@ func TestHostilePodmanServiceOverSSHIsBounded(t *testing.T) {
 				if res.code == 0 || res.code == 2 {
 					t.Errorf("rehome %v: exit %d against a hostile team host\n%s%s", args, res.code, res.stdout, res.stderr)
 				}
-				if words := res.stderr + res.stdout; strings.Contains(words, "goroutine ") || !strings.Contains(words, "the Podman service") {
+				if words := res.stderr + res.stdout; strings.ContainsAny(words, "\x1b\x07") || len(words) > 64<<10-1 {
+					t.Errorf("rehome %v wrote the service's escapes or %d bytes of its words to the terminal", args, len(words))
+				}
+				if words := res.stderr + res.stdout; strings.Contains(words, "goroutine ") || strings.Contains(words, "panic:") || len(lastLine(words)) < 20 {
 					t.Errorf("rehome %v did not end with a message in words:\n%s", args, words)
 				}
 			}
