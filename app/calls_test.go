@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Calls reaches every exported method of the App, and a panic in one is
@@ -48,5 +49,26 @@ func TestCallsTurnAPanicIntoAnErrorInWords(t *testing.T) {
 	// is guarded without a line of its own.
 	if len(c.methods) < 90 {
 		t.Fatalf("Calls reaches %d methods", len(c.methods))
+	}
+}
+
+// A checklist fix runs in a goroutine of its own, outside Calls: a panic
+// in it becomes the item's error in words, and the process lives on.
+func TestFirstRunJobTurnsAPanicIntoItsError(t *testing.T) {
+	h := New(Config{DataDir: t.TempDir()})
+	if err := h.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	a := h.App
+	if !a.startJob("boom", "testing", func() error { panic("index out of range [7] with length 0") }) {
+		t.Fatal("the job did not start")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for a.firstRunError("boom") == "" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if msg := a.firstRunError("boom"); !strings.Contains(msg, "the checklist's boom fix stopped on input it could not read (index out of range [7] with length 0)") {
+		t.Fatalf("the job's error: %q", msg)
 	}
 }
