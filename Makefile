@@ -115,6 +115,9 @@ llama: deps-test
 gotest: build sandbox-image llama
 	mkdir -p $(ARTIFACTS)
 	set -o pipefail; REHOME_LLAMA_SERVER=$$(bash build/llm/llama-server.sh --find) REHOME_LLAMA_SERVER_VULKAN=$$(bash build/llm/llama-server.sh --find --vulkan) REHOME_REQUIRE_LLAMA=1 REHOME_REQUIRE_PODMAN=1 REHOME_REQUIRE_TOOLS=1 REHOME_BIN=$(abspath $(BIN)) go test -count=1 -json -tags "$(call csv,$(TAGS))" -timeout 20m ./... 2>&1 | python3 build/gotest-report.py $(ARTIFACTS)/gotest.json
+	# Wails' own call path (internal to Wails; the window's tags link it):
+	# a panic in a bound method answers the page an error in words.
+	REHOME_BIN=$(abspath $(BIN)) go test -count=1 -tags "$(call csv,$(APP_TAGS))" -run TestWails ./app/window
 
 # Each fuzz test (Go's native fuzzing) of a parser of outside bytes, for a
 # fixed budget (FUZZTIME each, default 10s; build/fuzz.sh lists them).

@@ -249,16 +249,6 @@ func TestEveryPathMethodFollowsTheRule(t *testing.T) {
 	}
 }
 
-// bindable returns the methods of *App the UI may call: the same set Wails
-// binds and the bridge serves (every exported method; app/bridge's own
-// bindable, which TestBridgeServesEveryMethod checks against the
-// generated list).
-func bindable(a *App) map[string]reflect.Value {
-	v := reflect.ValueOf(a)
-	t := v.Type()
-	out := map[string]reflect.Value{}
-	for i := 0; i < t.NumMethod(); i++ {
-		out[t.Method(i).Name] = v.Method(i)
-	}
-	return out
-}
+// bindable returns the methods of *App the UI may call: the ones Calls
+// reaches, the door the window binds and the bridge serves.
+func bindable(a *App) map[string]reflect.Value { return NewCalls(a).methods }

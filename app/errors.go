@@ -34,3 +34,10 @@ var ErrHostNeedsWindow = errors.New("the Sandbox host decides where your files g
 // ErrHostNotConfirmed is returned when the user said No in the window's
 // own dialog about a new Sandbox host.
 var ErrHostNotConfirmed = errors.New("the Sandbox host was not changed: you did not confirm it in the window's dialog")
+
+// ErrNoMethod is Calls' answer for a name the App has no method of.
+var ErrNoMethod = errors.New("rehome has no method")
+
+// ErrBadArguments is Calls' answer for arguments that do not decode into
+// the method's parameters.
+var ErrBadArguments = errors.New("bad arguments")

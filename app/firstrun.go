@@ -66,7 +66,11 @@ func (a *App) startJob(id, msg string, fn func() error) bool {
 	firstRunJobs.Unlock()
 	a.emit("firstrun:progress", FirstRunProgress{ID: id, Message: msg})
 	go func() {
-		err := fn()
+		// Outside the call door (Calls): a panic here would end the window.
+		err := func() (err error) {
+			defer a.guard("the checklist's "+id+" fix", &err)
+			return fn()
+		}()
 		firstRunJobs.Lock()
 		delete(firstRunJobs.running[a], id)
 		firstRunJobs.Unlock()
@@ -118,6 +122,11 @@ func StartFirstRun(a *App) {
 		return // nothing to load: the checklist says how to get the image
 	}
 	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				PanicError(a.log, "the first run's image check", r) // logged; the checklist still says what is missing
+			}
+		}()
 		e, err := a.engine()
 		if err != nil {
 			return // no Podman: the checklist says so

@@ -7,9 +7,10 @@ import (
 )
 
 // PanicError is the one way a panic becomes an error a user reads, for
-// every boundary where outside bytes are parsed: the window's bound
-// methods (App.guard: Wails v2 has no recover on its call path, so a panic
-// there ends the window), the bridge's calls and the terminal's commands.
+// every boundary where outside bytes are parsed: the window's and the
+// bridge's calls (Calls, app/calls.go: Wails v2 has no recover on its call
+// path, so a panic there would end the window), the App's own goroutines
+// (App.guard) and the terminal's commands.
 // It says what stopped and that nothing was changed; the stack goes to
 // the log (log may be nil).
 func PanicError(log *slog.Logger, where string, r any) error {

@@ -191,6 +191,31 @@ func (e *Engine) useConn(ctx context.Context, conn *Connection) error {
 	return nil
 }
 
+// The most of a service's description rehome keeps: a team host is
+// someone else's machine, and its words reach the cache folder, the
+// terminal, the window's dialogs and the self-test's report.
+const (
+	maxHostField       = 200 // characters of a version, a kernel, a name
+	maxHostControllers = 32  // cgroup controllers (a kernel has about 14)
+)
+
+// boundHost holds a service's description to maxHostField printable
+// characters a field and maxHostControllers controllers.
+func boundHost(h Host) Host {
+	for _, f := range []*string{&h.PodmanVersion, &h.APIVersion, &h.CgroupVersion, &h.CgroupManager, &h.Kernel, &h.DefaultRuntime, &h.StorageDriver} {
+		*f = printable(*f, maxHostField)
+	}
+	if len(h.Controllers) > maxHostControllers {
+		h.Controllers = h.Controllers[:maxHostControllers]
+	}
+	cs := make([]string, len(h.Controllers))
+	for i, c := range h.Controllers {
+		cs[i] = printable(c, maxHostField)
+	}
+	h.Controllers = cs
+	return h
+}
+
 // describe learns what a service is. Podman's info endpoint takes about a
 // second (it asks the package manager about every binary), so a service
 // rehome started is described from what rehome knows, and another
@@ -216,7 +241,7 @@ func (e *Engine) describe(ctx context.Context, conn *Connection) (Host, error) {
 	}
 	st := e.loadState()
 	if h, ok := st.Hosts[conn.URI]; ok && h.APIVersion == version && h.StorageDriver != "" {
-		return h, nil
+		return boundHost(h), nil
 	}
 	info, err := system.Info(callCtx{Context: ctx, conn: conn.ctx}, nil)
 	if err != nil {
@@ -237,6 +262,7 @@ func (e *Engine) describe(ctx context.Context, conn *Connection) (Host, error) {
 	if info.Host.OCIRuntime != nil {
 		h.DefaultRuntime = info.Host.OCIRuntime.Name
 	}
+	h = boundHost(h)
 	if st.Hosts == nil {
 		st.Hosts = map[string]Host{}
 	}

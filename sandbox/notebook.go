@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"os"
+	"rehome/backend/bytesize"
 	"strings"
 )
 
@@ -38,6 +39,7 @@ func nbLines(s string) []string {
 
 // WriteNotebook writes cells as an nbformat 4.5 notebook.
 func WriteNotebook(w io.Writer, cells []CellResult) error {
+	budget := &plotBudget{left: MaxNotebookPlots}
 	out := make([]nbCell, 0, len(cells))
 	for _, c := range cells {
 		n := c.Cell
@@ -60,8 +62,12 @@ func WriteNotebook(w io.Writer, cells []CellResult) error {
 			data := map[string]any{}
 			switch d.Kind {
 			case "image":
-				png := plotPNG(c.Files, d.File)
+				png, why := budget.png(c.Files, d.File)
 				if png == "" {
+					if why != "" {
+						cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stderr", "text": nbLines("rehome: " + why + "\n")})
+					}
+					shown[d.File] = true
 					continue
 				}
 				shown[d.File] = true
@@ -83,9 +89,11 @@ func WriteNotebook(w io.Writer, cells []CellResult) error {
 			if f.Kind != "plot" || shown[f.Name] {
 				continue
 			}
-			if png := plotPNG(c.Files, f.Name); png != "" {
+			if png, why := budget.png(c.Files, f.Name); png != "" {
 				cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "display_data",
 					"data": map[string]any{"image/png": png, "text/plain": []string{"<Figure>"}}, "metadata": map[string]any{}})
+			} else if why != "" {
+				cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stderr", "text": nbLines("rehome: " + why + "\n")})
 			}
 		}
 		if tb != "" {
@@ -113,18 +121,45 @@ func WriteNotebook(w io.Writer, cells []CellResult) error {
 	return enc.Encode(nb)
 }
 
-// plotPNG is a plot's PNG as base64, read from where it was saved.
-func plotPNG(files []File, name string) string {
+// A notebook is written whole, its plots inside it as base64: the plots
+// a session's code made (outside bytes: the code is not the user's to
+// trust) are embedded up to these bounds, and the rest named with where
+// their files are.
+const (
+	// MaxNotebookPlot is the largest plot a notebook embeds.
+	MaxNotebookPlot = 8 << 20
+	// MaxNotebookPlots bounds the plots one notebook embeds, together.
+	MaxNotebookPlots = 64 << 20
+)
+
+// plotBudget is what is left of MaxNotebookPlots in one notebook.
+type plotBudget struct{ left int64 }
+
+// png is a plot's PNG as base64, read from where it was saved; "" and
+// why when it is over a bound ("" and "" when there is no such plot).
+func (b *plotBudget) png(files []File, name string) (string, string) {
 	for _, f := range files {
-		if f.Name == name && f.Kind == "plot" {
-			data, err := os.ReadFile(f.Path)
-			if err != nil {
-				return ""
-			}
-			return base64.StdEncoding.EncodeToString(data)
+		if f.Name != name || f.Kind != "plot" {
+			continue
 		}
+		st, err := os.Stat(f.Path)
+		if err != nil || !st.Mode().IsRegular() {
+			return "", ""
+		}
+		switch {
+		case st.Size() > MaxNotebookPlot:
+			return "", fmt.Sprintf("the plot %s (%s) is larger than a notebook embeds (%s): its file is %s", name, bytesize.Format(st.Size()), bytesize.Format(MaxNotebookPlot), f.Path)
+		case st.Size() > b.left:
+			return "", fmt.Sprintf("the plot %s (%s) is past the %s of plots one notebook embeds: its file is %s", name, bytesize.Format(st.Size()), bytesize.Format(MaxNotebookPlots), f.Path)
+		}
+		data, err := os.ReadFile(f.Path)
+		if err != nil || int64(len(data)) > b.left {
+			return "", ""
+		}
+		b.left -= int64(len(data))
+		return base64.StdEncoding.EncodeToString(data), ""
 	}
-	return ""
+	return "", ""
 }
 
 // tableHTML renders a shown DataFrame as an HTML table, every cell escaped.

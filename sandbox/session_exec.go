@@ -136,6 +136,9 @@ wait:
 		roundDuration(lim.Timeout), InterruptGrace, 15*time.Second)
 	s.explainCell(res, x, lim, ended, killed)
 	res.Notes = append(res.Notes, kept.notes()...)
+	if note := dropOldVersions(s.info.Dir, res, earlier); note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	for i := range res.Files {
 		if res.Files[i].Kind == "plot" && res.Files[i].Size <= 8*MiB {
 			if data, err := os.ReadFile(res.Files[i].Path); err == nil {

@@ -11,10 +11,8 @@ import (
 	"html"
 	"io"
 	"io/fs"
-	"log/slog"
 	"net"
 	"net/http"
-	"reflect"
 	"slices"
 
 	"rehome/app"
@@ -46,7 +44,7 @@ type ServerOptions struct {
 // (POST /api/call/<Method> with a JSON array of arguments), and progress
 // events as Server-Sent Events (GET /api/events).
 func NewServer(a *app.App, o ServerOptions) http.Handler {
-	s := &server{app: a, opts: o, methods: bindable(a), hub: newHub()}
+	s := &server{app: a, opts: o, calls: app.NewCalls(a), hub: newHub()}
 	app.Attach(a, s.hub)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/call/{method}", s.call)
@@ -59,11 +57,11 @@ func NewServer(a *app.App, o ServerOptions) http.Handler {
 }
 
 type server struct {
-	app     *app.App
-	opts    ServerOptions
-	methods map[string]reflect.Value
-	hub     *hub
-	mux     *http.ServeMux
+	app   *app.App
+	opts  ServerOptions
+	calls *app.Calls
+	hub   *hub
+	mux   *http.ServeMux
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -210,22 +208,27 @@ type callReply struct {
 func (s *server) call(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("method")
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(callReadTimeout))
-	m, ok := s.methods[name]
-	if !ok {
-		writeReply(w, http.StatusNotFound, callReply{Error: fmt.Sprintf("no method %q", name)})
-		return
-	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxCallBody+1))
 	if err != nil || len(body) > maxCallBody {
 		writeReply(w, http.StatusRequestEntityTooLarge, callReply{Error: "request too large"})
 		return
 	}
-	args, err := decodeArgs(m.Type(), body)
-	if err != nil {
-		writeReply(w, http.StatusBadRequest, callReply{Error: fmt.Sprintf("%s: %v", name, err)})
+	var raw []json.RawMessage
+	if len(strings.TrimSpace(string(body))) > 0 {
+		if err := json.Unmarshal(body, &raw); err != nil {
+			writeReply(w, http.StatusBadRequest, callReply{Error: fmt.Sprintf("%s: arguments must be a JSON array: %v", name, err)})
+			return
+		}
+	}
+	res, err := s.calls.Call(name, raw)
+	switch {
+	case errors.Is(err, app.ErrNoMethod):
+		writeReply(w, http.StatusNotFound, callReply{Error: fmt.Sprintf("no method %q", name)})
+		return
+	case errors.Is(err, app.ErrBadArguments):
+		writeReply(w, http.StatusBadRequest, callReply{Error: err.Error()})
 		return
 	}
-	res, err := invoke(name, m, args)
 	if err != nil {
 		writeReply(w, http.StatusOK, callReply{Error: err.Error()})
 		return
@@ -237,62 +240,6 @@ func writeReply(w http.ResponseWriter, code int, v callReply) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-// bindable returns the methods of *app.App that the UI may call: the same set
-// Wails binds (every exported method).
-func bindable(a *app.App) map[string]reflect.Value {
-	v := reflect.ValueOf(a)
-	t := v.Type()
-	out := map[string]reflect.Value{}
-	for i := 0; i < t.NumMethod(); i++ {
-		out[t.Method(i).Name] = v.Method(i)
-	}
-	return out
-}
-
-func decodeArgs(t reflect.Type, body []byte) ([]reflect.Value, error) {
-	var raw []json.RawMessage
-	if len(strings.TrimSpace(string(body))) > 0 {
-		if err := json.Unmarshal(body, &raw); err != nil {
-			return nil, fmt.Errorf("arguments must be a JSON array: %v", err)
-		}
-	}
-	if len(raw) != t.NumIn() {
-		return nil, fmt.Errorf("takes %d arguments, got %d", t.NumIn(), len(raw))
-	}
-	args := make([]reflect.Value, t.NumIn())
-	for i := range args {
-		p := reflect.New(t.In(i))
-		if err := json.Unmarshal(raw[i], p.Interface()); err != nil {
-			return nil, fmt.Errorf("argument %d: %v", i+1, err)
-		}
-		args[i] = p.Elem()
-	}
-	return args, nil
-}
-
-var errorType = reflect.TypeFor[error]()
-
-// invoke calls a bound method; a panic in it (outside bytes the method
-// parses) is an error in words, never a dropped connection.
-func invoke(name string, m reflect.Value, args []reflect.Value) (res any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = nil, app.PanicError(slog.Default(), name, r)
-		}
-	}()
-	out := m.Call(args)
-	for _, o := range out {
-		if o.Type() == errorType {
-			if !o.IsNil() {
-				err = o.Interface().(error)
-			}
-		} else {
-			res = o.Interface()
-		}
-	}
-	return res, err
 }
 
 // MaxEventStreams is the most event streams (GET /api/events) the bridge

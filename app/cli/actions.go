@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"rehome/backend/actions"
@@ -57,9 +56,9 @@ func cmdActionsAdd(env *cliEnv, args []string) int {
 	var text []byte
 	var err error
 	if pos[1] == "-" {
-		text, err = io.ReadAll(io.LimitReader(env.stdin, 8<<20))
+		text, err = io.ReadAll(io.LimitReader(env.stdin, maxSchemaFile))
 	} else {
-		text, err = os.ReadFile(env.path(pos[1]))
+		text, err = readFileAtMost(env.path(pos[1]), maxSchemaFile, "an OpenAPI schema")
 	}
 	if err != nil {
 		return env.fail(fmt.Errorf("reading the schema: %w", err))

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -55,7 +54,7 @@ func (f *assistantFlags) apply(env *cliEnv, fs *flag.FlagSet, a *assistant.Assis
 		case "instructions":
 			a.Instructions = f.instructions
 		case "instructions-file":
-			b, err := os.ReadFile(env.path(f.instructionsFile))
+			b, err := readFileAtMost(env.path(f.instructionsFile), assistant.MaxInstructions, "an assistant's instructions file")
 			if err != nil {
 				code = env.usage("--instructions-file: %v", err)
 				return

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"rehome/backend/assistant"
@@ -47,9 +46,9 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 	} else {
 		var data []byte
 		if file == "-" {
-			data, err = io.ReadAll(io.LimitReader(env.stdin, 64<<20))
+			data, err = io.ReadAll(io.LimitReader(env.stdin, maxImportJSON))
 		} else {
-			data, err = os.ReadFile(file)
+			data, err = readFileAtMost(file, maxImportJSON, "an assistant's JSON (rehome's export, a GPT's record)")
 		}
 		if err != nil {
 			return env.fail(fmt.Errorf("read %s: %w", file, err))

@@ -85,13 +85,11 @@ const maxClientConfig = 4 << 20
 // file that is not a JSON object is left alone and said so.
 func mergeMCPEntry(path, key, name string, entry map[string]any) error {
 	doc := map[string]any{}
-	old, err := os.ReadFile(path)
+	old, err := readFileAtMost(path, maxClientConfig, "an MCP configuration")
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
-		return err
-	case len(old) > maxClientConfig:
-		return fmt.Errorf("%s is over 4 MiB: not an MCP configuration; add the entry by hand (`rehome mcp config` prints it)", path)
+		return fmt.Errorf("%w; add the entry by hand (`rehome mcp config` prints it)", err)
 	case len(old) > 0:
 		if err := json.Unmarshal(old, &doc); err != nil {
 			return fmt.Errorf("%s is not JSON (%v): fix it or add the entry by hand (`rehome mcp config` prints it); nothing was changed", path, err)

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -161,12 +160,9 @@ func cmdMCPImport(env *cliEnv, args []string) int {
 	if len(words) != 2 {
 		return env.usage("mcp import takes an assistant and an MCP host's configuration file (e.g. ~/.lmstudio/mcp.json)")
 	}
-	data, err := os.ReadFile(env.path(words[1]))
+	data, err := readFileAtMost(env.path(words[1]), maxClientConfig, "an MCP configuration")
 	if err != nil {
 		return env.fail(err)
-	}
-	if len(data) > maxClientConfig {
-		return env.fail(fmt.Errorf("%s is over 4 MiB: not an MCP configuration", words[1]))
 	}
 	var doc struct {
 		MCPServers map[string]hostEntry `json:"mcpServers"`

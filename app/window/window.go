@@ -169,7 +169,9 @@ func Run(cfg Config) int {
 			// releases the store.
 			a.Close()
 		},
-		Bind: []any{a.App}, // the Host (Open, Close) is not bound
+		// One bound method, Calls.Call, reaches the App's (the Host, Open and
+		// Close, is not bound): Wails v2 recovers no panic on its call path.
+		Bind: []any{app.NewCalls(a.App)},
 		DragAndDrop: &options.DragAndDrop{
 			EnableFileDrop: true,
 		},

@@ -228,6 +228,7 @@ func (c *Conversation) Notebook() ([]byte, error) {
 	}
 	var cells []cell
 	n := 0
+	plots := &exportPlots{left: maxExportPlots}
 	head := fmt.Sprintf("Model: %s at %s", safeMarkdown(oneLine(c.Model)), safeMarkdown(oneLine(c.Server)))
 	if c.Source != "" && c.Server == "" {
 		head = fmt.Sprintf("Imported from %s (model %s)", safeMarkdown(oneLine(c.Source)), safeMarkdown(oneLine(c.Model)))
@@ -256,7 +257,11 @@ func (c *Conversation) Notebook() ([]byte, error) {
 					if f.Kind != "plot" {
 						continue
 					}
-					data, err := os.ReadFile(f.Path)
+					data, why, err := plots.read(f.Path)
+					if why != "" {
+						outs = append(outs, output{"output_type": "stream", "name": "stderr", "text": []string{"rehome: the plot " + f.Name + " " + why + ": its file is " + f.Path + "\n"}})
+						continue
+					}
 					if err != nil {
 						if rest, ok := strings.CutPrefix(f.DataURL, "data:image/png;base64,"); ok {
 							outs = append(outs, output{"output_type": "display_data", "metadata": map[string]any{}, "data": map[string]any{"image/png": rest}})
@@ -325,4 +330,37 @@ func SourcesMarkdown(cs []Citation) string {
 		b.WriteString("\n")
 	}
 	return b.String() + "\n"
+}
+
+// A notebook is written whole, its plots inside it as base64: the plots
+// the code made (outside bytes) are embedded up to these bounds, the rest
+// named with their files.
+const (
+	maxExportPlot  = 8 << 20
+	maxExportPlots = 64 << 20
+)
+
+// exportPlots is what is left of maxExportPlots in one notebook.
+type exportPlots struct{ left int64 }
+
+// read reads a plot's file within the bounds; why says which it is past.
+func (b *exportPlots) read(path string) (data []byte, why string, err error) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case !st.Mode().IsRegular():
+		return nil, "", fmt.Errorf("%s is not a file", path)
+	case st.Size() > maxExportPlot:
+		return nil, fmt.Sprintf("(%d MiB) is larger than a notebook embeds (8 MiB)", st.Size()>>20), nil
+	case st.Size() > b.left:
+		return nil, "is past the 64 MiB of plots one notebook embeds", nil
+	}
+	if data, err = os.ReadFile(path); err == nil {
+		if int64(len(data)) > b.left {
+			return nil, "is past the 64 MiB of plots one notebook embeds", nil
+		}
+		b.left -= int64(len(data))
+	}
+	return data, "", err
 }

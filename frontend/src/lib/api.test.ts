@@ -36,3 +36,20 @@ describe('bridge auth', () => {
     expect(withReadKey('/api/file?path=x')).toBe('/api/file?path=x');
   });
 });
+
+describe('the window', () => {
+  afterEach(() => {
+    delete (window as any).go;
+  });
+
+  it('reaches every Go method through the one bound door, Calls.Call, and its errors come back as Errors', async () => {
+    const Call = vi.fn(async (method: string, args: unknown[]) => {
+      if (method === 'Boom') throw 'Boom stopped on input it could not read (index out of range): nothing was changed';
+      return { method, args };
+    });
+    (window as any).go = { app: { Calls: { Call } } };
+    expect(await call('Fit', 'qwen3', 8192)).toEqual({ method: 'Fit', args: ['qwen3', 8192] });
+    expect(Call).toHaveBeenCalledWith('Fit', ['qwen3', 8192]);
+    await expect(call('Boom')).rejects.toThrow('Boom stopped on input it could not read');
+  });
+});

@@ -1,5 +1,7 @@
 // The one place that talks to Go. In the desktop window the Wails runtime
-// has injected `window.go.app.App` and `window.runtime`; in a browser
+// has injected `window.go.app.Calls` (one method, Call, the door to every
+// method of the Go App, which turns a panic into an error: app/calls.go)
+// and `window.runtime`; in a browser
 // (`rehome serve`) the same methods are reached over the HTTP bridge and
 // events arrive as Server-Sent Events. No screen knows the difference.
 // Screens do not call these by name: gen/api.gen.ts (`make gen`) holds a
@@ -16,7 +18,7 @@ declare global {
 
 /** True inside the Wails desktop window. */
 export function inWindow(): boolean {
-  return !!window.go?.app?.App;
+  return typeof window.go?.app?.Calls?.Call === 'function';
 }
 
 function meta(name: string): string {
@@ -48,10 +50,8 @@ export function withReadKey(url: string): string {
 /** Calls method on the Go App with args and returns its result. */
 export async function call<T = unknown>(method: string, ...args: unknown[]): Promise<T> {
   if (inWindow()) {
-    const fn = window.go.app.App[method];
-    if (typeof fn !== 'function') throw new Error(`rehome has no method ${method}`);
     try {
-      return (await fn(...args)) as T;
+      return (await window.go.app.Calls.Call(method, args)) as T;
     } catch (e) {
       throw e instanceof Error ? e : new Error(String(e));
     }

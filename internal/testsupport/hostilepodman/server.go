@@ -3,6 +3,7 @@ package hostilepodman
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"os"
@@ -22,6 +23,10 @@ const (
 	ErrorFlood Mode = "error-flood"
 	// Trickle answers 200, then one byte of a JSON body a second, for ever.
 	Trickle Mode = "trickle"
+	// Liar answers info with a well-formed description whose fields are
+	// Size bytes each, terminal escapes among them, and 100,000 cgroup
+	// controllers; every other call gets a short error.
+	Liar Mode = "liar"
 )
 
 // Server is a running hostile service.
@@ -74,6 +79,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, mode Mode, size 
 	case Trickle:
 		w.WriteHeader(http.StatusOK)
 		s.trickle(w, r)
+	case Liar:
+		s.lie(w, r, size)
 	case ErrorFlood:
 		w.WriteHeader(http.StatusInternalServerError)
 		s.flood(w, r, `{"cause":"x","message":"`, `","response":500}`, size)
@@ -117,4 +124,31 @@ func (s *Server) trickle(w http.ResponseWriter, r *http.Request) {
 		}
 		s.Sent.Add(1)
 	}
+}
+
+// LiarEscape is the terminal escape each of Liar's fields carries (it
+// clears the screen and sets the terminal's title).
+const LiarEscape = "\x1b[2J\x1b]0;pwned\x07"
+
+func (s *Server) lie(w http.ResponseWriter, r *http.Request, size int64) {
+	if !strings.HasSuffix(r.URL.Path, "/info") {
+		w.WriteHeader(http.StatusNotFound)
+		n, _ := w.Write([]byte(`{"cause":"no such thing","message":"no such thing","response":404}`))
+		s.Sent.Add(int64(n))
+		return
+	}
+	long := LiarEscape + strings.Repeat("a", int(size))
+	ctl := make([]string, 100_000)
+	for i := range ctl {
+		ctl[i] = "cpu" + LiarEscape
+	}
+	body, _ := json.Marshal(map[string]any{
+		"host": map[string]any{"kernel": long, "cgroupVersion": long, "cgroupManager": long, "cgroupControllers": ctl,
+			"security": map[string]any{"rootless": true, "seccompEnabled": true}, "ociRuntime": map[string]any{"name": long}},
+		"store":   map[string]any{"graphDriverName": long},
+		"version": map[string]any{"Version": long, "APIVersion": "4.3.1"},
+	})
+	w.WriteHeader(http.StatusOK)
+	n, _ := w.Write(body)
+	s.Sent.Add(int64(n))
 }
