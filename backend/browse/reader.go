@@ -1,0 +1,182 @@
+package browse
+
+import (
+	"bytes"
+	"html"
+	"net/url"
+	"strings"
+
+	"github.com/microcosm-cc/bluemonday"
+	xhtml "golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// The window's reader shows a carried library's article as the library
+// stores it, made safe here before it leaves the backend (the page
+// sanitises it once more with the answers' DOMPurify rules):
+//   - no scripts, styles, frames, forms, media or images (an image becomes
+//     its alt text): nothing in the article runs, and nothing is loaded
+//     from anywhere, the library included;
+//   - no attributes but a link's href, a cell's spans, title, lang and
+//     dir (no ids or classes that could match the window's own, no style);
+//   - a link to another page of the same library becomes that page's
+//     zim://LIBRARY/PATH address (the reader opens it in place); an
+//     http(s) link stays absolute (the reader asks before it leaves);
+//     every other link (javascript:, data:, file:, a fragment, one that
+//     climbs out of the library) loses its href and keeps its words.
+
+// readerPolicy is bluemonday's allow-list for the reader: structure,
+// text, lists, tables and code; links with http(s) and zim addresses only.
+func readerPolicy() *bluemonday.Policy {
+	p := bluemonday.NewPolicy()
+	p.AllowElements("h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr", "div", "span", "section", "article",
+		"header", "footer", "main", "aside", "blockquote", "pre", "code", "kbd", "samp", "var", "tt", "em", "strong",
+		"b", "i", "u", "s", "sub", "sup", "small", "mark", "abbr", "cite", "q", "dfn", "del", "ins", "dl", "dt", "dd",
+		"ul", "ol", "li", "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "colgroup", "col",
+		"figure", "figcaption", "details", "summary", "time", "wbr", "ruby", "rt", "rp", "center", "big", "nav")
+	p.AllowAttrs("title", "lang").Globally()
+	p.AllowAttrs("dir").Matching(bluemonday.Direction).Globally()
+	p.AllowAttrs("colspan", "rowspan").Matching(bluemonday.Integer).OnElements("td", "th")
+	p.AllowAttrs("href").OnElements("a")
+	p.AllowElements("a")
+	p.AllowURLSchemes("http", "https", "zim")
+	p.RequireParseableURLs(true)
+	p.AllowRelativeURLs(false)
+	return p
+}
+
+var policy = readerPolicy()
+
+// dropped are the elements whose contents are no part of the text.
+var dropped = map[atom.Atom]bool{atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Iframe: true, atom.Object: true, atom.Embed: true, atom.Svg: true, atom.Math: true, atom.Title: true,
+	atom.Video: true, atom.Audio: true, atom.Canvas: true, atom.Select: true, atom.Textarea: true, atom.Picture: true}
+
+// ReaderHTML is a library's article (its page at path in book) as the
+// reader shows it: links rewritten and images as their alt text, then
+// through bluemonday's allow-list. It reads the page as tokens, not as a
+// tree (x/net/html's parser refuses pages nested over 512 deep, which a
+// hostile page is).
+func ReaderHTML(book, path string, page []byte) string {
+	z := xhtml.NewTokenizer(bytes.NewReader(page))
+	var b strings.Builder
+	var skip int // inside a dropped element, nested this deep
+	var skipping atom.Atom
+	for {
+		tt := z.Next()
+		if tt == xhtml.ErrorToken {
+			break
+		}
+		tok := z.Token()
+		switch tt {
+		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
+			open := tt == xhtml.StartTagToken
+			switch {
+			case skip > 0:
+				if open && tok.DataAtom == skipping {
+					skip++
+				}
+			case dropped[tok.DataAtom]:
+				if open {
+					skip, skipping = 1, tok.DataAtom
+				}
+			case tok.DataAtom == atom.Img || tok.DataAtom == atom.Image:
+				if alt := strings.TrimSpace(attr(tok, "alt")); alt != "" {
+					b.WriteString(html.EscapeString("[image: " + alt + "]"))
+				}
+			default:
+				if tok.DataAtom == atom.A {
+					setHref(&tok, LinkTarget(book, path, attr(tok, "href")))
+				}
+				b.WriteString(tok.String())
+			}
+		case xhtml.EndTagToken:
+			if skip > 0 {
+				if tok.DataAtom == skipping {
+					skip--
+				}
+			} else if !dropped[tok.DataAtom] {
+				b.WriteString(tok.String())
+			}
+		case xhtml.TextToken:
+			if skip == 0 {
+				b.WriteString(tok.String())
+			}
+		}
+	}
+	return strings.TrimSpace(policy.Sanitize(b.String()))
+}
+
+// ReaderText is a plain-text entry as the reader shows it.
+func ReaderText(text []byte) string {
+	return "<pre>" + html.EscapeString(strings.ToValidUTF8(string(text), "\uFFFD")) + "</pre>"
+}
+
+func attr(t xhtml.Token, key string) string {
+	for _, a := range t.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func setHref(n *xhtml.Token, to string) {
+	out := n.Attr[:0]
+	for _, a := range n.Attr {
+		if a.Key != "href" {
+			out = append(out, a)
+		}
+	}
+	if to != "" {
+		out = append(out, xhtml.Attribute{Key: "href", Val: to})
+	}
+	n.Attr = out
+}
+
+// LinkTarget is where a link (href) of the article at path in book leads
+// in the reader: another page of the library as its zim:// address, a web
+// page as its absolute http(s) address, or "" (no link).
+func LinkTarget(book, path, href string) string {
+	href = strings.TrimSpace(href)
+	if href == "" || strings.HasPrefix(href, "#") {
+		return ""
+	}
+	if strings.HasPrefix(href, "//") {
+		href = "https:" + href
+	}
+	u, err := url.Parse(href)
+	if err != nil {
+		return ""
+	}
+	if u.Scheme != "" {
+		if (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil {
+			return u.String()
+		}
+		return ""
+	}
+	if u.Host != "" || u.Path == "" {
+		return ""
+	}
+	var parts []string
+	if !strings.HasPrefix(u.Path, "/") {
+		parts = strings.Split(path, "/")
+		parts = parts[:len(parts)-1]
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(parts) == 0 {
+				return "" // out of the library
+			}
+			parts = parts[:len(parts)-1]
+		default:
+			parts = append(parts, seg)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ZIMURL(book, strings.Join(parts, "/"))
+}
