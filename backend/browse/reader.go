@@ -53,13 +53,15 @@ var dropped = map[atom.Atom]bool{atom.Script: true, atom.Style: true, atom.Noscr
 	atom.Video: true, atom.Audio: true, atom.Canvas: true, atom.Select: true, atom.Textarea: true, atom.Picture: true}
 
 // ReaderHTML is a library's article (its page at path in book) as the
-// reader shows it: links rewritten and images as their alt text, then
+// reader shows it: its main part where the page marks one (<main>,
+// <article> or role="main", as Sphinx's and MediaWiki's pages do: not the
+// site's navigation), links rewritten and images as their alt text, then
 // through bluemonday's allow-list. It reads the page as tokens, not as a
 // tree (x/net/html's parser refuses pages nested over 512 deep, which a
 // hostile page is).
 func ReaderHTML(book, path string, page []byte) string {
 	z := xhtml.NewTokenizer(bytes.NewReader(page))
-	var b strings.Builder
+	var out region
 	var skip int // inside a dropped element, nested this deep
 	var skipping atom.Atom
 	for {
@@ -82,13 +84,14 @@ func ReaderHTML(book, path string, page []byte) string {
 				}
 			case tok.DataAtom == atom.Img || tok.DataAtom == atom.Image:
 				if alt := strings.TrimSpace(attr(tok, "alt")); alt != "" {
-					b.WriteString(html.EscapeString("[image: " + alt + "]"))
+					out.write(html.EscapeString("[image: " + alt + "]"))
 				}
 			default:
 				if tok.DataAtom == atom.A {
 					setHref(&tok, LinkTarget(book, path, attr(tok, "href")))
 				}
-				b.WriteString(tok.String())
+				out.open(tok, open)
+				out.write(tok.String())
 			}
 		case xhtml.EndTagToken:
 			if skip > 0 {
@@ -96,15 +99,55 @@ func ReaderHTML(book, path string, page []byte) string {
 					skip--
 				}
 			} else if !dropped[tok.DataAtom] {
-				b.WriteString(tok.String())
+				out.write(tok.String())
+				out.close(tok)
 			}
 		case xhtml.TextToken:
 			if skip == 0 {
-				b.WriteString(tok.String())
+				out.write(tok.String())
 			}
 		}
 	}
-	return strings.TrimSpace(policy.Sanitize(b.String()))
+	return strings.TrimSpace(policy.Sanitize(out.result()))
+}
+
+// region collects the whole page and, apart, its first main part.
+type region struct {
+	all, main strings.Builder
+	state     int // 0 no main part yet, 1 inside it, 2 past it
+	tag       string
+	depth     int
+}
+
+func (r *region) open(t xhtml.Token, open bool) {
+	if r.state == 0 && open && (t.DataAtom == atom.Main || t.DataAtom == atom.Article || attr(t, "role") == "main") {
+		r.state, r.tag = 1, t.Data
+	}
+	if r.state == 1 && open && t.Data == r.tag {
+		r.depth++
+	}
+}
+
+func (r *region) write(s string) {
+	r.all.WriteString(s)
+	if r.state == 1 {
+		r.main.WriteString(s)
+	}
+}
+
+func (r *region) close(t xhtml.Token) {
+	if r.state == 1 && t.Data == r.tag {
+		if r.depth--; r.depth == 0 {
+			r.state = 2
+		}
+	}
+}
+
+func (r *region) result() string {
+	if r.state != 0 && strings.TrimSpace(tagRE.ReplaceAllString(r.main.String(), "")) != "" {
+		return r.main.String()
+	}
+	return r.all.String()
 }
 
 // ReaderText is a plain-text entry as the reader shows it.

@@ -78,3 +78,20 @@ func TestReaderHTMLDeepAndText(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// The page's main part, where it marks one, without the site's
+// navigation; a page without one, whole.
+func TestReaderHTMLMain(t *testing.T) {
+	page := `<html><body><div class="sphinxsidebar"><h3>Table of Contents</h3></div>
+<div class="body" role="main"><h1>json</h1><div><p>inner</p></div><p>after the inner div</p></div><div class="footer">Copyright</div></body></html>`
+	got := ReaderHTML("py", "library/json.html", []byte(page))
+	if got != "<div><h1>json</h1><div><p>inner</p></div><p>after the inner div</p></div>" {
+		t.Fatalf("main part: %s", got)
+	}
+	if got := ReaderHTML("py", "a.html", []byte(`<nav>Home</nav><p>text</p>`)); !strings.Contains(got, "Home") || !strings.Contains(got, "text") {
+		t.Fatalf("no main part: %s", got)
+	}
+	if got := ReaderHTML("py", "a.html", []byte(`<nav>Home</nav><main> </main><p>text</p>`)); !strings.Contains(got, "text") {
+		t.Fatalf("an empty main part: %s", got)
+	}
+}
