@@ -69,46 +69,83 @@ func ReaderHTML(book, path string, page []byte) string {
 		if tt == xhtml.ErrorToken {
 			break
 		}
-		tok := z.Token()
 		switch tt {
 		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			a := atom.Lookup(name)
 			open := tt == xhtml.StartTagToken
 			switch {
 			case skip > 0:
-				if open && tok.DataAtom == skipping {
+				if open && a == skipping {
 					skip++
 				}
-			case dropped[tok.DataAtom]:
+			case dropped[a]:
 				if open {
-					skip, skipping = 1, tok.DataAtom
+					skip, skipping = 1, a
 				}
-			case tok.DataAtom == atom.Img || tok.DataAtom == atom.Image:
-				if alt := strings.TrimSpace(attr(tok, "alt")); alt != "" {
+			case a == atom.Img || a == atom.Image:
+				if alt := strings.TrimSpace(attrs(z, hasAttr)["alt"]); alt != "" {
 					out.write(html.EscapeString("[image: " + alt + "]"))
 				}
+			case a == atom.A:
+				out.open(string(name), a, open, "")
+				out.write(linkTag(book, path, attrs(z, hasAttr), tt))
 			default:
-				if tok.DataAtom == atom.A {
-					setHref(&tok, LinkTarget(book, path, attr(tok, "href")))
+				role := ""
+				if out.state == 0 && hasAttr {
+					role = attrs(z, hasAttr)["role"]
 				}
-				out.open(tok, open)
-				out.write(tok.String())
+				out.open(string(name), a, open, role)
+				out.write(string(z.Raw()))
 			}
 		case xhtml.EndTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
 			if skip > 0 {
-				if tok.DataAtom == skipping {
+				if a == skipping {
 					skip--
 				}
-			} else if !dropped[tok.DataAtom] {
-				out.write(tok.String())
-				out.close(tok)
+			} else if !dropped[a] {
+				out.write(string(z.Raw()))
+				out.close(string(name))
 			}
 		case xhtml.TextToken:
 			if skip == 0 {
-				out.write(tok.String())
+				out.write(string(z.Raw()))
 			}
 		}
 	}
 	return strings.TrimSpace(policy.Sanitize(out.result()))
+}
+
+// attrs are the current tag's attributes (the first of each name).
+func attrs(z *xhtml.Tokenizer, more bool) map[string]string {
+	m := map[string]string{}
+	for more {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if _, dup := m[string(k)]; !dup {
+			m[string(k)] = string(v)
+		}
+	}
+	return m
+}
+
+// linkTag is an <a> tag with its href rewritten (LinkTarget) and its
+// title kept: nothing else of a link is shown.
+func linkTag(book, path string, at map[string]string, tt xhtml.TokenType) string {
+	t := xhtml.Token{Type: xhtml.StartTagToken, DataAtom: atom.A, Data: "a"}
+	if to := LinkTarget(book, path, at["href"]); to != "" {
+		t.Attr = append(t.Attr, xhtml.Attribute{Key: "href", Val: to})
+	}
+	if v, ok := at["title"]; ok {
+		t.Attr = append(t.Attr, xhtml.Attribute{Key: "title", Val: v})
+	}
+	s := t.String()
+	if tt == xhtml.SelfClosingTagToken {
+		s += "</a>"
+	}
+	return s
 }
 
 // region collects the whole page and, apart, its first main part.
@@ -119,11 +156,11 @@ type region struct {
 	depth     int
 }
 
-func (r *region) open(t xhtml.Token, open bool) {
-	if r.state == 0 && open && (t.DataAtom == atom.Main || t.DataAtom == atom.Article || attr(t, "role") == "main") {
-		r.state, r.tag = 1, t.Data
+func (r *region) open(name string, a atom.Atom, open bool, role string) {
+	if r.state == 0 && open && (a == atom.Main || a == atom.Article || role == "main") {
+		r.state, r.tag = 1, name
 	}
-	if r.state == 1 && open && t.Data == r.tag {
+	if r.state == 1 && open && name == r.tag {
 		r.depth++
 	}
 }
@@ -135,8 +172,8 @@ func (r *region) write(s string) {
 	}
 }
 
-func (r *region) close(t xhtml.Token) {
-	if r.state == 1 && t.Data == r.tag {
+func (r *region) close(name string) {
+	if r.state == 1 && name == r.tag {
 		if r.depth--; r.depth == 0 {
 			r.state = 2
 		}
@@ -153,28 +190,6 @@ func (r *region) result() string {
 // ReaderText is a plain-text entry as the reader shows it.
 func ReaderText(text []byte) string {
 	return "<pre>" + html.EscapeString(strings.ToValidUTF8(string(text), "\uFFFD")) + "</pre>"
-}
-
-func attr(t xhtml.Token, key string) string {
-	for _, a := range t.Attr {
-		if a.Namespace == "" && a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-func setHref(n *xhtml.Token, to string) {
-	out := n.Attr[:0]
-	for _, a := range n.Attr {
-		if a.Key != "href" {
-			out = append(out, a)
-		}
-	}
-	if to != "" {
-		out = append(out, xhtml.Attribute{Key: "href", Val: to})
-	}
-	n.Attr = out
 }
 
 // LinkTarget is where a link (href) of the article at path in book leads
