@@ -85,7 +85,7 @@ func ReaderHTML(book, path string, page []byte) string {
 				}
 			case a == atom.Img || a == atom.Image:
 				if alt := strings.TrimSpace(attrs(z, hasAttr)["alt"]); alt != "" {
-					out.write(html.EscapeString("[image: " + alt + "]"))
+					out.text(html.EscapeString("[image: " + alt + "]"))
 				}
 			case a == atom.A:
 				out.open(string(name), a, open, "")
@@ -111,7 +111,7 @@ func ReaderHTML(book, path string, page []byte) string {
 			}
 		case xhtml.TextToken:
 			if skip == 0 {
-				out.write(string(z.Raw()))
+				out.text(string(z.Raw()))
 			}
 		}
 	}
@@ -154,6 +154,7 @@ type region struct {
 	state     int // 0 no main part yet, 1 inside it, 2 past it
 	tag       string
 	depth     int
+	words     bool // the main part has text
 }
 
 func (r *region) open(name string, a atom.Atom, open bool, role string) {
@@ -172,6 +173,13 @@ func (r *region) write(s string) {
 	}
 }
 
+func (r *region) text(s string) {
+	r.write(s)
+	if r.state == 1 && !r.words {
+		r.words = strings.TrimSpace(s) != ""
+	}
+}
+
 func (r *region) close(name string) {
 	if r.state == 1 && name == r.tag {
 		if r.depth--; r.depth == 0 {
@@ -181,7 +189,7 @@ func (r *region) close(name string) {
 }
 
 func (r *region) result() string {
-	if r.state != 0 && strings.TrimSpace(tagRE.ReplaceAllString(r.main.String(), "")) != "" {
+	if r.words {
 		return r.main.String()
 	}
 	return r.all.String()
