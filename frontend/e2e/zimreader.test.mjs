@@ -19,48 +19,18 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe, launchBrowser, openApp, artifacts, bin, recordedOllama, chosenModel } from './harness.mjs';
+import { countingServer, hostileZim } from './zimfixture.mjs';
 
-const docs = '/usr/share/doc/python3.11/html';
-let srv, browser, model, tracker, home, work;
-const reached = [];
+let srv, browser, model, tracker, home, work, zim;
 
 before(async () => {
-  for (const need of [join(docs, 'library/json.html'), '/usr/bin/zimwriterfs', '/usr/bin/kiwix-serve']) {
-    assert.ok(existsSync(need), `${need} is missing: build/setup.sh test installs python3.11-doc, zim-tools and kiwix-tools`);
-  }
   // What an article must never reach: every request to it is counted.
-  tracker = await new Promise((ok) => {
-    const s = createServer((req, res) => {
-      reached.push(req.url);
-      res.end('');
-    });
-    s.listen(0, '127.0.0.1', () => ok(s));
-  });
-  const far = `http://127.0.0.1:${tracker.address().port}`;
-  work = mkdtempSync(join(tmpdir(), 'rehome-e2e-zimreader-'));
-  const src = join(work, 'src');
-  mkdirSync(join(src, 'library'), { recursive: true });
-  mkdirSync(join(src, 'tutorial'), { recursive: true });
-  for (const p of ['csv.html', 'pathlib.html']) cpSync(join(docs, 'library', p), join(src, 'library', p));
-  cpSync(join(docs, 'tutorial/inputoutput.html'), join(src, 'tutorial/inputoutput.html'));
-  const hostile =
-    `<script>window.__zimScriptRan = true; document.title = 'ran'; fetch('${far}/script')</script>` +
-    `<link rel="stylesheet" href="${far}/style.css"><img src="${far}/pixel.png" alt="a tracking pixel"><img src="x" onerror="window.__zimScriptRan = true">` +
-    `<iframe src="${far}/frame"></iframe><p style="background:url(${far}/bg.png)" class="overlay" onmouseover="window.__zimScriptRan = true">` +
-    `See <a href="csv.html">the csv module</a> and <a href="https://example.org/e2e">a page on the web</a>.</p>`;
-  const json = readFileSync(join(docs, 'library/json.html'), 'utf8').replace(/(<h1>[\s\S]*?<\/h1>)/, `$1${hostile}`);
-  assert.ok(json.includes('__zimScriptRan'), 'the hostile part went into the json page');
-  writeFileSync(join(src, 'library/json.html'), json);
-  writeFileSync(join(src, 'index.html'), '<html><head><title>Python docs (e2e)</title></head><body><a href="library/json.html">json</a></body></html>');
-  execFileSync('convert', ['-size', '48x48', 'xc:steelblue', join(src, 'illustration.png')]);
-  const zim = join(work, 'py.zim');
-  execFileSync('zimwriterfs', ['--welcome=index.html', '--illustration=illustration.png', '--language=eng', '--title=Python docs (e2e)',
-    '--description=Four pages of the Python docs', '--creator=PSF', '--publisher=rehome tests', '--name=python-e2e', src, zim], { stdio: 'pipe' });
+  tracker = await countingServer();
+  ({ zim, work } = hostileZim(`http://127.0.0.1:${tracker.address().port}`));
   home = mkdtempSync(join(tmpdir(), 'rehome-e2e-'));
   execFileSync(bin, ['library', 'add', zim, '--name', 'py'], { env: { ...process.env, REHOME_HOME: home }, stdio: 'pipe' });
   srv = await startServe({ home });
@@ -123,7 +93,7 @@ test('a zim:// citation chip opens the article in the window: its text shown, it
   assert.equal(await page.evaluate(() => window.__zimScriptRan), undefined, "the article's script did not run");
   assert.notEqual(await page.title(), 'ran');
   assert.equal(await body.locator('script, img, iframe, link, style, [style], [onerror], [onmouseover], .overlay').count(), 0);
-  assert.deepEqual(reached, [], 'nothing reached the loopback server the article points at');
+  assert.deepEqual(tracker.reached, [], 'nothing reached the loopback server the article points at');
   await page.screenshot({ path: join(artifacts, 'browser-zim-reader.png') });
 
   // A link to another page of the library opens in the reader; Back returns.
@@ -148,6 +118,6 @@ test('a zim:// citation chip opens the article in the window: its text shown, it
   await page.keyboard.press('Escape');
   assert.equal(await reader.count(), 0);
   assert.deepEqual(elsewhere, [], 'the page asked nothing of any other origin');
-  assert.deepEqual(reached, []);
+  assert.deepEqual(tracker.reached, []);
   assert.deepEqual(page.jsErrors, []);
 });
