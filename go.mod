@@ -30,10 +30,15 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require github.com/temoto/robotstxt v1.1.2
+require (
+	github.com/microcosm-cc/bluemonday v1.0.27
+	github.com/temoto/robotstxt v1.1.2
+)
 
 require (
+	github.com/aymerick/douceur v0.2.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/gorilla/css v1.0.1 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

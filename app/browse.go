@@ -1,8 +1,6 @@
 package app
 
 import (
-	"context"
-
 	"rehome/backend/browse"
 	"rehome/backend/core"
 )
@@ -70,17 +68,12 @@ func (a *App) SearchLibraries(query string) (browse.SearchResult, error) {
 }
 
 // OpenArticle opens a library's article (zim://LIBRARY/PATH) for the
-// window's reader: its title, its text read in the sandbox, and its HTML
-// for the page to sanitise and show. Web pages are not fetched here:
-// the window opens them in the user's browser.
-func (a *App) OpenArticle(address string) (core.Article, error) {
-	if _, _, ok := browse.ParseZIMURL(address); !ok {
-		return core.Article{}, uiError(browse.ErrRefused)
-	}
-	ctx, cancel := context.WithCancel(a.ctx)
-	defer cancel()
-	art, err := a.core.Browse().Open(ctx, address, true, true)
-	return art, uiError(err)
+// window's reader: its title and its body as safe HTML, straight from
+// kiwix-serve (core.Browse.Read). Web pages are not fetched here: the
+// window opens them in the user's browser.
+func (a *App) OpenArticle(address string) (core.Reading, error) {
+	r, err := a.core.Browse().Read(a.ctx, address)
+	return r, uiError(err)
 }
 
 // PickLibraryFile opens the native dialog to choose a .zim file; ""

@@ -160,7 +160,8 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 			case CodeInterpreter:
 				st.Commands = []string{"rehome sandbox doctor"}
 			case WebBrowsing:
-				st.Commands = []string{"rehome library add /media/usb/FILE.zim --copy", "rehome library settings searxng=http://127.0.0.1:8888"}
+				zim, _ := SuggestZIM(a.Name, a.Description+"\n"+a.Instructions)
+				st.Commands = []string{"rehome library add /media/usb/" + ZIMFile(zim) + " --copy", "rehome library settings searxng=http://127.0.0.1:8888"}
 				if cat == Hosts {
 					st.Commands = []string{"rehome library list", fmt.Sprintf("rehome ask --assistant %s --browse \"…\"", a.ID)}
 				}
@@ -195,7 +196,12 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 			if rec.Request.DataMustStayLocal || rec.Request.AirGapped {
 				where = "With this data it cannot go to ChatGPT either: it is given up until the machine or the rules change."
 			}
-			add(Step{Title: "Leave behind: " + lower(r.Name), Detail: r.Reason + " " + where, Capability: r.ID, Category: r.Category})
+			st := Step{Title: "Leave behind: " + lower(r.Name), Detail: r.Reason + " " + where, Capability: r.ID, Category: r.Category}
+			if id == WebBrowsing { // it ports once a library is carried
+				zim, _ := SuggestZIM(a.Name, a.Description+"\n"+a.Instructions)
+				st.Commands = []string{"rehome library add /media/usb/" + ZIMFile(zim) + " --copy"}
+			}
+			add(st)
 		}
 	}
 	test := "Ask the local assistant what you used to ask ChatGPT and compare the answers before you switch."

@@ -129,7 +129,7 @@ func SubjectFor(a assistant.Assistant) Subject {
 	}
 	s := Subject{AssistantID: a.ID, Name: a.Name, Features: []string{}, ActionHosts: []string{},
 		KnowledgeFiles: len(a.Knowledge), RemoteFiles: slices.Clone(a.RemoteFiles), GizmoID: a.GizmoID}
-	s.ZIM, s.ZIMWhat = SuggestZIM(a.Name + "\n" + a.Instructions) // browsing.go
+	s.ZIM, s.ZIMWhat = SuggestZIM(a.Name, a.Description+"\n"+a.Instructions) // browsing.go
 	if a.GizmoID != "" {
 		for _, ac := range a.Actions {
 			s.GPT.Actions = append(s.GPT.Actions, actionWords(ac))

@@ -9,5 +9,8 @@
 //
 // The text of a page or an article is extracted by the caller (core,
 // inside the sandbox, as knowledge files are); this package fetches the
-// bytes and keeps them bounded.
+// bytes and keeps them bounded. For the window's reader it makes a
+// library's article safe to show (ReaderHTML: its main part, links
+// rewritten to the library's zim:// addresses or kept as absolute web
+// addresses, then bluemonday's allow-list: nothing that runs or loads).
 package browse

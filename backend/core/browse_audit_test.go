@@ -9,8 +9,9 @@ import (
 )
 
 // The audit's web browsing for a Python GPT, air-gapped: without a
-// library it does not port and names the ZIM to carry (Stack Overflow
-// for its subject), and the checklist says so; with the real test ZIM
+// library it does not port and names the ZIM to carry (DevDocs' Python
+// documentation for its subject), and the checklist says so, with the
+// command that adds that file; with the real test ZIM
 // carried it is hosted from that library, the reason naming it; online
 // with SearXNG set and no library, hosted through SearXNG.
 func TestBrowseAudit(t *testing.T) {
@@ -36,14 +37,14 @@ func TestBrowseAudit(t *testing.T) {
 		return audit.Result{}
 	}
 	r := web(true)
-	if r.Category != audit.DoesNotPort || !strings.Contains(r.Reason, "Carry Stack Overflow (stackoverflow.com_en_all_<date>.zim from library.kiwix.org)") {
+	if r.Category != audit.DoesNotPort || !strings.Contains(r.Reason, "Carry DevDocs' Python documentation (devdocs_en_python_<date>.zim from library.kiwix.org)") {
 		t.Fatalf("air-gapped, no library: %s: %s", r.Category, r.Reason)
 	}
 	cl, err := c.Audits().Checklist(a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !stepSays(cl, "Leave behind: web browsing", "rehome library add") {
+	if !stepSays(cl, "Leave behind: web browsing", "rehome library add /media/usb/devdocs_en_python_<date>.zim --copy") {
 		t.Fatalf("the checklist: %+v", cl.Steps)
 	}
 	searx := "http://127.0.0.1:8888"

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bin, artifacts, recordedOllama, startLlama, testdata } from './harness.mjs';
+import { countingServer, hostileZim } from './zimfixture.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '../..');
@@ -95,12 +96,13 @@ async function waitLog(log, re, timeoutMs, what) {
 
 /**
  * Starts rehome in a fresh data folder with the window at `win`; prepare,
- * if given, is called with the folder first (to add what the window finds).
+ * if given, is called (and awaited) with the folder first (to add what the
+ * window finds).
  */
 async function launch(name, args = [], prepare = undefined) {
   const home = mkdtempSync(join(tmpdir(), `rehome-window-${name}-`));
   writeFileSync(join(home, 'window.json'), JSON.stringify({ ...win, maximised: false }));
-  prepare?.(home);
+  await prepare?.(home);
   const log = join(home, 'rehome.log');
   const proc = spawn(bin, args, { env: { ...X.env, REHOME_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -849,5 +851,66 @@ test('ChatGPT’s conversations.json dropped on the Ask screen is imported and l
   } finally {
     rmSync(app.home, { recursive: true, force: true });
     rmSync(data, { recursive: true, force: true });
+  }
+});
+
+// A browsing answer's citation chip in the real window: a real ZIM (the
+// json page with a hostile part, e2e/zimfixture.mjs) carried with
+// `rehome library add`, a question asked with `rehome ask --browse` through
+// the real loop (the model's side replayed from the real llama-server's
+// wire, backend/llm/testdata/browse-tools; open_url read in the real
+// sandbox), then in the window: the conversation opened, the chip [1]
+// clicked, Open the article clicked; the reader reports the article's text,
+// nothing of it that runs or loads, and the loopback server the page points
+// at was reached by nothing.
+test('a zim:// citation chip in the window opens the article in rehome\'s reader, nothing of it run or loaded', async (t) => {
+  if (skipSandbox) return t.skip('REHOME_SKIP_SANDBOX=1: open_url reads the article in the sandbox');
+  const tracker = await countingServer();
+  const { zim, work } = hostileZim(`http://127.0.0.1:${tracker.address().port}`);
+  const model = await recordedOllama('browse-tools');
+  let app;
+  try {
+    app = await launch('zimreader', [], async (home) => {
+      const env = { ...process.env, REHOME_HOME: home };
+      execFileSync(bin, ['library', 'add', zim, '--name', 'py'], { env, stdio: 'pipe' });
+      const url = `http://127.0.0.1:${model.address().port}/v1`;
+      const ask = spawn(bin, ['ask', '--browse', '--server', url, '--model', 'qwen2.5:7b', 'How do I decode JSON in Python?'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      ask.stdout.on('data', (d) => (out += d));
+      ask.stderr.on('data', (d) => (out += d));
+      const code = await new Promise((r) => ask.once('exit', r));
+      assert.equal(code, 0, `rehome ask --browse: ${out}`);
+      assert.match(out, /zim:\/\/py\/library\/json\.html/);
+    });
+    const since = logLines(app.log);
+    click(app.id, 60, nav.ask);
+    await waitScreen(app.log, 'ask', since);
+    const at = (testid, what) =>
+      until(() => {
+        try {
+          return fieldAt(app.log, 'ask', testid);
+        } catch {
+          return undefined;
+        }
+      }, 20000, what);
+    click(app.id, ...(await at('ask-open-conversation', 'the conversation listed')));
+    click(app.id, ...(await at('cite-1', 'the answer with its chip [1]')));
+    click(app.id, ...(await at('cite-open-zim', "the chip's source with Open the article")));
+    const [shown] = await waitLog(app.log, /"event":"article shown"/, 60000, 'the article in the reader');
+    assert.equal(shown.address, 'zim://py/library/json.html');
+    assert.equal(shown.error, '');
+    assert.match(shown.title, /json — JSON encoder and decoder/);
+    assert.match(shown.text, /JSON encoder and decoder[\s\S]*\[image: a tracking pixel\][\s\S]*See the csv module and a page on the web\./);
+    assert.equal(shown.loaded, 0, 'nothing in the article loads');
+    assert.ok(shown.links > 0, 'the links to other pages of the library kept');
+    assertShows(await stableShot('zim-reader'), 'the article in the reader');
+    assert.deepEqual(tracker.reached, [], 'nothing reached the loopback server the article points at');
+    assert.deepEqual(logErrors(app.log), [], 'rehome logged errors');
+  } finally {
+    await app?.stop();
+    if (app) rmSync(app.home, { recursive: true, force: true });
+    model.close();
+    tracker.close();
+    rmSync(work, { recursive: true, force: true });
   }
 });

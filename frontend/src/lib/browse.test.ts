@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { articleHTML, opener, parseZim, resolveZim } from './browse';
+import { articleHTML, opener, parseZim, resolveZim, webLink } from './browse';
 
 describe('zim addresses', () => {
   it('splits and refuses climbing out', () => {
     expect(parseZim('zim://py/library/json.html')).toEqual({ book: 'py', path: 'library/json.html' });
     expect(parseZim('zim://py/../etc/passwd')).toBeNull();
     expect(parseZim('https://x/y')).toBeNull();
+    expect(parseZim('zim://py/%zz.html')).toBeNull();
   });
   it('resolves an article link inside its library only', () => {
     expect(resolveZim('zim://py/library/json.html', 'csv.html#module-csv')).toBe('zim://py/library/csv.html');
@@ -30,5 +31,20 @@ describe('the reader sanitises the article', () => {
     expect(html).toContain('href="#zim=zim://py/library/csv.html"');
     expect(html).toContain('href="https://python.org"');
     expect(html).not.toMatch(/script|onerror|onclick|<img|javascript:/);
+  });
+});
+
+describe('the reader takes the backend\'s zim:// links', () => {
+  it('keeps the library\'s addresses for the reader, web links as they are, nothing else', () => {
+    const html = articleHTML('zim://py/library/json.html',
+      '<p><a href="zim://py/library/csv.html">csv</a> <a href="zim://py/../etc/passwd">out</a> <a href="https://www.python.org/">web</a> <a href="file:///etc/passwd">file</a></p>');
+    expect(html).toContain('href="#zim=zim://py/library/csv.html"');
+    expect(html).toContain('href="https://www.python.org/"');
+    expect(html).not.toMatch(/etc\/passwd|file:/);
+  });
+  it('says which clicks leave for the web', () => {
+    expect(webLink('https://www.python.org/')).toBe('https://www.python.org/');
+    expect(webLink('#zim=zim://py/a.html')).toBeNull();
+    expect(webLink('javascript:alert(1)')).toBeNull();
   });
 });

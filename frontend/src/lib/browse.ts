@@ -8,7 +8,12 @@ import { sanitize } from './markdown';
 export function parseZim(address: string): { book: string; path: string } | null {
   const m = /^zim:\/\/([a-z0-9][a-z0-9._-]*)\/(.+)$/.exec(address);
   if (!m) return null;
-  const path = decodeURIComponent(m[2]);
+  let path: string;
+  try {
+    path = decodeURIComponent(m[2]);
+  } catch {
+    return null; // a malformed %-escape
+  }
   if (path.split('/').includes('..')) return null;
   return { book: m[1], path };
 }
@@ -31,17 +36,26 @@ export function resolveZim(base: string, href: string): string | null {
   return parts.length ? `zim://${b.book}/${parts.map(encodeURIComponent).join('/')}` : null;
 }
 
-/** The article's body as safe HTML: links inside the library become
- * "#zim=ADDRESS" (the reader follows them), web links stay, the rest is
- * sanitised as answers are. */
+/** The article's body as safe HTML. The backend has made it safe already
+ * (core.Browse.Read: links to the library's pages as zim:// addresses);
+ * here those links become "#zim=ADDRESS" (the reader follows them),
+ * relative ones are resolved the same way, web links stay, and the rest
+ * goes through the same sanitiser as answers, a second wall. */
 export function articleHTML(base: string, html: string): string {
   const doc = new DOMParser().parseFromString(html, 'text/html');
   for (const a of Array.from(doc.querySelectorAll('a[href]'))) {
     const href = a.getAttribute('href') ?? '';
-    const to = resolveZim(base, href);
+    const to = href.startsWith('zim://') ? (parseZim(href) ? href : null) : resolveZim(base, href);
     if (to) a.setAttribute('href', '#zim=' + to);
+    else if (!/^https?:\/\//i.test(href)) a.removeAttribute('href');
   }
   return sanitize(doc.body?.innerHTML ?? '');
+}
+
+/** The web address a click in the article leads to, or null: the reader
+ * asks before it hands one to the user's browser. */
+export function webLink(href: string): string | null {
+  return /^https?:\/\/[^/]/i.test(href) ? href : null;
 }
 
 /** Which reader opens an address: "zim" (rehome's), "web" (the user's browser) or null. */

@@ -636,15 +636,6 @@ export namespace core {
     allow_local?: boolean;
   }
 
-  export interface Article {
-    title: string;
-    source: string;
-    library?: string;
-    text: string;
-    html?: string;
-    notes?: string[];
-  }
-
   export interface BrowsingChange {
     searxng_url?: string;
     brave_key?: string;
@@ -810,6 +801,13 @@ export namespace core {
   export interface PullSource {
     ollama?: string;
     why: string;
+  }
+
+  export interface Reading {
+    title: string;
+    source: string;
+    library: string;
+    html: string;
   }
 
   export interface SandboxHost {
@@ -2134,8 +2132,8 @@ export function Models(): Promise<models.Model[]> {
   return call<models.Model[]>('Models');
 }
 
-export function OpenArticle(address: string): Promise<core.Article> {
-  return call<core.Article>('OpenArticle', address);
+export function OpenArticle(address: string): Promise<core.Reading> {
+  return call<core.Reading>('OpenArticle', address);
 }
 
 export function OpenedFiles(): Promise<string[]> {
