@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
-	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -161,85 +159,37 @@ func cmdMCPImport(env *cliEnv, args []string) int {
 	if len(words) != 2 {
 		return env.usage("mcp import takes an assistant and an MCP host's configuration file (e.g. ~/.lmstudio/mcp.json)")
 	}
-	data, err := os.ReadFile(env.path(words[1]))
+	data, err := readHostConfig(env.path(words[1]))
 	if err != nil {
 		return env.fail(err)
-	}
-	if len(data) > maxClientConfig {
-		return env.fail(fmt.Errorf("%s is over 4 MiB: not an MCP configuration", words[1]))
-	}
-	var doc struct {
-		MCPServers map[string]hostEntry `json:"mcpServers"`
-		Servers    map[string]hostEntry `json:"servers"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return env.fail(fmt.Errorf("%s is not an MCP host's JSON (%v): it has {\"mcpServers\": {...}}", words[1], err))
-	}
-	entries := doc.MCPServers
-	if entries == nil {
-		entries = doc.Servers
 	}
 	c, code := mcpService(env)
 	if c == nil {
 		return code
 	}
-	names := make([]string, 0, len(entries))
-	for n := range entries {
-		names = append(names, n)
+	res, err := c.MCPServers().Import(words[0], core.MCPSource{Text: string(data)}, only, nil)
+	if err != nil {
+		return env.fail(fmt.Errorf("%s: %w", words[1], err))
 	}
-	sort.Strings(names)
-	failed := 0
-	for _, n := range names {
-		if len(only) > 0 && !slices.Contains(only, n) {
-			continue
-		}
-		e := entries[n]
-		s := mcphost.Server{Name: mcpName(n), URL: e.URL}
-		if e.Command != "" {
-			s.Command = append([]string{e.Command}, e.Args...)
-		}
-		keys := make([]string, 0, len(e.Env))
-		for k := range e.Env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			s.Env = append(s.Env, k+"="+e.Env[k])
-		}
-		if err := c.MCPServers().Add(words[0], s); err != nil {
-			failed++
-			fmt.Fprintf(safeWriter(env.stderr), "rehome: %s: %v\n", n, err)
-			continue
-		}
-		fmt.Fprintf(env.stdout, "added %s (%s)\n", s.Name, s.Kind())
+	for _, f := range res.Failed {
+		fmt.Fprintf(safeWriter(env.stderr), "rehome: %s: %s\n", f.Name, f.Error)
 	}
-	if failed > 0 {
+	for _, n := range res.Added {
+		fmt.Fprintf(env.stdout, "added %s\n", n)
+	}
+	if len(res.Failed) > 0 {
 		return exitFail
 	}
 	return exitOK
 }
 
-type hostEntry struct {
-	Command string            `json:"command"`
-	Args    []string          `json:"args"`
-	Env     map[string]string `json:"env"`
-	URL     string            `json:"url"`
-}
-
-// mcpName is a host's server name as rehome names servers.
-func mcpName(n string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(n) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
+// readHostConfig reads at most mcphost.MaxHostConfig bytes (and one more,
+// so that a larger file is refused in words).
+func readHostConfig(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	s := strings.Trim(b.String(), "-")
-	if len(s) > 24 {
-		s = strings.Trim(s[:24], "-")
-	}
-	return s
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, mcphost.MaxHostConfig+1))
 }
