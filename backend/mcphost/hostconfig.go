@@ -25,15 +25,20 @@ type hostEntry struct {
 	Args    []string          `json:"args"`
 	Env     map[string]string `json:"env"`
 	URL     string            `json:"url"`
-	// ServerURL is Jan's and some hosts' spelling of url.
+	// ServerURL is some hosts' spelling of url.
 	ServerURL string `json:"serverUrl"`
+	// Active false (Jan) or Disabled true (Cline, Claude Code): the
+	// host keeps it switched off, and so does rehome.
+	Active   *bool `json:"active"`
+	Disabled bool  `json:"disabled"`
 }
 
 // ParseHostConfig reads the servers of an MCP host's configuration: LM
 // Studio's mcp.json, Claude Desktop's claude_desktop_config.json, Jan's
 // mcp_config.json ({"mcpServers": {NAME: {command, args, env} or {url}}})
-// or VS Code's mcp.json ("servers"), sorted by name. It says in words
-// what is wrong with a file that is none of these.
+// or VS Code's mcp.json ("servers"), sorted by name; a server the host
+// keeps switched off comes switched off. It says in words what is wrong
+// with a file that is none of these.
 func ParseHostConfig(data []byte) ([]HostEntry, error) {
 	if len(data) > MaxHostConfig {
 		return nil, fmt.Errorf("%w: the file is over 4 MiB: not an MCP host's configuration", ErrBadServer)
@@ -54,7 +59,7 @@ func ParseHostConfig(data []byte) ([]HostEntry, error) {
 	}
 	out := make([]HostEntry, 0, len(entries))
 	for n, e := range entries {
-		s := Server{Name: HostName(n), URL: e.URL}
+		s := Server{Name: HostName(n), URL: e.URL, Off: e.Disabled || (e.Active != nil && !*e.Active)}
 		if s.URL == "" {
 			s.URL = e.ServerURL
 		}
