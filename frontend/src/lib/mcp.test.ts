@@ -42,6 +42,8 @@ describe('suggestName', () => {
     expect(suggestName(['npx', '-y', '@modelcontextprotocol/server-filesystem@2025.1.1', '/srv/shared'])).toBe('filesystem');
     expect(suggestName(['mcp-server-sqlite', '--db-path', 'notes.db'])).toBe('sqlite');
     expect(suggestName(['node', '/opt/tools/weather-mcp.js'])).toBe('weather');
+    expect(suggestName(['node', '/x/node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'stdio'])).toBe('everything');
+    expect(suggestName(['python3', 'server.py'])).toBe('server');
     expect(suggestName(['docker', 'run', '-i', '--rm', 'mcp/github'])).toBe('github');
   });
   it('names a URL by its host, within the 24 characters a name may have', () => {

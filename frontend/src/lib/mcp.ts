@@ -85,8 +85,12 @@ export function suggestName(words: string[], url = ''): string {
     const args = words.filter((w) => w && !w.startsWith('-'));
     const runners = new Set(['npx', 'uvx', 'node', 'python', 'python3', 'bunx', 'pnpm', 'deno', 'docker', 'run', 'dlx', 'exec']);
     const pkg = args.find((w) => /[a-z]/i.test(w) && !runners.has(w.split('/').pop() ?? w)) ?? args[0] ?? '';
-    base = pkg.split('/').pop() ?? '';
-    base = base.replace(/@[^@]*$/, '').replace(/\.(js|mjs|cjs|py|ts)$/i, '');
+    // A path names the server by its folder when the file is a generic
+    // one: …/server-everything/dist/index.js → server-everything.
+    const generic = new Set(['index', 'main', 'server', 'cli', 'dist', 'build', 'src', 'lib', 'bin', 'out', 'app']);
+    const parts = pkg.startsWith('@') ? [pkg.split('/').pop() ?? ''] : pkg.split('/').filter(Boolean);
+    const strip = (p: string) => p.replace(/@[^@]*$/, '').replace(/\.(js|mjs|cjs|py|ts)$/i, '');
+    base = strip([...parts].reverse().find((p) => !generic.has(strip(p).toLowerCase())) ?? parts[parts.length - 1] ?? '');
     base = base.replace(/^(mcp-server-|server-|mcp-)/i, '').replace(/(-mcp-server|-mcp)$/i, '');
   }
   return base.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24).replace(/-+$/, '');
