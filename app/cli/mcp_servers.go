@@ -174,8 +174,8 @@ func cmdMCPImport(env *cliEnv, args []string) int {
 	for _, f := range res.Failed {
 		fmt.Fprintf(safeWriter(env.stderr), "rehome: %s: %s\n", f.Name, f.Error)
 	}
-	for _, n := range res.Added {
-		fmt.Fprintf(env.stdout, "added %s\n", n)
+	for _, a := range res.Added {
+		fmt.Fprintf(env.stdout, "added %s (%s)\n", a.Name, a.Kind)
 	}
 	if len(res.Failed) > 0 {
 		return exitFail

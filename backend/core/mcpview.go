@@ -263,8 +263,15 @@ func (m *MCPServers) editServer(a assistant.Assistant, name string, fn func(*mcp
 
 // MCPImportResult is what an import added and what it could not.
 type MCPImportResult struct {
-	Added  []string         `json:"added"`
+	Added  []MCPImported    `json:"added"`
 	Failed []MCPImportError `json:"failed"`
+}
+
+// MCPImported is one server an import added: its name in rehome, and
+// "stdio" or "http".
+type MCPImported struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
 }
 
 // MCPImportError is one server an import left out, and why.
@@ -360,13 +367,13 @@ func (m *MCPServers) Import(ref string, from MCPSource, only []string, confirm f
 			return MCPImportResult{}, err
 		}
 	}
-	res := MCPImportResult{Added: []string{}, Failed: []MCPImportError{}}
+	res := MCPImportResult{Added: []MCPImported{}, Failed: []MCPImportError{}}
 	for _, e := range picked {
 		if err := m.Add(ref, e.Server); err != nil {
 			res.Failed = append(res.Failed, MCPImportError{Name: e.Name, Error: err.Error()})
 			continue
 		}
-		res.Added = append(res.Added, e.Server.Name)
+		res.Added = append(res.Added, MCPImported{Name: e.Server.Name, Kind: e.Server.Kind()})
 	}
 	return res, nil
 }

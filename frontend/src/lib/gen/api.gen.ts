@@ -840,8 +840,13 @@ export namespace core {
   }
 
   export interface MCPImportResult {
-    added: string[];
+    added: core.MCPImported[];
     failed: core.MCPImportError[];
+  }
+
+  export interface MCPImported {
+    name: string;
+    kind: string;
   }
 
   export interface MCPServerView {
