@@ -82,13 +82,14 @@ func cmdMCPList(env *cliEnv, args []string) int {
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(safeWriter(env.stdout), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tWHAT\tALWAYS ALLOWED")
+	fmt.Fprintln(tw, "NAME\tKIND\tON\tWHAT\tALWAYS ALLOWED")
 	for _, s := range list {
 		what := s.URL
 		if what == "" {
 			what = strings.Join(s.Command, " ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Kind(), what, strings.Join(s.AlwaysAllow, ", "))
+		on := map[bool]string{true: "on", false: "off"}[!s.Off]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Kind(), on, what, strings.Join(s.AlwaysAllow, ", "))
 	}
 	tw.Flush()
 	return exitOK
@@ -106,6 +107,26 @@ func cmdMCPRm(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	fmt.Fprintf(env.stdout, "removed the MCP server %s\n", args[1])
+	return exitOK
+}
+
+func cmdMCPOn(env *cliEnv, args []string, on bool) int {
+	word := map[bool]string{true: "on", false: "off"}[on]
+	if len(args) != 2 {
+		return env.usage("mcp %s takes an assistant and a server's name", word)
+	}
+	c, code := mcpService(env)
+	if c == nil {
+		return code
+	}
+	if err := c.MCPServers().SetOn(args[0], args[1], on); err != nil {
+		return env.fail(err)
+	}
+	if on {
+		fmt.Fprintf(env.stdout, "%s's tools are offered to %s again\n", args[1], args[0])
+	} else {
+		fmt.Fprintf(env.stdout, "%s is kept, its tools offered no more (`rehome mcp on %s %s` turns it back on)\n", args[1], args[0], args[1])
+	}
 	return exitOK
 }
 
