@@ -68,7 +68,7 @@ func mcpTools(s Subject, req Request) *MCPTools {
 	if on == 0 {
 		m.Headline = fmt.Sprintf("%s, all switched off: the model gets none of their tools", plural(len(s.MCP), "MCP server"))
 	}
-	m.Reason = "rehome hosts them: it starts each stdio server on this machine (a clean environment, a folder of its own) and reaches each HTTP one with the actions' guards; a call follows ChatGPT's confirmation rule, keyed on the tool's annotations (read-only runs unasked, destructive asks every call, the rest asks with \"Always allow\")."
+	m.Reason = "rehome starts each program on this machine (a clean environment, a folder of its own) and reaches each URL with the actions' guards; a call asks you first unless the server marks the tool read-only, and every time if it marks it destructive."
 	if len(remote) > 0 {
 		list := strings.Join(remote, ", ")
 		switch {

@@ -133,6 +133,13 @@ test('Settings → MCP: add server-everything by its URL, test it, its tools and
   const rec = await srv.call('RunAudit', { assistant_ids: [assistant.id], vram_bytes: 24 * 2 ** 30, ram_bytes: 64 * 2 ** 30, air_gapped: true });
   assert.equal(rec.assistants[0].mcp.headline, `${tools.length} tools from 1 MCP server`);
   assert.equal(rec.assistants[0].mcp.category, 'hosts', 'a loopback server is hosted here, air-gapped too');
+  await page.evaluate(() => (location.hash = '#/audit'));
+  await page.locator(`[data-testid=history-row][data-audit-id="${rec.id}"] button.link`).first().click();
+  const mcpCard = page.locator('[data-testid=column-hosts] [data-testid=cap-card][data-cap=mcp_tools]');
+  await mcpCard.waitFor();
+  assert.equal(await mcpCard.getByTestId('mcp-audit-headline').textContent(), `${tools.length} tools from 1 MCP server`);
+  await mcpCard.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(artifacts, 'browser-mcp-audit.png') });
 
   await page.evaluate(() => (location.hash = '#/settings/mcp'));
   await card.getByTestId('mcp-remove').click();
