@@ -36,13 +36,7 @@ func (a *App) MCPServersOf(assistantID string) ([]core.MCPServerView, error) {
 // AddMCPServer adds a server to an assistant: a stdio command (confirmed
 // in the window's own dialog; refused in a browser) or a URL.
 func (a *App) AddMCPServer(assistantID string, s mcphost.Server) error {
-	if err := s.Check(); err != nil {
-		return uiError(err)
-	}
-	if err := a.confirmCommands(assistantID, []mcphost.Server{s}); err != nil {
-		return err
-	}
-	return uiError(a.core.MCPServers().Add(assistantID, s))
+	return uiError(a.core.MCPServers().AddConfirmed(assistantID, s, a.confirmCommands))
 }
 
 // TestMCPServer connects to a server and lists its tools with how each
@@ -86,16 +80,14 @@ func (a *App) PreviewMCPImport(from core.MCPSource) ([]core.MCPImportEntry, erro
 // host's file to an assistant. Its stdio servers are confirmed as
 // AddMCPServer's are.
 func (a *App) ImportMCPServers(assistantID string, from core.MCPSource, only []string) (core.MCPImportResult, error) {
-	r, err := a.core.MCPServers().Import(assistantID, from, only, func(list []mcphost.Server) error {
-		return a.confirmCommands(assistantID, list)
-	})
+	r, err := a.core.MCPServers().Import(assistantID, from, only, a.confirmCommands)
 	return r, uiError(err)
 }
 
 // confirmCommands asks the user, in the window's own dialog, whether
-// rehome may run the stdio servers of list for the assistant; nil when
-// list has none. The browser bridge cannot ask: ErrMCPCommandNeedsWindow.
-func (a *App) confirmCommands(assistantID string, list []mcphost.Server) error {
+// rehome may run the stdio servers of list for the assistant named
+// assistant; nil when list has none (a core.MCPConfirm). The browser bridge cannot ask: ErrMCPCommandNeedsWindow.
+func (a *App) confirmCommands(assistant string, list []mcphost.Server) error {
 	var lines []string
 	for _, s := range list {
 		if len(s.Command) == 0 {
@@ -119,14 +111,8 @@ func (a *App) confirmCommands(assistantID string, list []mcphost.Server) error {
 	if !ok {
 		return ErrMCPCommandNeedsWindow
 	}
-	who := assistantID
-	if as, err := a.core.ResolveAssistant(assistantID); err == nil {
-		who = as.Name
-	} else {
-		return uiError(err)
-	}
 	msg := fmt.Sprintf("Let rehome run these programs on this computer, as you, for %s?\n\n%s\n\nrehome starts each with a clean environment in a folder of its own, and the model calls its tools under ChatGPT's confirmation rule. Say Yes only if you trust these programs.",
-		who, strings.Join(lines, "\n"))
+		assistant, strings.Join(lines, "\n"))
 	yes, err := conf.ConfirmDialog("Add an MCP server", msg)
 	if err != nil {
 		return fmt.Errorf("the MCP server was not added: the window's dialog failed (%v)", err)
@@ -134,6 +120,6 @@ func (a *App) confirmCommands(assistantID string, list []mcphost.Server) error {
 	if !yes {
 		return ErrMCPNotConfirmed
 	}
-	a.log.Info("MCP server command confirmed in the window", "assistant", who, "servers", len(lines))
+	a.log.Info("MCP server command confirmed in the window", "assistant", assistant, "servers", len(lines))
 	return nil
 }

@@ -87,13 +87,25 @@ func (m *MCPServers) List(ref string) ([]mcphost.Server, error) {
 
 // Add adds s to the assistant ref names; a name it has already is an
 // error.
-func (m *MCPServers) Add(ref string, s mcphost.Server) error {
+func (m *MCPServers) Add(ref string, s mcphost.Server) error { return m.AddConfirmed(ref, s, nil) }
+
+// MCPConfirm asks the user whether servers may be added to the assistant
+// named assistant (a face's dialog); an error refuses them all.
+type MCPConfirm func(assistant string, servers []mcphost.Server) error
+
+// AddConfirmed is Add, with confirm (nil: none) asked first.
+func (m *MCPServers) AddConfirmed(ref string, s mcphost.Server, confirm MCPConfirm) error {
 	if err := s.Check(); err != nil {
 		return err
 	}
 	a, err := m.c.ResolveAssistant(ref)
 	if err != nil {
 		return err
+	}
+	if confirm != nil {
+		if err := confirm(a.Name, []mcphost.Server{s}); err != nil {
+			return err
+		}
 	}
 	return m.edit(a.ID, func(r *mcpRecord) error {
 		for _, o := range r.Servers {

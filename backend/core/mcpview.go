@@ -341,12 +341,13 @@ func (m *MCPServers) Preview(from MCPSource) ([]MCPImportEntry, error) {
 // names any); each that cannot be added is said in Failed, the rest are
 // added. confirm (nil: none) is asked once about the servers to add
 // first, and refusing adds none.
-func (m *MCPServers) Import(ref string, from MCPSource, only []string, confirm func([]mcphost.Server) error) (MCPImportResult, error) {
+func (m *MCPServers) Import(ref string, from MCPSource, only []string, confirm MCPConfirm) (MCPImportResult, error) {
 	entries, err := m.read(from)
 	if err != nil {
 		return MCPImportResult{}, err
 	}
-	if _, err := m.c.ResolveAssistant(ref); err != nil {
+	a, err := m.c.ResolveAssistant(ref)
+	if err != nil {
 		return MCPImportResult{}, err
 	}
 	var picked []mcphost.HostEntry
@@ -363,13 +364,13 @@ func (m *MCPServers) Import(ref string, from MCPSource, only []string, confirm f
 		for _, e := range picked {
 			list = append(list, e.Server)
 		}
-		if err := confirm(list); err != nil {
+		if err := confirm(a.Name, list); err != nil {
 			return MCPImportResult{}, err
 		}
 	}
 	res := MCPImportResult{Added: []MCPImported{}, Failed: []MCPImportError{}}
 	for _, e := range picked {
-		if err := m.Add(ref, e.Server); err != nil {
+		if err := m.Add(a.ID, e.Server); err != nil {
 			res.Failed = append(res.Failed, MCPImportError{Name: e.Name, Error: err.Error()})
 			continue
 		}

@@ -271,7 +271,10 @@ func TestMCPImport(t *testing.T) {
 	}
 	var asked []string
 	no := errors.New("not confirmed")
-	if _, err := m.Import(a.ID, src, []string{"fetch", "exa"}, func(l []mcphost.Server) error {
+	if _, err := m.Import(a.ID, src, []string{"fetch", "exa"}, func(who string, l []mcphost.Server) error {
+		if who != "Researcher" {
+			t.Errorf("asked about %q", who)
+		}
 		for _, s := range l {
 			asked = append(asked, s.Name)
 		}
