@@ -108,6 +108,8 @@ var pathless = []string{
 	"ListActions", "AddAction", "RemoveAction", "SetActionAllowLocal", "TestAction", "AnswerAction", "SignInAction", "SetActionCredentials", "ChatGPTSnippet", "PreviewAssistants",
 	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations",
 	"SandboxHost", "TrustSandboxHost",
+	"MCPOverview", "MCPServersOf", "AddMCPServer", "TestMCPServer", "RemoveMCPServer", "SetMCPServerOn", "SetMCPToolAlwaysAllow",
+	"MCPHostFiles", "PreviewMCPImport", "ImportMCPServers",
 }
 
 // methodParams reads the parameter names of *App's methods from the

@@ -41,3 +41,12 @@ var ErrNoMethod = errors.New("rehome has no method")
 // ErrBadArguments is Calls' answer for arguments that do not decode into
 // the method's parameters.
 var ErrBadArguments = errors.New("bad arguments")
+
+// ErrMCPCommandNeedsWindow is returned when a browser page tries to add
+// an MCP server that runs a program on this machine: a page, or whatever
+// holds the bridge's token, cannot confirm that.
+var ErrMCPCommandNeedsWindow = errors.New("an MCP server that runs a program on this computer cannot be added from a browser page: add it in the rehome window (which asks you in a dialog of its own), or in a terminal with `rehome mcp add ASSISTANT NAME -- COMMAND ARGS…`; a server at a URL can be added here")
+
+// ErrMCPNotConfirmed is returned when the user said No in the window's own
+// dialog about running an MCP server's program.
+var ErrMCPNotConfirmed = errors.New("the MCP server was not added: you did not confirm it in the window's dialog")

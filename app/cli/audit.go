@@ -193,6 +193,7 @@ func printAudit(w io.Writer, rec audit.Record) {
 				}
 			}
 		}
+		printMCPAudit(w, aa.MCP)
 		fmt.Fprintln(w, "\nWhy:")
 		for _, reason := range aa.Verdict.Reasons {
 			mark := "+"
@@ -458,4 +459,16 @@ func cmdAuditRm(env *cliEnv, args []string) int {
 	}
 	fmt.Fprintf(env.stdout, "deleted audit %s\n", pos[0])
 	return exitOK
+}
+
+// printMCPAudit prints what the audit says of the assistant's MCP
+// servers (none: nothing).
+func printMCPAudit(w io.Writer, m *audit.MCPTools) {
+	if m == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nMCP tools (%s)\n  * %s\n    %s\n", m.Label, m.Headline, m.Reason)
+	for _, c := range m.Caveats {
+		fmt.Fprintf(w, "    Note: %s\n", c)
+	}
 }

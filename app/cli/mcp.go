@@ -19,6 +19,8 @@ func cmdMCP(env *cliEnv, args []string) int {
 		{"list", "list an assistant's MCP servers", cmdMCPList},
 		{"test", "connect to an assistant's MCP server and list its tools and their confirmation", cmdMCPTest},
 		{"rm", "remove an MCP server from an assistant", cmdMCPRm},
+		{"on", "offer an MCP server's tools to the assistant again", func(env *cliEnv, args []string) int { return cmdMCPOn(env, args, true) }},
+		{"off", "keep an MCP server but offer its tools to the model no more", func(env *cliEnv, args []string) int { return cmdMCPOn(env, args, false) }},
 		{"import", "add the servers of an MCP host's file (LM Studio, Claude Desktop, Jan, VS Code)", cmdMCPImport},
 	}, "rehome mcp", args)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -93,5 +94,14 @@ func TestMCPAddAndImport(t *testing.T) {
 	}
 	if r := rehomeCLI(t, home, "mcp", "import", "Adder", f); r.code != 1 || !strings.Contains(r.stderr, "already") {
 		t.Fatalf("a second import: %+v", r)
+	}
+	if r := rehomeCLI(t, home, "mcp", "off", "Adder", "remote"); r.code != 0 || !strings.Contains(r.stdout, "offered no more") {
+		t.Fatalf("off: %+v", r)
+	}
+	if r := rehomeCLI(t, home, "mcp", "list", "Adder"); !regexp.MustCompile(`remote\s+http\s+off\s+http://127.0.0.1:9/mcp`).MatchString(r.stdout) || !regexp.MustCompile(`everything\s+stdio\s+on\s+npx`).MatchString(r.stdout) {
+		t.Fatalf("list after off: %s", r.stdout)
+	}
+	if r := rehomeCLI(t, home, "mcp", "on", "Adder", "nothing"); r.code != 1 || !strings.Contains(r.stderr, "has no MCP server nothing") {
+		t.Fatalf("on, a server it does not have: %+v", r)
 	}
 }

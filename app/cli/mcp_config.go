@@ -9,20 +9,8 @@ import (
 	"sort"
 
 	"rehome/backend/atomicfile"
+	"rehome/backend/mcphost"
 )
-
-// mcpClients are the MCP hosts `rehome mcp config` knows: where each
-// keeps its servers, and under which key.
-var mcpClients = map[string]struct {
-	file func(home string) string
-	key  string // "mcpServers", or VS Code's "servers"
-	typ  bool   // each entry says "type": "stdio"
-}{
-	"lmstudio": {func(h string) string { return filepath.Join(h, ".lmstudio", "mcp.json") }, "mcpServers", false},
-	"claude":   {func(h string) string { return filepath.Join(h, ".config", "Claude", "claude_desktop_config.json") }, "mcpServers", false},
-	"jan":      {func(h string) string { return filepath.Join(h, ".config", "Jan", "data", "mcp_config.json") }, "mcpServers", false},
-	"vscode":   {func(h string) string { return filepath.Join(h, ".config", "Code", "User", "mcp.json") }, "servers", true},
-}
 
 func cmdMCPConfig(env *cliEnv, args []string) int {
 	fs := env.flags("mcp config", "mcp config --client lmstudio|jan|claude|vscode --assistant ASSISTANT [--write] [--file PATH]")
@@ -35,11 +23,11 @@ func cmdMCPConfig(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	cl, ok := mcpClients[*client]
+	cl, ok := mcphost.HostByID(*client)
 	if !ok {
 		var known []string
-		for k := range mcpClients {
-			known = append(known, k)
+		for _, h := range mcphost.Hosts {
+			known = append(known, h.ID)
 		}
 		sort.Strings(known)
 		return env.usage("--client: say which MCP client: %v", known)
@@ -56,11 +44,11 @@ func cmdMCPConfig(env *cliEnv, args []string) int {
 		cmdArgs = append(cmdArgs, "--assistant", r)
 	}
 	entry := map[string]any{"command": self, "args": cmdArgs}
-	if cl.typ {
+	if cl.Typed {
 		entry["type"] = "stdio"
 	}
 	if !*write {
-		return env.json(map[string]any{cl.key: map[string]any{*name: entry}})
+		return env.json(map[string]any{cl.Key: map[string]any{*name: entry}})
 	}
 	path := env.path(*file)
 	if path == "" {
@@ -68,9 +56,9 @@ func cmdMCPConfig(env *cliEnv, args []string) int {
 		if err != nil {
 			return env.fail(err)
 		}
-		path = cl.file(home)
+		path = cl.File(home)
 	}
-	if err := mergeMCPEntry(path, cl.key, *name, entry); err != nil {
+	if err := mergeMCPEntry(path, cl.Key, *name, entry); err != nil {
 		return env.fail(err)
 	}
 	fmt.Fprintf(env.stdout, "added %q to %s; restart the client to see rehome's tools\n", *name, path)

@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -83,13 +80,14 @@ func cmdMCPList(env *cliEnv, args []string) int {
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(safeWriter(env.stdout), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tWHAT\tALWAYS ALLOWED")
+	fmt.Fprintln(tw, "NAME\tKIND\tON\tWHAT\tALWAYS ALLOWED")
 	for _, s := range list {
 		what := s.URL
 		if what == "" {
 			what = strings.Join(s.Command, " ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Kind(), what, strings.Join(s.AlwaysAllow, ", "))
+		on := map[bool]string{true: "on", false: "off"}[!s.Off]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Kind(), on, what, strings.Join(s.AlwaysAllow, ", "))
 	}
 	tw.Flush()
 	return exitOK
@@ -107,6 +105,26 @@ func cmdMCPRm(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	fmt.Fprintf(env.stdout, "removed the MCP server %s\n", args[1])
+	return exitOK
+}
+
+func cmdMCPOn(env *cliEnv, args []string, on bool) int {
+	word := map[bool]string{true: "on", false: "off"}[on]
+	if len(args) != 2 {
+		return env.usage("mcp %s takes an assistant and a server's name", word)
+	}
+	c, code := mcpService(env)
+	if c == nil {
+		return code
+	}
+	if err := c.MCPServers().SetOn(args[0], args[1], on); err != nil {
+		return env.fail(err)
+	}
+	if on {
+		fmt.Fprintf(env.stdout, "%s's tools are offered to %s again\n", args[1], args[0])
+	} else {
+		fmt.Fprintf(env.stdout, "%s is kept, its tools offered no more (`rehome mcp on %s %s` turns it back on)\n", args[1], args[0], args[1])
+	}
 	return exitOK
 }
 
@@ -160,82 +178,27 @@ func cmdMCPImport(env *cliEnv, args []string) int {
 	if len(words) != 2 {
 		return env.usage("mcp import takes an assistant and an MCP host's configuration file (e.g. ~/.lmstudio/mcp.json)")
 	}
-	data, err := readFileAtMost(env.path(words[1]), maxClientConfig, "an MCP configuration")
+	data, err := readFileAtMost(env.path(words[1]), mcphost.MaxHostConfig, "an MCP configuration")
 	if err != nil {
 		return env.fail(err)
-	}
-	var doc struct {
-		MCPServers map[string]hostEntry `json:"mcpServers"`
-		Servers    map[string]hostEntry `json:"servers"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return env.fail(fmt.Errorf("%s is not an MCP host's JSON (%v): it has {\"mcpServers\": {...}}", words[1], err))
-	}
-	entries := doc.MCPServers
-	if entries == nil {
-		entries = doc.Servers
 	}
 	c, code := mcpService(env)
 	if c == nil {
 		return code
 	}
-	names := make([]string, 0, len(entries))
-	for n := range entries {
-		names = append(names, n)
+	res, err := c.MCPServers().Import(words[0], core.MCPSource{Text: string(data)}, only, nil)
+	if err != nil {
+		return env.fail(fmt.Errorf("%s: %w", words[1], err))
 	}
-	sort.Strings(names)
-	failed := 0
-	for _, n := range names {
-		if len(only) > 0 && !slices.Contains(only, n) {
-			continue
-		}
-		e := entries[n]
-		s := mcphost.Server{Name: mcpName(n), URL: e.URL}
-		if e.Command != "" {
-			s.Command = append([]string{e.Command}, e.Args...)
-		}
-		keys := make([]string, 0, len(e.Env))
-		for k := range e.Env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			s.Env = append(s.Env, k+"="+e.Env[k])
-		}
-		if err := c.MCPServers().Add(words[0], s); err != nil {
-			failed++
-			fmt.Fprintf(safeWriter(env.stderr), "rehome: %s: %v\n", n, err)
-			continue
-		}
-		fmt.Fprintf(env.stdout, "added %s (%s)\n", s.Name, s.Kind())
+	for _, f := range res.Failed {
+		fmt.Fprintf(safeWriter(env.stderr), "rehome: %s: %s\n", f.Name, f.Error)
 	}
-	if failed > 0 {
+	for _, a := range res.Added {
+		fmt.Fprintf(env.stdout, "added %s (%s)\n", a.Name, a.Kind)
+	}
+	if len(res.Failed) > 0 {
 		return exitFail
 	}
 	return exitOK
 }
 
-type hostEntry struct {
-	Command string            `json:"command"`
-	Args    []string          `json:"args"`
-	Env     map[string]string `json:"env"`
-	URL     string            `json:"url"`
-}
-
-// mcpName is a host's server name as rehome names servers.
-func mcpName(n string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(n) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	s := strings.Trim(b.String(), "-")
-	if len(s) > 24 {
-		s = strings.Trim(s[:24], "-")
-	}
-	return s
-}

@@ -148,6 +148,8 @@ type AssistantAudit struct {
 	Capabilities []Result     `json:"capabilities"`
 	Verdict      Verdict      `json:"verdict"`
 	Economics    Economics    `json:"economics"`
+	// MCP is what the audit says of its MCP servers (nil: none).
+	MCP *MCPTools `json:"mcp,omitempty"`
 }
 
 // Use is one assistant's use of a capability in the across view.
@@ -278,6 +280,7 @@ func BuildChoosing(cat *Catalog, req Request, machine Machine, candidates []Mode
 		aa := AssistantAudit{Subject: s, TextModel: model, Choice: &choice, Capabilities: evaluateSubject(cat, req, machine, model, s)}
 		aa.Economics = economics(aa.Capabilities, req)
 		aa.Verdict = verdict(aa, req, model)
+		aa.MCP = mcpTools(s, req)
 		rec.Assistants = append(rec.Assistants, aa)
 	}
 	rec.Across = across(cat, rec.Assistants)

@@ -119,6 +119,8 @@ type Options struct {
 	Now      func() time.Time
 	// Browsing says what the machine browses with (nil: nothing).
 	Browsing func() Browsing
+	// MCP lists an assistant's MCP servers (nil: none).
+	MCP func(assistantID string) []MCPServer
 }
 
 // Service runs audits and keeps their history in the store.
@@ -130,12 +132,13 @@ type Service struct {
 	detector   Detector
 	now        func() time.Time
 	browsing   func() Browsing
+	mcp        func(assistantID string) []MCPServer
 }
 
 // NewService returns a Service storing audits in st and reading assistants
 // from as.
 func NewService(st *store.Store, as Assistants, opts Options) *Service {
-	s := &Service{st: st, assistants: as, catalog: opts.Catalog, advisor: opts.Advisor, detector: opts.Detector, now: opts.Now, browsing: opts.Browsing}
+	s := &Service{st: st, assistants: as, catalog: opts.Catalog, advisor: opts.Advisor, detector: opts.Detector, now: opts.Now, browsing: opts.Browsing, mcp: opts.MCP}
 	if s.catalog == nil {
 		s.catalog = DefaultCatalog()
 	}
@@ -204,7 +207,7 @@ func (s *Service) Subjects(req Request) ([]Subject, error) {
 		}
 		// Oldest first reads like the list the user built.
 		for i := len(all) - 1; i >= 0; i-- {
-			out = append(out, SubjectFor(all[i]))
+			out = append(out, s.subjectFor(all[i]))
 		}
 	default:
 		for _, id := range req.AssistantIDs {
@@ -218,7 +221,7 @@ func (s *Service) Subjects(req Request) ([]Subject, error) {
 				}
 				return nil, err
 			}
-			out = append(out, SubjectFor(a))
+			out = append(out, s.subjectFor(a))
 		}
 	}
 	if len(req.Features) > 0 {
@@ -229,6 +232,15 @@ func (s *Service) Subjects(req Request) ([]Subject, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// subjectFor is SubjectFor with the assistant's MCP servers.
+func (s *Service) subjectFor(a assistant.Assistant) Subject {
+	sub := SubjectFor(a)
+	if s.mcp != nil {
+		sub.MCP = s.mcp(a.ID)
+	}
+	return sub
 }
 
 // Evaluate runs an audit without storing it.

@@ -38,6 +38,8 @@ type Subject struct {
 	// ChatGPT's record; GPT what the audit says of the GPT as it was.
 	GizmoID string   `json:"gizmo_id,omitempty"`
 	GPT     gptFacts `json:"gpt,omitempty"`
+	// MCP are the MCP servers the assistant has in rehome (mcp.go).
+	MCP []MCPServer `json:"mcp_servers,omitempty"`
 }
 
 // featureAliases maps names people use for a capability to its id.

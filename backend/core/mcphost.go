@@ -38,6 +38,8 @@ const mcpIdle = 10 * time.Minute
 type mcpRecord struct {
 	Schema  int              `json:"schema"`
 	Servers []mcphost.Server `json:"servers"`
+	// Seen is what the last connection to each server found (mcpview.go).
+	Seen map[string]*mcpSeen `json:"seen,omitempty"`
 }
 
 // MCPServers is the MCP servers' service (one per Core: it holds the
@@ -85,13 +87,25 @@ func (m *MCPServers) List(ref string) ([]mcphost.Server, error) {
 
 // Add adds s to the assistant ref names; a name it has already is an
 // error.
-func (m *MCPServers) Add(ref string, s mcphost.Server) error {
+func (m *MCPServers) Add(ref string, s mcphost.Server) error { return m.AddConfirmed(ref, s, nil) }
+
+// MCPConfirm asks the user whether servers may be added to the assistant
+// named assistant (a face's dialog); an error refuses them all.
+type MCPConfirm func(assistant string, servers []mcphost.Server) error
+
+// AddConfirmed is Add, with confirm (nil: none) asked first.
+func (m *MCPServers) AddConfirmed(ref string, s mcphost.Server, confirm MCPConfirm) error {
 	if err := s.Check(); err != nil {
 		return err
 	}
 	a, err := m.c.ResolveAssistant(ref)
 	if err != nil {
 		return err
+	}
+	if confirm != nil {
+		if err := confirm(a.Name, []mcphost.Server{s}); err != nil {
+			return err
+		}
 	}
 	return m.edit(a.ID, func(r *mcpRecord) error {
 		for _, o := range r.Servers {
@@ -100,6 +114,7 @@ func (m *MCPServers) Add(ref string, s mcphost.Server) error {
 			}
 		}
 		r.Servers = append(r.Servers, s)
+		delete(r.Seen, s.Name)
 		return nil
 	})
 }
@@ -117,6 +132,7 @@ func (m *MCPServers) Remove(ref, name string) error {
 			return fmt.Errorf("%w: %s has no MCP server %s (see `rehome mcp list %s`)", mcphost.ErrBadServer, a.Name, name, a.Name)
 		}
 		r.Servers = slices.Delete(r.Servers, i, i+1)
+		delete(r.Seen, name)
 		return nil
 	})
 }
@@ -138,17 +154,27 @@ func (m *MCPServers) Test(ctx context.Context, ref, name string) ([]MCPTool, []s
 	}
 	c, err := m.conn(ctx, a.ID, name)
 	if err != nil {
+		m.remember(a.ID, name, nil, nil, err)
 		return nil, nil, err
 	}
-	tools, err := c.Tools(ctx)
+	out, err := listTools(ctx, c, name)
+	m.remember(a.ID, name, out, c.Notes, err)
 	if err != nil {
 		return nil, nil, err
 	}
-	var out []MCPTool
+	return out, c.Notes, nil
+}
+
+func listTools(ctx context.Context, c *mcphost.Conn, name string) ([]MCPTool, error) {
+	tools, err := c.Tools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []MCPTool{}
 	for _, t := range tools {
 		out = append(out, MCPTool{Name: t.Name, LoopName: mcphost.ToolName(name, t.Name), Rule: mcphost.Rule(t), About: t.Description})
 	}
-	return out, c.Notes, nil
+	return out, nil
 }
 
 // conn is the open connection to the assistant's server name, started
@@ -226,8 +252,12 @@ func (m *MCPServers) Tools(ctx context.Context, assistantID, assistantName strin
 		}
 		c, err := m.conn(ctx, assistantID, s.Name)
 		if err != nil {
+			m.remember(assistantID, s.Name, nil, nil, err)
 			notes = append(notes, fmt.Sprintf("the MCP server %s was left out: %v", s.Name, err))
 			continue
+		}
+		if listed, err := listTools(ctx, c, s.Name); err == nil {
+			m.remember(assistantID, s.Name, listed, c.Notes, nil)
 		}
 		name := s.Name
 		ts, n, err := c.LoopTools(ctx, mcphost.Use{Assistant: assistantName, Confirm: confirm,

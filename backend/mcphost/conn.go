@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -80,7 +81,7 @@ func Connect(ctx context.Context, s Server, dir string, lim Limits) (*Conn, erro
 	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
 		c.kill()
-		return nil, c.explain("could not connect", err)
+		return nil, c.explain("could not connect:", err)
 	}
 	c.cs = cs
 	if _, err := c.Tools(cctx); err != nil {
@@ -100,8 +101,14 @@ func cleanEnv(dir string, env []string) []string {
 // explain words err with what the server wrote to stderr last.
 func (c *Conn) explain(what string, err error) error {
 	detail := err.Error()
-	if errors.Is(err, context.DeadlineExceeded) {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
 		detail = "no answer within " + c.lim.Connect.String()
+	case c.srv.URL != "" && (errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(detail, "connection refused")):
+		detail = "nothing answers at " + c.srv.URL + " (connection refused): start the server, or check its address and port"
+	case c.srv.URL != "" && errors.As(err, &dns):
+		detail = "the host name " + dns.Name + " is not known here (" + dns.Err + "): check the URL"
 	}
 	if s := strings.TrimSpace(c.errb.String()); s != "" {
 		detail += " (it said: " + oneLine(s, 300) + ")"

@@ -266,6 +266,7 @@ export namespace audit {
     capabilities: audit.Result[];
     verdict: audit.Verdict;
     economics: audit.Economics;
+    mcp?: audit.MCPTools;
   }
 
   export interface AssistantChange {
@@ -376,6 +377,23 @@ export namespace audit {
     ram_bytes: audit.Bytes;
     vision: boolean;
     tools: boolean;
+  }
+
+  export interface MCPServer {
+    name: string;
+    kind: string;
+    host?: string;
+    tools: number;
+    off?: boolean;
+  }
+
+  export interface MCPTools {
+    category: audit.Category;
+    label: string;
+    headline: string;
+    reason: string;
+    caveats: string[];
+    servers: audit.MCPServer[];
   }
 
   export interface Machine {
@@ -492,6 +510,7 @@ export namespace audit {
     remote_files?: assistant.RemoteFile[];
     gizmo_id?: string;
     gpt: audit.gptFacts;
+    mcp_servers?: audit.MCPServer[];
   }
 
   export interface Summary {
@@ -781,6 +800,71 @@ export namespace core {
     uuid: string;
     added: string;
     problem?: string;
+  }
+
+  export interface MCPAssistantServers {
+    assistant_id: string;
+    assistant_name: string;
+    servers: core.MCPServerView[];
+  }
+
+  export interface MCPHostFile {
+    id: string;
+    label: string;
+    path: string;
+    found: boolean;
+  }
+
+  export interface MCPImportEntry {
+    host_name: string;
+    name: string;
+    kind: string;
+    command?: string[];
+    url?: string;
+    env_names: string[];
+    problem?: string;
+  }
+
+  export interface MCPImportError {
+    name: string;
+    error: string;
+  }
+
+  export interface MCPImportResult {
+    added: core.MCPImported[];
+    failed: core.MCPImportError[];
+  }
+
+  export interface MCPImported {
+    name: string;
+    kind: string;
+  }
+
+  export interface MCPServerView {
+    name: string;
+    kind: string;
+    command?: string[];
+    url?: string;
+    env_names: string[];
+    on: boolean;
+    state: string;
+    error?: string;
+    listed?: string;
+    tools: core.MCPToolView[];
+    notes: string[];
+  }
+
+  export interface MCPSource {
+    text?: string;
+    host?: string;
+  }
+
+  export interface MCPToolView {
+    name: string;
+    loop_name: string;
+    rule: actions.Rule;
+    description: string;
+    always_allowed: boolean;
   }
 
   export interface MemoryImport {
@@ -1228,6 +1312,18 @@ export namespace localmodels {
     mmproj_size?: number;
     added: string;
     measured?: localmodels.Measured;
+  }
+}
+
+/** Types of Go package rehome/backend/mcphost. */
+export namespace mcphost {
+  export interface Server {
+    name: string;
+    command?: string[];
+    url?: string;
+    env?: string[];
+    off?: boolean;
+    always_allow?: string[];
   }
 }
 
@@ -1735,6 +1831,7 @@ export const methods = [
   'AddAction',
   'AddCarriedModel',
   'AddLibrary',
+  'AddMCPServer',
   'AnswerAction',
   'Ask',
   'AssistantCapabilities',
@@ -1776,6 +1873,7 @@ export const methods = [
   'ImportAssistant',
   'ImportAssistants',
   'ImportConversations',
+  'ImportMCPServers',
   'InterruptSession',
   'KnowledgeAdd',
   'KnowledgeCancel',
@@ -1792,6 +1890,9 @@ export const methods = [
   'ListConversations',
   'ListRuns',
   'LoadImage',
+  'MCPHostFiles',
+  'MCPOverview',
+  'MCPServersOf',
   'MemoryAdd',
   'MemoryDelete',
   'MemoryEdit',
@@ -1810,11 +1911,13 @@ export const methods = [
   'PickModelFile',
   'PreviewAssistants',
   'PreviewFile',
+  'PreviewMCPImport',
   'PullModel',
   'PullSource',
   'RemoveAction',
   'RemoveCarriedModel',
   'RemoveLibrary',
+  'RemoveMCPServer',
   'RenameConversation',
   'ResetRunLimits',
   'RestartSession',
@@ -1833,6 +1936,8 @@ export const methods = [
   'SetActionCredentials',
   'SetAssistantModel',
   'SetBrowsingSettings',
+  'SetMCPServerOn',
+  'SetMCPToolAlwaysAllow',
   'SetMemoryMode',
   'SetMemoryOff',
   'SetModelServers',
@@ -1848,6 +1953,7 @@ export const methods = [
   'StopRun',
   'StopSession',
   'TestAction',
+  'TestMCPServer',
   'TestSandboxHost',
   'TrustSandboxHost',
   'UIEvent',
@@ -1866,6 +1972,10 @@ export function AddCarriedModel(path: string, copy: boolean): Promise<localmodel
 
 export function AddLibrary(path: string, copyIn: boolean): Promise<browse.Library> {
   return call<browse.Library>('AddLibrary', path, copyIn);
+}
+
+export function AddMCPServer(assistantID: string, s: Input<mcphost.Server>): Promise<void> {
+  return call<void>('AddMCPServer', assistantID, s);
 }
 
 export function AnswerAction(id: string, decision: actions.Decision): Promise<void> {
@@ -2032,6 +2142,10 @@ export function ImportConversations(path: string): Promise<core.ImportReport> {
   return call<core.ImportReport>('ImportConversations', path);
 }
 
+export function ImportMCPServers(assistantID: string, from: Input<core.MCPSource>, only: Input<string[]>): Promise<core.MCPImportResult> {
+  return call<core.MCPImportResult>('ImportMCPServers', assistantID, from, only);
+}
+
 export function InterruptSession(id: string): Promise<void> {
   return call<void>('InterruptSession', id);
 }
@@ -2094,6 +2208,18 @@ export function ListRuns(limit: number): Promise<sandbox.Record[]> {
 
 export function LoadImage(path: string): Promise<string[]> {
   return call<string[]>('LoadImage', path);
+}
+
+export function MCPHostFiles(): Promise<core.MCPHostFile[]> {
+  return call<core.MCPHostFile[]>('MCPHostFiles');
+}
+
+export function MCPOverview(): Promise<core.MCPAssistantServers[]> {
+  return call<core.MCPAssistantServers[]>('MCPOverview');
+}
+
+export function MCPServersOf(assistantID: string): Promise<core.MCPServerView[]> {
+  return call<core.MCPServerView[]>('MCPServersOf', assistantID);
 }
 
 export function MemoryAdd(text: string, assistantID: string): Promise<memory.Memory> {
@@ -2168,6 +2294,10 @@ export function PreviewFile(path: string): Promise<dataset.Preview> {
   return call<dataset.Preview>('PreviewFile', path);
 }
 
+export function PreviewMCPImport(from: Input<core.MCPSource>): Promise<core.MCPImportEntry[]> {
+  return call<core.MCPImportEntry[]>('PreviewMCPImport', from);
+}
+
 export function PullModel(name: string): Promise<llm.PullProgress> {
   return call<llm.PullProgress>('PullModel', name);
 }
@@ -2186,6 +2316,10 @@ export function RemoveCarriedModel(name: string): Promise<void> {
 
 export function RemoveLibrary(name: string): Promise<browse.Library> {
   return call<browse.Library>('RemoveLibrary', name);
+}
+
+export function RemoveMCPServer(assistantID: string, name: string): Promise<void> {
+  return call<void>('RemoveMCPServer', assistantID, name);
 }
 
 export function RenameConversation(id: string, title: string): Promise<llm.Conversation> {
@@ -2260,6 +2394,14 @@ export function SetBrowsingSettings(ch: Input<core.BrowsingChange>): Promise<cor
   return call<core.BrowsingSettings>('SetBrowsingSettings', ch);
 }
 
+export function SetMCPServerOn(assistantID: string, name: string, on: boolean): Promise<void> {
+  return call<void>('SetMCPServerOn', assistantID, name, on);
+}
+
+export function SetMCPToolAlwaysAllow(assistantID: string, server: string, tool: string, allow: boolean): Promise<void> {
+  return call<void>('SetMCPToolAlwaysAllow', assistantID, server, tool, allow);
+}
+
 export function SetMemoryMode(assistantID: string, mode: string): Promise<memory.Settings> {
   return call<memory.Settings>('SetMemoryMode', assistantID, mode);
 }
@@ -2318,6 +2460,10 @@ export function StopSession(id: string): Promise<void> {
 
 export function TestAction(assistantID: string, operation: string, args: string): Promise<actions.Result> {
   return call<actions.Result>('TestAction', assistantID, operation, args);
+}
+
+export function TestMCPServer(assistantID: string, name: string): Promise<core.MCPServerView> {
+  return call<core.MCPServerView>('TestMCPServer', assistantID, name);
 }
 
 export function TestSandboxHost(h: Input<core.SandboxHost>): Promise<core.ConnectionTest> {
