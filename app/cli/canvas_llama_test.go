@@ -17,14 +17,6 @@ import (
 // versions; the user edits it (a third), diffs, restores version 1, and
 // exports it as Markdown and as a notebook.
 func TestAskCanvasRealModelCLI(t *testing.T) {
-	if os.Getenv("REHOME_TRY_TINY_MEMORY_CANVAS") == "" {
-		// Known defect (issue 33 stays open): on the real llama-server the
-		// tiny model's memory and canvas scripts repeat their first
-		// fragment ("I will remember that.<tool_call>…") instead of the
-		// call they say in the reference forward pass. Set
-		// REHOME_TRY_TINY_MEMORY_CANVAS=1 to run it.
-		t.Skip("skipped: the tiny model's memory/canvas script loops on the real llama-server (known, issue 33); REHOME_TRY_TINY_MEMORY_CANVAS=1 runs it")
-	}
 	needPodman(t)
 	script := tinymodel.CanvasScript()
 	model := llamatest.Start(t, script)
