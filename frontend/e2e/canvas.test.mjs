@@ -29,6 +29,9 @@ after(async () => {
 test('the model writes a canvas; the user edits it, diffs and restores', async (t) => {
   if (llama.skip) return t.skip(llama.skip);
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  // The real model's turns on a loaded machine (2 cores, other tests): a
+  // step may take longer than Playwright's 30 s default.
+  page.setDefaultTimeout(90000);
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(srv.url);

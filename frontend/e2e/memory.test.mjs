@@ -65,6 +65,9 @@ test('Settings → Memory: paste ChatGPT\'s list, search, edit, delete; injectio
 test('the model saves a memory: Memory updated, Undo, a new chat reads it, a temporary chat does not', async (t) => {
   if (llama.skip) return t.skip(llama.skip);
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // The real model's turns on a loaded machine (2 cores, other tests): a
+  // step may take longer than Playwright's 30 s default.
+  page.setDefaultTimeout(90000);
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(srv.url);
