@@ -211,3 +211,13 @@ func CanvasScript() Script {
 		Answer: []string{"The plan", " is in the canvas."},
 	}
 }
+
+// CodeCanvasScript creates a code/python textdoc with create_textdoc (a
+// line that prints 42), then answers: the canvas a user runs in the
+// conversation's sandbox session.
+func CodeCanvasScript() Script {
+	return Script{
+		Calls:  []Call{{Before: []string{"I write", " the code."}, Name: "create_textdoc", Args: []string{`{"content": "print(6 * 7)", `, `"name": "answer", "type": "code/python"}`}}},
+		Answer: []string{"Run it", " in the canvas."},
+	}
+}
