@@ -221,3 +221,14 @@ func CodeCanvasScript() Script {
 		Answer: []string{"Run it", " in the canvas."},
 	}
 }
+
+// VisionScript answers at once, in words about a chart: its one call is
+// of a tool no chat offers (IfOffered), so the model never makes it. With
+// the tiny projector (WriteProjector), the model a test sends an image.
+func VisionScript() Script {
+	return Script{
+		Calls:     []Call{{Name: "never_offered", Args: []string{`{}`}}},
+		Answer:    []string{"The chart", " shows bars."},
+		IfOffered: true,
+	}
+}

@@ -16,7 +16,7 @@ func TestMemoryAndCanvasScripts(t *testing.T) {
 	for i := 0; i < 120; i++ {
 		prompt = append(prompt, int32(1000+i*37%5000))
 	}
-	for name, s := range map[string]Script{"memory": MemoryScript(), "canvas": CanvasScript(), "code canvas": CodeCanvasScript()} {
+	for name, s := range map[string]Script{"memory": MemoryScript(), "canvas": CanvasScript(), "code canvas": CodeCanvasScript(), "vision": VisionScript()} {
 		m, err := Build(src, s)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
