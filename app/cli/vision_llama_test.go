@@ -87,3 +87,41 @@ func TestAskImageRealModelCLI(t *testing.T) {
 		t.Fatalf("the picture changed: %d %d %d", r>>8, g>>8, b>>8)
 	}
 }
+
+// A carried vision model: `rehome models add tiny.gguf --mmproj
+// mmproj.gguf` keeps the tiny model with the tiny projector, and `rehome
+// ask --model NAME --image` starts llama.cpp's llama-server with
+// --mmproj itself (it reads images only so): the image is sent and the
+// model answers. The same model added without its projector reads no
+// images, and the user is told which carried model does.
+func TestAskImageCarriedModelCLI(t *testing.T) {
+	needPodman(t)
+	bin := llamatest.Need(t)
+	dir := t.TempDir()
+	script := tinymodel.VisionScript()
+	model := llamatest.Model(t, bin, dir, script)
+	proj := filepath.Join(t.TempDir(), "projector.gguf")
+	if err := tinymodel.WriteProjector(proj); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 40, 30)))
+	chart := filepath.Join(dir, "chart.png")
+	os.WriteFile(chart, buf.Bytes(), 0o600)
+	home := t.TempDir()
+	if r := rehomeCLI(t, home, "models", "add", model, "--name", "tiny-vision", "--mmproj", proj); r.code != 0 {
+		t.Fatalf("models add --mmproj: %+v", r)
+	}
+	if r := rehomeCLI(t, home, "models", "add", model, "--name", "tiny-blind"); r.code != 0 {
+		t.Fatalf("models add: %+v", r)
+	}
+	r := rehomeCLI(t, home, "ask", "--model", "tiny-vision", "--image", chart, "--json", "What does the chart show?")
+	var out struct{ Answer string }
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.Answer != strings.Join(script.Answer, "") {
+		t.Fatalf("ask --image with the carried vision model: %+v", r)
+	}
+	r = rehomeCLI(t, home, "ask", "--model", "tiny-blind", "--image", chart, "What does the chart show?")
+	if r.code != 1 || !strings.Contains(r.stderr, "does not read images (so the images were not sent)") || !strings.Contains(r.stderr, "tiny-vision") {
+		t.Fatalf("ask --image with the carried model without a projector: %+v", r)
+	}
+}
