@@ -92,7 +92,7 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 // until the method has an attack in pathAttacks.
 var pathless = []string{
 	"BrowsingSettings", "SetBrowsingSettings", "Libraries", "RemoveLibrary", "SearchLibraries", "OpenArticle", "PickLibraryFile",
-	"CanvasDocs", "CanvasEdit", "CanvasRestore", "CanvasDiff",
+	"CanvasDocs", "CanvasEdit", "CanvasRestore", "CanvasDiff", "CanvasRun",
 	"MemoryList", "MemoryAdd", "MemoryEdit", "MemoryDelete", "MemoryImport", "MemoryUndo", "MemorySettings", "SetMemoryOff", "SetMemoryMode",
 	"Status", "UIReady", "LLMStatus", "LLMHint", "LLMHintFor", "SetAssistantModel", "StopAsk",
 	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation", "ShowConversation", "PickExport",

@@ -1,6 +1,9 @@
 package app
 
-import "rehome/backend/canvas"
+import (
+	"rehome/backend/canvas"
+	"rehome/backend/core"
+)
 
 // The canvas pane beside a conversation: each method one call of
 // core.Canvas.
@@ -23,4 +26,11 @@ func (a *App) CanvasRestore(conversationID, docID string, version int) (*canvas.
 // CanvasDiff is what changed in a textdoc from version from to version to.
 func (a *App) CanvasDiff(conversationID, docID string, from, to int) (string, error) {
 	return a.core.Canvas().Diff(conversationID, docID, from, to)
+}
+
+// CanvasRun runs a code/python textdoc as the next cell of the
+// conversation's sandbox session, the one its answers use; its plots
+// come back inline.
+func (a *App) CanvasRun(conversationID, docID string) (*core.CanvasRun, error) {
+	return a.core.Canvas().Run(a.ctx, core.CanvasRunRequest{ConversationID: conversationID, DocID: docID, InlinePlots: true, MakeRoom: a.evictSession})
 }

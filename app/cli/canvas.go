@@ -16,6 +16,7 @@ func cmdCanvas(env *cliEnv, args []string) int {
 		{"edit", "replace a textdoc's text with a file's (or stdin's) — a new version", cmdCanvasEdit},
 		{"restore", "make an earlier version of a textdoc current", cmdCanvasRestore},
 		{"export", "write a conversation's textdocs into a folder (.md, .py, or --format ipynb)", cmdCanvasExport},
+		{"run", "run a code/python textdoc in the conversation's sandbox session", cmdCanvasRun},
 	}, "rehome canvas", args)
 }
 

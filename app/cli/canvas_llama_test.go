@@ -17,14 +17,6 @@ import (
 // versions; the user edits it (a third), diffs, restores version 1, and
 // exports it as Markdown and as a notebook.
 func TestAskCanvasRealModelCLI(t *testing.T) {
-	if os.Getenv("REHOME_TRY_TINY_MEMORY_CANVAS") == "" {
-		// Known defect (issue 33 stays open): on the real llama-server the
-		// tiny model's memory and canvas scripts repeat their first
-		// fragment ("I will remember that.<tool_call>…") instead of the
-		// call they say in the reference forward pass. Set
-		// REHOME_TRY_TINY_MEMORY_CANVAS=1 to run it.
-		t.Skip("skipped: the tiny model's memory/canvas script loops on the real llama-server (known, issue 33); REHOME_TRY_TINY_MEMORY_CANVAS=1 runs it")
-	}
 	needPodman(t)
 	script := tinymodel.CanvasScript()
 	model := llamatest.Start(t, script)
@@ -63,6 +55,9 @@ func TestAskCanvasRealModelCLI(t *testing.T) {
 	if len(docs) != 1 || docs[0].Name != "plan" || docs[0].Content != "Day 1: Lyon" || len(docs[0].Versions) != 2 || docs[0].Versions[1].By != "model" {
 		t.Fatalf("the model's canvas: %+v", docs)
 	}
+	if r := rehomeCLI(t, home, "canvas", "run", id); r.code != 1 || !strings.Contains(r.stderr, `only a code/python textdoc runs in the sandbox session: "plan" is document`) {
+		t.Fatalf("a document run: %+v", r)
+	}
 	if r := rehomeCLIIn(t, home, strings.NewReader("Day 1: Lyon\nDay 2: Annecy\n"), "canvas", "edit", id); r.code != 0 {
 		t.Fatalf("edit: %+v", r)
 	}
@@ -90,5 +85,43 @@ func TestAskCanvasRealModelCLI(t *testing.T) {
 	}
 	if nb, _ := os.ReadFile(filepath.Join(dir, "plan.ipynb")); !strings.Contains(string(nb), `"nbformat": 4`) {
 		t.Fatalf("plan.ipynb %s", nb)
+	}
+}
+
+// rehome canvas run with a real model's code canvas: llama.cpp's
+// llama-server serving the tiny model taught to create a code/python
+// textdoc (print(6 * 7)); `rehome canvas run` runs it as a cell of the
+// conversation's session in the real Podman sandbox: 42 on stdout, the
+// cell and session on stderr, the same as JSON.
+func TestCanvasRunRealModelCLI(t *testing.T) {
+	needPodman(t)
+	script := tinymodel.CodeCanvasScript()
+	model := llamatest.Start(t, script)
+	home := t.TempDir()
+	r := rehomeCLI(t, home, "ask", "--server", model.URL, "--model", llamatest.Alias, "--json", "Write Python that prints the answer in a canvas.")
+	var out struct {
+		ConversationID string `json:"conversation_id"`
+		Answer         string
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.Answer != strings.Join(script.Answer, "") {
+		t.Fatalf("ask: %+v", r)
+	}
+	r = rehomeCLI(t, home, "canvas", "run", out.ConversationID)
+	if r.code != 0 || r.stdout != "42\n" || !strings.Contains(r.stderr, "rehome: answer (version 1) ran as cell 1 of session ") || !strings.Contains(r.stderr, ": exit 0") {
+		t.Fatalf("run: %+v", r)
+	}
+	r = rehomeCLI(t, home, "canvas", "run", out.ConversationID, "--json")
+	var run struct {
+		Doc, Name string
+		Version   int
+		Result    struct {
+			ExitCode  int    `json:"exit_code"`
+			Stdout    string `json:"stdout"`
+			SessionID string `json:"session_id"`
+			Cell      int    `json:"cell"`
+		}
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &run) != nil || run.Name != "answer" || run.Result.Stdout != "42\n" || run.Result.SessionID == "" || run.Result.Cell != 1 {
+		t.Fatalf("run --json: %+v", r)
 	}
 }

@@ -272,7 +272,8 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		return nil, err // browse_tools.go: web_search and open_url
 	}
 	if len(imgs) > 0 && !srv.ReadsImages(model) { // vision.go: never sent to a model that cannot read them
-		return nil, &NoVisionError{Model: model, Readers: imageReaders(ctx)}
+		carried, _ := s.c.LocalModels().List(ctx)
+		return nil, &NoVisionError{Model: model, Readers: imageReaders(ctx, carried)}
 	}
 	window := client.ContextLength(ctx, model)
 	if t, notes, ok := s.c.Memory().Tool(conv, window.Tokens); ok { // the memory tool (memory.go)

@@ -33,4 +33,8 @@ var (
 	// ErrNothingToBrowse is browsing asked for (--browse) with no library
 	// carried and no search engine set.
 	ErrNothingToBrowse = errors.New("nothing to browse")
+
+	// ErrCanvasNotPython is wrapped when a textdoc asked to run is not
+	// Python code (only code/python runs in the sandbox session).
+	ErrCanvasNotPython = errors.New("only a code/python textdoc runs in the sandbox session")
 )

@@ -20,7 +20,7 @@ type NoVisionError struct {
 func (e *NoVisionError) Error() string {
 	msg := fmt.Sprintf("%s does not read images (so the images were not sent)", e.Model)
 	if len(e.Readers) == 0 {
-		return msg + ": no model served on this machine does; serve one that does (for example `ollama pull qwen2.5vl:7b` or `gemma3:4b`) and ask it"
+		return msg + ": no model served or carried on this machine does; add one with its projector (`rehome models add MODEL.gguf --mmproj MMPROJ.gguf`) or serve one that does (for example `ollama pull qwen2.5vl:7b` or `gemma3:4b`) and ask it"
 	}
 	return msg + ": ask a model that does: " + strings.Join(e.Readers, ", ")
 }
@@ -53,8 +53,9 @@ func questionImages(paths []string, check func(string) (string, error)) (urls, n
 
 // imageReaders lists the models served on this machine that read images,
 // by each server's own word (Ollama's capabilities, llama-server's /props
-// modalities, LM Studio's vlm type) or rehome's catalog.
-func imageReaders(ctx context.Context) []string {
+// modalities, LM Studio's vlm type) or rehome's catalog, and the carried
+// models that fit with their projector (rehome starts them with it).
+func imageReaders(ctx context.Context, carried []CarriedModel) []string {
 	servers, _ := llm.Discover(ctx, llm.DiscoverOptions{ToolsHint: llm.CatalogToolsHint})
 	var out []string
 	for _, s := range servers {
@@ -62,6 +63,12 @@ func imageReaders(ctx context.Context) []string {
 			if m.Vision {
 				out = append(out, fmt.Sprintf("%s (%s, %s)", m.ID, s.Name, s.BaseURL))
 			}
+		}
+	}
+	// The carried models with a projector, which rehome starts with it.
+	for _, m := range carried {
+		if m.MMProj != "" && m.FitError == "" {
+			out = append(out, fmt.Sprintf("%s (carried: rehome ask --model %s)", m.Name, m.Name))
 		}
 	}
 	return out

@@ -2,7 +2,9 @@
 // llama-server serving the tiny model taught to call create_textdoc and
 // then update_textdoc (tinymodel.CanvasScript): the pane opens beside the
 // chat with the model's textdoc at version 2; the user edits it (version
-// 3), sees the diff, restores version 1. Without llama-server: skipped.
+// 3), sees the diff, restores version 1. A code canvas (tinymodel.
+// CodeCanvasScript: print(6 * 7)) runs in the conversation's sandbox
+// session: 42 under it. Without llama-server: skipped.
 //
 // Screenshot: $ARTIFACTS/browser-canvas.png.
 import { test, before, after } from 'node:test';
@@ -29,6 +31,9 @@ after(async () => {
 test('the model writes a canvas; the user edits it, diffs and restores', async (t) => {
   if (llama.skip) return t.skip(llama.skip);
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  // The real model's turns on a loaded machine (2 cores, other tests): a
+  // step may take longer than Playwright's 30 s default.
+  page.setDefaultTimeout(90000);
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(srv.url);
@@ -57,5 +62,31 @@ test('the model writes a canvas; the user edits it, diffs and restores', async (
   const convs = await srv.call('ListConversations', 10);
   const conv = await srv.call('GetConversation', convs[0].id);
   assert.equal(conv.canvas[0].versions.length, 4);
+  assert.deepEqual(errors, []);
+});
+
+test('a code canvas runs in the conversation\'s sandbox session', async (t) => {
+  if (llama.skip) return t.skip(llama.skip);
+  const code = await startLlama({ script: 'code-canvas' });
+  t.after(() => code.stop());
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.setDefaultTimeout(90000);
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(srv.url);
+  await page.evaluate(() => (location.hash = '#/ask'));
+  await page.getByTestId('ask-server-url').fill(code.url);
+  await page.getByTestId('ask-server-url').press('Enter');
+  await page.waitForFunction((u) => [...document.querySelectorAll('[data-testid=ask-model] option')].some((o) => o.value === `${u}|rehome-tiny`), code.url);
+  await page.getByTestId('ask-model').selectOption(`${code.url}|rehome-tiny`);
+  await page.getByTestId('ask-input').fill('Write Python that prints the answer in a canvas.');
+  await page.getByTestId('ask-send').click();
+  await page.getByTestId('canvas-pane').waitFor({ timeout: 120000 });
+  assert.match(await page.getByTestId('canvas-code').innerText(), /print\(6 \* 7\)/);
+  await page.getByTestId('canvas-run').click();
+  await page.getByTestId('canvas-stdout').waitFor({ timeout: 180000 });
+  assert.equal((await page.getByTestId('canvas-stdout').innerText()).trim(), '42');
+  assert.match(await page.getByTestId('canvas-run-line').innerText(), /version 1 ran as cell 1 of the conversation's session · exit 0/);
+  await page.screenshot({ path: join(artifacts, 'browser-canvas-run.png'), fullPage: true });
   assert.deepEqual(errors, []);
 });

@@ -63,9 +63,11 @@ test('Settings → Memory: paste ChatGPT\'s list, search, edit, delete; injectio
 });
 
 test('the model saves a memory: Memory updated, Undo, a new chat reads it, a temporary chat does not', async (t) => {
-  if (!process.env.REHOME_TRY_TINY_MEMORY_CANVAS) return t.skip('the tiny model\'s memory script loops on the real llama-server (known, issue 33); REHOME_TRY_TINY_MEMORY_CANVAS=1 runs it');
   if (llama.skip) return t.skip(llama.skip);
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // The real model's turns on a loaded machine (2 cores, other tests): a
+  // step may take longer than Playwright's 30 s default.
+  page.setDefaultTimeout(90000);
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(srv.url);
@@ -107,7 +109,7 @@ test('the model saves a memory: Memory updated, Undo, a new chat reads it, a tem
   const temp = await srv.call('GetConversation', convs[0].id);
   assert.equal(temp.temporary, true);
   const used = temp.exchanges[0].turns.flatMap((tu) => tu.tools ?? []);
-  assert.ok(used.every((u) => u.name !== 'memory' || u.error), 'the temporary chat had no memory tool');
+  assert.ok(used.every((u) => u.name !== 'memory'), 'the temporary chat, offered no memory tool, called none');
   await page.screenshot({ path: join(artifacts, 'browser-memory-temporary.png'), fullPage: true });
   assert.deepEqual(errors, []);
 });

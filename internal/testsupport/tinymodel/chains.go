@@ -42,6 +42,9 @@ func (s Script) texts() ([][]string, error) {
 		return nil, errors.New("the script needs an answer")
 	}
 	var out [][]string
+	if s.IfOffered && len(s.Calls) != 1 {
+		return nil, errors.New("IfOffered needs one named call (the second layer, which tells two calls apart, then looks for the tool's offer)")
+	}
 	switch {
 	case len(s.Calls) > 2:
 		return nil, fmt.Errorf("the script has %d calls; at most 2 are told apart", len(s.Calls))
@@ -116,8 +119,10 @@ func codes(chains [][]int32, nl int) map[int]int {
 // steps it is said in, so that the flags pick it: with one call, the
 // tool-result flag (−β: no result yet, +β: the answer); with two, the
 // second flag too, so that (f1, f2) = (−,−) picks step 0, (+,−) step 1
-// and (+,+) step 2, by a margin of β each.
-func wire(chains [][]int32, nl int, code map[int]int, nVocab int) []float32 {
+// and (+,+) step 2, by a margin of β each. gated (Script.IfOffered): the
+// second flag says the tool is offered, and the call is picked only at
+// (f1, f2) = (−,+) (offerWeights).
+func wire(chains [][]int32, nl int, code map[int]int, nVocab int, gated bool) []float32 {
 	out := make([]float32, nVocab*nEmbd)
 	next := map[int]map[int][]int{} // token → the token after it → the steps
 	for k, chain := range chains {
@@ -141,9 +146,13 @@ func wire(chains [][]int32, nl int, code map[int]int, nVocab int) []float32 {
 				continue
 			}
 			for _, k := range ks {
-				f1, f2 := stepWeights(k, steps)
+				f1, f2, b := stepWeights(k, steps)
+				if gated {
+					f1, f2, b = offerWeights(k)
+				}
 				out[id*nEmbd+dimFlag] += f1
 				out[id*nEmbd+dimFlag2] += f2
+				out[id*nEmbd+dimBias] += b
 			}
 		}
 	}
@@ -153,11 +162,11 @@ func wire(chains [][]int32, nl int, code map[int]int, nVocab int) []float32 {
 // stepWeights are the weights on the two flags of the token said at step
 // k where a choice among steps is made (steps 2: the call's name, or one
 // call and the answer; 3: two calls and the answer).
-func stepWeights(k, steps int) (f1, f2 float32) {
+func stepWeights(k, steps int) (f1, f2, bias float32) {
 	if steps < 3 {
-		return [2]float32{-beta, beta}[k], 0
+		return [2]float32{-beta, beta}[k], 0, 0
 	}
-	return [3]float32{-beta, beta, beta}[k], [3]float32{0, -beta, beta}[k]
+	return [3]float32{-beta, beta, beta}[k], [3]float32{0, -beta, beta}[k], 0
 }
 
 // secondDetector is the second layer's attention head: like the first,
@@ -178,22 +187,48 @@ func secondDetector(marker int) (wq, wk, wv, wo []float32) {
 }
 
 // MemoryScript saves a memory with the memory tool (remember), then
-// answers.
+// answers; offered no memory tool (a temporary chat, memory off), it
+// answers at once.
 func MemoryScript() Script {
 	return Script{
-		Calls:  []Call{{Before: []string{"I will", " remember that."}, Name: "memory", Args: []string{`{"action": "remember", `, `"text": "Prefers metric units."}`}}},
-		Answer: []string{"Noted:", " metric units", " from now on."},
+		Calls:     []Call{{Before: []string{"I will", " remember that."}, Name: "memory", Args: []string{`{"action": "remember", `, `"text": "Prefers metric units."}`}}},
+		Answer:    []string{"Noted:", " metric units", " from now on."},
+		IfOffered: true,
 	}
 }
 
 // CanvasScript creates a textdoc with create_textdoc, then rewrites a
-// line of it with update_textdoc, one call a turn, then answers.
+// line of it with update_textdoc, one call a turn, then answers. The
+// arguments' keys are in the order of the schema rehome sends (its
+// properties, as Go writes a map: sorted), which llama-server's tool
+// grammar holds a call to.
 func CanvasScript() Script {
 	return Script{
 		Calls: []Call{
-			{Before: []string{"I open", " a canvas."}, Name: "create_textdoc", Args: []string{`{"name": "plan", "type": "document", `, `"content": "Day 1: Paris"}`}},
+			{Before: []string{"I open", " a canvas."}, Name: "create_textdoc", Args: []string{`{"content": "Day 1: Paris", `, `"name": "plan", "type": "document"}`}},
 			{Before: []string{"Now I", " edit it."}, Name: "update_textdoc", Args: []string{`{"updates": [{"pattern": "Paris", `, `"replacement": "Lyon"}]}`}},
 		},
 		Answer: []string{"The plan", " is in the canvas."},
+	}
+}
+
+// CodeCanvasScript creates a code/python textdoc with create_textdoc (a
+// line that prints 42), then answers: the canvas a user runs in the
+// conversation's sandbox session.
+func CodeCanvasScript() Script {
+	return Script{
+		Calls:  []Call{{Before: []string{"I write", " the code."}, Name: "create_textdoc", Args: []string{`{"content": "print(6 * 7)", `, `"name": "answer", "type": "code/python"}`}}},
+		Answer: []string{"Run it", " in the canvas."},
+	}
+}
+
+// VisionScript answers at once, in words about a chart: its one call is
+// of a tool no chat offers (IfOffered), so the model never makes it. With
+// the tiny projector (WriteProjector), the model a test sends an image.
+func VisionScript() Script {
+	return Script{
+		Calls:     []Call{{Name: "never_offered", Args: []string{`{}`}}},
+		Answer:    []string{"The chart", " shows bars."},
+		IfOffered: true,
 	}
 }

@@ -29,6 +29,15 @@
 // two flags pick the next token where the chains part (the first token,
 // the call's name).
 //
+// A one-call script may call only where its tool is offered
+// (Script.IfOffered: MemoryScript, whose tool a temporary chat lacks):
+// the second layer's head then looks for the chat template's listing of
+// the tool (`"function": {"name": "memory"`, a user-defined token) and
+// the first token is the call only with the listing there and no tool
+// result yet (offered.go). llama-server holds a call to its tool grammar
+// — the names offered, the arguments' keys in the schema's order — so a
+// script's arguments follow the schema rehome sends.
+//
 // Test support only: under internal/testsupport so that a reader sees it
 // is no part of rehome itself and nothing outside the module imports it.
 package tinymodel

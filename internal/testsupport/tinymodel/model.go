@@ -25,6 +25,12 @@ type Script struct {
 	// Answer is said, in fragments, when a tool result is in the prompt
 	// (with two Calls, once the second call is there too).
 	Answer []string
+	// IfOffered, with one named call, makes the call only when the
+	// prompt offers its tool (the chat template lists it); a prompt that
+	// does not gets the answer at once, as from a model not offered the
+	// tool (llama-server's tool grammar would not let it call one
+	// anyway: the call's name is held to the tools offered).
+	IfOffered bool
 }
 
 // Call is a call of a named tool: what is said before it and its
@@ -112,6 +118,9 @@ type Model struct {
 	Marker int32
 	// ToolResponse is the <tool_response> token the detector looks for.
 	ToolResponse int32
+	// Offer is the token of the call's tool as the chat template lists
+	// it among the tools offered (0 unless Script.IfOffered).
+	Offer int32
 }
 
 // vocab is the tokenizer being extended.
@@ -270,6 +279,11 @@ func Build(dir string, s Script) (*Model, error) {
 	if m.Steps, err = tokenize(v, texts, nl, imEnd); err != nil {
 		return nil, err
 	}
+	if s.IfOffered {
+		if m.Offer, err = offerToken(v, s.Calls[0].Name); err != nil {
+			return nil, err
+		}
+	}
 	m.Call, m.Answer = m.Steps[0], m.Steps[len(m.Steps)-1]
 	nVocab := len(v.tokens)
 	code := codes(m.Steps, nl)
@@ -287,6 +301,8 @@ func Build(dir string, s Script) (*Model, error) {
 			row[c] = 1
 		case t == tr:
 			row[dimTR] = 1
+		case m.Offer != 0 && t == int(m.Offer):
+			row[dimOffer] = 1
 		default:
 			row[dimFill] = 1
 		}
@@ -294,7 +310,7 @@ func Build(dir string, s Script) (*Model, error) {
 	// Output: each fragment's code points at the next token; where a
 	// token leads to different ones by step (the newline ending the
 	// prompt, the call's name), the flags decide.
-	out := wire(m.Steps, nl, code, nVocab)
+	out := wire(m.Steps, nl, code, nVocab, s.IfOffered)
 
 	// The detector. After the attention norm each set dimension is
 	// √(64/2) = 5.657. Query: the constant; key: the marker; score on
@@ -338,10 +354,14 @@ func Build(dir string, s Script) (*Model, error) {
 		q, k, vv, o := wq, wk, wv, wo
 		if l > 0 {
 			q, k, vv, o = nil, nil, nil, nil
-			if len(m.Steps) == 3 {
+			switch {
+			case len(m.Steps) == 3:
 				// The second detector: has the second call been made?
 				m.Marker = m.Steps[1][len(m.Steps[1])-len(s.Calls[1].Args)-4] // before the arguments, }\n, </tool_call>, <|im_end|>
 				q, k, vv, o = secondDetector(code[int(m.Marker)])
+			case s.IfOffered:
+				// The offer detector: is the call's tool offered?
+				q, k, vv, o = secondDetector(dimOffer)
 			}
 		}
 		m.tensors = append(m.tensors,

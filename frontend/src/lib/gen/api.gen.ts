@@ -671,6 +671,13 @@ export namespace core {
     words: string;
   }
 
+  export interface CanvasRun {
+    doc: string;
+    name: string;
+    version: number;
+    result: llm.CellResult;
+  }
+
   export interface CarriedModel {
     schema: number;
     name: string;
@@ -1845,6 +1852,7 @@ export const methods = [
   'CanvasDocs',
   'CanvasEdit',
   'CanvasRestore',
+  'CanvasRun',
   'CarriedModels',
   'ChatGPTSnippet',
   'Checklist',
@@ -2028,6 +2036,10 @@ export function CanvasEdit(conversationID: string, docID: string, content: strin
 
 export function CanvasRestore(conversationID: string, docID: string, version: number): Promise<canvas.Doc | null> {
   return call<canvas.Doc | null>('CanvasRestore', conversationID, docID, version);
+}
+
+export function CanvasRun(conversationID: string, docID: string): Promise<core.CanvasRun | null> {
+  return call<core.CanvasRun | null>('CanvasRun', conversationID, docID);
 }
 
 export function CarriedModels(): Promise<core.CarriedModel[]> {

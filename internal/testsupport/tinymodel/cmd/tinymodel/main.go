@@ -17,7 +17,7 @@ func main() {
 	csv := flag.String("csv", "sales.csv", "the CSV `name` the code reads from /mnt/data")
 	group := flag.String("group", "region", "the `column` the plot groups by")
 	value := flag.String("value", "revenue", "the `column` the plot sums")
-	script := flag.String("script", "python", "what the model does: python (reads the CSV, plots), memory (saves a memory with the memory tool), or canvas (create_textdoc, then update_textdoc)")
+	script := flag.String("script", "python", "what the model does: python (reads the CSV, plots), memory (saves a memory with the memory tool), canvas (create_textdoc, then update_textdoc) or code-canvas (create_textdoc of Python that prints 42)")
 	flag.Parse()
 	if *src == "" {
 		bin, err := exec.Command("bash", "build/llm/llama-server.sh", "--find").Output()
@@ -33,8 +33,10 @@ func main() {
 		sc = tinymodel.MemoryScript()
 	case "canvas":
 		sc = tinymodel.CanvasScript()
+	case "code-canvas":
+		sc = tinymodel.CodeCanvasScript()
 	default:
-		fail(fmt.Errorf("-script is python, memory or canvas, not %q", *script))
+		fail(fmt.Errorf("-script is python, memory, canvas or code-canvas, not %q", *script))
 	}
 	m, err := tinymodel.Build(*src, sc)
 	if err != nil {
