@@ -24,6 +24,8 @@ import (
 
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 	"github.com/containers/podman/v4/pkg/specgen"
+
+	"rehome/sandbox/link"
 )
 
 const hostCanaryEnv = "REHOME_TEST_HOST_CANARY"
@@ -55,7 +57,7 @@ func testEngine(t *testing.T) *Engine {
 	}
 	engineOnce.Do(func() {
 		if _, err := exec.LookPath("podman"); err != nil {
-			engineErr = fmt.Errorf("%w: %s", ErrPodmanMissing, InstallHint())
+			engineErr = fmt.Errorf("%w: %s", link.ErrPodmanMissing, link.InstallHint())
 			return
 		}
 		ctx := context.Background()
@@ -579,18 +581,18 @@ func TestBadInputs(t *testing.T) {
 // says what to do.
 func TestMissingPieces(t *testing.T) {
 	e := testEngine(t)
-	_, err := Open(context.Background(), ConnectOptions{ForceStart: true, PodmanPath: "/nonexistent/podman"})
-	if !errors.Is(err, ErrPodmanMissing) || !strings.Contains(err.Error(), "apt-get install podman") {
+	_, err := link.Open(context.Background(), link.ConnectOptions{ForceStart: true, PodmanPath: "/nonexistent/podman"})
+	if !errors.Is(err, link.ErrPodmanMissing) || !strings.Contains(err.Error(), "apt-get install podman") {
 		t.Fatalf("podman missing: %v", err)
 	}
-	_, err = Open(context.Background(), ConnectOptions{URI: "unix:///nonexistent/podman.sock"})
+	_, err = link.Open(context.Background(), link.ConnectOptions{URI: "unix:///nonexistent/podman.sock"})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach the Podman service") {
 		t.Fatalf("service not running: %v", err)
 	}
 	t.Setenv("CONTAINER_HOST", "")
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	if os.Geteuid() != 0 {
-		_, err = Open(context.Background(), ConnectOptions{NoStart: true})
+		_, err = link.Open(context.Background(), link.ConnectOptions{NoStart: true})
 		if err == nil || !strings.Contains(err.Error(), "podman system service") {
 			t.Fatalf("no service, no start: %v", err)
 		}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"rehome/backend/bytesize"
+
+	"rehome/sandbox/link"
 )
 
 // finish fills a Result from what the runner reported (the frames) and what
@@ -43,7 +45,7 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 			res.MemoryPeakBytes = x.RSSPeak
 		}
 	}
-	var lost *ConnectionLostError
+	var lost *link.ConnectionLostError
 	switch {
 	case errors.As(out.lost, &lost):
 		res.ConnectionLost = true

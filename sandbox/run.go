@@ -15,6 +15,8 @@ import (
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 
 	"rehome/backend/bytesize"
+
+	"rehome/sandbox/link"
 )
 
 // One run: the request, its progress, and execute, which creates,
@@ -219,7 +221,7 @@ type outcome struct {
 	attachErr     error
 	protocolError error
 	dropped       int64
-	// lost is the team host's *ConnectionLostError when the link dropped
+	// lost is the team host's *link.ConnectionLostError when the link dropped
 	// during the run.
 	lost error
 }
@@ -391,7 +393,7 @@ wait:
 	if out.lost = e.Lost(); out.lost == nil && e.Remote() && col.exit == nil && !out.timedOut && !out.stopped {
 		// The stream ended before the runner's report: when the link
 		// dropped, its forwarded stream may end before the link says so.
-		out.lost = e.connection().lostWithin(lostSettle)
+		out.lost = e.connection().LostWithin(link.LostSettle)
 	}
 	if out.lost != nil {
 		// Nothing more comes back: what arrived is kept, and the
@@ -453,7 +455,7 @@ func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
 // attachConn opens a private connection to the service whose sockets can
 // be closed from outside.
 func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, error) {
-	actx, err := newConnection(context.WithoutCancel(ctx), e.connection().Local())
+	actx, err := link.NewBindings(context.WithoutCancel(ctx), e.connection().Local())
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect to the Podman service for the run: %w", err)
 	}
@@ -462,7 +464,7 @@ func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, e
 		return nil, nil, err
 	}
 	set := &socketSet{}
-	if tr, ok := plainTransport(client.Client.Transport); ok && tr.DialContext != nil {
+	if tr, ok := link.PlainTransport(client.Client.Transport); ok && tr.DialContext != nil {
 		dial := tr.DialContext
 		nt := tr.Clone()
 		nt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -472,7 +474,7 @@ func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, e
 			}
 			return c, err
 		}
-		client.Client.Transport = bounded(nt)
+		client.Client.Transport = link.Bounded(nt)
 	}
 	return actx, set, nil
 }

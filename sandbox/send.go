@@ -18,7 +18,7 @@ import (
 )
 
 // Files that travel: a Podman service that cannot see this machine's
-// paths (another machine's, or another user's: Connection.FilesTravel)
+// paths (another machine's, or another user's: link.Connection.FilesTravel)
 // gets the inputs over the connection instead of as bind mounts. The
 // order is fixed by where they go: /mnt/data is a tmpfs mounted when the
 // container starts, and a copy into a running container joins its mount

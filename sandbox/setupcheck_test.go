@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rehome/sandbox/link"
 )
 
 func writeArchive(t *testing.T, dir string, size int) (string, string) {
@@ -115,57 +117,30 @@ func TestHasSubID(t *testing.T) {
 	}
 }
 
-// The flags that give a service rehome starts its own storage: graph
-// root, run root and libpod's temporary folder all its own, and the
-// driver only when one is asked for.
-func TestPrivateStorageArgs(t *testing.T) {
-	s := PrivateStorage{GraphRoot: "/h/.local/share/rehome/podman", RunRoot: "/run/user/7/rehome/storage-run", TmpDir: "/run/user/7/rehome/storage-tmp", Driver: "overlay"}
-	want := "--root /h/.local/share/rehome/podman --runroot /run/user/7/rehome/storage-run --tmpdir /run/user/7/rehome/storage-tmp --storage-driver overlay"
-	if got := strings.Join(s.args(), " "); got != want {
-		t.Errorf("args = %q, want %q", got, want)
-	}
-	s.Driver = ""
-	if got := strings.Join(s.args(), " "); strings.Contains(got, "--storage-driver") {
-		t.Errorf("no driver asked for, but %q", got)
-	}
-	if (PrivateStorage{}).args() != nil {
-		t.Error("root's storage got flags")
-	}
-	if os.Geteuid() == 0 {
-		if ps, err := privateStorage(ConnectOptions{}); err != nil || ps.GraphRoot != "" {
-			t.Errorf("root's service got a storage of its own: %+v %v", ps, err)
-		}
-	}
-	t.Setenv("REHOME_PODMAN_STORAGE", "/x/y")
-	if StorageRoot() != "/x/y" {
-		t.Error("REHOME_PODMAN_STORAGE ignored")
-	}
-}
-
 // Which service rehome leaves for its own: only the user's own rootless
 // one on vfs, found by itself, where native overlay is available.
 func TestSkipUserStorage(t *testing.T) {
 	t.Setenv("CONTAINER_HOST", "")
 	vfs := Host{Rootless: true, StorageDriver: "vfs", ServiceURI: "unix:///run/user/7/podman/podman.sock"}
-	if skipUserStorage(ConnectOptions{}, vfs) != OverlaySupported() {
-		t.Errorf("the user's vfs socket: skip = %v on kernel %s", !OverlaySupported(), kernelRelease())
+	if skipUserStorage(link.ConnectOptions{}, vfs) != link.OverlaySupported() {
+		t.Errorf("the user's vfs socket: skip = %v on kernel %s", !link.OverlaySupported(), link.KernelRelease())
 	}
 	for name, c := range map[string]struct {
-		o ConnectOptions
+		o link.ConnectOptions
 		h Host
 	}{
-		"--podman":       {ConnectOptions{URI: vfs.ServiceURI}, vfs},
-		"shared storage": {ConnectOptions{SharedStorage: true}, vfs},
-		"overlay":        {ConnectOptions{}, Host{Rootless: true, StorageDriver: "overlay"}},
-		"rootful":        {ConnectOptions{}, Host{StorageDriver: "vfs"}},
-		"rehome's own":   {ConnectOptions{}, Host{Rootless: true, StorageDriver: "vfs", ServiceStarted: true}},
+		"--podman":       {link.ConnectOptions{URI: vfs.ServiceURI}, vfs},
+		"shared storage": {link.ConnectOptions{SharedStorage: true}, vfs},
+		"overlay":        {link.ConnectOptions{}, Host{Rootless: true, StorageDriver: "overlay"}},
+		"rootful":        {link.ConnectOptions{}, Host{StorageDriver: "vfs"}},
+		"rehome's own":   {link.ConnectOptions{}, Host{Rootless: true, StorageDriver: "vfs", ServiceStarted: true}},
 	} {
 		if skipUserStorage(c.o, c.h) {
 			t.Errorf("%s: skipped", name)
 		}
 	}
 	t.Setenv("CONTAINER_HOST", vfs.ServiceURI)
-	if skipUserStorage(ConnectOptions{}, vfs) {
+	if skipUserStorage(link.ConnectOptions{}, vfs) {
 		t.Error("$CONTAINER_HOST: skipped")
 	}
 }

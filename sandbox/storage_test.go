@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"rehome/sandbox/link"
 )
 
 // freshStorageUser is the normal user TestOwnStorageFreshUser makes, and
@@ -33,8 +35,8 @@ func TestOwnStorageFreshUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("making a test user needs root")
 	}
-	if !OverlaySupported() {
-		t.Skipf("kernel %s: rootless native overlay needs 5.13", kernelRelease())
+	if !link.OverlaySupported() {
+		t.Skipf("kernel %s: rootless native overlay needs 5.13", link.KernelRelease())
 	}
 	e := testEngine(t)
 	for _, tool := range []string{"runuser", "useradd", "userdel", "usermod", "newuidmap"} {

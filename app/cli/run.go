@@ -12,6 +12,7 @@ import (
 	"rehome/backend/bytesize"
 	"rehome/backend/core"
 	"rehome/sandbox"
+	"rehome/sandbox/link"
 )
 
 // cmdRun is `rehome run`: one script in a fresh sandbox against one file,
@@ -98,7 +99,7 @@ func cmdRun(env *cliEnv, args []string) int {
 		}
 	})
 	switch {
-	case res == nil && (errors.Is(err, sandbox.ErrImageMissing) || errors.Is(err, sandbox.ErrPodmanMissing)):
+	case res == nil && (errors.Is(err, sandbox.ErrImageMissing) || errors.Is(err, link.ErrPodmanMissing)):
 		return env.fail(err)
 	case res == nil:
 		return env.fail(fmt.Errorf("the run could not start: %w", err))

@@ -10,6 +10,7 @@ import (
 	"rehome/backend/bytesize"
 	"rehome/backend/core"
 	"rehome/sandbox"
+	"rehome/sandbox/link"
 )
 
 // cmdSandbox is `rehome sandbox`: the self-test and the image.
@@ -64,7 +65,7 @@ func (p *podmanFlags) options() sandbox.Options {
 	return sandbox.Options{
 		// A service rehome starts stays for the next command (each would
 		// otherwise pay a start), and ends itself when idle.
-		Connect: sandbox.ConnectOptions{URI: *p.uri, Identity: p.env.path(*p.identity), Linger: cliServiceLinger, Passphrase: p.env.askPassphrase},
+		Connect: link.ConnectOptions{URI: *p.uri, Identity: p.env.path(*p.identity), Linger: cliServiceLinger, Passphrase: p.env.askPassphrase},
 		Runtime: *p.runtime,
 		Trace:   p.env.traceStep,
 	}
