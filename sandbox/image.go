@@ -18,7 +18,7 @@ import (
 
 	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
-	recipe "rehome/build/sandbox"
+	recipe "rehome/sandbox/recipe"
 )
 
 // ImageRepo is the repository of the sandbox image; the tag is the recipe's

@@ -16,7 +16,7 @@ import (
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 	"github.com/containers/podman/v4/pkg/bindings/images"
 
-	recipe "rehome/build/sandbox"
+	recipe "rehome/sandbox/recipe"
 	"rehome/internal/testsupport/teamhost"
 
 	"rehome/sandbox/link"

@@ -11,7 +11,7 @@ import (
 // ChatGPT's Jupyter kernel. A session is one sandbox container — the same
 // hardened spec as a one-shot run (buildSpec), with no wall-clock kill of
 // the container but an idle time — whose PID 1 is the supervisor of
-// build/sandbox/kernel.py. The supervisor keeps a Python kernel as its
+// sandbox/recipe/kernel.py. The supervisor keeps a Python kernel as its
 // child, hands it one cell at a time, and frames each cell's outputs on the
 // container's stdout between a begin and an end frame that carry the
 // cell's nonce. The host writes its requests on the container's stdin

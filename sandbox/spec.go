@@ -15,7 +15,7 @@ import (
 	spec "github.com/opencontainers/runtime-spec/specs-go"
 )
 
-// In-container facts shared with build/sandbox/runner.py and prelude.py.
+// In-container facts shared with sandbox/recipe/runner.py and prelude.py.
 const (
 	// DataDir is where the input file is and outputs are written, as on
 	// ChatGPT.
