@@ -121,7 +121,7 @@ func attachStreams(api context.Context, cid string, sockets *socketSet, stdin io
 // three zero bytes, the length) to stdout and stderr until it ends.
 func demux(r io.Reader, stdout, stderr io.Writer) error {
 	var hdr [8]byte
-	buf := make([]byte, 32*KiB)
+	buf := make([]byte, 32*kiB)
 	for {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -142,10 +142,10 @@ func demux(r io.Reader, stdout, stderr io.Writer) error {
 		}
 		n := int64(binary.BigEndian.Uint32(hdr[4:]))
 		if n > link.MaxAttachFrame {
-			return fmt.Errorf("%w: an attach frame of %s (conmon sends 8 KiB)", link.ErrAnswerTooLarge, bytesize.Format(n))
+			return fmt.Errorf("%w: an attach frame of %s (conmon sends 8 kiB)", link.ErrAnswerTooLarge, bytesize.Format(n))
 		}
 		if w == nil {
-			msg, _ := io.ReadAll(io.LimitReader(r, min(n, 4*KiB)))
+			msg, _ := io.ReadAll(io.LimitReader(r, min(n, 4*kiB)))
 			return fmt.Errorf("from the Podman service: %s", msg)
 		}
 		if _, err := io.CopyBuffer(w, io.LimitReader(r, n), buf); err != nil {

@@ -13,8 +13,8 @@ func (e *Engine) connection() *link.Connection {
 // dropped, else nil: the engine must then be closed and started again.
 func (e *Engine) Lost() error { return e.connection().Lost() }
 
-// Remote reports whether the engine's service is a team host's (ssh://).
-func (e *Engine) Remote() bool { return e.connection().Remote }
+// remote reports whether the engine's service is a team host's (ssh://).
+func (e *Engine) remote() bool { return e.connection().Remote }
 
 // TeamHost is the engine's team host as the user names it
 // (user@host[:port]), "" for a local service.

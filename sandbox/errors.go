@@ -19,7 +19,7 @@ var (
 	// ErrSessionEnded is returned by a session whose container is gone.
 	ErrSessionEnded = errors.New("the session has ended (idle, stopped, or its sandbox was killed): start a new one")
 	// ErrInputTooBig: the input files exceed what may be sent to a
-	// team host's sandbox (MaxSentBytes).
+	// team host's sandbox (maxSentBytes).
 	ErrInputTooBig = errors.New("the input files are too big to send to the sandbox")
 	// errNoImageAtCreate is the create of a run's container failing for
 	// want of the image: Run then looks for it (loading it from its

@@ -114,7 +114,7 @@ func hostDir(t *testing.T) string {
 func assertGone(t *testing.T, e *Engine, runID string) {
 	t.Helper()
 	list, err := containers.List(e.api(context.Background()), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {LabelRun + "=" + runID}}))
+		WithFilters(map[string][]string{"label": {labelRun + "=" + runID}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +411,7 @@ print('RATIO', (c1.children_user + c1.children_system) / (time.time() - t0))
 
 // Guarantee 5: a stdout flood is capped in memory; nothing grows on disk.
 func TestStdoutFlood(t *testing.T) {
-	res := runCode(t, probeFlood+"\nimport sys\nsys.stderr.write('e' * (5 << 20))\n", Limits{StdoutMax: 64 * KiB, StderrMax: 16 * KiB}, "")
+	res := runCode(t, probeFlood+"\nimport sys\nsys.stderr.write('e' * (5 << 20))\n", Limits{StdoutMax: 64 * kiB, StderrMax: 16 * kiB}, "")
 	if res.ExitCode != 0 || !res.StdoutTruncated || len(res.Stdout) != 64*1024 || !res.StderrTruncated || len(res.Stderr) != 16*1024 {
 		t.Fatalf("exit %d stdout %d %t stderr %d %t", res.ExitCode, len(res.Stdout), res.StdoutTruncated, len(res.Stderr), res.StderrTruncated)
 	}
@@ -476,7 +476,7 @@ func TestPrivileges(t *testing.T) {
 func TestServiceHonoursSpec(t *testing.T) {
 	e := testEngine(t)
 	api := e.api(context.Background())
-	j := job{image: e.image, name: "rehome-spec-" + NewRunID(), labels: map[string]string{LabelSandbox: "1", LabelOwner: e.owner},
+	j := job{image: e.image, name: "rehome-spec-" + NewRunID(), labels: map[string]string{labelSandbox: "1", labelOwner: e.owner},
 		cgroups: e.Enforcement(), nprocHard: nprocHard(), script: []byte("pass")}
 	s := buildSpec(DefaultLimits, j)
 	created, err := containers.CreateWithSpec(api, s, nil)
@@ -497,8 +497,8 @@ func TestServiceHonoursSpec(t *testing.T) {
 	check(hc.ReadonlyRootfs, "read-only root", hc.ReadonlyRootfs)
 	check(!hc.Privileged, "privileged", hc.Privileged)
 	check(hc.NetworkMode == "none", "network mode", hc.NetworkMode)
-	check(in.Config.User == SandboxUser, "user", in.Config.User)
-	check(in.Config.Hostname == Hostname, "hostname", in.Config.Hostname)
+	check(in.Config.User == sandboxUser, "user", in.Config.User)
+	check(in.Config.Hostname == sandboxHostname, "hostname", in.Config.Hostname)
 	check(slices.Contains(hc.SecurityOpt, "no-new-privileges"), "no-new-privileges", hc.SecurityOpt)
 	check(len(in.EffectiveCaps) == 0 && len(in.BoundingCaps) == 0, "capabilities", in.EffectiveCaps)
 	check(hc.LogConfig != nil && hc.LogConfig.Type == "none", "log driver", hc.LogConfig)
@@ -624,7 +624,7 @@ func TestSweepLeftovers(t *testing.T) {
 	e := testEngine(t)
 	api := e.api(context.Background())
 	mk := func(owner string) string {
-		j := job{image: e.image, name: "rehome-left-" + NewRunID(), labels: map[string]string{LabelSandbox: "1", LabelOwner: owner},
+		j := job{image: e.image, name: "rehome-left-" + NewRunID(), labels: map[string]string{labelSandbox: "1", labelOwner: owner},
 			cgroups: e.Enforcement(), nprocHard: nprocHard()}
 		s := buildSpec(DefaultLimits, j)
 		s.Command = []string{"/bin/sleep", "300"}
@@ -728,7 +728,7 @@ func TestDoctor(t *testing.T) {
 	}
 	// Both paths code runs on are attacked (issue 18: the session path was
 	// not probed at all).
-	if paths[PathOneShot] != 16 || paths[PathSession] != 14 {
+	if paths[pathOneShot] != 16 || paths[pathSession] != 14 {
 		t.Errorf("checks per path: %v", paths)
 	}
 }

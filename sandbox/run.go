@@ -113,7 +113,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		return nil, err
 	}
 	defer release()
-	j.labels[LabelRun] = id
+	j.labels[labelRun] = id
 	j.script = []byte(req.Code)
 	j.hardKillOnly = req.HardKillOnly
 	var notes []string
@@ -149,7 +149,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 
 	res := &Result{ID: id, ExitCode: -1, Files: []File{}, Image: e.image, Runtime: runtime, Rootless: e.Host().Rootless, Started: time.Now(), Notes: notes}
 	if in != nil {
-		res.Input = &InputInfo{HostPath: in.hostPath, Path: path.Join(DataDir, in.name), Size: in.size, Renamed: in.renamed}
+		res.Input = &InputInfo{HostPath: in.hostPath, Path: path.Join(containerDataDir, in.name), Size: in.size, Renamed: in.renamed}
 	}
 	if sv != nil {
 		res.OutputDir = sv.dir
@@ -282,7 +282,7 @@ func (e *Engine) execute(r *run) (*outcome, error) {
 	// unblocks the stream should the service hang.
 	sockets := &socketSet{}
 	dec := &decoder{c: col}
-	errBuf := &capBuffer{max: 64 * KiB}
+	errBuf := &capBuffer{max: 64 * kiB}
 	ready := make(chan bool, 1)
 	attachDone := make(chan error, 1)
 	streamEnded := make(chan struct{})
@@ -390,7 +390,7 @@ wait:
 	}
 	sockets.closeAll()
 	e.trace("stream ended")
-	if out.lost = e.Lost(); out.lost == nil && e.Remote() && col.exit == nil && !out.timedOut && !out.stopped {
+	if out.lost = e.Lost(); out.lost == nil && e.remote() && col.exit == nil && !out.timedOut && !out.stopped {
 		// The stream ended before the runner's report: when the link
 		// dropped, its forwarded stream may end before the link says so.
 		out.lost = e.connection().LostWithin(link.LostSettle)

@@ -102,7 +102,7 @@ func (e *Engine) Runtime(ctx context.Context) (string, error) {
 		e.saveState(st)
 		return e.markVerified(), nil
 	}
-	if e.opts.Connect.URI != "" || e.Remote() {
+	if e.opts.Connect.URI != "" || e.remote() {
 		// A service the user named (or a team host) is never swapped for
 		// a private one here.
 		return "", fmt.Errorf("the Podman service at %s cannot start a sandbox: %v", e.connection().URI, err)
@@ -223,7 +223,7 @@ func (e *Engine) tryRuntime(ctx context.Context) error {
 		return err
 	}
 	defer release()
-	j.labels[LabelRun] = "probe"
+	j.labels[labelRun] = "probe"
 	s := buildSpec(DefaultLimits, j)
 	s.Command = []string{"/bin/true"}
 	s.Timeout = 60

@@ -16,8 +16,8 @@ import (
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 	"github.com/containers/podman/v4/pkg/bindings/images"
 
-	recipe "rehome/sandbox/recipe"
 	"rehome/internal/testsupport/teamhost"
+	recipe "rehome/sandbox/recipe"
 
 	"rehome/sandbox/link"
 )

@@ -26,15 +26,15 @@ import (
 // its checksum), rootless Podman's subordinate ids and socket, and the
 // storage driver.
 
-// PackagedImageDir is where the rehome-sandbox-image package puts the
+// packagedImageDir is where the rehome-sandbox-image package puts the
 // image archive (named ArchiveName()) and its .sha256.
-const PackagedImageDir = "/usr/share/rehome"
+const packagedImageDir = "/usr/share/rehome"
 
 // PackagedImageArchive returns the path of this recipe's archive shipped
 // by the rehome-sandbox-image package, or "" when it is not installed.
-// $REHOME_PACKAGED_IMAGE_DIR replaces PackagedImageDir (tests).
+// $REHOME_PACKAGED_IMAGE_DIR replaces packagedImageDir (tests).
 func PackagedImageArchive() string {
-	dir := PackagedImageDir
+	dir := packagedImageDir
 	if d := os.Getenv("REHOME_PACKAGED_IMAGE_DIR"); d != "" {
 		dir = d
 	}
@@ -67,11 +67,11 @@ func loadProgressOf(ctx context.Context) LoadProgress {
 	return func(string, int64, int64) {}
 }
 
-// VerifyArchive checks file against the SHA-256 in file+".sha256" (the
+// verifyArchive checks file against the SHA-256 in file+".sha256" (the
 // `sha256sum` format: hex digest, then the name). checked is false when
 // there is no .sha256 beside it (an archive the user made or carried);
 // a mismatch is an error wrapping ErrArchiveDamaged.
-func VerifyArchive(ctx context.Context, file string) (checked bool, err error) {
+func verifyArchive(ctx context.Context, file string) (checked bool, err error) {
 	want, err := readSum(file + ".sha256")
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil

@@ -32,7 +32,7 @@ func TestVerifyArchive(t *testing.T) {
 	p, sum := writeArchive(t, dir, 9<<20)
 
 	// No .sha256: not checked, not an error (an archive the user carried).
-	if checked, err := VerifyArchive(context.Background(), p); checked || err != nil {
+	if checked, err := verifyArchive(context.Background(), p); checked || err != nil {
 		t.Fatalf("without a .sha256: checked=%v err=%v", checked, err)
 	}
 
@@ -47,7 +47,7 @@ func TestVerifyArchive(t *testing.T) {
 		}
 		last = done
 	})
-	if checked, err := VerifyArchive(ctx, p); !checked || err != nil {
+	if checked, err := verifyArchive(ctx, p); !checked || err != nil {
 		t.Fatalf("a good archive: checked=%v err=%v", checked, err)
 	}
 	if last != 9<<20 || len(stages) < 2 || stages[0] != "verify" {
@@ -58,14 +58,14 @@ func TestVerifyArchive(t *testing.T) {
 	f, _ := os.OpenFile(p, os.O_RDWR, 0)
 	f.WriteAt([]byte{0xff}, 5<<20)
 	f.Close()
-	_, err := VerifyArchive(context.Background(), p)
+	_, err := verifyArchive(context.Background(), p)
 	if !errors.Is(err, ErrArchiveDamaged) || !strings.Contains(err.Error(), "--reinstall rehome-sandbox-image") {
 		t.Fatalf("a damaged archive: %v", err)
 	}
 
 	// A .sha256 that holds no sum.
 	os.WriteFile(p+".sha256", []byte("not a sum\n"), 0o644)
-	if _, err := VerifyArchive(context.Background(), p); err == nil || !strings.Contains(err.Error(), "does not hold a SHA-256") {
+	if _, err := verifyArchive(context.Background(), p); err == nil || !strings.Contains(err.Error(), "does not hold a SHA-256") {
 		t.Fatalf("a malformed .sha256: %v", err)
 	}
 
@@ -73,7 +73,7 @@ func TestVerifyArchive(t *testing.T) {
 	os.WriteFile(p+".sha256", []byte(sum+"  x\n"), 0o644)
 	cctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := VerifyArchive(cctx, p); !errors.Is(err, context.Canceled) {
+	if _, err := verifyArchive(cctx, p); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }

@@ -284,8 +284,8 @@ func TestTeamHostRun(t *testing.T) {
 		t.Fatalf("New: %v", err)
 	}
 	defer e.Close()
-	if !e.Remote() || e.Host().ServiceURI != h.uri || e.TeamHost() != teamhost.User+"@127.0.0.1:"+h.srv.Addr[len("127.0.0.1:"):] {
-		t.Fatalf("engine: remote %v, service %s, host %s", e.Remote(), e.Host().ServiceURI, e.TeamHost())
+	if !e.remote() || e.Host().ServiceURI != h.uri || e.TeamHost() != teamhost.User+"@127.0.0.1:"+h.srv.Addr[len("127.0.0.1:"):] {
+		t.Fatalf("engine: remote %v, service %s, host %s", e.remote(), e.Host().ServiceURI, e.TeamHost())
 	}
 	res, err := e.Run(context.Background(), RunRequest{Code: "print(6*7)", OutputDir: filepath.Join(t.TempDir(), "out")}, nil)
 	if err != nil {
@@ -333,7 +333,7 @@ func TestTeamHostRootfulInput(t *testing.T) {
 func countOwnContainers(t *testing.T, e *Engine) int {
 	t.Helper()
 	list, err := containers.List(e.api(context.Background()), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {LabelOwner + "=" + e.owner}}))
+		WithFilters(map[string][]string{"label": {labelOwner + "=" + e.owner}}))
 	if err != nil {
 		t.Fatalf("list containers: %v", err)
 	}
@@ -392,7 +392,7 @@ func TestTeamHostConnectionLost(t *testing.T) {
 	api := h.local.api(context.Background())
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		list, err := containers.List(api, new(containers.ListOptions).WithAll(true).WithFilters(map[string][]string{"label": {LabelRun + "=" + id}}))
+		list, err := containers.List(api, new(containers.ListOptions).WithAll(true).WithFilters(map[string][]string{"label": {labelRun + "=" + id}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -431,7 +431,7 @@ func TestTeamHostLostSandboxRemovedOnNextConnection(t *testing.T) {
 	e.Close() // no cleanup from this engine: the next connection's job
 	list := func() int {
 		l, err := containers.List(h.local.api(context.Background()), new(containers.ListOptions).WithAll(true).
-			WithFilters(map[string][]string{"label": {LabelRun + "=" + id}}))
+			WithFilters(map[string][]string{"label": {labelRun + "=" + id}}))
 		if err != nil {
 			t.Fatal(err)
 		}

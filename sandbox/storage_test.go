@@ -44,13 +44,13 @@ func TestOwnStorageFreshUser(t *testing.T) {
 			t.Fatalf("this test needs %s (apt-get install uidmap passwd): %v", tool, err)
 		}
 	}
-	shared := filepath.Join(SharedArchiveDirs[0], ArchiveName())
+	shared := filepath.Join(sharedArchiveDirs[0], ArchiveName())
 	if _, err := os.Stat(shared); err != nil {
 		if err := e.SaveImage(t.Context(), shared); err != nil {
 			t.Fatal(err)
 		}
 	}
-	os.Chmod(SharedArchiveDirs[0], 0o755)
+	os.Chmod(sharedArchiveDirs[0], 0o755)
 
 	u := freshStorageUser
 	removeUser := func() {

@@ -178,11 +178,11 @@ func TestTeamHostInputCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Truncate(MaxSentBytes + 1)
+	f.Truncate(maxSentBytes + 1)
 	f.Close()
 	_, err = e.Run(t.Context(), RunRequest{Code: "print(1)", InputPath: big}, nil)
 	if !errors.Is(err, ErrInputTooBig) {
-		t.Fatalf("an input of %d bytes: %v, want ErrInputTooBig", MaxSentBytes+1, err)
+		t.Fatalf("an input of %d bytes: %v, want ErrInputTooBig", maxSentBytes+1, err)
 	}
 	for _, w := range []string{"huge.csv is 512 MiB", "at most 512 MiB", "smaller file"} {
 		if !strings.Contains(err.Error(), w) {
@@ -310,7 +310,7 @@ func TestTeamHostUsersIsolated(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ct := range list {
-		if ct.ID == s.Info().Container || ct.Labels[LabelSession] == s.ID() {
+		if ct.ID == s.Info().Container || ct.Labels[labelSession] == s.ID() {
 			t.Errorf("%s's service lists %s's session %s", h2.User, h1.User, s.ID())
 		}
 	}

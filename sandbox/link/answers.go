@@ -28,8 +28,8 @@ const (
 	// MaxErrorAnswerBytes is the most an error answer (status ≥ 300) may
 	// hold, on any call, streams included: an error is a sentence.
 	MaxErrorAnswerBytes = 1 << 20
-	// MaxAnswerHeaderBytes bounds an answer's status line and headers.
-	MaxAnswerHeaderBytes = 256 << 10
+	// maxAnswerHeaderBytes bounds an answer's status line and headers.
+	maxAnswerHeaderBytes = 256 << 10
 	// MaxAttachFrame is the most one frame of an attach stream may
 	// claim: conmon sends frames of 8 KiB.
 	MaxAttachFrame = 1 << 20
@@ -62,7 +62,7 @@ func Bounded(rt http.RoundTripper) http.RoundTripper {
 		return rt
 	}
 	if tr, ok := rt.(*http.Transport); ok {
-		tr.MaxResponseHeaderBytes = MaxAnswerHeaderBytes
+		tr.MaxResponseHeaderBytes = maxAnswerHeaderBytes
 	}
 	return &boundedTransport{base: rt}
 }

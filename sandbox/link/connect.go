@@ -48,7 +48,7 @@ type ConnectOptions struct {
 	// (default /run/rehome for root, else $XDG_RUNTIME_DIR/rehome).
 	LingerBase string
 	// StorageRoot is the graph root of a rootless service rehome starts
-	// (default StorageRoot()); see storage.go.
+	// (default storageRoot()); see storage.go.
 	StorageRoot string
 	// SharedStorage makes a rootless service rehome starts use the
 	// user's own Podman storage instead of its own.

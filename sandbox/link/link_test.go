@@ -144,7 +144,7 @@ func TestPrivateStorageArgs(t *testing.T) {
 		}
 	}
 	t.Setenv("REHOME_PODMAN_STORAGE", "/x/y")
-	if StorageRoot() != "/x/y" {
+	if storageRoot() != "/x/y" {
 		t.Error("REHOME_PODMAN_STORAGE ignored")
 	}
 }
