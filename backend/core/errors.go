@@ -1,6 +1,12 @@
 package core
 
-import "errors"
+import (
+	"errors"
+
+	"rehome/backend/store"
+	"rehome/sandbox"
+	"rehome/sandbox/link"
+)
 
 // The core's sentinel errors, compared with errors.Is. Its typed errors
 // (*LimitsError, *UnnamedModelError) live beside the service that returns
@@ -33,4 +39,19 @@ var (
 	// ErrNothingToBrowse is browsing asked for (--browse) with no library
 	// carried and no search engine set.
 	ErrNothingToBrowse = errors.New("nothing to browse")
+)
+
+// The domain's sentinels a face tells apart, the very values (errors.Is
+// matches either name).
+var (
+	// ErrNotFound is a record that is not stored (store.ErrNotFound).
+	ErrNotFound = store.ErrNotFound
+	// ErrLocked is the database held by another rehome (store.ErrLocked).
+	ErrLocked = store.ErrLocked
+	// ErrTooManySessions: the data folder's sessions are at their bound.
+	ErrTooManySessions = sandbox.ErrTooManySessions
+	// ErrImageMissing: the sandbox image is not installed.
+	ErrImageMissing = sandbox.ErrImageMissing
+	// ErrPodmanMissing: podman is not installed.
+	ErrPodmanMissing = link.ErrPodmanMissing
 )
