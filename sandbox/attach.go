@@ -89,7 +89,7 @@ func attachStreams(api context.Context, cid string, sockets *socketSet, stdin io
 	if stdin != nil {
 		params.Set("stdin", "true")
 	}
-	headers := http.Header{"link.Connection": {"Upgrade"}, "Upgrade": {"tcp"}}
+	headers := http.Header{"Connection": {"Upgrade"}, "Upgrade": {"tcp"}}
 	resp, err := own.DoRequest(context.WithoutCancel(api), nil, http.MethodPost, "/containers/%s/attach", params, headers, cid)
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func demux(r io.Reader, stdout, stderr io.Writer) error {
 		}
 		n := int64(binary.BigEndian.Uint32(hdr[4:]))
 		if n > link.MaxAttachFrame {
-			return fmt.Errorf("%w: an attach frame of %s (conmon sends 8 kiB)", link.ErrAnswerTooLarge, bytesize.Format(n))
+			return fmt.Errorf("%w: an attach frame of %s (conmon sends 8 KiB)", link.ErrAnswerTooLarge, bytesize.Format(n))
 		}
 		if w == nil {
 			msg, _ := io.ReadAll(io.LimitReader(r, min(n, 4*kiB)))

@@ -161,7 +161,7 @@ func TestSessionLiveOutput(t *testing.T) {
 		}
 	}
 	if total > 4096 {
-		t.Fatalf("live output passed the 4 kiB cap: %d bytes", total)
+		t.Fatalf("live output passed the 4 KiB cap: %d bytes", total)
 	}
 }
 

@@ -289,7 +289,7 @@ func TestCommandSplitsLargeScripts(t *testing.T) {
 	var got []byte
 	for _, a := range argv[6:] {
 		if len(a) > 128<<10 {
-			t.Fatalf("argument of %d bytes: over the kernel's 128 kiB per argument", len(a))
+			t.Fatalf("argument of %d bytes: over the kernel's 128 KiB per argument", len(a))
 		}
 		b, err := base64.StdEncoding.DecodeString(a)
 		if err != nil {
