@@ -27,7 +27,7 @@ VERSION  := $(shell build/package/version.sh 2>/dev/null || echo dev)
 # A hardened binary (PIE, RELRO), as Debian asks. Not -z now: go-nvml binds
 # NVML lazily (dlopen at run time), and immediate binding fails to start.
 LDFLAGS  := -s -w -X main.version=$(VERSION) -linkmode=external -extldflags=-Wl,-z,relro
-GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_test.go') go.mod go.sum $(wildcard build/sandbox/*.py build/sandbox/*.txt build/sandbox/*.sh sandbox/probes/*.py)
+GO_SRC   := $(shell find . -name '*.go' -not -path './frontend/*' -not -name '*_test.go') go.mod go.sum $(wildcard sandbox/recipe/*.py sandbox/recipe/*.txt sandbox/recipe/*.sh sandbox/probes/*.py)
 UI_SRC   := $(shell find frontend/src -type f) frontend/index.html frontend/vite.config.ts frontend/package-lock.json
 ARTIFACTS := build/test-artifacts
 
@@ -73,7 +73,7 @@ test: deps-test build fmt-check vet lint sandbox-image gotest fuzz uitest e2e wi
 gen:
 	go run -tags "$(call csv,$(TAGS))" ./build/tsgen -tags "$(TAGS)"
 
-# The sandbox's image, built from Debian packages by build/sandbox/. A no-op
+# The sandbox's image, built from Debian packages by sandbox/recipe/. A no-op
 # when the image of this recipe exists; loads the cached archive
 # (/var/cache/rehome or $$REHOME_CACHE) when there is one.
 sandbox-image: build

@@ -8,7 +8,6 @@ import (
 
 	"rehome/backend/actions"
 	"rehome/backend/core"
-	"rehome/backend/store"
 )
 
 // ActionConfirm is the "action:confirm" event: a call that waits for the
@@ -139,7 +138,7 @@ func (a *App) AnswerAction(id string, decision actions.Decision) error {
 // confirmAction asks the window and waits for AnswerAction; no answer
 // within confirmWait, or the App closing, declines.
 func (a *App) confirmAction(ctx context.Context, ask actions.Ask) (actions.Decision, error) {
-	id := store.NewID()
+	id := core.NewID()
 	ch := make(chan actions.Decision, 1)
 	a.confirms.mu.Lock()
 	if a.confirms.waiting == nil {

@@ -127,9 +127,7 @@ type StatusInfo struct {
 // Status reports the version, where data lives, and a start-up error.
 func (a *App) Status() StatusInfo {
 	s := StatusInfo{Version: Version, DataDir: a.cfg.DataDir}
-	if st := a.core.Store(); st != nil {
-		s.Database = st.Path()
-	}
+	s.Database = a.core.DatabasePath()
 	if err := a.core.Err(); err != nil {
 		s.Error = err.Error()
 	}

@@ -9,8 +9,6 @@ import (
 
 	"rehome/backend/assistant"
 	"rehome/backend/core"
-	"rehome/backend/llm"
-	"rehome/backend/store"
 )
 
 // Ask in words: a question goes to a local model, whose code runs in the
@@ -41,7 +39,7 @@ type AskRequest struct {
 // AskEvent is a step of a question, for the screen.
 type AskEvent struct {
 	ConversationID string `json:"conversation_id"`
-	llm.Event
+	core.Event
 }
 
 type askHolder struct {
@@ -54,18 +52,18 @@ type askHolder struct {
 // LLMStatus lists the model servers (on this machine, or the one at
 // server), their models and which call tools; on this machine the carried
 // models come last, as a server with no URL that rehome starts on demand.
-func (a *App) LLMStatus(server string) ([]llm.Server, error) {
+func (a *App) LLMStatus(server string) ([]core.Server, error) {
 	return a.core.Servers().Status(a.ctx, server)
 }
 
 // LLMHint says how to start a model server, naming the model the latest
 // audit chose.
-func (a *App) LLMHint() string { return llm.StartHint(a.core.Servers().SuggestedModel("")) }
+func (a *App) LLMHint() string { return core.StartHint(a.core.Servers().SuggestedModel("")) }
 
 // LLMHintFor says how to start a model server for an assistant: the
 // `ollama pull` of its default model, else of the model its audit chose.
 func (a *App) LLMHintFor(assistantID string) string {
-	return llm.StartHint(a.core.Servers().SuggestedModel(assistantID))
+	return core.StartHint(a.core.Servers().SuggestedModel(assistantID))
 }
 
 // SetAssistantModel stores model as the assistant's default ("" lets
@@ -83,12 +81,12 @@ func (a *App) SetAssistantModel(id, model string) (assistant.Assistant, error) {
 // Ask runs one question through the loop and returns the conversation
 // with it added (kept in the database). It returns when the model has
 // answered, the bound is reached, or StopAsk is called.
-func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
+func (a *App) Ask(req AskRequest) (core.Conversation, error) {
 	if err := a.ready(); err != nil {
-		return llm.Conversation{}, err
+		return core.Conversation{}, err
 	}
 	if strings.TrimSpace(req.Question) == "" {
-		return llm.Conversation{}, core.ErrNoQuestion
+		return core.Conversation{}, core.ErrNoQuestion
 	}
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
@@ -96,13 +94,13 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 	// for one that answers already.
 	if req.ConversationID != "" {
 		if !a.asks.begin(req.ConversationID, cancel) {
-			return llm.Conversation{}, errors.New("this conversation is still answering: wait, or press Stop")
+			return core.Conversation{}, errors.New("this conversation is still answering: wait, or press Stop")
 		}
 		defer a.asks.end(req.ConversationID)
 	}
 	// Starting a carried model says what it waits for, as notes.
 	progress := func(msg string) {
-		a.emit("ask:event", AskEvent{ConversationID: req.ConversationID, Event: llm.Event{Type: "note", Text: msg}})
+		a.emit("ask:event", AskEvent{ConversationID: req.ConversationID, Event: core.Event{Type: "note", Text: msg}})
 	}
 	ask, err := a.core.Asks().Prepare(ctx, core.AskRequest{
 		ConversationID: req.ConversationID, AssistantID: req.AssistantID,
@@ -111,20 +109,20 @@ func (a *App) Ask(req AskRequest) (llm.Conversation, error) {
 		InlinePlots: true, MakeRoom: a.evictSession, Temporary: req.Temporary, Images: req.Images,
 	})
 	if err != nil {
-		return llm.Conversation{}, uiError(err)
+		return core.Conversation{}, uiError(err)
 	}
 	conv := ask.Conversation
 	if req.ConversationID == "" {
 		a.asks.begin(conv.ID, cancel)
 		defer a.asks.end(conv.ID)
 	}
-	emit := func(ev llm.Event) { a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: ev}) }
-	emit(llm.Event{Type: "start", Text: fmt.Sprintf("%s at %s", ask.Model, ask.Server.BaseURL)})
+	emit := func(ev core.Event) { a.emit("ask:event", AskEvent{ConversationID: conv.ID, Event: ev}) }
+	emit(core.Event{Type: "start", Text: fmt.Sprintf("%s at %s", ask.Model, ask.Server.BaseURL)})
 	for _, n := range ask.Notes {
-		emit(llm.Event{Type: "note", Text: n})
+		emit(core.Event{Type: "note", Text: n})
 	}
 	if ask.Fresh {
-		emit(llm.Event{Type: "note", Text: "A new Python session: variables from this conversation's earlier cells are gone (the window was closed, or the files changed). The model is told, and re-runs what it needs."})
+		emit(core.Event{Type: "note", Text: "A new Python session: variables from this conversation's earlier cells are gone (the window was closed, or the files changed). The model is told, and re-runs what it needs."})
 	}
 	ask.Run(ctx, emit)
 	a.asks.mu.Lock()
@@ -199,7 +197,7 @@ func (a *App) DeleteConversation(id string) error {
 	a.asks.mu.Unlock()
 	a.closeAskSession(id)
 	err := a.core.Conversations().Delete(id)
-	if cancel != nil && errors.Is(err, store.ErrNotFound) {
+	if cancel != nil && errors.Is(err, core.ErrNotFound) {
 		return nil // its first question: not stored yet, and now never
 	}
 	return err

@@ -13,7 +13,7 @@ import (
 )
 
 // audits returns the audit service over the App's store.
-func (a *App) audits() (*audit.Service, error) {
+func (a *App) audits() (*core.Audits, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}

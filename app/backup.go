@@ -25,7 +25,7 @@ func (a *App) BackupDatabase() (BackupInfo, error) {
 		return BackupInfo{}, fmt.Errorf("create %s: %w", dir, err)
 	}
 	// A name of its own: two backups in one millisecond get two files.
-	path, n, err := a.core.Store().BackupNew(dir, "rehome-"+time.Now().UTC().Format("20060102-150405.000"))
+	path, n, err := a.core.BackupNew(dir, "rehome-"+time.Now().UTC().Format("20060102-150405.000"))
 	if err != nil {
 		return BackupInfo{}, err
 	}

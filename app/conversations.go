@@ -2,7 +2,6 @@ package app
 
 import (
 	"rehome/backend/core"
-	"rehome/backend/llm"
 )
 
 // The kept conversations, through core.Conversations: the window and the
@@ -12,7 +11,7 @@ import (
 // ListConversations returns the kept conversations' summaries, newest
 // first, each filed under its assistant (an imported GPT's under the
 // assistant with its gizmo id).
-func (a *App) ListConversations(limit int) ([]llm.ConversationSummary, error) {
+func (a *App) ListConversations(limit int) ([]core.ConversationSummary, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -22,7 +21,7 @@ func (a *App) ListConversations(limit int) ([]llm.ConversationSummary, error) {
 // SearchConversations returns the summaries of the kept conversations
 // whose title, questions or answers hold every word of query, newest
 // first.
-func (a *App) SearchConversations(query string, limit int) ([]llm.ConversationSummary, error) {
+func (a *App) SearchConversations(query string, limit int) ([]core.ConversationSummary, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -30,13 +29,13 @@ func (a *App) SearchConversations(query string, limit int) ([]llm.ConversationSu
 }
 
 // GetConversation returns one kept conversation.
-func (a *App) GetConversation(id string) (llm.Conversation, error) {
+func (a *App) GetConversation(id string) (core.Conversation, error) {
 	if err := a.ready(); err != nil {
-		return llm.Conversation{}, err
+		return core.Conversation{}, err
 	}
 	c, err := a.core.Conversations().Get(id)
 	if err != nil {
-		return llm.Conversation{}, err
+		return core.Conversation{}, err
 	}
 	return *c, nil
 }
@@ -67,13 +66,13 @@ func (a *App) ExportConversation(id, format string) (string, error) {
 
 // RenameConversation gives a kept conversation the title the user typed
 // (blank: its first question again).
-func (a *App) RenameConversation(id, title string) (llm.Conversation, error) {
+func (a *App) RenameConversation(id, title string) (core.Conversation, error) {
 	if err := a.ready(); err != nil {
-		return llm.Conversation{}, err
+		return core.Conversation{}, err
 	}
 	c, err := a.core.Conversations().Rename(id, title)
 	if err != nil {
-		return llm.Conversation{}, err
+		return core.Conversation{}, err
 	}
 	return *c, nil
 }

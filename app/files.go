@@ -7,7 +7,6 @@ import (
 
 	"rehome/backend/core"
 	"rehome/backend/dataset"
-	"rehome/sandbox"
 )
 
 // Folders under the data directory that hold files the UI may show or
@@ -65,7 +64,7 @@ func (a *App) ExportImage() (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, sandbox.ArchiveName())
+	path := filepath.Join(dir, core.ArchiveName())
 	if err := a.saveImage(path); err != nil {
 		os.RemoveAll(dir)
 		return "", err

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"rehome/backend/core"
-	"rehome/sandbox"
 )
 
 // The first-run checklist (core.Readiness: what the Code Interpreter needs
@@ -118,7 +117,7 @@ func StartFirstRun(a *App) {
 	// Only the packaged archive: a developer's cached one is loaded by the
 	// first run that needs it (EnsureImage), without a Podman connection at
 	// every start.
-	if sandbox.PackagedImageArchive() == "" {
+	if core.PackagedImageArchive() == "" {
 		return // nothing to load: the checklist says how to get the image
 	}
 	go func() {
@@ -141,9 +140,9 @@ func StartFirstRun(a *App) {
 
 // startImageLoad loads the shipped or cached archive in the background.
 func (a *App) startImageLoad() bool {
-	archive := sandbox.PackagedImageArchive()
+	archive := core.PackagedImageArchive()
 	if archive == "" {
-		archive = filepath.Join(sandbox.CacheDir(), sandbox.ArchiveName())
+		archive = filepath.Join(core.CacheDir(), core.ArchiveName())
 	}
 	return a.startJob("image", "loading the sandbox image from "+archive, func() error {
 		t0 := time.Now()
@@ -193,7 +192,7 @@ func (a *App) FirstRunFix(id string) (FirstRun, error) {
 	switch id {
 	case "rootless":
 		a.startJob(id, "enabling your Podman socket", func() error {
-			if err := sandbox.EnableSocket(a.ctx); err != nil {
+			if err := core.EnableSocket(a.ctx); err != nil {
 				return err
 			}
 			a.closeSandbox() // use the socket from now on

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rehome/sandbox"
+	"rehome/sandbox/link"
 )
 
 // The checklist against the real Podman of this machine: every item is
@@ -14,7 +15,7 @@ import (
 // sandbox-image) are ok, the self-test is to do until it runs, and putting
 // the checklist off is remembered.
 func TestFirstRunChecklist(t *testing.T) {
-	if _, err := sandbox.New(t.Context(), sandbox.Options{Connect: sandbox.ConnectOptions{NoStart: true}}); err != nil && os.Getenv("REHOME_REQUIRE_PODMAN") == "" {
+	if _, err := sandbox.New(t.Context(), sandbox.Options{Connect: link.ConnectOptions{NoStart: true}}); err != nil && os.Getenv("REHOME_REQUIRE_PODMAN") == "" {
 		t.Skipf("skipped: no Podman service answers (%v); set REHOME_REQUIRE_PODMAN=1 to fail instead", err)
 	}
 	dir := t.TempDir()

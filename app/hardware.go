@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"rehome/backend/core"
 	"rehome/backend/hardware"
 	"rehome/backend/models"
 )
@@ -11,7 +12,7 @@ import (
 // detectTimeout bounds one detection (nvidia-smi is the slow part).
 const detectTimeout = 30 * time.Second
 
-func (a *App) hardwareCache() *hardware.Cache { return a.core.Hardware() }
+func (a *App) hardwareCache() *core.Hardware { return a.core.Hardware() }
 
 // Hardware returns the machine's CPU, RAM and GPUs with their VRAM and the
 // source of each figure. It detects once per session; refresh detects again.

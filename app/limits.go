@@ -1,12 +1,14 @@
 package app
 
-import "rehome/sandbox"
+import (
+	"rehome/backend/core"
+)
 
 // The sandbox's limits as the user set them (Settings → Sandbox): kept by
 // the run service of the core, which `rehome run` uses too.
 
 // LimitBounds are the safe range of each limit (sandbox.MachineBounds).
-type LimitBounds = sandbox.LimitBounds
+type LimitBounds = core.LimitBounds
 
 // RunLimitBounds returns the range each run limit may be set within on
 // this machine: the same bounds `rehome run` applies to its flags.
@@ -16,26 +18,26 @@ func (a *App) RunLimitBounds() LimitBounds {
 
 // RunLimits returns the limits each Code Interpreter run gets, and `rehome
 // run` too: the user's choice, else the sandbox's defaults.
-func (a *App) RunLimits() (sandbox.Limits, error) {
+func (a *App) RunLimits() (core.Limits, error) {
 	if err := a.ready(); err != nil {
-		return sandbox.DefaultLimits, err
+		return core.DefaultLimits, err
 	}
 	return a.core.Runs().Saved()
 }
 
 // SetRunLimits checks l against RunLimitBounds and the sandbox's own rules,
 // stores it and returns what is now in force.
-func (a *App) SetRunLimits(l sandbox.Limits) (sandbox.Limits, error) {
+func (a *App) SetRunLimits(l core.Limits) (core.Limits, error) {
 	if err := a.ready(); err != nil {
-		return sandbox.Limits{}, err
+		return core.Limits{}, err
 	}
 	return a.core.Runs().Save(l)
 }
 
 // ResetRunLimits goes back to the sandbox's defaults.
-func (a *App) ResetRunLimits() (sandbox.Limits, error) {
+func (a *App) ResetRunLimits() (core.Limits, error) {
 	if err := a.ready(); err != nil {
-		return sandbox.Limits{}, err
+		return core.Limits{}, err
 	}
 	return a.core.Runs().Reset()
 }

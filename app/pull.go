@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"rehome/backend/core"
-	"rehome/backend/llm"
 )
 
 // PullSource says whether an Ollama server runs here to pull models (the
@@ -18,8 +17,8 @@ func (a *App) PullSource() (core.PullSource, error) {
 
 // PullModel has Ollama pull a catalog model (its id or Ollama tag); its
 // progress comes as models:pull events, and CancelPull stops it.
-func (a *App) PullModel(name string) (llm.PullProgress, error) {
-	return a.core.Pulls().Pull(a.ctx, name, func(p llm.PullProgress) {
+func (a *App) PullModel(name string) (core.PullProgress, error) {
+	return a.core.Pulls().Pull(a.ctx, name, func(p core.PullProgress) {
 		a.emit("models:pull", p)
 	})
 }

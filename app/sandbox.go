@@ -5,37 +5,36 @@ import (
 	"path/filepath"
 
 	"rehome/backend/core"
-	"rehome/sandbox"
 )
 
 // The Code Interpreter: run code against the dropped file in the Podman
 // sandbox, stop it, the sandbox's status, limits and self-test, and the
 // image. Progress of a run goes out as "run:progress" events
-// (sandbox.Progress); of an image build as "image:progress" (a line).
+// (core.Progress); of an image build as "image:progress" (a line).
 
 // engine returns the App's sandbox engine, starting it on first use (see
 // core.Core.Engine).
-func (a *App) engine() (*sandbox.Engine, error) { return a.core.Engine(a.ctx) }
+func (a *App) engine() (*core.Engine, error) { return a.core.Engine(a.ctx) }
 
 // RunCode runs req.Code against req.InputPath in a fresh sandbox, under
 // the user's limits (RunLimits; req.Limits overrides them field by field),
 // saves the outputs in the run's folder, stores the run, and returns its
 // result: the run service of the CLI's `rehome run`.
-func (a *App) RunCode(req sandbox.RunRequest) (sandbox.Result, error) {
+func (a *App) RunCode(req core.RunRequest) (core.RunResult, error) {
 	if err := a.ready(); err != nil {
-		return sandbox.Result{}, err
+		return core.RunResult{}, err
 	}
 	if req.InputPath != "" {
 		p, err := a.readable(req.InputPath)
 		if err != nil {
-			return sandbox.Result{}, err
+			return core.RunResult{}, err
 		}
 		req.InputPath = p
 	}
 	req.OutputDir = "" // always the run's folder, which the UI may show
-	res, err := a.core.Runs().Run(a.ctx, req, "app", func(p sandbox.Progress) { a.emit("run:progress", p) })
+	res, err := a.core.Runs().Run(a.ctx, req, "app", func(p core.Progress) { a.emit("run:progress", p) })
 	if res == nil {
-		return sandbox.Result{}, uiError(err)
+		return core.RunResult{}, uiError(err)
 	}
 	return *res, nil // a record not kept is logged; the result stands
 }
@@ -46,7 +45,7 @@ func (a *App) StopRun(id string) error {
 }
 
 // ListRuns returns up to limit stored runs, newest first.
-func (a *App) ListRuns(limit int) ([]sandbox.Record, error) {
+func (a *App) ListRuns(limit int) ([]core.RunRecord, error) {
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -54,27 +53,27 @@ func (a *App) ListRuns(limit int) ([]sandbox.Record, error) {
 }
 
 // GetRun returns one stored run.
-func (a *App) GetRun(id string) (sandbox.Record, error) {
+func (a *App) GetRun(id string) (core.RunRecord, error) {
 	if err := a.ready(); err != nil {
-		return sandbox.Record{}, err
+		return core.RunRecord{}, err
 	}
 	return a.core.Runs().Get(id)
 }
 
 // SandboxStatus says whether runs can start: Podman found or not (and how
 // to install it), the image, what the host enforces, the runtime.
-func (a *App) SandboxStatus() (sandbox.Status, error) {
+func (a *App) SandboxStatus() (core.SandboxStatus, error) {
 	e, err := a.engine()
-	return sandbox.StatusOf(a.ctx, e, err), nil
+	return core.StatusOf(a.ctx, e, err), nil
 }
 
 // VerifyIsolation runs the self-test: each guarantee attacked, reported as
 // held, weaker (and how) or not held. Progress goes out as
 // "doctor:progress" events naming each check.
-func (a *App) VerifyIsolation() (sandbox.DoctorReport, error) {
+func (a *App) VerifyIsolation() (core.DoctorReport, error) {
 	e, err := a.engine()
 	if err != nil {
-		return sandbox.NoPodmanReport(err), nil
+		return core.NoPodmanReport(err), nil
 	}
 	return e.Doctor(a.ctx, func(check string) { a.emit("doctor:progress", check) }), nil
 }
@@ -93,14 +92,14 @@ func (a *App) LoadImage(path string) ([]string, error) {
 // BuildImage builds the sandbox image from Debian packages (needs the
 // Debian mirror once, and mmdebstrap); its output lines go out as
 // "image:progress" events.
-func (a *App) BuildImage() (sandbox.BuildReport, error) {
+func (a *App) BuildImage() (core.BuildReport, error) {
 	e, err := a.engine()
 	if err != nil {
-		return sandbox.BuildReport{}, err
+		return core.BuildReport{}, err
 	}
 	rep, err := e.BuildImage(a.ctx, func(line string) { a.emit("image:progress", line) })
 	if err != nil {
-		return sandbox.BuildReport{}, err
+		return core.BuildReport{}, err
 	}
 	return *rep, nil
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"rehome/backend/core"
-	"rehome/sandbox"
 )
 
 // Code Interpreter sessions: the file's own Python that keeps its state
@@ -25,20 +24,20 @@ const SessionsDir = core.SessionsDir
 // sessionHolder keeps the sessions this App started, by id.
 type sessionHolder struct {
 	mu   sync.Mutex
-	byID map[string]*sandbox.Session
+	byID map[string]*core.Session
 	used map[string]time.Time // when each was last used
 }
 
 // StartSession starts a session on the file at path (empty: none), or
 // returns the running one already started for that file.
-func (a *App) StartSession(path string) (sandbox.SessionInfo, error) {
+func (a *App) StartSession(path string) (core.SessionInfo, error) {
 	if err := a.ready(); err != nil {
-		return sandbox.SessionInfo{}, err
+		return core.SessionInfo{}, err
 	}
 	if path != "" {
 		p, err := a.readable(path)
 		if err != nil {
-			return sandbox.SessionInfo{}, err
+			return core.SessionInfo{}, err
 		}
 		path = p
 	}
@@ -54,20 +53,20 @@ func (a *App) StartSession(path string) (sandbox.SessionInfo, error) {
 	h.mu.Unlock()
 	// The limits saved in Settings, as for every session and run.
 	sessions := a.core.Sessions()
-	id := sandbox.NewRunID()
-	req := sandbox.SessionRequest{ID: id, InputPath: path}
+	id := core.NewRunID()
+	req := core.SessionRequest{ID: id, InputPath: path}
 	s, err := sessions.Start(a.ctx, req)
-	if errors.Is(err, sandbox.ErrTooManySessions) && a.evictSession() {
+	if errors.Is(err, core.ErrTooManySessions) && a.evictSession() {
 		// At the limit: the file opened longest ago gives way to this one.
 		s, err = sessions.Start(a.ctx, req)
 	}
 	if err != nil {
 		a.log.Warn("session could not start", "file", path, "err", err)
-		return sandbox.SessionInfo{}, err
+		return core.SessionInfo{}, err
 	}
 	h.mu.Lock()
 	if h.byID == nil {
-		h.byID = map[string]*sandbox.Session{}
+		h.byID = map[string]*core.Session{}
 	}
 	h.byID[id] = s
 	if h.used == nil {
@@ -88,7 +87,7 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && ra == rb
 }
 
-func (a *App) session(id string) (*sandbox.Session, error) {
+func (a *App) session(id string) (*core.Session, error) {
 	h := &a.sessions
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -125,17 +124,17 @@ func (a *App) evictSession() bool {
 
 // ExecCell runs code as the session's next cell. timeoutMS 0 takes the
 // user's run time limit.
-func (a *App) ExecCell(id, code string, timeoutMS int64) (sandbox.CellResult, error) {
+func (a *App) ExecCell(id, code string, timeoutMS int64) (core.CellResult, error) {
 	s, err := a.session(id)
 	if err != nil {
-		return sandbox.CellResult{}, err
+		return core.CellResult{}, err
 	}
 	// The cell joins the file's history like a run (shown again when the
 	// file is opened later); a record not kept is logged, the cell stands.
 	res, err := a.core.Sessions().Exec(a.ctx, s, code, time.Duration(timeoutMS)*time.Millisecond,
-		func(p sandbox.Progress) { a.emit("run:progress", p) })
+		func(p core.Progress) { a.emit("run:progress", p) })
 	if res == nil {
-		return sandbox.CellResult{}, err
+		return core.CellResult{}, err
 	}
 	a.log.Info("cell", "session", id, "cell", res.Cell, "status", res.Status, "state_lost", res.StateLost, "ms", res.DurationMS)
 	return *res, nil
@@ -176,7 +175,7 @@ func (a *App) StopSession(id string) error {
 
 // SessionCells returns a session's recorded cells (any session recorded
 // in the data directory).
-func (a *App) SessionCells(id string) ([]sandbox.CellResult, error) {
+func (a *App) SessionCells(id string) ([]core.CellResult, error) {
 	return a.core.Sessions().Cells(id)
 }
 

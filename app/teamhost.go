@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"rehome/backend/core"
-	"rehome/sandbox"
 )
 
 // The Sandbox host of Settings: this machine, or a team host's Podman over
@@ -100,7 +99,7 @@ func (a *App) identityAllowed(path string) error {
 	if saved, err := a.core.TeamHost().Saved(); err == nil && saved.Identity == path {
 		return nil
 	}
-	p := sandbox.ExpandHome(path)
+	p := core.ExpandHome(path)
 	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(p) {
 		dir := filepath.Join(home, ".ssh") + string(filepath.Separator)
 		if real, err := filepath.EvalSymlinks(p); err == nil && strings.HasPrefix(real, dir) && !strings.Contains(filepath.ToSlash(p), "/../") {
@@ -123,6 +122,6 @@ func (a *App) TestSandboxHost(h core.SandboxHost) (core.ConnectionTest, error) {
 
 // TrustSandboxHost adds the team host's key to known_hosts if its
 // fingerprint is the one the user confirmed.
-func (a *App) TrustSandboxHost(uri, fingerprint string) (sandbox.HostKey, error) {
+func (a *App) TrustSandboxHost(uri, fingerprint string) (core.HostKey, error) {
 	return a.core.TeamHost().Trust(uri, fingerprint)
 }

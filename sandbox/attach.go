@@ -14,6 +14,8 @@ import (
 	"github.com/containers/podman/v4/pkg/bindings"
 
 	"rehome/backend/bytesize"
+
+	"rehome/sandbox/link"
 )
 
 // A run's attach: the container's stdout and stderr, opened before it
@@ -64,14 +66,14 @@ func attachStreams(api context.Context, cid string, sockets *socketSet, stdin io
 	if err != nil {
 		return err
 	}
-	tr, ok := plainTransport(conn.Client.Transport)
+	tr, ok := link.PlainTransport(conn.Client.Transport)
 	if !ok || tr.DialContext == nil {
 		return errors.New("the Podman connection has no socket to attach on")
 	}
 	dial := tr.DialContext
 	var sock net.Conn
 	var sockMu sync.Mutex
-	own := &bindings.Connection{URI: conn.URI, Client: &http.Client{Transport: bounded(&http.Transport{
+	own := &bindings.Connection{URI: conn.URI, Client: &http.Client{Transport: link.Bounded(&http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := dial(ctx, network, addr)
 			if err == nil {
@@ -119,7 +121,7 @@ func attachStreams(api context.Context, cid string, sockets *socketSet, stdin io
 // three zero bytes, the length) to stdout and stderr until it ends.
 func demux(r io.Reader, stdout, stderr io.Writer) error {
 	var hdr [8]byte
-	buf := make([]byte, 32*KiB)
+	buf := make([]byte, 32*kiB)
 	for {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -139,11 +141,11 @@ func demux(r io.Reader, stdout, stderr io.Writer) error {
 			return fmt.Errorf("the attach stream lost its framing (stream %d)", hdr[0])
 		}
 		n := int64(binary.BigEndian.Uint32(hdr[4:]))
-		if n > MaxAttachFrame {
-			return fmt.Errorf("%w: an attach frame of %s (conmon sends 8 KiB)", ErrAnswerTooLarge, bytesize.Format(n))
+		if n > link.MaxAttachFrame {
+			return fmt.Errorf("%w: an attach frame of %s (conmon sends 8 KiB)", link.ErrAnswerTooLarge, bytesize.Format(n))
 		}
 		if w == nil {
-			msg, _ := io.ReadAll(io.LimitReader(r, min(n, 4*KiB)))
+			msg, _ := io.ReadAll(io.LimitReader(r, min(n, 4*kiB)))
 			return fmt.Errorf("from the Podman service: %s", msg)
 		}
 		if _, err := io.CopyBuffer(w, io.LimitReader(r, n), buf); err != nil {

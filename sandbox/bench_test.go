@@ -101,7 +101,7 @@ func BenchmarkVersusBarePodman(b *testing.B) {
 	}
 	engineRun := func(code string, withFile bool) func() (string, error) {
 		return func() (string, error) {
-			req := RunRequest{Code: code, Limits: Limits{Memory: 2 * GiB}, OutputDir: filepath.Join(dir, "out-"+NewRunID())}
+			req := RunRequest{Code: code, Limits: Limits{Memory: 2 * giB}, OutputDir: filepath.Join(dir, "out-"+NewRunID())}
 			if withFile {
 				req.InputPath = csv
 			}

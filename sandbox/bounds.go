@@ -33,17 +33,17 @@ func MachineBounds() LimitBounds {
 		ram = int64(si.Totalram) * int64(si.Unit)
 	}
 	// Three quarters of the RAM, in whole GiB so the form shows a round number.
-	maxMem := max(DefaultLimits.Memory, min(ram/4*3/GiB*GiB, 256*GiB))
+	maxMem := max(DefaultLimits.Memory, min(ram/4*3/giB*giB, 256*giB))
 	return LimitBounds{
 		Min: Limits{
 			Timeout: time.Second, Memory: 64 * MiB, CPUs: 0.25, Pids: 16,
-			StdoutMax: 16 * KiB, StderrMax: 16 * KiB, OutputFiles: 1,
+			StdoutMax: 16 * kiB, StderrMax: 16 * kiB, OutputFiles: 1,
 			OutputBytes: MiB, TmpSize: 16 * MiB,
 		},
 		Max: Limits{
 			Timeout: time.Hour, Memory: maxMem, CPUs: float64(goruntime.NumCPU()), Pids: 4096,
 			StdoutMax: 64 * MiB, StderrMax: 64 * MiB, OutputFiles: 1000,
-			OutputBytes: 4 * GiB, TmpSize: 4 * GiB,
+			OutputBytes: 4 * giB, TmpSize: 4 * giB,
 		},
 	}
 }

@@ -35,9 +35,9 @@ type Limits struct {
 
 // Size units, as package bytesize defines them.
 const (
-	KiB = bytesize.KiB
+	kiB = bytesize.KiB
 	MiB = bytesize.MiB
-	GiB = bytesize.GiB
+	giB = bytesize.GiB
 )
 
 // DefaultLimits are the ceilings of a run when the caller names none.
@@ -55,8 +55,8 @@ var DefaultLimits = Limits{
 
 // Bounds of what a caller may ask for.
 const (
-	MaxTimeout    = 24 * time.Hour
-	MinMemory     = 32 * MiB
+	maxTimeout    = 24 * time.Hour
+	minMemory     = 32 * MiB
 	MaxScriptSize = 1 << 20
 	maxOutputFile = 100000
 )
@@ -97,10 +97,10 @@ func (l Limits) WithDefaults() Limits {
 // Validate reports the first limit that is out of range, in the user's words.
 func (l Limits) Validate() error {
 	switch {
-	case l.Timeout <= 0 || l.Timeout > MaxTimeout:
+	case l.Timeout <= 0 || l.Timeout > maxTimeout:
 		return fmt.Errorf("timeout %s is out of range: give between 1s and 24h", l.Timeout)
-	case l.Memory < MinMemory:
-		return fmt.Errorf("memory %s is too small: give at least %s", bytesize.Format(l.Memory), bytesize.Format(MinMemory))
+	case l.Memory < minMemory:
+		return fmt.Errorf("memory %s is too small: give at least %s", bytesize.Format(l.Memory), bytesize.Format(minMemory))
 	case l.CPUs <= 0 || l.CPUs > 1024 || math.IsNaN(l.CPUs):
 		return fmt.Errorf("cpus %g is out of range: give a positive number of cores such as 1 or 1.5", l.CPUs)
 	case l.Pids < 8 || l.Pids > 1<<20:

@@ -7,6 +7,6 @@
 // the REST bindings, turns a Config and a job into a hardened container spec
 // (buildSpec), runs it, and reads back what the code printed and wrote
 // through the frame protocol of the runner baked into the image (see
-// build/sandbox/runner.py). Doctor attacks each guarantee and reports which
+// sandbox/recipe/runner.py). Doctor attacks each guarantee and reports which
 // hold; its probes are the Python files under probes/.
 package sandbox

@@ -22,7 +22,7 @@ type Check struct {
 	// "session: " before it for the session path.
 	Name string `json:"name"`
 	// Guarantee is the guarantee alone; Path is where code ran for it
-	// (PathOneShot, PathSession; empty for checks of the host).
+	// (pathOneShot, pathSession; empty for checks of the host).
 	Guarantee string   `json:"guarantee"`
 	Path      string   `json:"path,omitempty"`
 	Strength  Strength `json:"strength"`
@@ -159,7 +159,7 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 				continue
 			}
 			label := pr.name
-			if path == PathSession {
+			if path == pathSession {
 				label = "session: " + pr.name
 			}
 			step(label)
@@ -193,7 +193,7 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 	// Nothing left behind.
 	step("leftovers")
 	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {LabelOwner + "=" + e.owner}}))
+		WithFilters(map[string][]string{"label": {labelOwner + "=" + e.owner}}))
 	switch {
 	case err != nil:
 		add("leftovers", NotHeld, "cannot list containers: %v", err)
@@ -219,7 +219,7 @@ func (e *Engine) doctorRunner(ctx context.Context, path, name, work, input strin
 			in = input
 		}
 		folder := filepath.Join(work, fmt.Sprintf("%s-%s-%d", path, strings.ReplaceAll(name, " ", "-"), n))
-		if path == PathOneShot {
+		if path == pathOneShot {
 			// The timeout probe attacks the kill from outside itself.
 			res, err := e.Run(ctx, RunRequest{Code: code, Limits: lim, InputPath: in, OutputDir: folder, HardKillOnly: name == "timeout"}, nil)
 			if err == nil && ctx.Err() != nil {
@@ -247,7 +247,7 @@ func (e *Engine) doctorRunner(ctx context.Context, path, name, work, input strin
 
 func (e *Engine) containerExists(ctx context.Context, runID string) bool {
 	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {LabelRun + "=" + runID}}))
+		WithFilters(map[string][]string{"label": {labelRun + "=" + runID}}))
 	return err != nil || len(list) > 0
 }
 

@@ -18,8 +18,8 @@ import (
 
 // Paths code runs on, as Check.Path names them.
 const (
-	PathOneShot = "one-shot"
-	PathSession = "session"
+	pathOneShot = "one-shot"
+	pathSession = "session"
 )
 
 // probeEnv is what a row's check has: the path's runner, and the
@@ -44,7 +44,7 @@ type doctorProbe struct {
 	check func(p *probeEnv) (Strength, string, error)
 }
 
-var bothPaths = []string{PathOneShot, PathSession}
+var bothPaths = []string{pathOneShot, pathSession}
 
 // simpleProbe is a row whose probe prints HELD / WEAK / BROKEN lines.
 func simpleProbe(name string, paths []string, code func(p *probeEnv) string, withInput bool, held string) doctorProbe {
@@ -65,13 +65,13 @@ var doctorProbes = []doctorProbe{
 		return strings.NewReplacer("SECRET", p.secret, "WORKDIR", p.work, "TOKEN", p.token).Replace(probeFilesystem)
 	}, true, "read the input; could not read a file next to it on the host, write the input, the root file system or any host path; /mnt/data holds only the input; no Podman socket, no capabilities"),
 	simpleProbe("network", bothPaths, fixed(probeNetwork), false, "only the loopback interface; connecting out, resolving names and pip install all fail at once"),
-	{name: "timeout", paths: []string{PathOneShot}, check: checkTimeout},
-	{name: "cell end", paths: []string{PathSession}, check: checkCellEnd},
+	{name: "timeout", paths: []string{pathOneShot}, check: checkTimeout},
+	{name: "cell end", paths: []string{pathSession}, check: checkCellEnd},
 	{name: "memory", paths: bothPaths, check: checkMemory},
 	{name: "pids", paths: bothPaths, check: checkPids},
 	{name: "cpu", paths: bothPaths, check: checkCPU},
-	{name: "stdout flood", paths: []string{PathOneShot}, check: checkFlood},
-	{name: "outputs", paths: []string{PathOneShot}, check: checkOutputs},
+	{name: "stdout flood", paths: []string{pathOneShot}, check: checkFlood},
+	{name: "outputs", paths: []string{pathOneShot}, check: checkOutputs},
 	simpleProbe("privileges", bothPaths, fixed(probePrivileges), false, "no capabilities, no-new-privileges, seccomp filter, user 10001, host name \"sandbox\", only rehome's environment variables"),
 	{name: "keyring", paths: bothPaths, check: checkKeyring},
 	{name: "user namespaces", paths: bothPaths, check: checkUserNS},
@@ -90,7 +90,7 @@ func checkTimeout(p *probeEnv) (Strength, string, error) {
 		return NotHeld, "", err
 	}
 	gone := !p.e.containerExists(p.ctx, res.ID)
-	if p.e.Remote() {
+	if p.e.remote() {
 		// A team host's processes cannot be seen from here: the
 		// container (and with it its cgroup) being gone is what is checked.
 		switch {
@@ -172,7 +172,7 @@ func checkCPU(p *probeEnv) (Strength, string, error) {
 }
 
 func checkFlood(p *probeEnv) (Strength, string, error) {
-	fl := Limits{Timeout: 60 * time.Second, StdoutMax: 64 * KiB, StderrMax: 64 * KiB}
+	fl := Limits{Timeout: 60 * time.Second, StdoutMax: 64 * kiB, StderrMax: 64 * kiB}
 	res, err := p.run(probeFlood, fl, false)
 	if err != nil {
 		return NotHeld, "", err

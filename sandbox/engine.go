@@ -10,11 +10,13 @@ import (
 
 	"github.com/containers/podman/v4/pkg/bindings"
 	"github.com/containers/podman/v4/pkg/bindings/system"
+
+	"rehome/sandbox/link"
 )
 
 // Options configure an Engine.
 type Options struct {
-	Connect ConnectOptions
+	Connect link.ConnectOptions
 	// Image overrides the image reference (default: ImageRef()).
 	Image string
 	// Runtime forces an OCI runtime ("runc", "crun"); empty: probe.
@@ -46,16 +48,16 @@ type Host struct {
 	// start ("overlay", "vfs"…); see Engine.StorageDriver for any service.
 	StorageDriver string `json:"storage_driver,omitempty"`
 	// Storage is the own storage of a rootless service rehome started.
-	Storage PrivateStorage `json:"storage"`
+	Storage link.PrivateStorage `json:"storage"`
 	// FilesTravel: the service cannot see this machine's files, so
-	// inputs are sent over the connection (Connection.FilesTravel).
+	// inputs are sent over the connection (link.Connection.FilesTravel).
 	FilesTravel bool `json:"files_travel,omitempty"`
 }
 
 // Engine runs code in sandboxes through one Podman service. It is safe for
 // concurrent use.
 type Engine struct {
-	conn  *Connection
+	conn  *link.Connection
 	opts  Options
 	host  Host
 	image string
@@ -97,7 +99,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 			copts.Runtime, copts.ForceStart = opts.Runtime, true
 		}
 	}
-	conn, err := Open(ctx, copts)
+	conn, err := link.Open(ctx, copts)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +113,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		// the whole image. rehome's own service keeps its own overlay
 		// storage instead (storage.go); the user's is left as it is.
 		copts.ForceStart = true
-		own, err := Open(ctx, copts)
+		own, err := link.Open(ctx, copts)
 		if err == nil {
 			err = e.useConn(ctx, own)
 		}
@@ -175,7 +177,7 @@ func (e *Engine) releaseIDBase(b uint32) {
 
 // useConn switches the engine to conn (closing a private service it
 // replaces) and learns the service's facts.
-func (e *Engine) useConn(ctx context.Context, conn *Connection) error {
+func (e *Engine) useConn(ctx context.Context, conn *link.Connection) error {
 	h, err := e.describe(ctx, conn)
 	if err != nil {
 		return err
@@ -221,8 +223,8 @@ func boundHost(h Host) Host {
 // rehome started is described from what rehome knows, and another
 // service's description is kept in the cache folder, keyed by its address
 // and version.
-func (e *Engine) describe(ctx context.Context, conn *Connection) (Host, error) {
-	version := bindings.ServiceVersion(conn.ctx).String()
+func (e *Engine) describe(ctx context.Context, conn *link.Connection) (Host, error) {
+	version := bindings.ServiceVersion(conn.Context()).String()
 	if conn.Started {
 		return Host{
 			PodmanVersion:  version,
@@ -231,7 +233,7 @@ func (e *Engine) describe(ctx context.Context, conn *Connection) (Host, error) {
 			CgroupVersion:  localCgroupVersion(),
 			CgroupManager:  "",
 			Controllers:    localControllers(),
-			Kernel:         kernelRelease(),
+			Kernel:         link.KernelRelease(),
 			DefaultRuntime: conn.Runtime,
 			Seccomp:        true,
 			ServiceURI:     conn.URI,
@@ -243,7 +245,7 @@ func (e *Engine) describe(ctx context.Context, conn *Connection) (Host, error) {
 	if h, ok := st.Hosts[conn.URI]; ok && h.APIVersion == version && h.StorageDriver != "" {
 		return boundHost(h), nil
 	}
-	info, err := system.Info(callCtx{Context: ctx, conn: conn.ctx}, nil)
+	info, err := system.Info(callCtx{Context: ctx, conn: conn.Context()}, nil)
 	if err != nil {
 		return Host{}, fmt.Errorf("ask the Podman service at %s about itself: %w", conn.URI, err)
 	}
@@ -284,7 +286,7 @@ func (e *Engine) trace(step string) {
 func (e *Engine) api(ctx context.Context) context.Context {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return callCtx{Context: ctx, conn: e.conn.ctx}
+	return callCtx{Context: ctx, conn: e.conn.Context()}
 }
 
 // callCtx is a caller's context that also carries a connection's values
@@ -357,7 +359,7 @@ func (e *Engine) Enforcement() Enforcement {
 // rehome's own: then rehome starts that one rather than copy the image for
 // every run. A service named with --podman or $CONTAINER_HOST is used as
 // it is.
-func skipUserStorage(opts ConnectOptions, h Host) bool {
+func skipUserStorage(opts link.ConnectOptions, h Host) bool {
 	return opts.URI == "" && os.Getenv("CONTAINER_HOST") == "" && !opts.ForceStart && !opts.SharedStorage && !h.ServiceStarted &&
-		h.Rootless && h.StorageDriver == "vfs" && OverlaySupported()
+		h.Rootless && h.StorageDriver == "vfs" && link.OverlaySupported()
 }

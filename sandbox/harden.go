@@ -28,7 +28,7 @@ func (e *Engine) newJob(ctx context.Context, kind, id string, long bool) (job, f
 	j := job{
 		image:     e.image,
 		name:      "rehome-" + kind + "-" + strings.ToLower(id),
-		labels:    map[string]string{LabelSandbox: "1", LabelOwner: e.owner},
+		labels:    map[string]string{labelSandbox: "1", labelOwner: e.owner},
 		cgroups:   e.Enforcement(),
 		nprocHard: nprocHard(),
 	}
@@ -39,7 +39,7 @@ func (e *Engine) newJob(ctx context.Context, kind, id string, long bool) (job, f
 			taken = e.runningIDBases(ctx)
 		}
 		j.idBase = e.takeIDBase(taken...)
-		j.labels[LabelIDBase] = formatID(j.idBase)
+		j.labels[labelIDBase] = formatID(j.idBase)
 		release = func() { e.releaseIDBase(j.idBase) }
 	}
 	return j, release, nil
@@ -49,13 +49,13 @@ func (e *Engine) newJob(ctx context.Context, kind, id string, long bool) (job, f
 // (any process's): a session holds its range for hours.
 func (e *Engine) runningIDBases(ctx context.Context) []uint32 {
 	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {LabelIDBase}}))
+		WithFilters(map[string][]string{"label": {labelIDBase}}))
 	if err != nil {
 		return nil
 	}
 	var out []uint32
 	for _, c := range list {
-		if v, err := strconv.ParseUint(c.Labels[LabelIDBase], 10, 32); err == nil {
+		if v, err := strconv.ParseUint(c.Labels[labelIDBase], 10, 32); err == nil {
 			out = append(out, uint32(v))
 		}
 	}

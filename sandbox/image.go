@@ -18,15 +18,15 @@ import (
 
 	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
-	recipe "rehome/build/sandbox"
+	recipe "rehome/sandbox/recipe"
 )
 
-// ImageRepo is the repository of the sandbox image; the tag is the recipe's
+// imageRepo is the repository of the sandbox image; the tag is the recipe's
 // digest, so a rehome built from another recipe never runs a stale image.
-const ImageRepo = "localhost/rehome-sandbox"
+const imageRepo = "localhost/rehome-sandbox"
 
 // ImageRef is the image this build of rehome runs.
-func ImageRef() string { return ImageRepo + ":" + recipe.Tag() }
+func ImageRef() string { return imageRepo + ":" + recipe.Tag() }
 
 // imageChanges are the Dockerfile-style settings given to the imported
 // root file system.
@@ -63,21 +63,21 @@ func CacheDir() string {
 // ArchiveName is the file name of this recipe's image archive.
 func ArchiveName() string { return "rehome-sandbox-" + recipe.Tag() + ".tar.gz" }
 
-// SharedArchiveDirs are searched, after the engine's own cache folder, for
+// sharedArchiveDirs are searched, after the engine's own cache folder, for
 // an archive of this recipe's image: the cache a root build (`make run`,
 // `make test`) leaves readable by everyone, and the folder a package ships
 // one in. Rootless Podman keeps images per user, so a normal user's first
 // run loads the image from one of these instead of building it again.
-var SharedArchiveDirs = []string{"/var/cache/rehome", PackagedImageDir}
+var sharedArchiveDirs = []string{"/var/cache/rehome", packagedImageDir}
 
 // findArchive returns the first readable archive of this recipe's image:
 // in the engine's cache folder, then (unless the engine was given a cache
-// folder of its own) in SharedArchiveDirs. Without one it returns the path
+// folder of its own) in sharedArchiveDirs. Without one it returns the path
 // in the engine's cache folder, where a build saves it, and false.
 func (e *Engine) findArchive() (string, bool) {
 	dirs := []string{e.cacheDir()}
 	if e.opts.CacheDir == "" {
-		for _, d := range SharedArchiveDirs {
+		for _, d := range sharedArchiveDirs {
 			if !slices.Contains(dirs, d) {
 				dirs = append(dirs, d)
 			}
@@ -156,7 +156,7 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 	if fi, err := os.Stat(st.Archive); err == nil && st.ArchivePresent {
 		st.ArchiveSize = fi.Size()
 	}
-	list, err := images.List(e.api(ctx), new(images.ListOptions).WithFilters(map[string][]string{"reference": {ImageRepo}}))
+	list, err := images.List(e.api(ctx), new(images.ListOptions).WithFilters(map[string][]string{"reference": {imageRepo}}))
 	if err != nil {
 		return st, fmt.Errorf("list images: %w", explain(err))
 	}
@@ -166,7 +166,7 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 			if name == e.image {
 				st.Present, st.Size = true, im.Size
 				seccompErr = e.checkSeccompLabel(im.Labels, e.reloadCommand())
-			} else if strings.HasPrefix(name, ImageRepo+":") {
+			} else if strings.HasPrefix(name, imageRepo+":") {
 				st.Stale = append(st.Stale, name)
 			}
 		}
@@ -227,7 +227,7 @@ func (e *Engine) EnsureImage(ctx context.Context, progress func(string)) error {
 // this rehome expects. It returns the names loaded.
 func (e *Engine) LoadImage(ctx context.Context, file string) ([]string, error) {
 	// A shipped archive has its .sha256 beside it: check it first.
-	if _, err := VerifyArchive(ctx, file); err != nil {
+	if _, err := verifyArchive(ctx, file); err != nil {
 		return nil, err
 	}
 	f, err := os.Open(file)

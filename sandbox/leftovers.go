@@ -76,13 +76,13 @@ func ownerAlive(label string) bool {
 func (e *Engine) Sweep(ctx context.Context) int {
 	api := e.api(ctx)
 	list, err := containers.List(api, new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {LabelSandbox + "=1"}}))
+		WithFilters(map[string][]string{"label": {labelSandbox + "=1"}}))
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, c := range list {
-		if ownerAlive(c.Labels[LabelOwner]) {
+		if ownerAlive(c.Labels[labelOwner]) {
 			continue
 		}
 		if removeContainer(api, c.ID) == nil {

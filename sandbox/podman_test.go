@@ -24,6 +24,8 @@ import (
 
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 	"github.com/containers/podman/v4/pkg/specgen"
+
+	"rehome/sandbox/link"
 )
 
 const hostCanaryEnv = "REHOME_TEST_HOST_CANARY"
@@ -55,7 +57,7 @@ func testEngine(t *testing.T) *Engine {
 	}
 	engineOnce.Do(func() {
 		if _, err := exec.LookPath("podman"); err != nil {
-			engineErr = fmt.Errorf("%w: %s", ErrPodmanMissing, InstallHint())
+			engineErr = fmt.Errorf("%w: %s", link.ErrPodmanMissing, link.InstallHint())
 			return
 		}
 		ctx := context.Background()
@@ -112,7 +114,7 @@ func hostDir(t *testing.T) string {
 func assertGone(t *testing.T, e *Engine, runID string) {
 	t.Helper()
 	list, err := containers.List(e.api(context.Background()), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {LabelRun + "=" + runID}}))
+		WithFilters(map[string][]string{"label": {labelRun + "=" + runID}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +411,7 @@ print('RATIO', (c1.children_user + c1.children_system) / (time.time() - t0))
 
 // Guarantee 5: a stdout flood is capped in memory; nothing grows on disk.
 func TestStdoutFlood(t *testing.T) {
-	res := runCode(t, probeFlood+"\nimport sys\nsys.stderr.write('e' * (5 << 20))\n", Limits{StdoutMax: 64 * KiB, StderrMax: 16 * KiB}, "")
+	res := runCode(t, probeFlood+"\nimport sys\nsys.stderr.write('e' * (5 << 20))\n", Limits{StdoutMax: 64 * kiB, StderrMax: 16 * kiB}, "")
 	if res.ExitCode != 0 || !res.StdoutTruncated || len(res.Stdout) != 64*1024 || !res.StderrTruncated || len(res.Stderr) != 16*1024 {
 		t.Fatalf("exit %d stdout %d %t stderr %d %t", res.ExitCode, len(res.Stdout), res.StdoutTruncated, len(res.Stderr), res.StderrTruncated)
 	}
@@ -474,7 +476,7 @@ func TestPrivileges(t *testing.T) {
 func TestServiceHonoursSpec(t *testing.T) {
 	e := testEngine(t)
 	api := e.api(context.Background())
-	j := job{image: e.image, name: "rehome-spec-" + NewRunID(), labels: map[string]string{LabelSandbox: "1", LabelOwner: e.owner},
+	j := job{image: e.image, name: "rehome-spec-" + NewRunID(), labels: map[string]string{labelSandbox: "1", labelOwner: e.owner},
 		cgroups: e.Enforcement(), nprocHard: nprocHard(), script: []byte("pass")}
 	s := buildSpec(DefaultLimits, j)
 	created, err := containers.CreateWithSpec(api, s, nil)
@@ -495,8 +497,8 @@ func TestServiceHonoursSpec(t *testing.T) {
 	check(hc.ReadonlyRootfs, "read-only root", hc.ReadonlyRootfs)
 	check(!hc.Privileged, "privileged", hc.Privileged)
 	check(hc.NetworkMode == "none", "network mode", hc.NetworkMode)
-	check(in.Config.User == SandboxUser, "user", in.Config.User)
-	check(in.Config.Hostname == Hostname, "hostname", in.Config.Hostname)
+	check(in.Config.User == sandboxUser, "user", in.Config.User)
+	check(in.Config.Hostname == sandboxHostname, "hostname", in.Config.Hostname)
 	check(slices.Contains(hc.SecurityOpt, "no-new-privileges"), "no-new-privileges", hc.SecurityOpt)
 	check(len(in.EffectiveCaps) == 0 && len(in.BoundingCaps) == 0, "capabilities", in.EffectiveCaps)
 	check(hc.LogConfig != nil && hc.LogConfig.Type == "none", "log driver", hc.LogConfig)
@@ -579,18 +581,18 @@ func TestBadInputs(t *testing.T) {
 // says what to do.
 func TestMissingPieces(t *testing.T) {
 	e := testEngine(t)
-	_, err := Open(context.Background(), ConnectOptions{ForceStart: true, PodmanPath: "/nonexistent/podman"})
-	if !errors.Is(err, ErrPodmanMissing) || !strings.Contains(err.Error(), "apt-get install podman") {
+	_, err := link.Open(context.Background(), link.ConnectOptions{ForceStart: true, PodmanPath: "/nonexistent/podman"})
+	if !errors.Is(err, link.ErrPodmanMissing) || !strings.Contains(err.Error(), "apt-get install podman") {
 		t.Fatalf("podman missing: %v", err)
 	}
-	_, err = Open(context.Background(), ConnectOptions{URI: "unix:///nonexistent/podman.sock"})
+	_, err = link.Open(context.Background(), link.ConnectOptions{URI: "unix:///nonexistent/podman.sock"})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach the Podman service") {
 		t.Fatalf("service not running: %v", err)
 	}
 	t.Setenv("CONTAINER_HOST", "")
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	if os.Geteuid() != 0 {
-		_, err = Open(context.Background(), ConnectOptions{NoStart: true})
+		_, err = link.Open(context.Background(), link.ConnectOptions{NoStart: true})
 		if err == nil || !strings.Contains(err.Error(), "podman system service") {
 			t.Fatalf("no service, no start: %v", err)
 		}
@@ -622,7 +624,7 @@ func TestSweepLeftovers(t *testing.T) {
 	e := testEngine(t)
 	api := e.api(context.Background())
 	mk := func(owner string) string {
-		j := job{image: e.image, name: "rehome-left-" + NewRunID(), labels: map[string]string{LabelSandbox: "1", LabelOwner: owner},
+		j := job{image: e.image, name: "rehome-left-" + NewRunID(), labels: map[string]string{labelSandbox: "1", labelOwner: owner},
 			cgroups: e.Enforcement(), nprocHard: nprocHard()}
 		s := buildSpec(DefaultLimits, j)
 		s.Command = []string{"/bin/sleep", "300"}
@@ -726,7 +728,7 @@ func TestDoctor(t *testing.T) {
 	}
 	// Both paths code runs on are attacked (issue 18: the session path was
 	// not probed at all).
-	if paths[PathOneShot] != 16 || paths[PathSession] != 14 {
+	if paths[pathOneShot] != 16 || paths[pathSession] != 14 {
 		t.Errorf("checks per path: %v", paths)
 	}
 }

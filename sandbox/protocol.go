@@ -20,7 +20,7 @@ import (
 )
 
 // The frames the runner sends on the container's stdout (see
-// build/sandbox/runner.py): 1 byte type, 4 bytes big-endian length, payload.
+// sandbox/recipe/runner.py): 1 byte type, 4 bytes big-endian length, payload.
 const (
 	frameHello  = 'H'
 	frameStdout = 'O'

@@ -133,7 +133,7 @@ func TestRedTeamTeamHostDiesMidSend(t *testing.T) {
 			return
 		}
 		once.Do(func() {
-			list, lerr := containers.List(api, new(containers.ListOptions).WithFilters(map[string][]string{"label": {LabelRun}}))
+			list, lerr := containers.List(api, new(containers.ListOptions).WithFilters(map[string][]string{"label": {labelRun}}))
 			if lerr != nil {
 				t.Errorf("list: %v", lerr)
 				return
@@ -173,7 +173,7 @@ func TestRedTeamTeamHostDiesMidSend(t *testing.T) {
 		t.Errorf("after the run, the input on the team host's disk: %v", after)
 	}
 	time.Sleep(time.Second)
-	list, _ := containers.List(api, new(containers.ListOptions).WithAll(true).WithFilters(map[string][]string{"label": {LabelRun}}))
+	list, _ := containers.List(api, new(containers.ListOptions).WithAll(true).WithFilters(map[string][]string{"label": {labelRun}}))
 	for _, c := range list {
 		if time.Unix(c.Created.Unix(), 0).After(start.Add(-time.Second)) {
 			t.Errorf("a container was left: %s %s", c.ID[:12], c.State)

@@ -25,14 +25,14 @@ import (
 // makes `rehome session exec` cheap. The session's container carries the
 // relay's owner label, so if the relay dies, the next rehome sweeps it.
 
-// RelaySocket is the relay's socket in a session's folder.
-func RelaySocket(dir string) string { return filepath.Join(dir, "relay.sock") }
+// relaySocket is the relay's socket in a session's folder.
+func relaySocket(dir string) string { return filepath.Join(dir, "relay.sock") }
 
 // ServeRelay serves s on its folder's socket until the session ends (and
 // its container is gone). ready, if given, is called once the socket
 // takes connections.
 func (s *Session) ServeRelay(ready ...func()) error {
-	sock := RelaySocket(s.info.Dir)
+	sock := relaySocket(s.info.Dir)
 	os.Remove(sock)
 	l, err := net.Listen("unix", sock)
 	if err != nil {
@@ -122,7 +122,7 @@ func OpenSession(ctx context.Context, dir string) (*Session, error) {
 		return nil, err
 	}
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", RelaySocket(dir))
+	conn, err := d.DialContext(ctx, "unix", relaySocket(dir))
 	if err != nil {
 		return nil, fmt.Errorf("%w (its relay does not answer)", ErrSessionEnded)
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"rehome/backend/bytesize"
+
+	"rehome/sandbox/link"
 )
 
 // finish fills a Result from what the runner reported (the frames) and what
@@ -43,7 +45,7 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 			res.MemoryPeakBytes = x.RSSPeak
 		}
 	}
-	var lost *ConnectionLostError
+	var lost *link.ConnectionLostError
 	switch {
 	case errors.As(out.lost, &lost):
 		res.ConnectionLost = true
@@ -122,9 +124,9 @@ func explainFailure(res *Result, lim Limits, j job) {
 	case strings.Contains(e, "No module named pip") || strings.Contains(e, "pip: not found") ||
 		strings.Contains(e, "Temporary failure in name resolution") || strings.Contains(e, "Network is unreachable") ||
 		strings.Contains(e, "Name or service not known"):
-		add("The sandbox has no network, as on ChatGPT: nothing can be downloaded or installed. It holds " + Libraries + ".")
+		add("The sandbox has no network, as on ChatGPT: nothing can be downloaded or installed. It holds " + imageLibraries + ".")
 	case strings.Contains(e, "ModuleNotFoundError"):
-		add("That module is not in the sandbox image, and nothing can be installed (no network). It holds " + Libraries + ".")
+		add("That module is not in the sandbox image, and nothing can be installed (no network). It holds " + imageLibraries + ".")
 	}
 	if strings.Contains(e, "MemoryError") {
 		if j.cgroups.Memory {
@@ -138,8 +140,8 @@ func explainFailure(res *Result, lim Limits, j job) {
 	}
 }
 
-// Libraries names what the image holds, for messages.
-const Libraries = "pandas, numpy, matplotlib, scipy, seaborn, scikit-learn, statsmodels, openpyxl, xlrd, sympy and tabulate"
+// imageLibraries names what the image holds, for messages.
+const imageLibraries = "pandas, numpy, matplotlib, scipy, seaborn, scikit-learn, statsmodels, openpyxl, xlrd, sympy and tabulate"
 
 func signalName(n int) string {
 	names := map[int]string{1: "SIGHUP", 2: "SIGINT", 6: "SIGABRT", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM", 24: "SIGXCPU", 25: "SIGXFSZ"}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"rehome/sandbox/link"
 )
 
 // requestLog is a Unix-socket proxy in front of the real Podman service
@@ -86,7 +88,7 @@ func TestRunRequests(t *testing.T) {
 	uri, log := startRequestLog(t, strings.TrimPrefix(real.Host().ServiceURI, "unix://"))
 	ctx := context.Background()
 	rt, _ := real.Runtime(ctx)
-	e, err := New(ctx, Options{Connect: ConnectOptions{URI: uri}, Runtime: rt})
+	e, err := New(ctx, Options{Connect: link.ConnectOptions{URI: uri}, Runtime: rt})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 
 	"rehome/backend/bytesize"
+
+	"rehome/sandbox/link"
 )
 
 // One run: the request, its progress, and execute, which creates,
@@ -111,7 +113,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 		return nil, err
 	}
 	defer release()
-	j.labels[LabelRun] = id
+	j.labels[labelRun] = id
 	j.script = []byte(req.Code)
 	j.hardKillOnly = req.HardKillOnly
 	var notes []string
@@ -147,7 +149,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 
 	res := &Result{ID: id, ExitCode: -1, Files: []File{}, Image: e.image, Runtime: runtime, Rootless: e.Host().Rootless, Started: time.Now(), Notes: notes}
 	if in != nil {
-		res.Input = &InputInfo{HostPath: in.hostPath, Path: path.Join(DataDir, in.name), Size: in.size, Renamed: in.renamed}
+		res.Input = &InputInfo{HostPath: in.hostPath, Path: path.Join(containerDataDir, in.name), Size: in.size, Renamed: in.renamed}
 	}
 	if sv != nil {
 		res.OutputDir = sv.dir
@@ -219,7 +221,7 @@ type outcome struct {
 	attachErr     error
 	protocolError error
 	dropped       int64
-	// lost is the team host's *ConnectionLostError when the link dropped
+	// lost is the team host's *link.ConnectionLostError when the link dropped
 	// during the run.
 	lost error
 }
@@ -280,7 +282,7 @@ func (e *Engine) execute(r *run) (*outcome, error) {
 	// unblocks the stream should the service hang.
 	sockets := &socketSet{}
 	dec := &decoder{c: col}
-	errBuf := &capBuffer{max: 64 * KiB}
+	errBuf := &capBuffer{max: 64 * kiB}
 	ready := make(chan bool, 1)
 	attachDone := make(chan error, 1)
 	streamEnded := make(chan struct{})
@@ -388,10 +390,10 @@ wait:
 	}
 	sockets.closeAll()
 	e.trace("stream ended")
-	if out.lost = e.Lost(); out.lost == nil && e.Remote() && col.exit == nil && !out.timedOut && !out.stopped {
+	if out.lost = e.Lost(); out.lost == nil && e.remote() && col.exit == nil && !out.timedOut && !out.stopped {
 		// The stream ended before the runner's report: when the link
 		// dropped, its forwarded stream may end before the link says so.
-		out.lost = e.connection().lostWithin(lostSettle)
+		out.lost = e.connection().LostWithin(link.LostSettle)
 	}
 	if out.lost != nil {
 		// Nothing more comes back: what arrived is kept, and the
@@ -453,7 +455,7 @@ func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
 // attachConn opens a private connection to the service whose sockets can
 // be closed from outside.
 func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, error) {
-	actx, err := newConnection(context.WithoutCancel(ctx), e.connection().Local())
+	actx, err := link.NewBindings(context.WithoutCancel(ctx), e.connection().Local())
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect to the Podman service for the run: %w", err)
 	}
@@ -462,7 +464,7 @@ func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, e
 		return nil, nil, err
 	}
 	set := &socketSet{}
-	if tr, ok := plainTransport(client.Client.Transport); ok && tr.DialContext != nil {
+	if tr, ok := link.PlainTransport(client.Client.Transport); ok && tr.DialContext != nil {
 		dial := tr.DialContext
 		nt := tr.Clone()
 		nt.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -472,7 +474,7 @@ func (e *Engine) attachConn(ctx context.Context) (context.Context, *socketSet, e
 			}
 			return c, err
 		}
-		client.Client.Transport = bounded(nt)
+		client.Client.Transport = link.Bounded(nt)
 	}
 	return actx, set, nil
 }

@@ -11,13 +11,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/containers/podman/v4/libpod/define"
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 
 	"rehome/backend/atomicfile"
+
+	"rehome/sandbox/link"
 )
 
 // RuntimeProbe is the outcome of trying one service and OCI runtime.
@@ -28,11 +29,6 @@ type RuntimeProbe struct {
 	OK      bool   `json:"ok"`
 	Error   string `json:"error,omitempty"`
 }
-
-// privateRuntimes are the runtimes a private service is tried with: crun
-// starts containers fastest; runc works where crun 1.8 refuses hybrid
-// cgroup hierarchies.
-var privateRuntimes = []string{"crun", "runc"}
 
 // runtimeState is what earlier probes on this machine learnt; it lives in
 // the cache folder, keyed by what could change the answers.
@@ -71,21 +67,6 @@ func localControllers() []string {
 	return strings.Fields(string(data))
 }
 
-func kernelRelease() string {
-	var uts syscall.Utsname
-	if syscall.Uname(&uts) != nil {
-		return ""
-	}
-	rel := make([]byte, 0, 65)
-	for _, c := range uts.Release {
-		if c == 0 {
-			break
-		}
-		rel = append(rel, byte(c))
-	}
-	return string(rel)
-}
-
 // Runtime returns the OCI runtime that runs sandboxes, making sure one works.
 // The runtime is a property of the Podman service (its REST API ignores a
 // per-container choice), so when the service's runtime cannot start a
@@ -121,7 +102,7 @@ func (e *Engine) Runtime(ctx context.Context) (string, error) {
 		e.saveState(st)
 		return e.markVerified(), nil
 	}
-	if e.opts.Connect.URI != "" || e.Remote() {
+	if e.opts.Connect.URI != "" || e.remote() {
 		// A service the user named (or a team host) is never swapped for
 		// a private one here.
 		return "", fmt.Errorf("the Podman service at %s cannot start a sandbox: %v", e.connection().URI, err)
@@ -132,7 +113,7 @@ func (e *Engine) Runtime(ctx context.Context) (string, error) {
 	if !cur.Started {
 		st.Bad = appendNew(st.Bad, cur.URI)
 	}
-	for _, rt := range privateRuntimes {
+	for _, rt := range link.PrivateRuntimes {
 		if e.opts.Runtime != "" && rt != e.opts.Runtime {
 			continue
 		}
@@ -146,7 +127,7 @@ func (e *Engine) Runtime(ctx context.Context) (string, error) {
 		// The private service belongs to the engine and outlives this call:
 		// its connection must not end with the caller's context.
 		keep := context.WithoutCancel(ctx)
-		conn, err := Open(keep, ConnectOptions{ForceStart: true, Runtime: rt, PodmanPath: e.opts.Connect.PodmanPath, Linger: e.opts.Connect.Linger})
+		conn, err := link.Open(keep, link.ConnectOptions{ForceStart: true, Runtime: rt, PodmanPath: e.opts.Connect.PodmanPath, Linger: e.opts.Connect.Linger})
 		if err != nil {
 			probes = append(probes, RuntimeProbe{Service: "private", Runtime: rt, Error: printable(err.Error(), 300)})
 			continue
@@ -242,7 +223,7 @@ func (e *Engine) tryRuntime(ctx context.Context) error {
 		return err
 	}
 	defer release()
-	j.labels[LabelRun] = "probe"
+	j.labels[labelRun] = "probe"
 	s := buildSpec(DefaultLimits, j)
 	s.Command = []string{"/bin/true"}
 	s.Timeout = 60
@@ -277,7 +258,7 @@ func (e *Engine) cacheDir() string {
 // the kernel, the cgroup layout, the podman and runtime binaries, the image.
 func (e *Engine) stateKey() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%d|%s|%s|%s|", os.Geteuid(), kernelRelease(), localCgroupVersion(), e.image)
+	fmt.Fprintf(h, "%d|%s|%s|%s|", os.Geteuid(), link.KernelRelease(), localCgroupVersion(), e.image)
 	for _, bin := range []string{"podman", "crun", "runc", "conmon"} {
 		if p, err := exec.LookPath(bin); err == nil {
 			if fi, err := os.Stat(p); err == nil {

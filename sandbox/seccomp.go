@@ -5,12 +5,12 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	recipe "rehome/build/sandbox"
+	recipe "rehome/sandbox/recipe"
 )
 
 // The seccomp profile travels with the image. The profile
 // (recipe.SeccompProfile: Podman's default with the kernel surfaces the
-// code has no use for taken away; its reasons are in build/sandbox) is in
+// code has no use for taken away; its reasons are in sandbox/recipe) is in
 // the sandbox image as the label Podman reads a profile from,
 // recipe.SeccompLabel, set when the image is built, and every container
 // rehome starts asks for the image's profile (SeccompPolicy "image",

@@ -16,8 +16,10 @@ import (
 	"github.com/containers/podman/v4/pkg/bindings/containers"
 	"github.com/containers/podman/v4/pkg/bindings/images"
 
-	recipe "rehome/build/sandbox"
 	"rehome/internal/testsupport/teamhost"
+	recipe "rehome/sandbox/recipe"
+
+	"rehome/sandbox/link"
 )
 
 // containerSideKeys are the spec's fields whose paths are inside the
@@ -197,7 +199,7 @@ func teamEngineCache(t *testing.T, opts Options) (*Engine, *teamhost.Host) {
 	t.Helper()
 	teamEngine(t, teamhost.User) // the image, loaded there
 	h := teamhost.Ensure(t, teamhost.User)
-	opts.Connect = ConnectOptions{URI: h.URI}
+	opts.Connect = link.ConnectOptions{URI: h.URI}
 	opts.CacheDir = t.TempDir()
 	if h.CanRead(opts.CacheDir) {
 		t.Fatalf("%s reads %s: the test would prove nothing", h.User, opts.CacheDir)
@@ -286,7 +288,7 @@ func TestTeamHostRefusesImageWithoutProfile(t *testing.T) {
 		"other profile": {"LABEL " + recipe.SeccompLabel + `={"defaultAction":"SCMP_ACT_ALLOW"}`},
 	} {
 		ref := fmt.Sprintf("localhost/rehome-seccomp-test:%s-%s", strings.ReplaceAll(name, " ", "-"), strings.ToLower(NewRunID()))
-		e, err := New(t.Context(), Options{Connect: ConnectOptions{URI: h.URI}, Image: ref, CacheDir: t.TempDir()})
+		e, err := New(t.Context(), Options{Connect: link.ConnectOptions{URI: h.URI}, Image: ref, CacheDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ import (
 )
 
 // Files that travel: a Podman service that cannot see this machine's
-// paths (another machine's, or another user's: Connection.FilesTravel)
+// paths (another machine's, or another user's: link.Connection.FilesTravel)
 // gets the inputs over the connection instead of as bind mounts. The
 // order is fixed by where they go: /mnt/data is a tmpfs mounted when the
 // container starts, and a copy into a running container joins its mount
@@ -32,10 +32,10 @@ import (
 // Everything else about the container is the same hardened spec.
 
 const (
-	// MaxSentBytes caps the inputs of one sandbox sent over a connection
+	// maxSentBytes caps the inputs of one sandbox sent over a connection
 	// (ChatGPT's cap on one file): they live in the container's memory
 	// (its /mnt/data tmpfs) on the team host.
-	MaxSentBytes = 512 * MiB
+	maxSentBytes = 512 * MiB
 	// sendLimit bounds the time the inputs take to arrive.
 	sendLimit = 5 * time.Minute
 	// sendGrace is the runner's margin over sendLimit for the go.
@@ -62,7 +62,7 @@ func sentBytes(ins []*input) int64 {
 	return n
 }
 
-// sendable checks the inputs can travel (their total under MaxSentBytes)
+// sendable checks the inputs can travel (their total under maxSentBytes)
 // and returns them as staged inputs that are sent, not mounted.
 func (e *Engine) sendable(ins []*input) ([]staged, error) {
 	if len(ins) > 0 && !e.Host().Rootless && !e.noUserNS {
@@ -74,13 +74,13 @@ func (e *Engine) sendable(ins []*input) ([]staged, error) {
 		return nil, fmt.Errorf("%w: the Podman service on %s runs as root, and a rootful service cannot put files into the sandbox's own user namespace; connect as a normal account there (ssh://you@host/run/user/UID/podman/podman.sock: a rootless service, as docs/team-host.md sets up) — runs without input files work on this service",
 			ErrRootfulTeamHostFiles, e.serviceName())
 	}
-	if n := sentBytes(ins); n > MaxSentBytes {
+	if n := sentBytes(ins); n > maxSentBytes {
 		what := filepath.Base(ins[0].hostPath)
 		if len(ins) > 1 {
 			what = fmt.Sprintf("the %d files", len(ins))
 		}
 		return nil, fmt.Errorf("%w: %s is %s, and the sandbox on %s takes at most %s of input files (they are sent over the connection and held in its memory): give a smaller file, or a sample of it",
-			ErrInputTooBig, what, bytesize.Format(n), e.serviceName(), bytesize.Format(MaxSentBytes))
+			ErrInputTooBig, what, bytesize.Format(n), e.serviceName(), bytesize.Format(maxSentBytes))
 	}
 	out := make([]staged, len(ins))
 	for i, in := range ins {
@@ -142,7 +142,7 @@ func (e *Engine) sendInputs(ctx context.Context, cid string, ins []*input, hello
 		pw.CloseWithError(err)
 	}()
 	// The tar's owners are kept (no chown to the container's user).
-	put, err := containers.CopyFromArchiveWithOptions(e.api(sctx), cid, DataDir, pr, new(containers.CopyOptions).WithChown(false))
+	put, err := containers.CopyFromArchiveWithOptions(e.api(sctx), cid, containerDataDir, pr, new(containers.CopyOptions).WithChown(false))
 	if err == nil {
 		err = put()
 	}

@@ -33,7 +33,7 @@ func TestBuildSpecSentInputs(t *testing.T) {
 		t.Fatalf("mounts: mounted %d (want 4), sent %d (want 2: /tmp and /mnt/data)", len(a.Mounts), len(b.Mounts))
 	}
 	wantSize := "size=" + strconv.FormatInt(lim.OutputBytes+120, 10)
-	if !strings.Contains(strings.Join(b.Mounts[1].Options, ","), wantSize) || b.Mounts[1].Destination != DataDir {
+	if !strings.Contains(strings.Join(b.Mounts[1].Options, ","), wantSize) || b.Mounts[1].Destination != containerDataDir {
 		t.Errorf("/mnt/data for sent files: %+v, want %s", b.Mounts[1], wantSize)
 	}
 	if b.Timeout != a.Timeout+uint((sendLimit+sendGrace).Seconds()) {

@@ -11,7 +11,7 @@ import (
 // ChatGPT's Jupyter kernel. A session is one sandbox container — the same
 // hardened spec as a one-shot run (buildSpec), with no wall-clock kill of
 // the container but an idle time — whose PID 1 is the supervisor of
-// build/sandbox/kernel.py. The supervisor keeps a Python kernel as its
+// sandbox/recipe/kernel.py. The supervisor keeps a Python kernel as its
 // child, hands it one cell at a time, and frames each cell's outputs on the
 // container's stdout between a begin and an end frame that carry the
 // cell's nonce. The host writes its requests on the container's stdin
@@ -23,24 +23,24 @@ import (
 // that a later process can list it and export it as a notebook.
 
 const (
-	// LabelSession carries a session's id on its container.
-	LabelSession = "io.rehome.session"
-	// LabelSessions names the folder that holds the session's folder (a
+	// labelSession carries a session's id on its container.
+	labelSession = "io.rehome.session"
+	// labelSessions names the folder that holds the session's folder (a
 	// data folder's sessions/): the cap on sessions at once counts only
 	// that folder's, which its `rehome session list` shows.
-	LabelSessions = "io.rehome.sessions"
+	labelSessions = "io.rehome.sessions"
 	kernelPath    = "/opt/rehome/kernel.py"
 
-	// SessionSchema is the version of session.json and the cell records.
-	SessionSchema = 1
+	// sessionSchema is the version of session.json and the cell records.
+	sessionSchema = 1
 
 	// DefaultIdleTimeout ends a session no cell has used for that long.
 	DefaultIdleTimeout = 30 * time.Minute
-	// DefaultMaxSessions is how many sessions may run at once.
-	DefaultMaxSessions = 4
-	// InterruptGrace is how long a cell has to stop after SIGINT before its
+	// defaultMaxSessions is how many sessions may run at once.
+	defaultMaxSessions = 4
+	// interruptGrace is how long a cell has to stop after SIGINT before its
 	// kernel is killed (and the session's state lost).
-	InterruptGrace = 2 * time.Second
+	interruptGrace = 2 * time.Second
 	// kernelReady bounds the wait for a kernel to take a cell (a new
 	// kernel imports its preload first).
 	kernelReady = 2 * time.Minute
@@ -75,14 +75,14 @@ type SessionRequest struct {
 	// Dir is the session's folder (record, cells, outputs). Required.
 	Dir string `json:"dir"`
 	// MaxSessions bounds the sessions running at once (default
-	// DefaultMaxSessions).
+	// defaultMaxSessions).
 	MaxSessions int `json:"max_sessions"`
 	// Preload names modules the kernel imports while it waits for its
 	// first cell (default pandas: the first cell after a drop does not
 	// pay for it). Empty slice: none.
 	Preload []string `json:"preload"`
 	// MaxKeptBytes bounds the bytes of files the session's cells keep on
-	// disk (default DefaultSessionKeep); a file written again with the same
+	// disk (default defaultSessionKeep); a file written again with the same
 	// bytes is kept once.
 	MaxKeptBytes int64 `json:"max_kept_bytes,omitempty"`
 }

@@ -25,10 +25,10 @@ import (
 // The folder keeps one link per content in .kept/ (named by SHA-256 and
 // size); a file with bytes kept there becomes a link to them. A link no
 // session names any more (its count is 1) is dropped when a session
-// starts (SweepKept), so deleting the sessions frees the bytes.
+// starts (sweepKept), so deleting the sessions frees the bytes.
 
-// DefaultSessionKeep is how many bytes of files a session keeps at most.
-const DefaultSessionKeep = 1 << 30
+// defaultSessionKeep is how many bytes of files a session keeps at most.
+const defaultSessionKeep = 1 << 30
 
 // keptFiles is what a session's folder holds, as one cell sees it.
 type keptFiles struct {
@@ -137,9 +137,9 @@ func isSHA256(s string) bool {
 	return true
 }
 
-// SweepKept drops the links of the sessions folder base's .kept/ that no
+// sweepKept drops the links of the sessions folder base's .kept/ that no
 // session holds any more (link count 1): the bytes of deleted sessions.
-func SweepKept(base string) int {
+func sweepKept(base string) int {
 	dir := filepath.Join(base, keptDir)
 	ents, err := os.ReadDir(dir)
 	if err != nil {

@@ -24,8 +24,8 @@ func (s *Session) Exec(ctx context.Context, code string, timeout time.Duration, 
 	if timeout <= 0 {
 		timeout = s.lim.Timeout
 	}
-	if timeout > MaxTimeout {
-		return nil, fmt.Errorf("a cell's time limit is at most %s", MaxTimeout)
+	if timeout > maxTimeout {
+		return nil, fmt.Errorf("a cell's time limit is at most %s", maxTimeout)
 	}
 	if progress == nil {
 		progress = func(Progress) {}
@@ -57,7 +57,7 @@ func (s *Session) Exec(ctx context.Context, code string, timeout time.Duration, 
 	})
 	keepMax := s.info.MaxKeptBytes
 	if keepMax <= 0 {
-		keepMax = DefaultSessionKeep
+		keepMax = defaultSessionKeep
 	}
 	earlier, _ := ReadCells(s.info.Dir)
 	kept := loadKept(s.info.Dir, keepMax, earlier)
@@ -82,7 +82,7 @@ func (s *Session) Exec(ctx context.Context, code string, timeout time.Duration, 
 	// the grace; the host's own kill of the whole sandbox is the guarantee.
 	// The limit counts from when the kernel takes the cell: a kernel just
 	// started may still be importing its preload.
-	hardAfter := timeout + InterruptGrace + 15*time.Second
+	hardAfter := timeout + interruptGrace + 15*time.Second
 	hard := time.NewTimer(kernelReady + hardAfter)
 	defer hard.Stop()
 	begun := sink.started
@@ -133,7 +133,7 @@ wait:
 	finish(&res.Result, lim, job{cgroups: s.info.Enforcement}, col, out)
 	res.DurationMS = elapsed.Milliseconds()
 	res.Limits.Timeout.How = fmt.Sprintf("the session's supervisor (PID 1, out of the code's reach) interrupts the cell at %s (KeyboardInterrupt) and kills its kernel if it has not stopped %s later (the state is then lost); rehome kills the whole sandbox from outside %s after that should the supervisor not answer",
-		roundDuration(lim.Timeout), InterruptGrace, 15*time.Second)
+		roundDuration(lim.Timeout), interruptGrace, 15*time.Second)
 	s.explainCell(res, x, lim, ended, killed)
 	res.Notes = append(res.Notes, kept.notes()...)
 	if note := dropOldVersions(s.info.Dir, res, earlier); note != "" {
@@ -176,7 +176,7 @@ func (s *Session) explainCell(res *CellResult, x *cellExit, lim Limits, ended, k
 		res.TimedOut = killed
 		why := s.Ended()
 		if killed {
-			why = fmt.Sprintf("the cell ran past %s and its interrupt, and the sandbox did not answer", roundDuration(lim.Timeout+InterruptGrace))
+			why = fmt.Sprintf("the cell ran past %s and its interrupt, and the sandbox did not answer", roundDuration(lim.Timeout+interruptGrace))
 		}
 		res.LostReason = why
 		res.Summary = "The session's sandbox ended during the cell (" + why + ")." + lost + " Start a new session."
@@ -202,9 +202,9 @@ func (s *Session) explainCell(res *CellResult, x *cellExit, lim Limits, ended, k
 	case res.OOMKilled:
 		res.Summary = fmt.Sprintf("Cell %d used more than the session's %s of memory: the kernel was killed.", res.Cell, bytesize.Format(lim.Memory)) + lost
 	case x.Status == "killed" && x.DeadlineKilled:
-		res.Summary = fmt.Sprintf("Cell %d ran past its %s limit and did not stop within %s of the interrupt: the kernel was killed.", res.Cell, roundDuration(lim.Timeout), InterruptGrace) + lost
+		res.Summary = fmt.Sprintf("Cell %d ran past its %s limit and did not stop within %s of the interrupt: the kernel was killed.", res.Cell, roundDuration(lim.Timeout), interruptGrace) + lost
 	case x.Status == "killed":
-		res.Summary = fmt.Sprintf("Cell %d did not stop within %s of the interrupt: the kernel was killed.", res.Cell, InterruptGrace) + lost
+		res.Summary = fmt.Sprintf("Cell %d did not stop within %s of the interrupt: the kernel was killed.", res.Cell, interruptGrace) + lost
 	default:
 		res.Summary = fmt.Sprintf("Cell %d ended its kernel (%s).", res.Cell, x.LostReason) + lost
 	}

@@ -38,7 +38,7 @@ func (s *Session) attach(ctx context.Context) error {
 		pw.CloseWithError(define.ErrDetach)
 	}
 	s.attachDone = make(chan error, 1)
-	errBuf := &capBuffer{max: 64 * KiB}
+	errBuf := &capBuffer{max: 64 * kiB}
 	ready := make(chan bool, 1)
 	go func() {
 		err := attachStreams(actx, s.info.Container, sockets, pr, outW, writerFunc(errBuf.write), ready)

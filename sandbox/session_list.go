@@ -21,9 +21,9 @@ import (
 // background sweep of leftovers may not have reached it yet, and it would
 // hold the cap on sessions full). Only a named folder's are reaped.
 func (e *Engine) runningSessions(ctx context.Context, base string) (map[string]string, error) {
-	labels := []string{LabelSession}
+	labels := []string{labelSession}
 	if base != "" {
-		labels = append(labels, LabelSessions+"="+base)
+		labels = append(labels, labelSessions+"="+base)
 	}
 	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
 		WithFilters(map[string][]string{"label": labels}))
@@ -32,14 +32,14 @@ func (e *Engine) runningSessions(ctx context.Context, base string) (map[string]s
 	}
 	out := map[string]string{}
 	for _, c := range list {
-		if base != "" && !ownerAlive(c.Labels[LabelOwner]) {
+		if base != "" && !ownerAlive(c.Labels[labelOwner]) {
 			if err := removeContainer(e.api(ctx), c.ID); err == nil {
-				e.trace("reaped the orphan session " + c.Labels[LabelSession])
+				e.trace("reaped the orphan session " + c.Labels[labelSession])
 				continue
 			}
 		}
 		if c.State == "running" || c.State == "created" {
-			out[c.Labels[LabelSession]] = c.ID
+			out[c.Labels[labelSession]] = c.ID
 		}
 	}
 	return out, nil
@@ -72,33 +72,4 @@ func (e *Engine) ListSessions(ctx context.Context, base string) ([]SessionInfo, 
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
 	return out, nil
-}
-
-// StopSessions removes the session containers this process owns (on exit).
-func (e *Engine) StopSessions(ctx context.Context) int {
-	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {LabelSession, LabelOwner + "=" + e.owner}}))
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, c := range list {
-		if removeContainer(e.api(ctx), c.ID) == nil {
-			n++
-		}
-	}
-	return n
-}
-
-// StopSessionByID removes a session's container by the session's id.
-func (e *Engine) StopSessionByID(ctx context.Context, id string) error {
-	running, err := e.runningSessions(ctx, "")
-	if err != nil {
-		return err
-	}
-	cid, ok := running[id]
-	if !ok {
-		return fmt.Errorf("session %s is not running", id)
-	}
-	return e.removeSession(ctx, cid)
 }

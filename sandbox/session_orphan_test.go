@@ -107,7 +107,7 @@ func TestSessionsKeepOneCopyPerContent(t *testing.T) {
 			os.RemoveAll(filepath.Join(base, ent.Name()))
 		}
 	}
-	if n := SweepKept(base); n != 1 {
+	if n := sweepKept(base); n != 1 {
 		t.Fatalf("the sweep dropped %d links of deleted sessions, want 1", n)
 	}
 }

@@ -38,7 +38,7 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	}
 	maxN := req.MaxSessions
 	if maxN <= 0 {
-		maxN = DefaultMaxSessions
+		maxN = defaultMaxSessions
 	}
 	preload := req.Preload
 	if preload == nil {
@@ -80,7 +80,7 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 		return nil, err
 	}
 	base := filepath.Dir(abs)
-	SweepKept(base)
+	sweepKept(base)
 	running, err := e.runningSessions(ctx, base)
 	if err != nil {
 		return nil, err
@@ -100,8 +100,8 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 			release()
 		}
 	}()
-	j.labels[LabelSession] = id
-	j.labels[LabelSessions] = base
+	j.labels[labelSession] = id
+	j.labels[labelSessions] = base
 	// The stage goes once the container runs: its mounts hold the files.
 	st, staged, _, done, err := e.stageInputs(ins)
 	if err != nil {
@@ -112,12 +112,12 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	j.setInputs(staged)
 	keepMax := req.MaxKeptBytes
 	if keepMax <= 0 {
-		keepMax = DefaultSessionKeep
+		keepMax = defaultSessionKeep
 	}
-	info := SessionInfo{Schema: SessionSchema, ID: id, Limits: lim, IdleTimeout: idle, MaxKeptBytes: keepMax, Created: time.Now().UTC(),
+	info := SessionInfo{Schema: sessionSchema, ID: id, Limits: lim, IdleTimeout: idle, MaxKeptBytes: keepMax, Created: time.Now().UTC(),
 		Image: e.image, Runtime: runtime, Rootless: e.Host().Rootless, Enforcement: e.Enforcement()}
 	for i, in := range ins {
-		ii := InputInfo{HostPath: in.hostPath, Path: path.Join(DataDir, in.name), Size: in.size, Renamed: in.renamed}
+		ii := InputInfo{HostPath: in.hostPath, Path: path.Join(containerDataDir, in.name), Size: in.size, Renamed: in.renamed}
 		if i == 0 {
 			info.Input = &ii
 			continue
@@ -221,7 +221,7 @@ func sessionCommand(lim Limits, j job, idle time.Duration, preload []string) ([]
 	}
 	delete(cfg, "deadline_ms")
 	cfg["idle_ms"] = idle.Milliseconds()
-	cfg["grace_ms"] = InterruptGrace.Milliseconds()
+	cfg["grace_ms"] = interruptGrace.Milliseconds()
 	cfg["preload"] = preload
 	data, err := json.Marshal(cfg)
 	if err != nil {

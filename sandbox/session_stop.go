@@ -12,7 +12,7 @@ import (
 // Interrupting, restarting and stopping sessions.
 
 // Interrupt sends KeyboardInterrupt to the running cell (if any); the
-// kernel is killed if the cell does not stop within InterruptGrace.
+// kernel is killed if the cell does not stop within interruptGrace.
 func (s *Session) Interrupt() error {
 	if s.Ended() != "" {
 		return ErrSessionEnded

@@ -63,7 +63,7 @@ func startSession(t *testing.T, input string, lim Limits) *Session {
 			t.Errorf("stop: %v", err)
 		}
 		list, err := containers.List(e.api(context.Background()), new(containers.ListOptions).WithAll(true).
-			WithFilters(map[string][]string{"label": {LabelSession + "=" + s.ID()}}))
+			WithFilters(map[string][]string{"label": {labelSession + "=" + s.ID()}}))
 		if err != nil || len(list) != 0 {
 			t.Errorf("session container left behind: %v %+v", err, list)
 		}
@@ -145,7 +145,7 @@ func TestSessionInterrupt(t *testing.T) {
 	if r.Status != "killed" || !r.StateLost || !strings.Contains(r.Summary, "state is lost") {
 		t.Fatalf("uninterruptible: %+v", r)
 	}
-	if el := time.Since(start); el > time.Second+InterruptGrace+2*time.Second {
+	if el := time.Since(start); el > time.Second+interruptGrace+2*time.Second {
 		t.Errorf("uninterruptible: killed after %s", el)
 	}
 	r = execCell(t, s, "print('alive')\n'kept' in globals()", 0)
@@ -263,7 +263,7 @@ func TestSessionFromAnotherProcess(t *testing.T) {
 	go func() { relayDone <- s.ServeRelay() }()
 	execCell(t, s, "a = 7", 0)
 	for i := 0; i < 100; i++ { // the relay's socket appears
-		if _, err := os.Stat(RelaySocket(dir)); err == nil {
+		if _, err := os.Stat(relaySocket(dir)); err == nil {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)

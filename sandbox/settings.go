@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"rehome/sandbox/link"
 )
 
 // Merge fills the zero fields of l from base.
@@ -58,8 +60,8 @@ type Status struct {
 func StatusOf(ctx context.Context, e *Engine, startErr error) Status {
 	if startErr != nil {
 		st := Status{Error: startErr.Error()}
-		if errors.Is(startErr, ErrPodmanMissing) {
-			st.Install = InstallHint()
+		if errors.Is(startErr, link.ErrPodmanMissing) {
+			st.Install = link.InstallHint()
 		}
 		return st
 	}

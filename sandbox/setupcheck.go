@@ -17,6 +17,8 @@ import (
 
 	"github.com/containers/podman/v4/pkg/bindings/images"
 	"github.com/containers/podman/v4/pkg/bindings/system"
+
+	"rehome/sandbox/link"
 )
 
 // What a machine needs before the first sandbox runs, checked for the
@@ -24,15 +26,15 @@ import (
 // its checksum), rootless Podman's subordinate ids and socket, and the
 // storage driver.
 
-// PackagedImageDir is where the rehome-sandbox-image package puts the
+// packagedImageDir is where the rehome-sandbox-image package puts the
 // image archive (named ArchiveName()) and its .sha256.
-const PackagedImageDir = "/usr/share/rehome"
+const packagedImageDir = "/usr/share/rehome"
 
 // PackagedImageArchive returns the path of this recipe's archive shipped
 // by the rehome-sandbox-image package, or "" when it is not installed.
-// $REHOME_PACKAGED_IMAGE_DIR replaces PackagedImageDir (tests).
+// $REHOME_PACKAGED_IMAGE_DIR replaces packagedImageDir (tests).
 func PackagedImageArchive() string {
-	dir := PackagedImageDir
+	dir := packagedImageDir
 	if d := os.Getenv("REHOME_PACKAGED_IMAGE_DIR"); d != "" {
 		dir = d
 	}
@@ -65,11 +67,11 @@ func loadProgressOf(ctx context.Context) LoadProgress {
 	return func(string, int64, int64) {}
 }
 
-// VerifyArchive checks file against the SHA-256 in file+".sha256" (the
+// verifyArchive checks file against the SHA-256 in file+".sha256" (the
 // `sha256sum` format: hex digest, then the name). checked is false when
 // there is no .sha256 beside it (an archive the user made or carried);
 // a mismatch is an error wrapping ErrArchiveDamaged.
-func VerifyArchive(ctx context.Context, file string) (checked bool, err error) {
+func verifyArchive(ctx context.Context, file string) (checked bool, err error) {
 	want, err := readSum(file + ".sha256")
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
@@ -175,33 +177,16 @@ func (e *Engine) StorageFinding(ctx context.Context) (StorageFinding, error) {
 		f.Detail = "rehome's own Podman service keeps its images in " + f.GraphRoot + " with " + f.Driver + " (a run copies nothing); your own Podman storage is not touched"
 	case f.Own:
 		f.State = "warn"
-		f.Detail = "rehome's own Podman service keeps its images in " + f.GraphRoot + " with vfs, since this kernel (" + kernelRelease() + ") is older than 5.13 and has no native overlay for normal users: " + copies +
+		f.Detail = "rehome's own Podman service keeps its images in " + f.GraphRoot + " with vfs, since this kernel (" + link.KernelRelease() + ") is older than 5.13 and has no native overlay for normal users: " + copies +
 			"; install fuse-overlayfs (`sudo apt-get install fuse-overlayfs`) and remove rehome's storage (`rm -rf " + shellQuote(f.GraphRoot) + "`: only rehome's image is there) so that rehome sets it up again with it; your own Podman storage is not touched"
 	case f.Driver == "vfs":
 		f.State = "warn"
 		f.Detail = "your Podman service at " + h.ServiceURI + " serves rehome and stores images with vfs in " + f.GraphRoot + ": " + copies +
-			"; rehome does not change your storage. Without --podman (or $CONTAINER_HOST) rehome starts its own service with overlay storage where the kernel allows it (5.13+; this one is " + kernelRelease() + ")"
+			"; rehome does not change your storage. Without --podman (or $CONTAINER_HOST) rehome starts its own service with overlay storage where the kernel allows it (5.13+; this one is " + link.KernelRelease() + ")"
 	default:
 		f.Detail = "your Podman service at " + h.ServiceURI + " serves rehome and stores images with " + f.Driver + " in " + f.GraphRoot + " (a run copies nothing)"
 	}
 	return f, nil
-}
-
-// OverlaySupported reports whether the kernel lets rootless Podman use
-// native overlay (Linux 5.13 or newer).
-func OverlaySupported() bool {
-	major, minor := kernelVersion()
-	return major > 5 || (major == 5 && minor >= 13)
-}
-
-func kernelVersion() (major, minor int) {
-	parts := strings.SplitN(kernelRelease(), ".", 3)
-	if len(parts) < 2 {
-		return 0, 0
-	}
-	major, _ = strconv.Atoi(parts[0])
-	minor, _ = strconv.Atoi(strings.TrimFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
-	return major, minor
 }
 
 // RootlessCheck is what rootless Podman needs from the system for the

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rehome/sandbox/link"
 )
 
 func writeArchive(t *testing.T, dir string, size int) (string, string) {
@@ -30,7 +32,7 @@ func TestVerifyArchive(t *testing.T) {
 	p, sum := writeArchive(t, dir, 9<<20)
 
 	// No .sha256: not checked, not an error (an archive the user carried).
-	if checked, err := VerifyArchive(context.Background(), p); checked || err != nil {
+	if checked, err := verifyArchive(context.Background(), p); checked || err != nil {
 		t.Fatalf("without a .sha256: checked=%v err=%v", checked, err)
 	}
 
@@ -45,7 +47,7 @@ func TestVerifyArchive(t *testing.T) {
 		}
 		last = done
 	})
-	if checked, err := VerifyArchive(ctx, p); !checked || err != nil {
+	if checked, err := verifyArchive(ctx, p); !checked || err != nil {
 		t.Fatalf("a good archive: checked=%v err=%v", checked, err)
 	}
 	if last != 9<<20 || len(stages) < 2 || stages[0] != "verify" {
@@ -56,14 +58,14 @@ func TestVerifyArchive(t *testing.T) {
 	f, _ := os.OpenFile(p, os.O_RDWR, 0)
 	f.WriteAt([]byte{0xff}, 5<<20)
 	f.Close()
-	_, err := VerifyArchive(context.Background(), p)
+	_, err := verifyArchive(context.Background(), p)
 	if !errors.Is(err, ErrArchiveDamaged) || !strings.Contains(err.Error(), "--reinstall rehome-sandbox-image") {
 		t.Fatalf("a damaged archive: %v", err)
 	}
 
 	// A .sha256 that holds no sum.
 	os.WriteFile(p+".sha256", []byte("not a sum\n"), 0o644)
-	if _, err := VerifyArchive(context.Background(), p); err == nil || !strings.Contains(err.Error(), "does not hold a SHA-256") {
+	if _, err := verifyArchive(context.Background(), p); err == nil || !strings.Contains(err.Error(), "does not hold a SHA-256") {
 		t.Fatalf("a malformed .sha256: %v", err)
 	}
 
@@ -71,7 +73,7 @@ func TestVerifyArchive(t *testing.T) {
 	os.WriteFile(p+".sha256", []byte(sum+"  x\n"), 0o644)
 	cctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := VerifyArchive(cctx, p); !errors.Is(err, context.Canceled) {
+	if _, err := verifyArchive(cctx, p); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }
@@ -115,57 +117,30 @@ func TestHasSubID(t *testing.T) {
 	}
 }
 
-// The flags that give a service rehome starts its own storage: graph
-// root, run root and libpod's temporary folder all its own, and the
-// driver only when one is asked for.
-func TestPrivateStorageArgs(t *testing.T) {
-	s := PrivateStorage{GraphRoot: "/h/.local/share/rehome/podman", RunRoot: "/run/user/7/rehome/storage-run", TmpDir: "/run/user/7/rehome/storage-tmp", Driver: "overlay"}
-	want := "--root /h/.local/share/rehome/podman --runroot /run/user/7/rehome/storage-run --tmpdir /run/user/7/rehome/storage-tmp --storage-driver overlay"
-	if got := strings.Join(s.args(), " "); got != want {
-		t.Errorf("args = %q, want %q", got, want)
-	}
-	s.Driver = ""
-	if got := strings.Join(s.args(), " "); strings.Contains(got, "--storage-driver") {
-		t.Errorf("no driver asked for, but %q", got)
-	}
-	if (PrivateStorage{}).args() != nil {
-		t.Error("root's storage got flags")
-	}
-	if os.Geteuid() == 0 {
-		if ps, err := privateStorage(ConnectOptions{}); err != nil || ps.GraphRoot != "" {
-			t.Errorf("root's service got a storage of its own: %+v %v", ps, err)
-		}
-	}
-	t.Setenv("REHOME_PODMAN_STORAGE", "/x/y")
-	if StorageRoot() != "/x/y" {
-		t.Error("REHOME_PODMAN_STORAGE ignored")
-	}
-}
-
 // Which service rehome leaves for its own: only the user's own rootless
 // one on vfs, found by itself, where native overlay is available.
 func TestSkipUserStorage(t *testing.T) {
 	t.Setenv("CONTAINER_HOST", "")
 	vfs := Host{Rootless: true, StorageDriver: "vfs", ServiceURI: "unix:///run/user/7/podman/podman.sock"}
-	if skipUserStorage(ConnectOptions{}, vfs) != OverlaySupported() {
-		t.Errorf("the user's vfs socket: skip = %v on kernel %s", !OverlaySupported(), kernelRelease())
+	if skipUserStorage(link.ConnectOptions{}, vfs) != link.OverlaySupported() {
+		t.Errorf("the user's vfs socket: skip = %v on kernel %s", !link.OverlaySupported(), link.KernelRelease())
 	}
 	for name, c := range map[string]struct {
-		o ConnectOptions
+		o link.ConnectOptions
 		h Host
 	}{
-		"--podman":       {ConnectOptions{URI: vfs.ServiceURI}, vfs},
-		"shared storage": {ConnectOptions{SharedStorage: true}, vfs},
-		"overlay":        {ConnectOptions{}, Host{Rootless: true, StorageDriver: "overlay"}},
-		"rootful":        {ConnectOptions{}, Host{StorageDriver: "vfs"}},
-		"rehome's own":   {ConnectOptions{}, Host{Rootless: true, StorageDriver: "vfs", ServiceStarted: true}},
+		"--podman":       {link.ConnectOptions{URI: vfs.ServiceURI}, vfs},
+		"shared storage": {link.ConnectOptions{SharedStorage: true}, vfs},
+		"overlay":        {link.ConnectOptions{}, Host{Rootless: true, StorageDriver: "overlay"}},
+		"rootful":        {link.ConnectOptions{}, Host{StorageDriver: "vfs"}},
+		"rehome's own":   {link.ConnectOptions{}, Host{Rootless: true, StorageDriver: "vfs", ServiceStarted: true}},
 	} {
 		if skipUserStorage(c.o, c.h) {
 			t.Errorf("%s: skipped", name)
 		}
 	}
 	t.Setenv("CONTAINER_HOST", vfs.ServiceURI)
-	if skipUserStorage(ConnectOptions{}, vfs) {
+	if skipUserStorage(link.ConnectOptions{}, vfs) {
 		t.Error("$CONTAINER_HOST: skipped")
 	}
 }

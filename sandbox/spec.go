@@ -15,28 +15,28 @@ import (
 	spec "github.com/opencontainers/runtime-spec/specs-go"
 )
 
-// In-container facts shared with build/sandbox/runner.py and prelude.py.
+// In-container facts shared with sandbox/recipe/runner.py and prelude.py.
 const (
-	// DataDir is where the input file is and outputs are written, as on
+	// containerDataDir is where the input file is and outputs are written, as on
 	// ChatGPT.
-	DataDir = "/mnt/data"
-	// SandboxUser is the unprivileged user the code runs as (created in the
+	containerDataDir = "/mnt/data"
+	// sandboxUser is the unprivileged user the code runs as (created in the
 	// image by the recipe).
-	SandboxUser = "10001:10001"
-	// Hostname is the fixed host name inside every sandbox.
-	Hostname = "sandbox"
+	sandboxUser = "10001:10001"
+	// sandboxHostname is the fixed host name inside every sandbox.
+	sandboxHostname = "sandbox"
 
 	runnerPath = "/opt/rehome/runner.py"
-	// LabelSandbox marks every container rehome creates.
-	LabelSandbox = "io.rehome.sandbox"
-	// LabelOwner names the process that created it (host/pid/start time),
+	// labelSandbox marks every container rehome creates.
+	labelSandbox = "io.rehome.sandbox"
+	// labelOwner names the process that created it (host/pid/start time),
 	// so that a later rehome removes only what a dead process left behind.
-	LabelOwner = "io.rehome.owner"
-	// LabelRun carries the run's id.
-	LabelRun = "io.rehome.run"
-	// LabelIDBase carries the first host id of a rootful run's user
+	labelOwner = "io.rehome.owner"
+	// labelRun carries the run's id.
+	labelRun = "io.rehome.run"
+	// labelIDBase carries the first host id of a rootful run's user
 	// namespace.
-	LabelIDBase = "io.rehome.idbase"
+	labelIDBase = "io.rehome.idbase"
 	// shmSize is the size of /dev/shm.
 	shmSize = 16 * MiB
 	// killGrace is how long after the timeout conmon kills the container
@@ -184,7 +184,7 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 	s.Labels = j.labels
 	s.Entrypoint = []string{}
 	s.Command = command(lim, j)
-	s.WorkDir = DataDir
+	s.WorkDir = containerDataDir
 
 	// A clean environment: nothing of the host's (nor of the service's
 	// proxy settings) reaches the code; the runner gives the code its own.
@@ -211,12 +211,12 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 	s.LogConfiguration = &specgen.LogConfig{Driver: "none"}
 
 	// Identity and namespaces.
-	s.Hostname = Hostname
+	s.Hostname = sandboxHostname
 	s.UtsNS = specgen.Namespace{NSMode: specgen.Private}
 	s.PidNS = specgen.Namespace{NSMode: specgen.Private}
 	s.IpcNS = specgen.Namespace{NSMode: specgen.Private}
 	s.NetNS = specgen.Namespace{NSMode: specgen.NoNetwork}
-	s.User = SandboxUser
+	s.User = sandboxUser
 	if j.idBase != 0 {
 		s.UserNS = specgen.Namespace{NSMode: specgen.Private}
 		m := []idtools.IDMap{{ContainerID: 0, HostID: int(j.idBase), Size: idRange}}
@@ -263,7 +263,7 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 		{
 			Type:        "tmpfs",
 			Source:      "tmpfs",
-			Destination: DataDir,
+			Destination: containerDataDir,
 			Options:     []string{"rw", "nosuid", "nodev", "noexec", "size=" + strconv.FormatInt(lim.OutputBytes+sentBytes(j.sent), 10), "mode=0755", "U"},
 		},
 	}
@@ -275,7 +275,7 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 		s.Mounts = append(s.Mounts, spec.Mount{
 			Type:        "bind",
 			Source:      j.inputSource,
-			Destination: path.Join(DataDir, j.inputName),
+			Destination: path.Join(containerDataDir, j.inputName),
 			Options:     opts,
 		})
 	}
@@ -287,7 +287,7 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 		if m.owned {
 			opts = append(opts, "U")
 		}
-		s.Mounts = append(s.Mounts, spec.Mount{Type: "bind", Source: m.source, Destination: path.Join(DataDir, m.name), Options: opts})
+		s.Mounts = append(s.Mounts, spec.Mount{Type: "bind", Source: m.source, Destination: path.Join(containerDataDir, m.name), Options: opts})
 	}
 
 	// Resource ceilings: cgroups where the service can hold them; rlimits
@@ -332,7 +332,7 @@ func rlimits(lim Limits, j job) []spec.POSIXRlimit {
 		{Type: "nproc", Hard: nproc, Soft: nproc},
 		{Type: "fsize", Hard: fsize, Soft: fsize},
 		{Type: "core", Hard: 0, Soft: 0},
-		{Type: "memlock", Hard: 64 * uint64(KiB), Soft: 64 * uint64(KiB)},
+		{Type: "memlock", Hard: 64 * uint64(kiB), Soft: 64 * uint64(kiB)},
 		{Type: "msgqueue", Hard: 0, Soft: 0},
 	}
 	if !j.cgroups.Memory {

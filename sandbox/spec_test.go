@@ -18,7 +18,7 @@ func testJob(cg Enforcement) job {
 	return job{
 		image:       "localhost/rehome-sandbox:test",
 		name:        "rehome-run-x",
-		labels:      map[string]string{LabelSandbox: "1"},
+		labels:      map[string]string{labelSandbox: "1"},
 		inputSource: "/tmp/rehome-run-1/input",
 		inputName:   "sales data.csv",
 		inputDev:    7,

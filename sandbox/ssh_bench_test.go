@@ -16,6 +16,8 @@ import (
 	"rehome/internal/testsupport/rehomebin"
 	"rehome/internal/testsupport/sshdtest"
 	"rehome/internal/testsupport/teamhost"
+
+	"rehome/sandbox/link"
 )
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -110,7 +112,7 @@ func BenchmarkTeamHostVersusPodmanRemote(b *testing.B) {
 			return string(out), nil
 		}
 	}
-	remote, err := New(context.Background(), Options{Connect: ConnectOptions{URI: uri, Identity: srv.ClientKey, SSHDir: filepath.Join(home, ".ssh")}, CacheDir: b.TempDir()})
+	remote, err := New(context.Background(), Options{Connect: link.ConnectOptions{URI: uri, Identity: srv.ClientKey, SSHDir: filepath.Join(home, ".ssh")}, CacheDir: b.TempDir()})
 	if err != nil {
 		b.Fatalf("engine on the team host: %v", err)
 	}

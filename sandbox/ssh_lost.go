@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"rehome/sandbox/link"
 )
 
 // Sandboxes a lost link left on a team host. A run whose link dropped
@@ -46,7 +48,7 @@ func (e *Engine) rememberLost(cid string) {
 				return
 			case <-time.After(delay):
 			}
-			c, err := openRemote(ctx, uri, e.opts.Connect)
+			c, err := link.OpenRemote(ctx, uri, e.opts.Connect)
 			if err != nil {
 				delay = min(2*delay, 8*time.Second)
 				continue
@@ -60,13 +62,13 @@ func (e *Engine) rememberLost(cid string) {
 
 // removeLost removes the containers remembered for conn's service, and
 // returns how many were removed (or gone already).
-func (e *Engine) removeLost(ctx context.Context, conn *Connection) int {
+func (e *Engine) removeLost(ctx context.Context, conn *link.Connection) int {
 	dir := e.lostDir(conn.URI)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return 0
 	}
-	api := callCtx{Context: ctx, conn: conn.ctx}
+	api := callCtx{Context: ctx, conn: conn.Context()}
 	n := 0
 	for _, ent := range ents {
 		if err := removeContainer(api, ent.Name()); err == nil {

@@ -24,6 +24,8 @@ import (
 
 	"rehome/internal/testsupport/sshdtest"
 	"rehome/internal/testsupport/teamhost"
+
+	"rehome/sandbox/link"
 )
 
 // teamHost is a sshd in front of this machine's Podman service (the test
@@ -58,8 +60,8 @@ func startTeamHost(t *testing.T, opts sshdtest.Options) *teamHost {
 	return &teamHost{srv: srv, uri: srv.URI(sock), sshDir: dir, local: local}
 }
 
-func (h *teamHost) opts() ConnectOptions {
-	return ConnectOptions{URI: h.uri, Identity: h.srv.ClientKey, SSHDir: h.sshDir}
+func (h *teamHost) opts() link.ConnectOptions {
+	return link.ConnectOptions{URI: h.uri, Identity: h.srv.ClientKey, SSHDir: h.sshDir}
 }
 
 func (h *teamHost) knownHosts() string { return filepath.Join(h.sshDir, "known_hosts") }
@@ -125,15 +127,15 @@ func TestBindingsTrustOnFirstUse(t *testing.T) {
 }
 
 // Attack: an unknown host is refused with its fingerprint, and known_hosts
-// is left byte for byte as it was — on Open, on a run's engine, and with
+// is left byte for byte as it was — on link.Open, on a run's engine, and with
 // $CONTAINER_HOST.
 func TestTeamHostUnknownKeyRefused(t *testing.T) {
 	h := startTeamHost(t, sshdtest.Options{})
 	before := h.writeKnownHosts(t, "# a user's file\n[127.0.0.1]:1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEbN/Bt1Sc4v5nVCIRwuNmRIFyGVEsUEEvZSEdvS4Bfn\n")
-	_, err := Open(context.Background(), h.opts())
-	var hk *HostKeyError
-	if !errors.Is(err, ErrHostUnknown) || !errors.As(err, &hk) {
-		t.Fatalf("Open of an unknown host: %v", err)
+	_, err := link.Open(context.Background(), h.opts())
+	var hk *link.HostKeyError
+	if !errors.Is(err, link.ErrHostUnknown) || !errors.As(err, &hk) {
+		t.Fatalf("link.Open of an unknown host: %v", err)
 	}
 	if hk.Fingerprint != h.srv.Fingerprint || !strings.Contains(err.Error(), h.srv.Fingerprint) || !strings.Contains(err.Error(), "rehome sandbox trust") {
 		t.Fatalf("the refusal does not show the fingerprint %s and the way to trust it: %v", h.srv.Fingerprint, err)
@@ -141,20 +143,20 @@ func TestTeamHostUnknownKeyRefused(t *testing.T) {
 	sameFile(t, h.knownHosts(), before)
 
 	_, err = New(context.Background(), Options{Connect: h.opts(), CacheDir: t.TempDir()})
-	if !errors.Is(err, ErrHostUnknown) {
+	if !errors.Is(err, link.ErrHostUnknown) {
 		t.Fatalf("New on an unknown host: %v", err)
 	}
 	t.Setenv("CONTAINER_HOST", h.uri)
 	t.Setenv("CONTAINER_SSHKEY", h.srv.ClientKey)
-	_, err = Open(context.Background(), ConnectOptions{SSHDir: h.sshDir})
-	if !errors.Is(err, ErrHostUnknown) {
-		t.Fatalf("Open through $CONTAINER_HOST of an unknown host: %v", err)
+	_, err = link.Open(context.Background(), link.ConnectOptions{SSHDir: h.sshDir})
+	if !errors.Is(err, link.ErrHostUnknown) {
+		t.Fatalf("link.Open through $CONTAINER_HOST of an unknown host: %v", err)
 	}
 	sameFile(t, h.knownHosts(), before)
 	// No known_hosts at all: refused, and none is made.
 	os.Remove(h.knownHosts())
-	if _, err := Open(context.Background(), h.opts()); !errors.Is(err, ErrHostUnknown) {
-		t.Fatalf("Open with no known_hosts: %v", err)
+	if _, err := link.Open(context.Background(), h.opts()); !errors.Is(err, link.ErrHostUnknown) {
+		t.Fatalf("link.Open with no known_hosts: %v", err)
 	}
 	if _, err := os.Stat(h.knownHosts()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a known_hosts was made: %v", err)
@@ -162,16 +164,16 @@ func TestTeamHostUnknownKeyRefused(t *testing.T) {
 }
 
 // Attack: a host whose key is not the known one is refused loudly, and the
-// known line is never overwritten (nor by TrustHost).
+// known line is never overwritten (nor by link.TrustHost).
 func TestTeamHostChangedKeyRefused(t *testing.T) {
 	h := startTeamHost(t, sshdtest.Options{})
 	other := sshdtest.Start(t, sshdtest.Options{}) // another host key
 	forged := strings.Replace(other.HostKeyLine, other.Addr[len("127.0.0.1:"):], h.srv.Addr[len("127.0.0.1:"):], 1)
 	before := h.writeKnownHosts(t, forged+"\n")
-	_, err := Open(context.Background(), h.opts())
-	var hk *HostKeyError
-	if !errors.Is(err, ErrHostKeyChanged) || !errors.As(err, &hk) || !hk.Changed {
-		t.Fatalf("Open of a host with a changed key: %v", err)
+	_, err := link.Open(context.Background(), h.opts())
+	var hk *link.HostKeyError
+	if !errors.Is(err, link.ErrHostKeyChanged) || !errors.As(err, &hk) || !hk.Changed {
+		t.Fatalf("link.Open of a host with a changed key: %v", err)
 	}
 	for _, want := range []string{"CHANGED", h.srv.Fingerprint, other.Fingerprint, "ssh-keygen -R"} {
 		if !strings.Contains(err.Error(), want) {
@@ -179,39 +181,39 @@ func TestTeamHostChangedKeyRefused(t *testing.T) {
 		}
 	}
 	sameFile(t, h.knownHosts(), before)
-	if _, err := TrustHost(h.uri, h.srv.Fingerprint, h.opts()); !errors.Is(err, ErrHostKeyChanged) {
-		t.Fatalf("TrustHost over a changed key: %v", err)
+	if _, err := link.TrustHost(h.uri, h.srv.Fingerprint, h.opts()); !errors.Is(err, link.ErrHostKeyChanged) {
+		t.Fatalf("link.TrustHost over a changed key: %v", err)
 	}
 	sameFile(t, h.knownHosts(), before)
 }
 
-// Attack: TrustHost with a wrong fingerprint writes nothing; with the
+// Attack: link.TrustHost with a wrong fingerprint writes nothing; with the
 // right one it adds the host's line, after which the host is reached.
 func TestTeamHostTrust(t *testing.T) {
 	h := startTeamHost(t, sshdtest.Options{})
 	before := h.writeKnownHosts(t, "# mine, no newline at the end")
-	hk, err := ScanHostKey(h.uri, h.opts())
+	hk, err := link.ScanHostKey(h.uri, h.opts())
 	if err != nil || hk.Fingerprint != h.srv.Fingerprint || hk.Known {
-		t.Fatalf("ScanHostKey: %+v, %v (want %s, unknown)", hk, err, h.srv.Fingerprint)
+		t.Fatalf("link.ScanHostKey: %+v, %v (want %s, unknown)", hk, err, h.srv.Fingerprint)
 	}
 	wrong := "SHA256:" + strings.Repeat("A", 43)
-	if _, err := TrustHost(h.uri, wrong, h.opts()); !errors.Is(err, ErrFingerprintMismatch) {
-		t.Fatalf("TrustHost with a wrong fingerprint: %v", err)
+	if _, err := link.TrustHost(h.uri, wrong, h.opts()); !errors.Is(err, link.ErrFingerprintMismatch) {
+		t.Fatalf("link.TrustHost with a wrong fingerprint: %v", err)
 	}
 	sameFile(t, h.knownHosts(), before)
-	if _, err := TrustHost(h.uri, h.srv.Fingerprint, h.opts()); err != nil {
-		t.Fatalf("TrustHost: %v", err)
+	if _, err := link.TrustHost(h.uri, h.srv.Fingerprint, h.opts()); err != nil {
+		t.Fatalf("link.TrustHost: %v", err)
 	}
 	want := string(before) + "\n" + h.srv.HostKeyLine + "\n"
 	sameFile(t, h.knownHosts(), []byte(want))
 	// Known now: trusting again changes nothing.
-	if hk, err := TrustHost(h.uri, h.srv.Fingerprint, h.opts()); err != nil || !hk.Known {
-		t.Fatalf("TrustHost again: %+v, %v", hk, err)
+	if hk, err := link.TrustHost(h.uri, h.srv.Fingerprint, h.opts()); err != nil || !hk.Known {
+		t.Fatalf("link.TrustHost again: %+v, %v", hk, err)
 	}
 	sameFile(t, h.knownHosts(), []byte(want))
-	c, err := Open(context.Background(), h.opts())
+	c, err := link.Open(context.Background(), h.opts())
 	if err != nil {
-		t.Fatalf("Open after trust: %v", err)
+		t.Fatalf("link.Open after trust: %v", err)
 	}
 	defer c.Close()
 	if !c.Remote || c.URI != h.uri || !strings.HasPrefix(c.Local(), "unix://") {
@@ -236,9 +238,9 @@ func TestTeamHostIdentityTooOpen(t *testing.T) {
 	h := startTeamHost(t, sshdtest.Options{})
 	h.trust(t)
 	os.Chmod(h.srv.ClientKey, 0o644)
-	_, err := Open(context.Background(), h.opts())
-	if !errors.Is(err, ErrIdentityTooOpen) || !strings.Contains(err.Error(), "chmod 600") {
-		t.Fatalf("Open with a 0644 identity: %v", err)
+	_, err := link.Open(context.Background(), h.opts())
+	if !errors.Is(err, link.ErrIdentityTooOpen) || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("link.Open with a 0644 identity: %v", err)
 	}
 }
 
@@ -249,12 +251,12 @@ func TestTeamHostPassphraseAskedOnce(t *testing.T) {
 	h.trust(t)
 	t.Setenv("SSH_AUTH_SOCK", "")
 	opts := h.opts()
-	if _, err := Open(context.Background(), opts); !errors.Is(err, ErrIdentity) || !strings.Contains(err.Error(), "ssh-add") {
-		t.Fatalf("Open of a protected key with nothing to ask: %v", err)
+	if _, err := link.Open(context.Background(), opts); !errors.Is(err, link.ErrIdentity) || !strings.Contains(err.Error(), "ssh-add") {
+		t.Fatalf("link.Open of a protected key with nothing to ask: %v", err)
 	}
 	opts.Passphrase = func(string) ([]byte, error) { return []byte("wrong"), nil }
-	if _, err := Open(context.Background(), opts); !errors.Is(err, ErrIdentity) || !strings.Contains(err.Error(), "not right") {
-		t.Fatalf("Open with a wrong passphrase: %v", err)
+	if _, err := link.Open(context.Background(), opts); !errors.Is(err, link.ErrIdentity) || !strings.Contains(err.Error(), "not right") {
+		t.Fatalf("link.Open with a wrong passphrase: %v", err)
 	}
 	var asked atomic.Int32
 	opts.Passphrase = func(string) ([]byte, error) { asked.Add(1); return []byte("correct horse"), nil }
@@ -282,8 +284,8 @@ func TestTeamHostRun(t *testing.T) {
 		t.Fatalf("New: %v", err)
 	}
 	defer e.Close()
-	if !e.Remote() || e.Host().ServiceURI != h.uri || e.TeamHost() != teamhost.User+"@127.0.0.1:"+h.srv.Addr[len("127.0.0.1:"):] {
-		t.Fatalf("engine: remote %v, service %s, host %s", e.Remote(), e.Host().ServiceURI, e.TeamHost())
+	if !e.remote() || e.Host().ServiceURI != h.uri || e.TeamHost() != teamhost.User+"@127.0.0.1:"+h.srv.Addr[len("127.0.0.1:"):] {
+		t.Fatalf("engine: remote %v, service %s, host %s", e.remote(), e.Host().ServiceURI, e.TeamHost())
 	}
 	res, err := e.Run(context.Background(), RunRequest{Code: "print(6*7)", OutputDir: filepath.Join(t.TempDir(), "out")}, nil)
 	if err != nil {
@@ -331,7 +333,7 @@ func TestTeamHostRootfulInput(t *testing.T) {
 func countOwnContainers(t *testing.T, e *Engine) int {
 	t.Helper()
 	list, err := containers.List(e.api(context.Background()), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {LabelOwner + "=" + e.owner}}))
+		WithFilters(map[string][]string{"label": {labelOwner + "=" + e.owner}}))
 	if err != nil {
 		t.Fatalf("list containers: %v", err)
 	}
@@ -380,7 +382,7 @@ func TestTeamHostConnectionLost(t *testing.T) {
 		t.Fatalf("the run took %s to notice the loss (the time limit is 40 s): %s, stdout %q, lost %v", took, res.Summary, res.Stdout, res.ConnectionLost)
 	}
 	t.Logf("the loss noticed, run ended after %s: %s", took.Round(time.Millisecond), res.Summary)
-	if !errors.Is(e.Lost(), ErrConnectionLost) {
+	if !errors.Is(e.Lost(), link.ErrConnectionLost) {
 		t.Fatalf("engine.Lost: %v", e.Lost())
 	}
 	// The container on the host: removed as soon as the host answers
@@ -390,7 +392,7 @@ func TestTeamHostConnectionLost(t *testing.T) {
 	api := h.local.api(context.Background())
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		list, err := containers.List(api, new(containers.ListOptions).WithAll(true).WithFilters(map[string][]string{"label": {LabelRun + "=" + id}}))
+		list, err := containers.List(api, new(containers.ListOptions).WithAll(true).WithFilters(map[string][]string{"label": {labelRun + "=" + id}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -429,7 +431,7 @@ func TestTeamHostLostSandboxRemovedOnNextConnection(t *testing.T) {
 	e.Close() // no cleanup from this engine: the next connection's job
 	list := func() int {
 		l, err := containers.List(h.local.api(context.Background()), new(containers.ListOptions).WithAll(true).
-			WithFilters(map[string][]string{"label": {LabelRun + "=" + id}}))
+			WithFilters(map[string][]string{"label": {labelRun + "=" + id}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -462,7 +464,7 @@ func TestTeamHostDoctor(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ssh")
 	os.Mkdir(dir, 0o700)
 	os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(srv.HostKeyLine+"\n"), 0o600)
-	e, err := New(context.Background(), Options{Connect: ConnectOptions{URI: srv.URI(th.Socket), Identity: srv.ClientKey, SSHDir: dir}, CacheDir: t.TempDir()})
+	e, err := New(context.Background(), Options{Connect: link.ConnectOptions{URI: srv.URI(th.Socket), Identity: srv.ClientKey, SSHDir: dir}, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -512,24 +514,24 @@ func TestTeamHostSSHConfig(t *testing.T) {
 	sock := h.uri[strings.Index(h.uri[len("ssh://"):], "/")+len("ssh://"):]
 	cfg := "Host other\n  User nobody\n\nHost gpu-box\n  HostName 127.0.0.1\n  Port " + h.srv.Addr[len("127.0.0.1:"):] + "\n  User root\n  IdentityFile " + h.srv.ClientKey + "\n"
 	os.WriteFile(filepath.Join(h.sshDir, "config"), []byte(cfg), 0o600)
-	tg, err := parseSSHURI("ssh://gpu-box"+sock, h.sshDir)
-	if err != nil || tg.addr != h.srv.Addr || tg.user != "root" || len(tg.identity) != 1 || tg.identity[0] != h.srv.ClientKey || tg.display() != "root@gpu-box:"+h.srv.Addr[len("127.0.0.1:"):] {
-		t.Fatalf("parsed %+v, %v", tg, err)
-	}
+	// No agent: the login can only be the config's IdentityFile, as its User.
 	t.Setenv("SSH_AUTH_SOCK", "")
-	c, err := Open(context.Background(), ConnectOptions{URI: "ssh://gpu-box" + sock, SSHDir: h.sshDir})
+	c, err := link.Open(context.Background(), link.ConnectOptions{URI: "ssh://gpu-box" + sock, SSHDir: h.sshDir})
 	if err != nil {
-		t.Fatalf("Open through ~/.ssh/config: %v", err)
+		t.Fatalf("link.Open through ~/.ssh/config: %v", err)
+	}
+	if got, want := c.Host(), "root@gpu-box:"+h.srv.Addr[len("127.0.0.1:"):]; got != want {
+		t.Errorf("the team host reads %q, want %q", got, want)
 	}
 	c.Close()
 	t.Setenv("CONTAINER_HOST", "ssh://gpu-box"+sock)
-	c, err = Open(context.Background(), ConnectOptions{SSHDir: h.sshDir})
+	c, err = link.Open(context.Background(), link.ConnectOptions{SSHDir: h.sshDir})
 	if err != nil || !c.Remote || !c.FilesTravel {
-		t.Fatalf("Open through $CONTAINER_HOST: %v", err)
+		t.Fatalf("link.Open through $CONTAINER_HOST: %v", err)
 	}
 	c.Close()
 	for _, bad := range []string{"ssh://", "ssh://gpu-box", "ssh://gpu-box/", "http://gpu-box/x.sock"} {
-		if _, err := parseSSHURI(bad, h.sshDir); !errors.Is(err, ErrBadTeamHost) {
+		if err := link.CheckTeamHost(bad); !errors.Is(err, link.ErrBadTeamHost) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
@@ -552,7 +554,7 @@ func TestTeamHostSeccompOnHost(t *testing.T) {
 		t.Fatalf("%s can read %s: the test would prove nothing", teamhost.User, cache)
 	}
 	before, _ := filepath.Glob(filepath.Join(th.Home, ".cache", "rehome", "seccomp-*.json"))
-	e, err := New(context.Background(), Options{Connect: ConnectOptions{URI: srv.URI(th.Socket), Identity: srv.ClientKey, SSHDir: dir}, CacheDir: cache})
+	e, err := New(context.Background(), Options{Connect: link.ConnectOptions{URI: srv.URI(th.Socket), Identity: srv.ClientKey, SSHDir: dir}, CacheDir: cache})
 	if err != nil {
 		t.Fatalf("New over ssh as %s: %v", teamhost.User, err)
 	}
@@ -603,14 +605,14 @@ func TestTeamHostAgent(t *testing.T) {
 	opts := h.opts() // --identity names the protected file
 	var asked atomic.Int32
 	opts.Passphrase = func(string) ([]byte, error) { asked.Add(1); return nil, errors.New("must not be asked") }
-	c, err := Open(context.Background(), opts)
+	c, err := link.Open(context.Background(), opts)
 	if err != nil {
-		t.Fatalf("Open with the key in the agent: %v", err)
+		t.Fatalf("link.Open with the key in the agent: %v", err)
 	}
 	c.Close()
 	opts.Identity = "" // the agent alone
-	if c, err = Open(context.Background(), opts); err != nil {
-		t.Fatalf("Open with the agent alone: %v", err)
+	if c, err = link.Open(context.Background(), opts); err != nil {
+		t.Fatalf("link.Open with the agent alone: %v", err)
 	}
 	c.Close()
 	if asked.Load() != 0 {

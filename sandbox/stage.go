@@ -13,6 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"rehome/backend/bytesize"
+
+	"rehome/sandbox/link"
 )
 
 // A run's private folder (its "stage") holds what Podman mounts for it: a
@@ -65,7 +67,7 @@ func newStage(roots []string, need int64) (*stage, error) {
 			continue
 		}
 		os.Chmod(root, 0o700) // made by an older rehome, or under a wider umask
-		if err := privateRoot(root); err != nil {
+		if err := link.CheckPrivate(root); err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -127,31 +129,6 @@ func lockedDir(root string) (*stage, error) {
 	return &stage{dir: dir, lock: lock}, nil
 }
 
-// privateRoot checks that no other user can reach into root: a folder
-// (not a link) of this user's, mode 0700, in a folder that only this user
-// or root may rename entries of (not writable by others, or sticky). In a
-// runtime folder others may write (a misconfigured $XDG_RUNTIME_DIR),
-// another user could plant rehome-stage, or rename a run's folder away so
-// that its private copy outlives the run; such a root is not used.
-func privateRoot(root string) error {
-	var st, pst unix.Stat_t
-	if err := unix.Lstat(root, &st); err != nil {
-		return err
-	}
-	euid := uint32(os.Geteuid())
-	if st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Uid != euid || st.Mode&0o077 != 0 {
-		return fmt.Errorf("%s is not a private folder of this user's (owner %d, mode %o)", root, st.Uid, st.Mode)
-	}
-	parent := filepath.Dir(root)
-	if err := unix.Stat(parent, &pst); err != nil {
-		return err
-	}
-	if (pst.Uid != euid && pst.Uid != 0) || (pst.Mode&0o022 != 0 && pst.Mode&unix.S_ISVTX == 0) {
-		return fmt.Errorf("%s may be changed by other users (owner %d, mode %o)", parent, pst.Uid, pst.Mode)
-	}
-	return nil
-}
-
 // remove deletes the folder and what it holds, then drops the lock.
 func (s *stage) remove() {
 	if s == nil {
@@ -166,7 +143,7 @@ func (s *stage) remove() {
 func sweepStages(roots []string) int {
 	n := 0
 	for _, root := range roots {
-		if privateRoot(root) != nil {
+		if link.CheckPrivate(root) != nil {
 			continue // another user's folder: nothing of ours to sweep
 		}
 		entries, err := os.ReadDir(root)

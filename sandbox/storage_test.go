@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"rehome/sandbox/link"
 )
 
 // freshStorageUser is the normal user TestOwnStorageFreshUser makes, and
@@ -33,8 +35,8 @@ func TestOwnStorageFreshUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("making a test user needs root")
 	}
-	if !OverlaySupported() {
-		t.Skipf("kernel %s: rootless native overlay needs 5.13", kernelRelease())
+	if !link.OverlaySupported() {
+		t.Skipf("kernel %s: rootless native overlay needs 5.13", link.KernelRelease())
 	}
 	e := testEngine(t)
 	for _, tool := range []string{"runuser", "useradd", "userdel", "usermod", "newuidmap"} {
@@ -42,13 +44,13 @@ func TestOwnStorageFreshUser(t *testing.T) {
 			t.Fatalf("this test needs %s (apt-get install uidmap passwd): %v", tool, err)
 		}
 	}
-	shared := filepath.Join(SharedArchiveDirs[0], ArchiveName())
+	shared := filepath.Join(sharedArchiveDirs[0], ArchiveName())
 	if _, err := os.Stat(shared); err != nil {
 		if err := e.SaveImage(t.Context(), shared); err != nil {
 			t.Fatal(err)
 		}
 	}
-	os.Chmod(SharedArchiveDirs[0], 0o755)
+	os.Chmod(sharedArchiveDirs[0], 0o755)
 
 	u := freshStorageUser
 	removeUser := func() {

@@ -18,6 +18,8 @@ import (
 	"github.com/containers/podman/v4/pkg/bindings/images"
 
 	"rehome/internal/testsupport/teamhost"
+
+	"rehome/sandbox/link"
 )
 
 // Root's rehome against a team account's rootless Podman service, through
@@ -41,7 +43,7 @@ func teamEngine(t *testing.T, user string) (*Engine, *teamhost.Host) {
 		}
 	}
 	h.EnsureSandboxImage(t)
-	e, err := New(t.Context(), Options{Connect: ConnectOptions{URI: h.URI}})
+	e, err := New(t.Context(), Options{Connect: link.ConnectOptions{URI: h.URI}})
 	if err != nil {
 		t.Fatalf("engine on %s's service: %v", user, err)
 	}
@@ -59,18 +61,17 @@ func teamEngine(t *testing.T, user string) (*Engine, *teamhost.Host) {
 // service does not.
 func TestFilesTravelDetected(t *testing.T) {
 	h := teamhost.Ensure(t, teamhost.User)
-	if !filesTravel(h.URI) {
-		t.Errorf("%s (served by uid %d) not seen as unable to read our files", h.URI, h.UID)
+	c, err := link.Open(t.Context(), link.ConnectOptions{URI: h.URI, NoStart: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if uid, err := socketPeerUID(h.Socket); err != nil || uid != h.UID {
-		t.Errorf("peer of %s: uid %d, %v; want %d", h.Socket, uid, err, h.UID)
+	defer c.Close()
+	if !c.FilesTravel {
+		t.Errorf("%s (served by uid %d) not seen as unable to read our files", h.URI, h.UID)
 	}
 	local := testEngine(t)
 	if local.Host().FilesTravel {
 		t.Errorf("this user's own service %s is taken for one that cannot see our files", local.Host().ServiceURI)
-	}
-	if !filesTravel("ssh://alice@gpu-box/run/user/1000/podman/podman.sock") {
-		t.Error("an ssh:// service is taken for a local one")
 	}
 }
 
@@ -177,11 +178,11 @@ func TestTeamHostInputCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Truncate(MaxSentBytes + 1)
+	f.Truncate(maxSentBytes + 1)
 	f.Close()
 	_, err = e.Run(t.Context(), RunRequest{Code: "print(1)", InputPath: big}, nil)
 	if !errors.Is(err, ErrInputTooBig) {
-		t.Fatalf("an input of %d bytes: %v, want ErrInputTooBig", MaxSentBytes+1, err)
+		t.Fatalf("an input of %d bytes: %v, want ErrInputTooBig", maxSentBytes+1, err)
 	}
 	for _, w := range []string{"huge.csv is 512 MiB", "at most 512 MiB", "smaller file"} {
 		if !strings.Contains(err.Error(), w) {
@@ -309,7 +310,7 @@ func TestTeamHostUsersIsolated(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ct := range list {
-		if ct.ID == s.Info().Container || ct.Labels[LabelSession] == s.ID() {
+		if ct.ID == s.Info().Container || ct.Labels[labelSession] == s.ID() {
 			t.Errorf("%s's service lists %s's session %s", h2.User, h1.User, s.ID())
 		}
 	}

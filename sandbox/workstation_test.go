@@ -41,13 +41,13 @@ func TestWorkstationUser(t *testing.T) {
 	ctx := context.Background()
 
 	// The shared archive, as `make sandbox-image` leaves it.
-	shared := filepath.Join(SharedArchiveDirs[0], ArchiveName())
+	shared := filepath.Join(sharedArchiveDirs[0], ArchiveName())
 	if _, err := os.Stat(shared); err != nil {
 		if err := e.SaveImage(ctx, shared); err != nil {
 			t.Fatal(err)
 		}
 	}
-	os.Chmod(SharedArchiveDirs[0], 0o755)
+	os.Chmod(sharedArchiveDirs[0], 0o755)
 
 	home := "/home/" + workstationUser
 	if err := exec.Command("id", workstationUser).Run(); err != nil {

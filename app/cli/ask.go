@@ -9,9 +9,6 @@ import (
 	"time"
 
 	"rehome/backend/core"
-	"rehome/backend/llm"
-	"rehome/backend/store"
-	"rehome/sandbox"
 )
 
 // cmdAsk is `rehome ask`: one question in words through the loop — the
@@ -26,13 +23,13 @@ func cmdAsk(env *cliEnv, args []string) int {
 	server := fs.String("server", "", "the model server's base `URL`, as an OpenAI client takes it (http://127.0.0.1:11434/v1); default: the first found on this machine")
 	model := fs.String("model", "", "the `model` to use (default: the assistant's default model, else the server's first that calls tools)")
 	keepModel := fs.Bool("keep-model", false, "store --model as the assistant's default model (with --assistant)")
-	maxSteps := fs.Int("max-steps", llm.DefaultMaxSteps, "most code `runs` for the question")
-	mode := fs.String("mode", llm.ModeAuto, "how the model runs code: auto (the python tool, falling back to ```python blocks), tools, fenced")
+	maxSteps := fs.Int("max-steps", core.DefaultMaxSteps, "most code `runs` for the question")
+	mode := fs.String("mode", core.ModeAuto, "how the model runs code: auto (the python tool, falling back to ```python blocks), tools, fenced")
 	cont := fs.String("continue", "", "the conversation `id` to continue (its earlier answers are the context)")
 	asJSON := fs.Bool("json", false, "print the transcript as JSON: cells with code, exit code, outputs and files, and the answer")
 	verbose := fs.Bool("verbose", false, "print each cell's code and output on stderr")
-	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit` of each cell (default: as saved in Settings)")
-	answerTimeout := fs.Duration("answer-timeout", llm.DefaultDeadline, "the most `time` the model server may take for one answer")
+	timeout := fs.Duration("timeout", core.DefaultLimits.Timeout, "wall-clock `limit` of each cell (default: as saved in Settings)")
+	answerTimeout := fs.Duration("answer-timeout", core.DefaultDeadline, "the most `time` the model server may take for one answer")
 	browseOn := fs.Bool("browse", false, "offer web_search and open_url: the carried Kiwix libraries (rehome library), and the web where Settings → Browsing names a search engine")
 	yes := fs.Bool("yes", false, "make the assistant's action calls that need confirming without asking (without a terminal and --yes they are declined)")
 	var images stringList
@@ -54,7 +51,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 		return env.usage("--max-steps must be between 1 and 50")
 	}
 	switch *mode {
-	case llm.ModeAuto, llm.ModeTools, llm.ModeFenced:
+	case core.ModeAuto, core.ModeTools, core.ModeFenced:
 	default:
 		return env.usage("--mode is auto, tools or fenced")
 	}
@@ -62,7 +59,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 		return env.usage("--keep-model stores --model as the default of --assistant: give both")
 	}
 	// --timeout, when given, wins over the limits saved in Settings.
-	var lim sandbox.Limits
+	var lim core.Limits
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "timeout" {
 			lim.Timeout = *timeout
@@ -88,9 +85,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 		Progress: func(msg string) { fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(msg)) }})
 	if err != nil {
 		switch {
-		case *cont != "" && errors.Is(err, store.ErrNotFound):
+		case *cont != "" && errors.Is(err, core.ErrNotFound):
 			err = fmt.Errorf("%w (see `rehome conversations list`)", err)
-		case *assistantID != "" && errors.Is(err, store.ErrNotFound):
+		case *assistantID != "" && errors.Is(err, core.ErrNotFound):
 			err = fmt.Errorf("%w (see `rehome assistants list`)", err)
 		}
 		return env.fail(err)
@@ -124,7 +121,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	cell := 0
 	lastWasText := false
 	sh := newShower(env) // the model's and the server's words, shown on a terminal, never obeyed
-	onEvent := func(ev llm.Event) {
+	onEvent := func(ev core.Event) {
 		if *asJSON {
 			return
 		}
@@ -173,11 +170,11 @@ func cmdAsk(env *cliEnv, args []string) int {
 			fmt.Fprintln(env.stdout)
 		}
 		if len(t.Citations) > 0 {
-			fmt.Fprint(env.stdout, "\n"+sh.safe(llm.SourcesMarkdown(t.Citations)))
+			fmt.Fprint(env.stdout, "\n"+sh.safe(core.SourcesMarkdown(t.Citations)))
 		}
 		if t.Note != "" {
 			note := t.Note
-			if t.Stopped == llm.StopMaxSteps {
+			if t.Stopped == core.StopMaxSteps {
 				note += fmt.Sprintf(" More runs: --max-steps (now %d).", *maxSteps)
 			}
 			fmt.Fprintf(env.stderr, "rehome: %s\n", sh.safe(note))
@@ -189,7 +186,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "rehome: %s with %s, %d cell(s), %s; conversation %s (continue with --continue %s)\n",
 			t.Stopped, sh.safe(mdl), len(t.Cells()), time.Since(started).Round(100*time.Millisecond), conv.ID, conv.ID)
 	}
-	if t.Stopped != llm.StopAnswered {
+	if t.Stopped != core.StopAnswered {
 		if env.interrupted(nil) {
 			return exitInterrupted // Ctrl-C: said above, conversation kept
 		}
@@ -201,18 +198,18 @@ func cmdAsk(env *cliEnv, args []string) int {
 // askJSON is what `rehome ask --json` prints.
 type askJSON struct {
 	ConversationID string `json:"conversation_id"`
-	*llm.Transcript
-	Cells []llm.Cell `json:"cells"`
+	*core.Transcript
+	Cells []core.Cell `json:"cells"`
 }
 
-func orEmpty(c []llm.Cell) []llm.Cell {
+func orEmpty(c []core.Cell) []core.Cell {
 	if c == nil {
-		return []llm.Cell{}
+		return []core.Cell{}
 	}
 	return c
 }
 
-func cellLine(r llm.CellResult) string {
+func cellLine(r core.AnswerCellResult) string {
 	s := fmt.Sprintf("exit %d", r.ExitCode)
 	switch {
 	case r.TimedOut:

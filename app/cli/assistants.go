@@ -9,7 +9,6 @@ import (
 
 	"rehome/backend/assistant"
 	"rehome/backend/core"
-	"rehome/backend/store"
 )
 
 func cmdAssistants(env *cliEnv, args []string) int {
@@ -142,7 +141,7 @@ func cmdAssistantsEdit(env *cliEnv, args []string) int {
 	switch {
 	case errors.Is(err, errUsage):
 		return code
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, core.ErrNotFound):
 		return env.fail(fmt.Errorf("%w (see `rehome assistants list`)", err))
 	case err != nil:
 		return env.fail(err)

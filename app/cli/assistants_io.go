@@ -8,7 +8,6 @@ import (
 
 	"rehome/backend/assistant"
 	"rehome/backend/core"
-	"rehome/backend/store"
 )
 
 // cmdAssistantsImport is `rehome assistants import FILE`: ChatGPT's own GPT
@@ -218,7 +217,7 @@ func cmdAssistantsExport(env *cliEnv, args []string) int {
 		Options: assistant.ExportOptions{Model: *model, Parameters: params, NoGreeting: *noGreeting},
 	})
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, core.ErrNotFound) {
 			return env.fail(fmt.Errorf("assistant %q not found: see `rehome assistants list` for the ids", id))
 		}
 		return env.fail(err)

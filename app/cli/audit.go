@@ -31,7 +31,7 @@ func cmdAudit(env *cliEnv, args []string) int {
 
 // auditService opens the core: the audit wired to the assistants, the
 // hardware detection and the fit estimate, as in the window.
-func auditService(env *cliEnv) (*audit.Service, *core.Assistants, error) {
+func auditService(env *cliEnv) (*core.Audits, *core.Assistants, error) {
 	if _, err := env.openStore(); err != nil {
 		return nil, nil, err
 	}

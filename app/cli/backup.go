@@ -19,14 +19,14 @@ func cmdBackup(env *cliEnv, args []string) int {
 	if st, err := os.Stat(dst); err == nil && st.IsDir() {
 		return env.usage("backup: %s is a folder: give a file name", dst)
 	}
-	st, err := env.openStore()
+	c, err := env.openStore()
 	if err != nil {
 		return env.fail(err)
 	}
-	n, err := st.BackupFile(dst)
+	n, err := c.BackupFile(dst)
 	if err != nil {
 		return env.fail(err)
 	}
-	fmt.Fprintf(env.stdout, "Wrote %s (%d bytes). Restore by copying it to %s while rehome is closed.\n", dst, n, st.Path())
+	fmt.Fprintf(env.stdout, "Wrote %s (%d bytes). Restore by copying it to %s while rehome is closed.\n", dst, n, c.DatabasePath())
 	return exitOK
 }

@@ -8,7 +8,6 @@ import (
 
 	"rehome/backend/atomicfile"
 	"rehome/backend/core"
-	"rehome/backend/llm"
 )
 
 // cmdConversations is `rehome conversations`: the kept conversations,
@@ -77,7 +76,7 @@ func cmdConvSearch(env *cliEnv, args []string) int {
 	return printConvs(env, cs, *asJSON, "rehome: no conversation holds all of those words")
 }
 
-func printConvs(env *cliEnv, cs []llm.ConversationSummary, asJSON bool, none string) int {
+func printConvs(env *cliEnv, cs []core.ConversationSummary, asJSON bool, none string) int {
 	if asJSON {
 		return env.json(cs)
 	}

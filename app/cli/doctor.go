@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"rehome/backend/store"
+	"rehome/backend/core"
 )
 
 // finding is one line of `rehome doctor`.
@@ -56,24 +56,23 @@ func doctor(env *cliEnv) []finding {
 	} else {
 		add("data", "ok", "%s", dir)
 	}
-	st, err := env.openStore()
+	c, err := env.openStore()
+	var db core.DatabaseInfo
+	if err == nil {
+		db, err = c.Database()
+	}
 	switch {
-	case errors.Is(err, store.ErrLocked):
+	case errors.Is(err, core.ErrLocked):
 		add("database", "fail", "%v", err)
 	case err != nil:
 		add("database", "fail", "%v", err)
 	default:
-		v, _ := st.Version()
 		counts := ""
-		for _, b := range store.Buckets {
-			n, err := st.Count(b)
-			if err != nil {
-				add("database", "fail", "count %s: %v", b, err)
-			}
-			counts += fmt.Sprintf(", %d %s", n, b)
+		for _, b := range db.Buckets {
+			counts += fmt.Sprintf(", %d %s", b.Records, b.Name)
 		}
-		add("database", "ok", "%s (schema %d%s)", st.Path(), v, counts)
-		problems, err := st.Check()
+		add("database", "ok", "%s (schema %d%s)", db.Path, db.Schema, counts)
+		problems, err := c.CheckDatabase()
 		switch {
 		case err != nil:
 			add("integrity", "fail", "%v", err)

@@ -14,7 +14,6 @@ import (
 
 	"rehome/backend/core"
 	"rehome/backend/hardware"
-	"rehome/backend/store"
 )
 
 // Exit codes of every subcommand.
@@ -143,7 +142,7 @@ func (e *cliEnv) dir() (string, error) {
 	if e.dataDir != "" {
 		return e.dataDir, nil
 	}
-	d, err := store.DataDir()
+	d, err := core.DefaultDataDir()
 	if err != nil {
 		return "", err
 	}
@@ -231,9 +230,9 @@ func (e *cliEnv) sandboxCore() *core.Core {
 	return e.c
 }
 
-// openStore opens the core with its defaults and returns its store (held
+// openStore opens the core with its defaults, the database ready (held
 // until the command ends; one second's wait on another rehome).
-func (e *cliEnv) openStore() (*store.Store, error) {
+func (e *cliEnv) openStore() (*core.Core, error) {
 	c, err := e.core(core.Options{})
 	if err != nil {
 		return nil, err
@@ -241,7 +240,7 @@ func (e *cliEnv) openStore() (*store.Store, error) {
 	if err := c.Ready(); err != nil {
 		return nil, err
 	}
-	return c.Store(), nil
+	return c, nil
 }
 
 // close releases what the command opened.

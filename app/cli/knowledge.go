@@ -9,7 +9,6 @@ import (
 	"rehome/backend/bytesize"
 	"rehome/backend/core"
 	"rehome/backend/knowledge"
-	"rehome/backend/llm"
 )
 
 // cmdKnowledge is `rehome knowledge`: an assistant's knowledge files,
@@ -52,11 +51,11 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 		return code
 	}
 	if *embedModel != "" {
-		base, err := llm.NormalizeBaseURL(*embedServer)
+		base, err := core.NormalizeBaseURL(*embedServer)
 		if err != nil {
 			return env.usage("--embed-server: %v", err)
 		}
-		k.SetEmbedder(knowledge.ServerEmbedder{Client: &llm.Client{BaseURL: base}, Name: *embedModel})
+		k.SetEmbedder(core.NewServerEmbedder(base, *embedModel))
 		if env.shared != "" {
 			defer k.SetEmbedder(nil) // the holder's own adds keep their models
 		}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"rehome/backend/core"
-	"rehome/backend/llm"
 )
 
 // cmdLLM is `rehome llm`: the local model servers.
@@ -42,14 +41,14 @@ func cmdLLMStatus(env *cliEnv, args []string) int {
 	}
 	if len(servers) == 0 {
 		if !*asJSON {
-			fmt.Fprintf(env.stderr, "rehome: %s\n", llm.NoServerHint(c.Servers().SuggestedModel("")))
+			fmt.Fprintf(env.stderr, "rehome: %s\n", core.NoServerHint(c.Servers().SuggestedModel("")))
 		}
 		return exitFail
 	}
 	return exitOK
 }
 
-func printServers(env *cliEnv, servers []llm.Server) {
+func printServers(env *cliEnv, servers []core.Server) {
 	w := safeWriter(env.stdout) // names, models and errors are the servers' words
 	for i, s := range servers {
 		if i > 0 {
@@ -67,7 +66,7 @@ func printServers(env *cliEnv, servers []llm.Server) {
 			fmt.Fprintln(w, "  no models")
 		}
 		for _, m := range s.Models {
-			tools := map[llm.Tools]string{llm.ToolsYes: "calls tools", llm.ToolsNo: "no tool calling: code in ```python blocks", llm.ToolsUnknown: "tool calling unknown"}[m.Tools]
+			tools := map[core.Tools]string{core.ToolsYes: "calls tools", core.ToolsNo: "no tool calling: code in ```python blocks", core.ToolsUnknown: "tool calling unknown"}[m.Tools]
 			if m.ToolsSource != "" {
 				tools += " (" + m.ToolsSource + ")"
 			}

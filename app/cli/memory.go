@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"rehome/backend/core"
-	"rehome/backend/llm"
 	"rehome/backend/memory"
 )
 
@@ -227,7 +226,7 @@ func cmdMemorySettings(env *cliEnv, args []string) int {
 
 // memoryLines says on stderr what the memory tool changed in t, with how
 // to take it back.
-func memoryLines(env *cliEnv, sh *shower, t *llm.Transcript) {
+func memoryLines(env *cliEnv, sh *shower, t *core.Transcript) {
 	for _, tu := range t.Turns {
 		for _, u := range tu.Tools {
 			if u.Name != core.MemoryToolName || u.Ref == "" {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"rehome/backend/llm"
+	"rehome/backend/core"
 )
 
 // cmdModelsPull has the Ollama server on this machine pull a catalog model
@@ -32,7 +32,7 @@ func cmdModelsPull(env *cliEnv, args []string) int {
 	}
 	var shown time.Time
 	status, pct := "", 0.0
-	last, err := pulls.Pull(ctx, words[0], func(p llm.PullProgress) {
+	last, err := pulls.Pull(ctx, words[0], func(p core.PullProgress) {
 		if *asJSON {
 			return
 		}

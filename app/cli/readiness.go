@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"rehome/backend/core"
-	"rehome/sandbox"
 )
 
 // loadPackagedImage loads the image shipped by the rehome-sandbox-image
@@ -23,7 +22,7 @@ func loadPackagedImage(ctx context.Context, env *cliEnv, c *core.Core, quiet boo
 		return err
 	}
 	if loaded && !quiet {
-		fmt.Fprintf(env.stderr, "rehome: sandbox image loaded from %s in %.1f s (first run only)\n", sandbox.PackagedImageArchive(), time.Since(t0).Seconds())
+		fmt.Fprintf(env.stderr, "rehome: sandbox image loaded from %s in %.1f s (first run only)\n", core.PackagedImageArchive(), time.Since(t0).Seconds())
 	}
 	return nil
 }

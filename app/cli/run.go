@@ -11,7 +11,6 @@ import (
 
 	"rehome/backend/bytesize"
 	"rehome/backend/core"
-	"rehome/sandbox"
 )
 
 // cmdRun is `rehome run`: one script in a fresh sandbox against one file,
@@ -21,10 +20,10 @@ import (
 func cmdRun(env *cliEnv, args []string) int {
 	fs := env.flags("run", "run --file PATH [--timeout 30s] [--memory 512MiB] [--cpus 1] [--pids 128] [--out DIR] [--json] SCRIPT.py|-")
 	file := fs.String("file", "", "the `file` the code works on, seen read-only at /mnt/data/<name>")
-	timeout := fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "wall-clock `limit`; the whole sandbox is killed after it (default: as saved in Settings)")
+	timeout := fs.Duration("timeout", core.DefaultLimits.Timeout, "wall-clock `limit`; the whole sandbox is killed after it (default: as saved in Settings)")
 	memory := fs.String("memory", "512MiB", "memory `ceiling` (512MiB, 2GiB, 2g; GB is 10⁹ bytes; default: as saved in Settings)")
-	cpus := fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the code may use (default: as saved in Settings)")
-	pids := fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once (default: as saved in Settings)")
+	cpus := fs.Float64("cpus", core.DefaultLimits.CPUs, "CPU `cores` the code may use (default: as saved in Settings)")
+	pids := fs.Int64("pids", core.DefaultLimits.Pids, "most `processes` and threads at once (default: as saved in Settings)")
 	outDir := fs.String("out", "", "`folder` for output files and plots (default: the run's folder in the data directory)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	env.addPodmanFlags(fs)
@@ -36,7 +35,7 @@ func cmdRun(env *cliEnv, args []string) int {
 	}
 	// The flags given override the limits saved in Settings, field by
 	// field, as a request of the window does.
-	var lim sandbox.Limits
+	var lim core.Limits
 	var badMemory error
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -83,10 +82,10 @@ func cmdRun(env *cliEnv, args []string) int {
 	if err := loadPackagedImage(ctx, env, c, *asJSON); err != nil {
 		return env.fail(err)
 	}
-	req := sandbox.RunRequest{Code: code, InputPath: env.path(*file), Limits: lim, OutputDir: env.path(*outDir)}
+	req := core.RunRequest{Code: code, InputPath: env.path(*file), Limits: lim, OutputDir: env.path(*outDir)}
 	// On a terminal the code's output is shown, never obeyed (term.go).
 	show := newShower(env)
-	res, err := runs.Run(ctx, req, "cli", func(p sandbox.Progress) {
+	res, err := runs.Run(ctx, req, "cli", func(p core.Progress) {
 		switch {
 		case *asJSON:
 		case p.Stage == "output" && p.Stream == "stdout":
@@ -98,7 +97,7 @@ func cmdRun(env *cliEnv, args []string) int {
 		}
 	})
 	switch {
-	case res == nil && (errors.Is(err, sandbox.ErrImageMissing) || errors.Is(err, sandbox.ErrPodmanMissing)):
+	case res == nil && (errors.Is(err, core.ErrImageMissing) || errors.Is(err, core.ErrPodmanMissing)):
 		return env.fail(err)
 	case res == nil:
 		return env.fail(fmt.Errorf("the run could not start: %w", err))
@@ -131,19 +130,19 @@ func readScript(env *cliEnv, name string) (string, error) {
 	var data []byte
 	var err error
 	if name == "-" {
-		data, err = io.ReadAll(io.LimitReader(env.stdin, sandbox.MaxScriptSize+1))
+		data, err = io.ReadAll(io.LimitReader(env.stdin, core.MaxScriptSize+1))
 	} else {
 		var f *os.File
 		if f, err = os.Open(env.path(name)); err == nil {
-			data, err = io.ReadAll(io.LimitReader(f, sandbox.MaxScriptSize+1))
+			data, err = io.ReadAll(io.LimitReader(f, core.MaxScriptSize+1))
 			f.Close()
 		}
 	}
 	if err != nil {
 		return "", fmt.Errorf("read the script: %w", err)
 	}
-	if len(data) > sandbox.MaxScriptSize {
-		return "", fmt.Errorf("the script is over %s: the sandbox takes smaller scripts", bytesize.Format(sandbox.MaxScriptSize))
+	if len(data) > core.MaxScriptSize {
+		return "", fmt.Errorf("the script is over %s: the sandbox takes smaller scripts", bytesize.Format(core.MaxScriptSize))
 	}
 	return string(data), nil
 }
@@ -191,7 +190,7 @@ func (s *shower) safe(name string) string {
 	return name
 }
 
-func printRunSummary(env *cliEnv, res *sandbox.Result, safe func(string) string) {
+func printRunSummary(env *cliEnv, res *core.RunResult, safe func(string) string) {
 	w := env.stderr
 	if len(res.Stdout) > 0 && !strings.HasSuffix(res.Stdout, "\n") {
 		fmt.Fprintln(env.stdout)
@@ -207,8 +206,8 @@ func printRunSummary(env *cliEnv, res *sandbox.Result, safe func(string) string)
 		fmt.Fprintf(w, "rehome: refused %s: %s\n", safe(s.Name), safe(s.Reason))
 	}
 	var weak []string
-	for name, l := range map[string]sandbox.LimitStatus{"memory": res.Limits.Memory, "pids": res.Limits.Pids, "cpu": res.Limits.CPU} {
-		if l.Strength != sandbox.Held {
+	for name, l := range map[string]core.LimitStatus{"memory": res.Limits.Memory, "pids": res.Limits.Pids, "cpu": res.Limits.CPU} {
+		if l.Strength != core.Held {
 			weak = append(weak, fmt.Sprintf("%s %s (%s)", name, l.Strength, l.How))
 		}
 	}

@@ -9,7 +9,6 @@ import (
 
 	"rehome/backend/bytesize"
 	"rehome/backend/core"
-	"rehome/sandbox"
 )
 
 // cmdSandbox is `rehome sandbox`: the self-test and the image.
@@ -60,11 +59,11 @@ func (p *podmanFlags) given() bool { return *p.uri != "" || *p.identity != "" ||
 const cliServiceLinger = 10 * time.Minute
 
 // options are the engine's options for these flags.
-func (p *podmanFlags) options() sandbox.Options {
-	return sandbox.Options{
+func (p *podmanFlags) options() core.SandboxOptions {
+	return core.SandboxOptions{
 		// A service rehome starts stays for the next command (each would
 		// otherwise pay a start), and ends itself when idle.
-		Connect: sandbox.ConnectOptions{URI: *p.uri, Identity: p.env.path(*p.identity), Linger: cliServiceLinger, Passphrase: p.env.askPassphrase},
+		Connect: core.ConnectOptions{URI: *p.uri, Identity: p.env.path(*p.identity), Linger: cliServiceLinger, Passphrase: p.env.askPassphrase},
 		Runtime: *p.runtime,
 		Trace:   p.env.traceStep,
 	}
@@ -83,14 +82,14 @@ func (e *cliEnv) traceStep(step string) {
 }
 
 // engine starts the command's sandbox engine, through its core.
-func (p podmanFlags) engine(ctx context.Context) (*sandbox.Engine, error) {
+func (p podmanFlags) engine(ctx context.Context) (*core.Engine, error) {
 	return p.env.sandboxCore().Engine(ctx)
 }
 
 // connect starts the engine for one command under its context, which
 // Ctrl-C ends; done stops the engine (a private Podman service that does
 // not linger stops with it).
-func (p podmanFlags) connect() (ctx context.Context, e *sandbox.Engine, done func(), err error) {
+func (p podmanFlags) connect() (ctx context.Context, e *core.Engine, done func(), err error) {
 	ctx, cancel := p.env.interruptible()
 	c := p.env.sandboxCore()
 	if e, err = c.Engine(ctx); err != nil {
@@ -110,7 +109,7 @@ func (p podmanFlags) connect() (ctx context.Context, e *sandbox.Engine, done fun
 // arguments, or the one that oneArg names), the engine started under a
 // context Ctrl-C ends. run does the command's own work; the engine stops
 // after it.
-func (env *cliEnv) withEngine(fs *flag.FlagSet, args []string, oneArg string, run func(ctx context.Context, e *sandbox.Engine) int) int {
+func (env *cliEnv) withEngine(fs *flag.FlagSet, args []string, oneArg string, run func(ctx context.Context, e *core.Engine) int) int {
 	pf := env.addPodmanFlags(fs)
 	if oneArg == "" {
 		if code, ok := env.parseNoArgs(fs, args); !ok {
@@ -137,12 +136,12 @@ func cmdImageBuild(env *cliEnv, args []string) int {
 	asJSON := fs.Bool("json", false, "print the build report as JSON")
 	quiet := fs.Bool("quiet", false, "do not print the build's output")
 	force := fs.Bool("force", false, "build even when the image of this recipe is present or its archive is cached")
-	return env.withEngine(fs, args, "", func(ctx context.Context, e *sandbox.Engine) int {
+	return env.withEngine(fs, args, "", func(ctx context.Context, e *core.Engine) int {
 		return imageBuild(ctx, env, e, *force, *quiet, *asJSON)
 	})
 }
 
-func imageBuild(ctx context.Context, env *cliEnv, e *sandbox.Engine, force, quiet, asJSON bool) int {
+func imageBuild(ctx context.Context, env *cliEnv, e *core.Engine, force, quiet, asJSON bool) int {
 	if !force {
 		// The image is versioned by its recipe: present, or archived in
 		// the cache, it is the same image, and nothing needs building.
@@ -217,7 +216,7 @@ func cmdImageLoad(env *cliEnv, args []string) int {
 
 func cmdImageSave(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image save", "sandbox image save FILE")
-	return env.withEngine(fs, args, "output file", func(ctx context.Context, e *sandbox.Engine) int {
+	return env.withEngine(fs, args, "output file", func(ctx context.Context, e *core.Engine) int {
 		if err := e.EnsureImage(ctx, nil); err != nil {
 			return env.fail(err)
 		}
@@ -232,12 +231,12 @@ func cmdImageSave(env *cliEnv, args []string) int {
 func cmdImageStatus(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image status", "sandbox image status [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	return env.withEngine(fs, args, "", func(ctx context.Context, e *sandbox.Engine) int {
+	return env.withEngine(fs, args, "", func(ctx context.Context, e *core.Engine) int {
 		return imageStatus(ctx, env, e, *asJSON)
 	})
 }
 
-func imageStatus(ctx context.Context, env *cliEnv, e *sandbox.Engine, asJSON bool) int {
+func imageStatus(ctx context.Context, env *cliEnv, e *core.Engine, asJSON bool) int {
 	st, err := e.ImageStatus(ctx)
 	if err != nil {
 		return env.fail(err)
@@ -269,7 +268,7 @@ func imageStatus(ctx context.Context, env *cliEnv, e *sandbox.Engine, asJSON boo
 
 func cmdSandboxClean(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox clean", "sandbox clean")
-	return env.withEngine(fs, args, "", func(ctx context.Context, e *sandbox.Engine) int {
+	return env.withEngine(fs, args, "", func(ctx context.Context, e *core.Engine) int {
 		n := e.Sweep(ctx)
 		removed, err := e.RemoveStale(ctx)
 		if err != nil {
@@ -294,7 +293,7 @@ func cmdSandboxDoctor(env *cliEnv, args []string) int {
 	defer cancel()
 	e, err := pf.engine(ctx)
 	if err != nil {
-		rep := sandbox.NoPodmanReport(err)
+		rep := core.NoPodmanReport(err)
 		if *asJSON {
 			env.json(rep)
 		} else {
@@ -330,7 +329,7 @@ func cmdSandboxDoctor(env *cliEnv, args []string) int {
 	return exitOK
 }
 
-func printDoctor(env *cliEnv, rep sandbox.DoctorReport) {
+func printDoctor(env *cliEnv, rep core.DoctorReport) {
 	if rep.Host != nil {
 		h := rep.Host
 		mode := "rootful"

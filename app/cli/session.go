@@ -18,7 +18,6 @@ import (
 	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
 	"rehome/backend/core"
-	"rehome/sandbox"
 )
 
 // cmdSession is `rehome session`: a Code Interpreter that keeps its state
@@ -86,8 +85,8 @@ func cmdSessionStart(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	id := sandbox.NewRunID()
-	sdir := sandbox.SessionDir(dir, id)
+	id := core.NewRunID()
+	sdir := core.SessionDir(dir, id)
 	if err := os.MkdirAll(sdir, 0o700); err != nil {
 		return env.fail(fmt.Errorf("create the session's folder: %w", err))
 	}
@@ -115,8 +114,8 @@ func cmdSessionStart(env *cliEnv, args []string) int {
 	}
 	line, err := bufio.NewReader(out).ReadBytes('\n')
 	var st struct {
-		Error string               `json:"error"`
-		Info  *sandbox.SessionInfo `json:"info"`
+		Error string            `json:"error"`
+		Info  *core.SessionInfo `json:"info"`
 	}
 	if err != nil || json.Unmarshal(line, &st) != nil || (st.Error == "" && st.Info == nil) {
 		cmd.Process.Kill()
@@ -150,11 +149,11 @@ type sessionFlags struct {
 func addSessionFlags(env *cliEnv, fs *flag.FlagSet) sessionFlags {
 	return sessionFlags{
 		file:    fs.String("file", "", "the `file` the cells work on, seen read-only at /mnt/data/<name>"),
-		timeout: fs.Duration("timeout", sandbox.DefaultLimits.Timeout, "each cell's time `limit` (then KeyboardInterrupt; default: as saved in Settings)"),
-		idle:    fs.Duration("idle", sandbox.DefaultIdleTimeout, "end the session after this `time` without a cell"),
+		timeout: fs.Duration("timeout", core.DefaultLimits.Timeout, "each cell's time `limit` (then KeyboardInterrupt; default: as saved in Settings)"),
+		idle:    fs.Duration("idle", core.DefaultIdleTimeout, "end the session after this `time` without a cell"),
 		memory:  fs.String("memory", "1GiB", "memory `ceiling` of the whole session (1GiB, 512m; GB is 10⁹ bytes; default: as saved in Settings)"),
-		cpus:    fs.Float64("cpus", sandbox.DefaultLimits.CPUs, "CPU `cores` the session may use (default: as saved in Settings)"),
-		pids:    fs.Int64("pids", sandbox.DefaultLimits.Pids, "most `processes` and threads at once (default: as saved in Settings)"),
+		cpus:    fs.Float64("cpus", core.DefaultLimits.CPUs, "CPU `cores` the session may use (default: as saved in Settings)"),
+		pids:    fs.Int64("pids", core.DefaultLimits.Pids, "most `processes` and threads at once (default: as saved in Settings)"),
 		pf:      env.addPodmanFlags(fs),
 	}
 }
@@ -162,18 +161,18 @@ func addSessionFlags(env *cliEnv, fs *flag.FlagSet) sessionFlags {
 // limits are the four limits the relay's flags carry; the core's sessions
 // give the others as saved in Settings (stdout, files, /tmp…), and check
 // them all.
-func (f sessionFlags) limits() (sandbox.Limits, error) {
+func (f sessionFlags) limits() (core.Limits, error) {
 	mem, err := bytesize.Parse(*f.memory)
 	if err != nil {
-		return sandbox.Limits{}, fmt.Errorf("--memory: %v", err)
+		return core.Limits{}, fmt.Errorf("--memory: %v", err)
 	}
-	return sandbox.Limits{Timeout: *f.timeout, Memory: mem, CPUs: *f.cpus, Pids: *f.pids}, nil
+	return core.Limits{Timeout: *f.timeout, Memory: mem, CPUs: *f.cpus, Pids: *f.pids}, nil
 }
 
 // given returns the limits of the flags given on the command line (the
 // others zero: as saved).
-func (f sessionFlags) given(fs *flag.FlagSet) (sandbox.Limits, error) {
-	var l sandbox.Limits
+func (f sessionFlags) given(fs *flag.FlagSet) (core.Limits, error) {
+	var l core.Limits
 	var bad error
 	fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
@@ -193,7 +192,7 @@ func (f sessionFlags) given(fs *flag.FlagSet) (sandbox.Limits, error) {
 }
 
 // args passes the flags on to the relay, with the limits lim.
-func (f sessionFlags) args(lim sandbox.Limits) []string {
+func (f sessionFlags) args(lim core.Limits) []string {
 	file := f.pf.env.path(*f.file)
 	if file != "" {
 		if abs, err := filepath.Abs(file); err == nil {
@@ -233,8 +232,8 @@ func cmdSessionRelay(env *cliEnv, args []string) int {
 	// limits `session start` resolved: all of them (--limits), without
 	// the database, which a window may hold; else the four flags win and
 	// the others are as saved.
-	req := sandbox.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir}
-	start := func(c *core.Core, ctx context.Context) (*sandbox.Session, error) { return c.Sessions().Start(ctx, req) }
+	req := core.SessionRequest{ID: *id, InputPath: *sf.file, Limits: lim, IdleTimeout: *sf.idle, Dir: *dir}
+	start := func(c *core.Core, ctx context.Context) (*core.Session, error) { return c.Sessions().Start(ctx, req) }
 	var c *core.Core
 	if *resolved != "" {
 		if err := json.Unmarshal([]byte(*resolved), &req.Limits); err != nil {
@@ -242,7 +241,7 @@ func cmdSessionRelay(env *cliEnv, args []string) int {
 			return exitUsage
 		}
 		c = env.sandboxCore()
-		start = func(c *core.Core, ctx context.Context) (*sandbox.Session, error) {
+		start = func(c *core.Core, ctx context.Context) (*core.Session, error) {
 			return c.Sessions().StartResolved(ctx, req)
 		}
 	} else if c, err = env.core(core.Options{Brief: true, StoreTimeout: runProbeWait}); err != nil {
@@ -297,7 +296,7 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 	}
 	ctx, cancel := env.interruptible() // Ctrl-C interrupts the cell
 	defer cancel()
-	s, err := sandbox.OpenSession(ctx, dir)
+	s, err := core.OpenSession(ctx, dir)
 	if err != nil {
 		return env.fail(err)
 	}
@@ -311,7 +310,7 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 	if err != nil {
 		c = env.sandboxCore() // the cell runs; its record is not kept
 	}
-	res, err := c.Sessions().Exec(ctx, s, code, *timeout, func(p sandbox.Progress) {
+	res, err := c.Sessions().Exec(ctx, s, code, *timeout, func(p core.Progress) {
 		switch {
 		case *asJSON:
 		case p.Stage == "output" && p.Stream == "stdout":
@@ -347,7 +346,7 @@ func cmdSessionExec(env *cliEnv, args []string) int {
 
 // printDisplays prints the values the code showed, Jupyter style: Out[n]
 // for the last expression's.
-func printDisplays(show *shower, ds []sandbox.Display, cell int) {
+func printDisplays(show *shower, ds []core.Display, cell int) {
 	for _, d := range ds {
 		text := d.Text
 		if d.Kind == "image" {
@@ -404,7 +403,7 @@ func cmdSessionList(env *cliEnv, args []string) int {
 
 // sessionControl is interrupt, restart and stop: one id, one action,
 // through the session's relay.
-func sessionControl(env *cliEnv, name string, args []string, act func(context.Context, *sandbox.Session) error) int {
+func sessionControl(env *cliEnv, name string, args []string, act func(context.Context, *core.Session) error) int {
 	fs := env.flags("session "+name, "session "+name+" ID")
 	if code, ok := env.parse(fs, args); !ok {
 		return code
@@ -418,7 +417,7 @@ func sessionControl(env *cliEnv, name string, args []string, act func(context.Co
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
-	s, err := sandbox.OpenSession(ctx, dir)
+	s, err := core.OpenSession(ctx, dir)
 	if err != nil {
 		return env.fail(err)
 	}
@@ -430,15 +429,15 @@ func sessionControl(env *cliEnv, name string, args []string, act func(context.Co
 }
 
 func cmdSessionInterrupt(env *cliEnv, args []string) int {
-	return sessionControl(env, "interrupt", args, func(_ context.Context, s *sandbox.Session) error { return s.Interrupt() })
+	return sessionControl(env, "interrupt", args, func(_ context.Context, s *core.Session) error { return s.Interrupt() })
 }
 
 func cmdSessionRestart(env *cliEnv, args []string) int {
-	return sessionControl(env, "restart", args, func(ctx context.Context, s *sandbox.Session) error { return s.Restart(ctx) })
+	return sessionControl(env, "restart", args, func(ctx context.Context, s *core.Session) error { return s.Restart(ctx) })
 }
 
 func cmdSessionStop(env *cliEnv, args []string) int {
-	return sessionControl(env, "stop", args, func(ctx context.Context, s *sandbox.Session) error {
+	return sessionControl(env, "stop", args, func(ctx context.Context, s *core.Session) error {
 		if err := s.Stop(ctx); err != nil {
 			return err
 		}

@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 
 	"rehome/backend/core"
-	"rehome/sandbox"
 )
 
 // cmdSettings is `rehome settings`: the limits saved in Settings → Sandbox
@@ -73,12 +72,12 @@ func hostLabel(h core.SandboxHost) string {
 
 // settingsJSON is what `rehome settings --json` prints.
 type settingsJSON struct {
-	Limits      sandbox.Limits      `json:"limits"`
-	Bounds      sandbox.LimitBounds `json:"bounds"`
-	SandboxHost core.SandboxHost    `json:"sandbox_host"`
+	Limits      core.Limits      `json:"limits"`
+	Bounds      core.LimitBounds `json:"bounds"`
+	SandboxHost core.SandboxHost `json:"sandbox_host"`
 }
 
-func showSettings(env *cliEnv, l sandbox.Limits, b sandbox.LimitBounds, asJSON bool) int {
+func showSettings(env *cliEnv, l core.Limits, b core.LimitBounds, asJSON bool) int {
 	h, err := env.c.TeamHost().Saved()
 	if err != nil {
 		return env.fail(err)

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"rehome/internal/testsupport/sshdtest"
-	"rehome/sandbox"
+	"rehome/sandbox/link"
 )
 
 // cliTeamHost is sshd in front of a Podman service, and a HOME of the
@@ -29,7 +29,7 @@ type cliTeamHost struct {
 func startCLITeamHost(t *testing.T) *cliTeamHost {
 	t.Helper()
 	needPodmanCLI(t)
-	conn, err := sandbox.Open(context.Background(), sandbox.ConnectOptions{ForceStart: true, Runtime: "runc"})
+	conn, err := link.Open(context.Background(), link.ConnectOptions{ForceStart: true, Runtime: "runc"})
 	if err != nil {
 		t.Fatalf("a Podman service for the team host: %v", err)
 	}

@@ -21,8 +21,8 @@ import (
 
 	"rehome/app"
 	"rehome/app/bridge"
+	"rehome/backend/core"
 	"rehome/backend/logs"
-	"rehome/backend/store"
 	"rehome/backend/termtext"
 )
 
@@ -52,7 +52,7 @@ type Config struct {
 // brings it forward and exits. The entry checks for a display first.
 func Run(cfg Config) int {
 	app.Version = cfg.Version
-	dir, err := store.DataDir()
+	dir, err := core.DefaultDataDir()
 	if err != nil {
 		return windowFail(err)
 	}

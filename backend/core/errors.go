@@ -1,6 +1,12 @@
 package core
 
-import "errors"
+import (
+	"errors"
+
+	"rehome/backend/store"
+	"rehome/sandbox"
+	"rehome/sandbox/link"
+)
 
 // The core's sentinel errors, compared with errors.Is. Its typed errors
 // (*LimitsError, *UnnamedModelError) live beside the service that returns
@@ -37,4 +43,19 @@ var (
 	// ErrCanvasNotPython is wrapped when a textdoc asked to run is not
 	// Python code (only code/python runs in the sandbox session).
 	ErrCanvasNotPython = errors.New("only a code/python textdoc runs in the sandbox session")
+)
+
+// The domain's sentinels a face tells apart, the very values (errors.Is
+// matches either name).
+var (
+	// ErrNotFound is a record that is not stored (store.ErrNotFound).
+	ErrNotFound = store.ErrNotFound
+	// ErrLocked is the database held by another rehome (store.ErrLocked).
+	ErrLocked = store.ErrLocked
+	// ErrTooManySessions: the data folder's sessions are at their bound.
+	ErrTooManySessions = sandbox.ErrTooManySessions
+	// ErrImageMissing: the sandbox image is not installed.
+	ErrImageMissing = sandbox.ErrImageMissing
+	// ErrPodmanMissing: podman is not installed.
+	ErrPodmanMissing = link.ErrPodmanMissing
 )

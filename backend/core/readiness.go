@@ -11,6 +11,7 @@ import (
 
 	"rehome/backend/atomicfile"
 	"rehome/sandbox"
+	"rehome/sandbox/link"
 )
 
 // The readiness checklist: what the Code Interpreter needs on this
@@ -59,8 +60,8 @@ func (c *Core) Readiness(ctx context.Context) []Check {
 	e, err := c.Engine(ctx)
 	if err != nil {
 		it := add("podman", "fail", err.Error())
-		if errors.Is(err, sandbox.ErrPodmanMissing) {
-			it.Command = sandbox.InstallHint()
+		if errors.Is(err, link.ErrPodmanMissing) {
+			it.Command = link.InstallHint()
 		}
 	} else {
 		h := e.Host()

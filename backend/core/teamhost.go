@@ -11,6 +11,7 @@ import (
 
 	"rehome/backend/store"
 	"rehome/sandbox"
+	"rehome/sandbox/link"
 )
 
 // The Sandbox host of Settings: this machine, or a team host's Podman over
@@ -45,7 +46,7 @@ func (c *Core) TeamHost() *TeamHost { return &TeamHost{c: c} }
 
 // connectOptions are the Core's connection options (the ssh folder, the
 // passphrase prompt) for host h.
-func (t *TeamHost) connectOptions(h SandboxHost) sandbox.ConnectOptions {
+func (t *TeamHost) connectOptions(h SandboxHost) link.ConnectOptions {
 	o := t.c.opts.Sandbox.Connect
 	o.URI, o.Identity = h.URI, h.Identity
 	return o
@@ -91,14 +92,14 @@ func CheckSandboxHost(h SandboxHost) error {
 		}
 		return nil
 	}
-	if !sandbox.IsRemote(h.URI) {
+	if !link.IsRemote(h.URI) {
 		return fmt.Errorf("%q is not a team host's address: it reads ssh://user@host[:port]/path/to/podman.sock, such as ssh://alice@gpu-box/run/user/1000/podman/podman.sock", h.URI)
 	}
-	if err := sandbox.CheckTeamHost(h.URI); err != nil {
+	if err := link.CheckTeamHost(h.URI); err != nil {
 		return err
 	}
 	if h.Identity != "" {
-		p := sandbox.ExpandHome(h.Identity)
+		p := link.ExpandHome(h.Identity)
 		st, err := os.Stat(p)
 		switch {
 		case err != nil:
@@ -106,7 +107,7 @@ func CheckSandboxHost(h SandboxHost) error {
 		case st.IsDir():
 			return fmt.Errorf("%s is a folder: give the path of your ssh private key, such as ~/.ssh/id_ed25519", h.Identity)
 		case st.Mode().Perm()&0o077 != 0:
-			return fmt.Errorf("%w: %s can be read by other users (mode %04o); ssh refuses such a key: `chmod 600 %s`", sandbox.ErrIdentityTooOpen, p, st.Mode().Perm(), p)
+			return fmt.Errorf("%w: %s can be read by other users (mode %04o); ssh refuses such a key: `chmod 600 %s`", link.ErrIdentityTooOpen, p, st.Mode().Perm(), p)
 		}
 	}
 	return nil
@@ -138,14 +139,14 @@ func (t *TeamHost) Save(h SandboxHost) (SandboxHost, error) {
 }
 
 // HostKey reads the key a team host offers and whether it is trusted.
-func (t *TeamHost) HostKey(uri string) (sandbox.HostKey, error) {
-	return sandbox.ScanHostKey(uri, t.connectOptions(SandboxHost{URI: uri}))
+func (t *TeamHost) HostKey(uri string) (link.HostKey, error) {
+	return link.ScanHostKey(uri, t.connectOptions(SandboxHost{URI: uri}))
 }
 
 // Trust adds the team host's key to known_hosts if its fingerprint is the
 // one given.
-func (t *TeamHost) Trust(uri, fingerprint string) (sandbox.HostKey, error) {
-	hk, err := sandbox.TrustHost(uri, strings.TrimSpace(fingerprint), t.connectOptions(SandboxHost{URI: uri}))
+func (t *TeamHost) Trust(uri, fingerprint string) (link.HostKey, error) {
+	hk, err := link.TrustHost(uri, strings.TrimSpace(fingerprint), t.connectOptions(SandboxHost{URI: uri}))
 	if err == nil {
 		t.c.log.Info("team host trusted", "host", hk.Host, "fingerprint", hk.Fingerprint)
 	}
@@ -169,7 +170,7 @@ type ConnectionTest struct {
 	Error string `json:"error,omitempty"`
 	// UnknownKey is set when the host's key is not trusted yet: the
 	// window asks to Trust it (a changed key is an Error only).
-	UnknownKey *sandbox.HostKeyError `json:"unknown_key,omitempty"`
+	UnknownKey *link.HostKeyError `json:"unknown_key,omitempty"`
 	// Notes say what is weaker there (rootless on cgroup v1…).
 	Notes      []string `json:"notes,omitempty"`
 	DurationMS int64    `json:"duration_ms"`
@@ -192,7 +193,7 @@ func (t *TeamHost) Test(ctx context.Context, h SandboxHost) ConnectionTest {
 	defer func() { rep.DurationMS = time.Since(start).Milliseconds() }()
 	if err != nil {
 		rep.Error = err.Error()
-		if hk, ok := errors.AsType[*sandbox.HostKeyError](err); ok {
+		if hk, ok := errors.AsType[*link.HostKeyError](err); ok {
 			rep.Host = hk.Host
 			if !hk.Changed {
 				rep.UnknownKey = hk

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"rehome/sandbox"
+	"rehome/sandbox/link"
 )
 
 // The Sandbox host: refused in words, saved, read back without the write
@@ -32,7 +33,7 @@ func TestSandboxHostSetting(t *testing.T) {
 			t.Errorf("%+v: %v (want %q)", c.h, err, c.says)
 		}
 	}
-	if err := CheckSandboxHost(SandboxHost{URI: "ssh://alice@gpu-box/x.sock", Identity: open}); !errors.Is(err, sandbox.ErrIdentityTooOpen) {
+	if err := CheckSandboxHost(SandboxHost{URI: "ssh://alice@gpu-box/x.sock", Identity: open}); !errors.Is(err, link.ErrIdentityTooOpen) {
 		t.Errorf("a 0644 identity: %v", err)
 	}
 
@@ -56,7 +57,7 @@ func TestSandboxHostSetting(t *testing.T) {
 		t.Fatalf("engine options from Settings: %+v", o.Connect)
 	}
 	// --podman wins, then $CONTAINER_HOST.
-	named := New(dir, Options{Sandbox: sandbox.Options{Connect: sandbox.ConnectOptions{URI: "unix:///x.sock"}}})
+	named := New(dir, Options{Sandbox: sandbox.Options{Connect: link.ConnectOptions{URI: "unix:///x.sock"}}})
 	if o := named.engineOptions(); o.Connect.URI != "unix:///x.sock" {
 		t.Fatalf("--podman: %+v", o.Connect)
 	}

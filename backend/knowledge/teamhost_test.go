@@ -11,6 +11,7 @@ import (
 	"rehome/backend/knowledge"
 	"rehome/internal/testsupport/teamhost"
 	"rehome/sandbox"
+	"rehome/sandbox/link"
 )
 
 // Knowledge files are parsed in the sandbox of a team host whose service
@@ -20,7 +21,7 @@ func TestTeamHostParsesKnowledge(t *testing.T) {
 	h := teamhost.Ensure(t, teamhost.User)
 	h.EnsureSandboxImage(t)
 	data, src := t.TempDir(), t.TempDir()
-	c := core.New(data, core.Options{Sandbox: sandbox.Options{Connect: sandbox.ConnectOptions{URI: h.URI}}})
+	c := core.New(data, core.Options{Sandbox: sandbox.Options{Connect: link.ConnectOptions{URI: h.URI}}})
 	if err := c.Open(); err != nil {
 		t.Fatal(err)
 	}

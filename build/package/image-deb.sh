@@ -25,7 +25,7 @@ bin=${REHOME_BIN:-$root/build/bin/rehome}
 tag=$(cd "$root" && go run ./build/package/recipetag)
 version=$("$here/image-version.sh")
 name=rehome-sandbox-$tag.tar.gz
-export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct -- build/sandbox 2>/dev/null || date +%s)}
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct -- sandbox/recipe build/sandbox 2>/dev/null || date +%s)}
 
 cache=${REHOME_CACHE:-}
 if [ -z "$cache" ]; then
@@ -54,7 +54,7 @@ cat > "$pkg/usr/share/doc/rehome-sandbox-image/copyright" <<EOF
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: rehome-sandbox-image
 Comment: The image is a Debian 12 root file system built by rehome's recipe
- (build/sandbox: mmdebstrap with the packages in packages.txt) plus
+ (sandbox/recipe: mmdebstrap with the packages in packages.txt) plus
  rehome's runner. Each Debian package in it keeps its copyright file
  under /usr/share/doc inside the image.
 

@@ -6,6 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tag=$(go run ./build/package/recipetag)
-n=$(git rev-list --count HEAD -- build/sandbox 2>/dev/null || echo 0)
-if [ -n "$(git status --porcelain -- build/sandbox 2>/dev/null)" ]; then n=$((n + 1)); fi
+n=$(git rev-list --count HEAD -- sandbox/recipe build/sandbox 2>/dev/null || echo 0)
+if [ -n "$(git status --porcelain -- sandbox/recipe build/sandbox 2>/dev/null)" ]; then n=$((n + 1)); fi
 echo "$n+$tag"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	recipe "rehome/build/sandbox"
+	recipe "rehome/sandbox/recipe"
 )
 
 func main() {

@@ -22,7 +22,7 @@ import (
 	"github.com/containers/podman/v4/pkg/bindings"
 	"github.com/containers/podman/v4/pkg/bindings/images"
 
-	recipe "rehome/build/sandbox"
+	recipe "rehome/sandbox/recipe"
 )
 
 // The two team-host users tests may ask for.

@@ -712,7 +712,7 @@ export namespace core {
     image_present: boolean;
     image?: string;
     error?: string;
-    unknown_key?: sandbox.HostKeyError;
+    unknown_key?: link.HostKeyError;
     notes?: string[];
     duration_ms: number;
   }
@@ -1071,6 +1071,34 @@ export namespace knowledge {
     action: string;
     embedded_with?: string;
     message: string;
+  }
+}
+
+/** Types of Go package rehome/sandbox/link. */
+export namespace link {
+  export interface HostKey {
+    host: string;
+    fingerprint: string;
+    key_type: string;
+    known: boolean;
+    known_hosts: string;
+  }
+
+  export interface HostKeyError {
+    host: string;
+    uri: string;
+    fingerprint: string;
+    key_type: string;
+    known_hosts: string;
+    changed: boolean;
+    was?: string[];
+  }
+
+  export interface PrivateStorage {
+    graph_root?: string;
+    run_root?: string;
+    tmp_dir?: string;
+    driver?: string;
   }
 }
 
@@ -1605,26 +1633,8 @@ export namespace sandbox {
     service_uri: string;
     service_started: boolean;
     storage_driver?: string;
-    storage: sandbox.PrivateStorage;
+    storage: link.PrivateStorage;
     files_travel?: boolean;
-  }
-
-  export interface HostKey {
-    host: string;
-    fingerprint: string;
-    key_type: string;
-    known: boolean;
-    known_hosts: string;
-  }
-
-  export interface HostKeyError {
-    host: string;
-    uri: string;
-    fingerprint: string;
-    key_type: string;
-    known_hosts: string;
-    changed: boolean;
-    was?: string[];
   }
 
   export interface ImageStatus {
@@ -1692,13 +1702,6 @@ export namespace sandbox {
     status: { [key: string]: string };
     hostname: string;
     net_interfaces: string[];
-  }
-
-  export interface PrivateStorage {
-    graph_root?: string;
-    run_root?: string;
-    tmp_dir?: string;
-    driver?: string;
   }
 
   export interface Progress {
@@ -2482,8 +2485,8 @@ export function TestSandboxHost(h: Input<core.SandboxHost>): Promise<core.Connec
   return call<core.ConnectionTest>('TestSandboxHost', h);
 }
 
-export function TrustSandboxHost(uri: string, fingerprint: string): Promise<sandbox.HostKey> {
-  return call<sandbox.HostKey>('TrustSandboxHost', uri, fingerprint);
+export function TrustSandboxHost(uri: string, fingerprint: string): Promise<link.HostKey> {
+  return call<link.HostKey>('TrustSandboxHost', uri, fingerprint);
 }
 
 export function UIEvent(event: string, data: Input<{ [key: string]: unknown }>): Promise<void> {

@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"rehome/internal/testsupport/sshdtest"
-	"rehome/sandbox"
+	"rehome/sandbox/link"
 )
 
 func main() {
-	conn, err := sandbox.Open(context.Background(), sandbox.ConnectOptions{ForceStart: true, Runtime: "runc"})
+	conn, err := link.Open(context.Background(), link.ConnectOptions{ForceStart: true, Runtime: "runc"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e-sshd: a Podman service:", err)
 		os.Exit(1)

@@ -1,4 +1,4 @@
-package sandbox
+package link
 
 import (
 	"bufio"
@@ -48,7 +48,7 @@ type ConnectOptions struct {
 	// (default /run/rehome for root, else $XDG_RUNTIME_DIR/rehome).
 	LingerBase string
 	// StorageRoot is the graph root of a rootless service rehome starts
-	// (default StorageRoot()); see storage.go.
+	// (default storageRoot()); see storage.go.
 	StorageRoot string
 	// SharedStorage makes a rootless service rehome starts use the
 	// user's own Podman storage instead of its own.
@@ -144,7 +144,7 @@ func stopGroup(pgid int, done <-chan struct{}) {
 // Open started it).
 func Open(ctx context.Context, opts ConnectOptions) (*Connection, error) {
 	if uri := remoteURI(opts); uri != "" {
-		return openRemote(ctx, uri, opts)
+		return OpenRemote(ctx, uri, opts)
 	}
 	var tried []string
 	if opts.ForceStart {
@@ -153,7 +153,7 @@ func Open(ctx context.Context, opts ConnectOptions) (*Connection, error) {
 	for _, uri := range candidateURIs(opts) {
 		cctx, err := dial(ctx, uri)
 		if err == nil {
-			// (A team host over ssh:// sets FilesTravel in openRemote.)
+			// (A team host over ssh:// sets FilesTravel in OpenRemote.)
 			return &Connection{URI: uri, ctx: cctx, FilesTravel: filesTravel(uri)}, nil
 		}
 		tried = append(tried, fmt.Sprintf("%s (%v)", uri, shortErr(err)))
@@ -215,7 +215,7 @@ func dial(ctx context.Context, uri string) (context.Context, error) {
 	}
 	ch := make(chan res, 1)
 	go func() {
-		c, err := newConnection(ctx, uri)
+		c, err := NewBindings(ctx, uri)
 		ch <- res{c, err}
 	}()
 	select {
@@ -287,7 +287,7 @@ func startService(ctx context.Context, opts ConnectOptions) (*Connection, error)
 	// rehome knows which one runs its sandboxes.
 	rt := opts.Runtime
 	if rt == "" {
-		for _, cand := range privateRuntimes {
+		for _, cand := range PrivateRuntimes {
 			if _, err := exec.LookPath(cand); err == nil {
 				rt = cand
 				break
@@ -344,7 +344,7 @@ func privateDirIn(base, name string) (string, error) {
 		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 			return "", err
 		}
-		if err := privateRoot(d); err != nil {
+		if err := CheckPrivate(d); err != nil {
 			return "", err
 		}
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package link
 
 import (
 	"context"
@@ -19,9 +19,9 @@ func remoteURI(opts ConnectOptions) string {
 	return ""
 }
 
-// openRemote connects to a team host's Podman service through rehome's own
+// OpenRemote connects to a team host's Podman service through rehome's own
 // SSH link (ssh_forward.go).
-func openRemote(ctx context.Context, uri string, opts ConnectOptions) (*Connection, error) {
+func OpenRemote(ctx context.Context, uri string, opts ConnectOptions) (*Connection, error) {
 	l, err := dialSSH(ctx, uri, opts)
 	if err != nil {
 		return nil, err
@@ -54,13 +54,13 @@ func (c *Connection) Lost() error {
 	return c.link.lostErr()
 }
 
-// lostSettle is how long a run whose stream ended early waits for the
+// LostSettle is how long a run whose stream ended early waits for the
 // link to say whether it dropped.
-const lostSettle = 2 * time.Second
+const LostSettle = 2 * time.Second
 
-// lostWithin is Lost once the link said within d whether it dropped (the
+// LostWithin is Lost once the link said within d whether it dropped (the
 // SSH connection ended, or answered a keepalive), else nil.
-func (c *Connection) lostWithin(d time.Duration) error {
+func (c *Connection) LostWithin(d time.Duration) error {
 	if c == nil || c.link == nil {
 		return nil
 	}
@@ -88,21 +88,3 @@ func (c *Connection) Host() string {
 	}
 	return c.link.target.display()
 }
-
-// connection is the engine's current connection.
-func (e *Engine) connection() *Connection {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.conn
-}
-
-// Lost is a *ConnectionLostError once the engine's link to its team host
-// dropped, else nil: the engine must then be closed and started again.
-func (e *Engine) Lost() error { return e.connection().Lost() }
-
-// Remote reports whether the engine's service is a team host's (ssh://).
-func (e *Engine) Remote() bool { return e.connection().Remote }
-
-// TeamHost is the engine's team host as the user names it
-// (user@host[:port]), "" for a local service.
-func (e *Engine) TeamHost() string { return e.connection().Host() }

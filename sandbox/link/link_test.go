@@ -1,4 +1,4 @@
-package sandbox
+package link
 
 import (
 	"context"
@@ -10,11 +10,33 @@ import (
 	"time"
 )
 
+// needPodman skips a test that starts a Podman service where podman is not
+// installed, or fails it with REHOME_REQUIRE_PODMAN=1.
+func needPodman(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("podman"); err != nil {
+		if os.Getenv("REHOME_REQUIRE_PODMAN") == "1" {
+			t.Fatalf("real-Podman test cannot run: %v", err)
+		}
+		t.Skipf("no podman here (%v); set REHOME_REQUIRE_PODMAN=1 to make this a failure", err)
+	}
+}
+
+// A service on another machine (ssh://, tcp://) cannot see this machine's
+// files.
+func TestFilesTravelRemote(t *testing.T) {
+	for _, uri := range []string{"ssh://alice@gpu-box/run/user/1000/podman/podman.sock", "tcp://gpu-box:8080"} {
+		if !filesTravel(uri) {
+			t.Errorf("%s is taken for a local service", uri)
+		}
+	}
+}
+
 // A service started with Linger outlives its Close and is found, not
 // started again, by the next Open: the CLI pays a service start once,
 // not on every command. It is a private folder of this user's.
 func TestLingeringService(t *testing.T) {
-	testEngine(t) // Podman and the image, or skip/fail as every real test
+	needPodman(t)
 	if _, err := exec.LookPath("runc"); err != nil {
 		t.Skip("runc is not installed")
 	}
@@ -30,7 +52,7 @@ func TestLingeringService(t *testing.T) {
 	if !ok || c1.URI != "unix://"+filepath.Join(dir, "podman.sock") || !c1.Started || c1.Runtime != "runc" {
 		t.Fatalf("not the lingering service: %+v (dir %q)", c1, dir)
 	}
-	if err := privateRoot(dir); err != nil {
+	if err := CheckPrivate(dir); err != nil {
 		t.Fatalf("its folder is not private: %v", err)
 	}
 	c1.Close()
@@ -97,5 +119,32 @@ func TestLingerDirIsPrivate(t *testing.T) {
 		if _, err := privateDirIn(base, "podman-crun"); err == nil {
 			t.Fatal("another user's folder was used")
 		}
+	}
+}
+
+// The flags that give a service rehome starts its own storage: graph
+// root, run root and libpod's temporary folder all its own, and the
+// driver only when one is asked for.
+func TestPrivateStorageArgs(t *testing.T) {
+	s := PrivateStorage{GraphRoot: "/h/.local/share/rehome/podman", RunRoot: "/run/user/7/rehome/storage-run", TmpDir: "/run/user/7/rehome/storage-tmp", Driver: "overlay"}
+	want := "--root /h/.local/share/rehome/podman --runroot /run/user/7/rehome/storage-run --tmpdir /run/user/7/rehome/storage-tmp --storage-driver overlay"
+	if got := strings.Join(s.args(), " "); got != want {
+		t.Errorf("args = %q, want %q", got, want)
+	}
+	s.Driver = ""
+	if got := strings.Join(s.args(), " "); strings.Contains(got, "--storage-driver") {
+		t.Errorf("no driver asked for, but %q", got)
+	}
+	if (PrivateStorage{}).args() != nil {
+		t.Error("root's storage got flags")
+	}
+	if os.Geteuid() == 0 {
+		if ps, err := privateStorage(ConnectOptions{}); err != nil || ps.GraphRoot != "" {
+			t.Errorf("root's service got a storage of its own: %+v %v", ps, err)
+		}
+	}
+	t.Setenv("REHOME_PODMAN_STORAGE", "/x/y")
+	if storageRoot() != "/x/y" {
+		t.Error("REHOME_PODMAN_STORAGE ignored")
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package link
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ func TestPodmanAnswersAreBoundedInTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	ctx, err := newConnection(t.Context(), srv.URI)
+	ctx, err := NewBindings(t.Context(), srv.URI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestPodmanAnswerCaps(t *testing.T) {
 		w.Write([]byte(strings.Repeat("a", size[r.URL.Path])))
 	}))
 	defer ts.Close()
-	c := &http.Client{Transport: bounded(&http.Transport{})}
+	c := &http.Client{Transport: Bounded(&http.Transport{})}
 	for path, n := range size {
 		resp, err := c.Get(ts.URL + path)
 		if err != nil {

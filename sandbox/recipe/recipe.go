@@ -14,8 +14,8 @@ import (
 //go:embed build-rootfs.sh packages.txt stubs.txt runner.py prelude.py kernel.py
 var files embed.FS
 
-// Files returns the names of the recipe's files, sorted.
-func Files() []string {
+// fileNames returns the names of the recipe's files, sorted.
+func fileNames() []string {
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
@@ -39,7 +39,7 @@ func Digest() string { return digestWith(SeccompProfile()) }
 
 func digestWith(profile []byte) string {
 	h := sha256.New()
-	for _, name := range Files() {
+	for _, name := range fileNames() {
 		data, err := files.ReadFile(name)
 		if err != nil {
 			panic(err)
@@ -58,7 +58,7 @@ func Tag() string { return Digest()[:12] }
 // WriteTo writes the recipe into dir (which must exist), the build script
 // executable, and returns the script's path.
 func WriteTo(dir string) (string, error) {
-	for _, name := range Files() {
+	for _, name := range fileNames() {
 		data, err := files.ReadFile(name)
 		if err != nil {
 			return "", err

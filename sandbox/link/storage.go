@@ -1,4 +1,4 @@
-package sandbox
+package link
 
 import (
 	"crypto/sha256"
@@ -17,11 +17,11 @@ import (
 // private storage from the cached or shipped archive on first use (see
 // EnsureImage). Root's services use root's storage, as before.
 
-// StorageRoot is the graph root of the Podman services rehome starts as
+// storageRoot is the graph root of the Podman services rehome starts as
 // a normal user: $REHOME_PODMAN_STORAGE, else $XDG_DATA_HOME/rehome/podman
 // or ~/.local/share/rehome/podman. One per user, shared by every data
 // folder, so the image is loaded once.
-func StorageRoot() string {
+func storageRoot() string {
 	if d := os.Getenv("REHOME_PODMAN_STORAGE"); d != "" {
 		return d
 	}
@@ -58,7 +58,7 @@ func privateStorage(opts ConnectOptions) (PrivateStorage, error) {
 	}
 	s := PrivateStorage{GraphRoot: opts.StorageRoot}
 	if s.GraphRoot == "" {
-		s.GraphRoot = StorageRoot()
+		s.GraphRoot = storageRoot()
 	}
 	if OverlaySupported() {
 		s.Driver = "overlay"

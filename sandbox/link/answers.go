@@ -1,4 +1,4 @@
-package sandbox
+package link
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 // A Podman service is outside rehome: on a team host it is someone else's
 // machine. Every answer it gives is bounded here, once, on the bindings'
-// HTTP client of every connection rehome opens (newConnection): its
+// HTTP client of every connection rehome opens (NewBindings): its
 // headers, its body's size and the time it takes. The bindings read a
 // whole answer into memory before they decode it (info, inspect, create,
 // list, every error), so an unbounded answer is unbounded memory.
@@ -28,8 +28,8 @@ const (
 	// MaxErrorAnswerBytes is the most an error answer (status ≥ 300) may
 	// hold, on any call, streams included: an error is a sentence.
 	MaxErrorAnswerBytes = 1 << 20
-	// MaxAnswerHeaderBytes bounds an answer's status line and headers.
-	MaxAnswerHeaderBytes = 256 << 10
+	// maxAnswerHeaderBytes bounds an answer's status line and headers.
+	maxAnswerHeaderBytes = 256 << 10
 	// MaxAttachFrame is the most one frame of an attach stream may
 	// claim: conmon sends frames of 8 KiB.
 	MaxAttachFrame = 1 << 20
@@ -40,10 +40,10 @@ const (
 // A variable so that a test can shorten it.
 var AnswerTime = 60 * time.Second
 
-// newConnection is bindings.NewConnection with every later answer bounded.
+// NewBindings is bindings.NewConnection with every later answer bounded.
 // The bindings' own ping is not (it reads no body; its headers are bounded
 // by net/http's default of 10 MiB and the dial's 15 s).
-func newConnection(ctx context.Context, uri string) (context.Context, error) {
+func NewBindings(ctx context.Context, uri string) (context.Context, error) {
 	c, err := bindings.NewConnection(ctx, uri)
 	if err != nil {
 		return nil, err
@@ -52,24 +52,24 @@ func newConnection(ctx context.Context, uri string) (context.Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	client.Client.Transport = bounded(client.Client.Transport)
+	client.Client.Transport = Bounded(client.Client.Transport)
 	return c, nil
 }
 
-// bounded wraps a transport so that its answers are bounded.
-func bounded(rt http.RoundTripper) http.RoundTripper {
+// Bounded wraps a transport so that its answers are bounded.
+func Bounded(rt http.RoundTripper) http.RoundTripper {
 	if _, ok := rt.(*boundedTransport); ok {
 		return rt
 	}
 	if tr, ok := rt.(*http.Transport); ok {
-		tr.MaxResponseHeaderBytes = MaxAnswerHeaderBytes
+		tr.MaxResponseHeaderBytes = maxAnswerHeaderBytes
 	}
 	return &boundedTransport{base: rt}
 }
 
-// plainTransport is the *http.Transport under a connection's client (the
+// PlainTransport is the *http.Transport under a connection's client (the
 // attach paths dial its sockets themselves).
-func plainTransport(rt http.RoundTripper) (*http.Transport, bool) {
+func PlainTransport(rt http.RoundTripper) (*http.Transport, bool) {
 	if b, ok := rt.(*boundedTransport); ok {
 		rt = b.base
 	}
@@ -205,4 +205,10 @@ func (b *cappedBody) Close() error {
 		b.cancel()
 	})
 	return err
+}
+
+// IsBounded reports whether rt bounds the service's answers (Bounded).
+func IsBounded(rt http.RoundTripper) bool {
+	_, ok := rt.(*boundedTransport)
+	return ok
 }
