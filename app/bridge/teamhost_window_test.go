@@ -13,7 +13,7 @@ import (
 	"rehome/app"
 	"rehome/backend/core"
 	"rehome/internal/testsupport/sshdtest"
-	"rehome/sandbox"
+	"rehome/sandbox/link"
 )
 
 // In the window, a new team host — a real sshd on 127.0.0.1 in front of
@@ -28,7 +28,7 @@ func TestSetSandboxHostInWindowAsksInItsOwnDialog(t *testing.T) {
 		}
 		t.Skip("skipped: no podman here (set REHOME_REQUIRE_PODMAN=1 to make this a failure)")
 	}
-	conn, err := sandbox.Open(context.Background(), sandbox.ConnectOptions{ForceStart: true, Runtime: "runc"})
+	conn, err := link.Open(context.Background(), link.ConnectOptions{ForceStart: true, Runtime: "runc"})
 	if err != nil {
 		t.Fatalf("a Podman service for the team host: %v", err)
 	}
