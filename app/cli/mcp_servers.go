@@ -201,4 +201,3 @@ func cmdMCPImport(env *cliEnv, args []string) int {
 	}
 	return exitOK
 }
-
