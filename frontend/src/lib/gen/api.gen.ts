@@ -103,6 +103,12 @@ export namespace app {
     message?: string;
   }
 
+  export interface ConversationExport {
+    name: string;
+    text?: string;
+    path?: string;
+  }
+
   export interface FirstRun {
     items: app.FirstRunItem[];
     complete: boolean;
@@ -1818,6 +1824,7 @@ export const methods = [
   'RemoveCarriedModel',
   'RemoveLibrary',
   'RenameConversation',
+  'RenderConversation',
   'ResetRunLimits',
   'RestartSession',
   'RunAudit',
@@ -1826,6 +1833,7 @@ export const methods = [
   'RunLimits',
   'SandboxHost',
   'SandboxStatus',
+  'SaveConversation',
   'SaveImage',
   'SaveOutput',
   'SearchConversations',
@@ -2194,6 +2202,10 @@ export function RenameConversation(id: string, title: string): Promise<llm.Conve
   return call<llm.Conversation>('RenameConversation', id, title);
 }
 
+export function RenderConversation(id: string, format: string): Promise<app.ConversationExport> {
+  return call<app.ConversationExport>('RenderConversation', id, format);
+}
+
 export function ResetRunLimits(): Promise<sandbox.Limits> {
   return call<sandbox.Limits>('ResetRunLimits');
 }
@@ -2224,6 +2236,10 @@ export function SandboxHost(): Promise<core.SandboxHost> {
 
 export function SandboxStatus(): Promise<sandbox.Status> {
   return call<sandbox.Status>('SandboxStatus');
+}
+
+export function SaveConversation(id: string, format: string, path: string): Promise<app.ConversationExport> {
+  return call<app.ConversationExport>('SaveConversation', id, format, path);
 }
 
 export function SaveImage(path: string): Promise<void> {
