@@ -17,10 +17,27 @@ describe('storage per data folder', () => {
     expect(readItem('rehome.ask.open')).toBe('{"assistant":"x"}');
   });
 
-  it('never reads the keys an older rehome kept for every folder', () => {
+  it('the first folder after an upgrade takes the keys an older rehome kept for every folder; no second folder reads them', () => {
+    localStorage.setItem('rehome.pref.autoRun', 'false');
     localStorage.setItem('rehome.pref.theme', '"dark"');
-    setStorageFolder('/tmp/fresh');
+    localStorage.setItem('rehome.split.code', '420');
+    setStorageFolder('/tmp/first');
+    expect(getPref('autoRun')).toBe(false);
+    expect(getPref('theme')).toBe('dark');
+    expect(readItem('rehome.split.code')).toBe('420');
+    expect(localStorage.getItem('rehome.pref.theme')).toBeNull();
+    setStorageFolder('/tmp/second');
+    expect(getPref('autoRun')).toBe(true);
     expect(getPref('theme')).toBe('system');
+  });
+
+  it("a folder's own value wins over an older rehome's", () => {
+    setStorageFolder('/tmp/own');
+    setPref('theme', 'light');
+    localStorage.setItem('rehome.pref.theme', '"dark"');
+    setStorageFolder('/tmp/own');
+    expect(getPref('theme')).toBe('light');
+    expect(localStorage.getItem('rehome.pref.theme')).toBeNull();
   });
 
   it('names the folder in the key, and forgets on remove', () => {
