@@ -1262,6 +1262,13 @@ export namespace memory {
 
 /** Types of Go package rehome/backend/models. */
 export namespace models {
+  export interface CPUSpeed {
+    read_bytes: number;
+    low: number;
+    high: number;
+    basis: string;
+  }
+
   export interface FitResult {
     model_id: string;
     model_name: string;
@@ -1287,6 +1294,7 @@ export namespace models {
     max_context_in: string;
     machine: models.Machine;
     notes: string[];
+    cpu_speed?: models.CPUSpeed;
   }
 
   export interface Machine {
