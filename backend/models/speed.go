@@ -6,10 +6,11 @@ import "fmt"
 // speed there is bounded by memory bandwidth: tokens/s ≈ bandwidth /
 // bytes read per token. rehome does not measure the bandwidth; the range
 // is what llama.cpp reaches on a desktop's two memory channels, DDR4 to
-// DDR5 (about 25 to 50 GB/s of the 51 to 90 GB/s on paper).
+// DDR5 (about 20 to 40 GB/s of the 51 to 90 GB/s on paper). The Ask
+// screen's estimate for a server's model (llm.FitOf) is the low end.
 const (
-	cpuBandwidthLow  = 25e9
-	cpuBandwidthHigh = 50e9
+	CPUBandwidthLow  = 20e9
+	CPUBandwidthHigh = 40e9
 )
 
 // CPUSpeed estimates the tokens per second of a model run on the CPU.
@@ -17,8 +18,8 @@ type CPUSpeed struct {
 	// ReadBytes is what one token reads: the weights, or a mixture of
 	// experts' active share of them.
 	ReadBytes int64   `json:"read_bytes"`
-	Low       float64 `json:"low"`  // tokens/s at 25 GB/s
-	High      float64 `json:"high"` // tokens/s at 50 GB/s
+	Low       float64 `json:"low"`  // tokens/s at CPUBandwidthLow
+	High      float64 `json:"high"` // tokens/s at CPUBandwidthHigh
 	Basis     string  `json:"basis"`
 }
 
@@ -38,9 +39,9 @@ func cpuSpeed(m Model, r FitResult) *CPUSpeed {
 	read := readPerToken(m, r.WeightsBytes)
 	return &CPUSpeed{
 		ReadBytes: int64(read),
-		Low:       cpuBandwidthLow / read,
-		High:      cpuBandwidthHigh / read,
-		Basis:     fmt.Sprintf("reads about %.1f GB per token; at 25 to 50 GB/s of memory bandwidth (two channels, DDR4 to DDR5; not measured here)", read/1e9),
+		Low:       CPUBandwidthLow / read,
+		High:      CPUBandwidthHigh / read,
+		Basis:     fmt.Sprintf("reads about %.1f GB per token; at 20 to 40 GB/s of memory bandwidth (two channels, DDR4 to DDR5; not measured here)", read/1e9),
 	}
 }
 
