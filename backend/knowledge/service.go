@@ -428,7 +428,7 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 			return fail(err)
 		}
 	}
-	if err := ix.put(listed, c.SHA256, chunks); err != nil {
+	if err := ix.put(ctx, listed, c.SHA256, chunks); err != nil {
 		return fail(err)
 	}
 	r.State, r.Pages, r.Chunks, r.Tokens = StateIndexed, doc.Pages, len(chunks), tokens
