@@ -58,21 +58,34 @@ for (const size of [{ width: 1280, height: 800 }, { width: 900, height: 620 }]) 
 const background = (file) => pixel(file, 1200, 760);
 const dark = ([r, g, b]) => r + g + b < 3 * 90;
 
+/**
+ * Turns the wheel, a notch at a time and toward it, until the marked field
+ * rests inside the window (the UI reports every field's place, off screen
+ * too, once a scroll rests): a long screen under load scrolls on after the
+ * wheel stops, so a click at a place reported mid-scroll misses.
+ */
+async function wheelIntoView(app, screen, marker) {
+  for (let i = 0; i < 80; i++) {
+    const y = (await waitScreen(app.log, screen, [marker])).fields[marker][1];
+    if (y > 80 && y < 700) {
+      await sleep(1000);
+      const rest = await waitScreen(app.log, screen, [marker]);
+      if (rest.fields[marker][1] === y) return rest;
+      continue;
+    }
+    wheel(X, app.id, 700, 400, y <= 80 ? -1 : 1);
+    await sleep(400);
+  }
+  throw new Error(`${marker} never came to rest in view`);
+}
+
 test("one data folder's theme does not reach another folder's window", async () => {
   const a = await launch(X, 'theme-a');
   let b;
   try {
-    let shown = await show(a, 'settings');
+    await show(a, 'settings');
     // The Appearance card sits below the fold: the wheel brings it up.
-    for (let i = 0; i < 40 && !(shown.fields['theme-dark']?.[1] < 700); i++) {
-      const since = logLines(a.log);
-      wheel(X, a.id, 700, 400, 3);
-      shown = await waitScreen(a.log, 'settings', [], since, 3000).catch(() => shown);
-    }
-    // Once the scroll has come to rest: the last place reported.
-    await sleep(1000);
-    shown = await waitScreen(a.log, 'settings', ['theme-dark']);
-    assert.ok(shown.fields['theme-dark'][1] < 760, `the theme choice never came into view: ${JSON.stringify(shown.fields)}`);
+    const shown = await wheelIntoView(a, 'settings', 'theme-dark');
     click(X, a.id, ...shown.fields['theme-dark']);
     // The shot is taken once two agree: the theme has applied by then.
     let shotA;
@@ -108,6 +121,21 @@ test("one data folder's theme does not reach another folder's window", async () 
   }
 });
 
+/** The id of the visible window whose name matches re, once there is one. */
+async function waitWindow(X, re, timeoutMs) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const id = X.x('xdotool', ['search', '--onlyvisible', '--name', re]).trim().split('\n')[0];
+      if (id) return id;
+    } catch {
+      // xdotool exits 1 when no window matches yet
+    }
+    if (Date.now() > end) throw new Error(`no window named ${re} appeared in ${timeoutMs / 1000} s`);
+    await sleep(200);
+  }
+}
+
 // The newcomer's path in the window, timed step by step: a fresh data
 // folder, a GGUF carried to the machine (the tests' tiny model), and
 // nothing else — the Start card's Add a model file… (the GTK file dialog,
@@ -142,7 +170,11 @@ test('the newcomer path: a carried model, a new assistant, a question — timed'
     let shown = await waitScreen(app.log, 'assistants', ['start-add-model']);
     mark('Start here shown');
     click(X, app.id, ...shown.fields['start-add-model']);
-    await sleep(1500); // the GTK dialog maps
+    // GTK's file chooser: its keys once it is mapped and focused (under
+    // load that takes more than a second or two).
+    const chooser = await waitWindow(X, '^Choose the model file you carried', 30000);
+    X.x('xdotool', ['windowactivate', '--sync', chooser]);
+    await sleep(300);
     X.x('xdotool', ['key', '--clearmodifiers', 'ctrl+l']);
     X.x('xdotool', ['type', '--delay', '10', model]);
     X.x('xdotool', ['key', 'Return']);
