@@ -173,7 +173,7 @@ test('the newcomer path: a carried model, a new assistant, a question — timed'
     // GTK's file chooser: its keys once it is mapped and focused (under
     // load that takes more than a second or two).
     const chooser = await waitWindow(X, '^Choose the model file you carried', 30000);
-    X.x('xdotool', ['windowactivate', '--sync', chooser]);
+    X.x('xdotool', ['windowfocus', '--sync', chooser]); // no window manager here: focus, not activate
     await sleep(300);
     X.x('xdotool', ['key', '--clearmodifiers', 'ctrl+l']);
     X.x('xdotool', ['type', '--delay', '10', model]);
