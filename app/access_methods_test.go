@@ -40,8 +40,11 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 	"AddLibrary":          func(a *App, s string) (any, error) { return a.AddLibrary(s, true) },
 	"SaveImage":           func(a *App, s string) (any, error) { return nil, a.SaveImage(s) },
 	"SaveOutput":          func(a *App, s string) (any, error) { return a.SaveOutput(s) },
-	"StartSession":        func(a *App, s string) (any, error) { return a.StartSession(s) },
-	"ChooseSavePath":      func(a *App, s string) (any, error) { return a.ChooseSavePath("Save", s) },
+	"SaveConversation": func(a *App, s string) (any, error) {
+		return a.SaveConversation("nope", "md", s)
+	},
+	"StartSession":   func(a *App, s string) (any, error) { return a.StartSession(s) },
+	"ChooseSavePath": func(a *App, s string) (any, error) { return a.ChooseSavePath("Save", s) },
 	"Ask": func(a *App, s string) (any, error) {
 		if c, err := a.Ask(AskRequest{Question: "what is in it?", Images: []string{s}}); err == nil || !refusal.MatchString(err.Error()) {
 			return c, err // an image is held to the rule too
@@ -95,7 +98,7 @@ var pathless = []string{
 	"CanvasDocs", "CanvasEdit", "CanvasRestore", "CanvasDiff", "CanvasRun",
 	"MemoryList", "MemoryAdd", "MemoryEdit", "MemoryDelete", "MemoryImport", "MemoryUndo", "MemorySettings", "SetMemoryOff", "SetMemoryMode",
 	"Status", "UIReady", "LLMStatus", "LLMHint", "LLMHintFor", "SetAssistantModel", "StopAsk",
-	"ListConversations", "GetConversation", "ExportConversation", "DeleteConversation", "ShowConversation", "PickExport",
+	"ListConversations", "GetConversation", "ExportConversation", "RenderConversation", "DeleteConversation", "ShowConversation", "PickExport",
 	"ListAssistants", "GetAssistant", "DeleteAssistant", "AssistantCapabilities",
 	"RunAudit", "Audits", "GetAudit", "DeleteAudit", "CompareAudits", "AuditCatalog", "Checklist",
 	"ExportAssistant", "BackupDatabase", "PickFile", "OpenedFiles", "UIEvent", "ExportImage",

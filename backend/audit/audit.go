@@ -478,6 +478,9 @@ func verdict(aa AssistantAudit, req Request, model *Model) Verdict {
 		if len(rebuild) > 0 {
 			v.Headline = fmt.Sprintf("Move: everything it uses runs here, after you rebuild %s.", rebuildNames)
 		}
+		if filesBehind(aa.Capabilities) {
+			v.Headline = strings.TrimSuffix(v.Headline, ".") + ", once you bring the files that stayed on OpenAI."
+		}
 	case MoveInPart:
 		_, behind := names(aa.Capabilities, func(r Result) bool { return slices.Contains(v.StaysBehind, r.ID) })
 		v.Headline = fmt.Sprintf("Move in part: %s stays behind.", behind)

@@ -125,6 +125,17 @@ func bringGPTFiles(s Subject) string {
 	return fmt.Sprintf("Bring these files: %s stayed on ChatGPT (no record holds their bytes; download them from the GPT editor's Knowledge section); %s.", assistant.DescribeFiles(open), how)
 }
 
+// filesBehind is whether files a capability the assistant uses works on
+// are still to bring from OpenAI (its knowledge, its code interpreter's).
+func filesBehind(results []Result) bool {
+	for _, r := range results {
+		if r.Bring != "" && (r.ID == Knowledge || r.ID == CodeInterpreter) {
+			return true
+		}
+	}
+	return false
+}
+
 // gptFileKind is assistant.GPTFile, named here for audit.go.
 const gptFileKind = assistant.GPTFile
 

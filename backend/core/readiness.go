@@ -123,7 +123,7 @@ func (c *Core) Readiness(ctx context.Context) []Check {
 	st := c.readinessState()
 	switch {
 	case st.SelfTest == nil || st.SelfTest.Image != sandbox.ImageRef():
-		it := add("selftest", "todo", "attacks each guarantee of the sandbox (about 10 s)")
+		it := add("selftest", "todo", "attacks each guarantee of the sandbox (under a minute)")
 		it.Fix, it.Command = "Run the self-test", "rehome sandbox doctor"
 	case st.SelfTest.OK:
 		add("selftest", "ok", st.SelfTest.Summary)

@@ -1,5 +1,7 @@
 package knowledge
 
+import "context"
+
 // Helpers the bench (package knowledge_test) reaches in with.
 
 // ChunkDoc is an indexed chunk, for the bench.
@@ -50,7 +52,7 @@ func IndexChunks(path string, docs []ChunkDoc) error {
 		file[d.SHA] = d.File
 	}
 	for sha, cs := range by {
-		if err := ix.put(file[sha], sha, cs); err != nil {
+		if err := ix.put(context.Background(), file[sha], sha, cs); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -81,9 +82,15 @@ func chunkID(sha string, n int) string { return sha + "/" + strconv.Itoa(n) }
 const putBatch = 256
 
 // put indexes a file's chunks, putBatch at a time (replacing none: remove
-// the file's old chunks first). A failed put takes out what it put.
-func (ix *textIndex) put(file, sha string, chunks []Chunk) error {
+// the file's old chunks first). A failed or stopped put (ctx ends, checked
+// between batches) takes out what it put.
+func (ix *textIndex) put(ctx context.Context, file, sha string, chunks []Chunk) error {
 	for i := 0; i < len(chunks); i += putBatch {
+		// A Stop between batches: the chunks put so far go with it.
+		if err := ctx.Err(); err != nil {
+			ix.drop(sha, i)
+			return err
+		}
 		b := ix.NewBatch()
 		for _, c := range chunks[i:min(i+putBatch, len(chunks))] {
 			if err := b.Index(chunkID(sha, c.N), chunkDoc{Text: c.Text, File: file, SHA: sha, N: float64(c.N),

@@ -13,6 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
 	"rehome/backend/assistant"
 	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
@@ -409,7 +412,7 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 		tokens += llm.EstimateTokens(c.Text)
 	}
 	if tokens > MaxFileTokens { // before it is cut: the chunks hold it twice
-		return fail(fmt.Errorf("%w: about %d tokens; split it", ErrTooManyTokens, tokens))
+		return fail(fmt.Errorf("%w: about %s tokens; split it", ErrTooManyTokens, counts.Sprintf("%d", tokens)))
 	}
 	chunks := Split(doc, m.Chunking)
 	if len(chunks) == 0 {
@@ -425,7 +428,7 @@ func (s *Service) addOne(ctx context.Context, m *manifest, dir, id, path string,
 			return fail(err)
 		}
 	}
-	if err := ix.put(listed, c.SHA256, chunks); err != nil {
+	if err := ix.put(ctx, listed, c.SHA256, chunks); err != nil {
 		return fail(err)
 	}
 	r.State, r.Pages, r.Chunks, r.Tokens = StateIndexed, doc.Pages, len(chunks), tokens
@@ -521,10 +524,13 @@ func (f File) Counts() string {
 		if f.Format == "pptx" {
 			unit = "slides"
 		}
-		s = fmt.Sprintf("%d %s, ", f.Pages, unit)
+		s = counts.Sprintf("%d %s, ", f.Pages, unit)
 	}
-	return s + fmt.Sprintf("%d chunks, about %d tokens", f.Chunks, f.Tokens)
+	return s + counts.Sprintf("%d chunks, about %d tokens", f.Chunks, f.Tokens)
 }
+
+// counts writes numbers as the UI's count() does: "213,583", never "213583".
+var counts = message.NewPrinter(language.English)
 
 func (s *Service) record(m *manifest, f File) {
 	for i := range m.Files {

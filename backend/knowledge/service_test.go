@@ -263,3 +263,36 @@ func TestAddStoppedKeepsNoCopy(t *testing.T) {
 		t.Fatalf("the done file's copy went: %v", err)
 	}
 }
+
+// TestAddStoppedWhileIndexing: a Stop while a long file's chunks go into
+// the index stops there (it ran to the end and said "indexed": the
+// knowledge e2e's Stop of a 7 MB text file under load) and keeps nothing
+// of it: not listed, no chunk found, no library copy.
+func TestAddStoppedWhileIndexing(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	s := New(dir, Options{})
+	defer s.Close()
+	var b strings.Builder
+	for i := 0; i < 6000; i++ {
+		fmt.Fprintf(&b, "Note %d: the pump %d in hall %d was checked and its seal replaced.\n", i, i%97, i%13)
+	}
+	big := write(t, src, "big.txt", b.String())
+	ctx, cancel := context.WithCancel(context.Background())
+	res, err := s.Add(ctx, "a1", []string{big}, func(p Progress) {
+		if p.Stage == "indexing" {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || len(res) != 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if files, _ := s.List("a1"); len(files) != 0 {
+		t.Fatalf("kept %+v", files)
+	}
+	if hits, _ := s.Search(context.Background(), "a1", "pump seal", "", 5); len(hits) != 0 {
+		t.Fatalf("chunks of the stopped file are found: %d", len(hits))
+	}
+	if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("%x", sha256.Sum256([]byte(b.String()))))); !os.IsNotExist(err) {
+		t.Fatalf("the stopped file's library copy stayed (%v)", err)
+	}
+}

@@ -29,7 +29,8 @@ type Runtime struct {
 
 // Dirs are the folders searched for the builds, in order: $REHOME_LLAMA_DIR,
 // beside the rehome binary's lib folder (a tarball or /usr), and the
-// package's /usr/lib/rehome.
+// package's /usr/lib/rehome. After them, the build cache of `make llama`
+// (CacheDir).
 func Dirs() []string {
 	var dirs []string
 	if d := os.Getenv("REHOME_LLAMA_DIR"); d != "" {
@@ -41,18 +42,51 @@ func Dirs() []string {
 	return append(dirs, "/usr/lib/rehome")
 }
 
-// find returns the first executable called name: $env, else in Dirs.
+// find returns the first executable called name: $env, else in Dirs,
+// else the newest build `make llama` left in the build cache.
 func find(env, name string) string {
 	if p := os.Getenv(env); p != "" {
 		return p
 	}
 	for _, d := range Dirs() {
-		p := filepath.Join(d, name)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		if p := filepath.Join(d, name); executable(p) {
 			return p
 		}
 	}
-	return ""
+	return cached(name)
+}
+
+func executable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+}
+
+// CacheDir is where build/llm/llama-server.sh (`make llama`) keeps its
+// builds: $REHOME_CACHE, else /var/cache/rehome.
+func CacheDir() string {
+	if d := os.Getenv("REHOME_CACHE"); d != "" {
+		return d
+	}
+	return "/var/cache/rehome"
+}
+
+// cached returns the newest build called name in CacheDir: the script
+// keeps each as <name>-<commit>-<key>/llama-server, so that `make run`
+// from a clone runs a carried model with the server `make llama` built.
+func cached(name string) string {
+	dirs, _ := filepath.Glob(filepath.Join(CacheDir(), name+"-*"))
+	best, newest := "", time.Time{}
+	for _, d := range dirs {
+		rest := strings.TrimPrefix(filepath.Base(d), name+"-")
+		if name == "llama-server" && strings.HasPrefix(rest, "vulkan-") {
+			continue // the Vulkan build's folder, not the CPU one's
+		}
+		p := filepath.Join(d, "llama-server")
+		if st, err := os.Stat(p); err == nil && executable(p) && st.ModTime().After(newest) {
+			best, newest = p, st.ModTime()
+		}
+	}
+	return best
 }
 
 // Find picks the runtime: the Vulkan build when it lists a Vulkan device
@@ -62,7 +96,7 @@ func Find(ctx context.Context) (Runtime, error) {
 	cpu := find("REHOME_LLAMA_SERVER", "llama-server")
 	vk := find("REHOME_LLAMA_SERVER_VULKAN", "llama-server-vulkan")
 	if cpu == "" && vk == "" {
-		return Runtime{}, fmt.Errorf("%w: rehome's package installs it in /usr/lib/rehome (or set REHOME_LLAMA_DIR to the folder holding llama-server); from a clone, `make llama` builds it", ErrNoRuntime)
+		return Runtime{}, fmt.Errorf("%w: rehome's package installs it in /usr/lib/rehome (or set REHOME_LLAMA_DIR to the folder holding llama-server); from a clone, `make llama` builds it into "+CacheDir()+", where rehome finds it", ErrNoRuntime)
 	}
 	why := ""
 	if vk != "" {

@@ -12,8 +12,9 @@ import (
 // speed estimate assumes: what a desktop's dual-channel DDR4 or DDR5
 // delivers to llama.cpp in practice. Decoding reads every active weight
 // once per token, so a model runs at about this many bytes per second
-// divided by the bytes of its weights.
-const CPUBandwidth = 20e9
+// divided by the bytes of its weights. It is the low end of the range the
+// Hardware screen's estimate gives (models.CPUSpeed).
+const CPUBandwidth = models.CPUBandwidthLow
 
 // fitQuant is the quantization Ollama's library tags hold (Q4_K_M).
 const fitQuant = "Q4_K_M"

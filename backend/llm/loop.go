@@ -398,7 +398,11 @@ func (l *Loop) Ask(ctx context.Context, question string) *Transcript {
 		tu.Stats = statsOf(reply, time.Since(began))
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+				// Stopped while the model wrote: the part that came is the
+				// answer, kept and shown as stopped (a half-written tool
+				// call is not run, and stays in its turn).
 				t.Stopped, t.Note = StopCanceled, "Stopped by the user."
+				t.Answer = tu.Text
 				return t
 			}
 			// A model the server will not give tools (Ollama: "… does

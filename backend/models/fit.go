@@ -148,6 +148,9 @@ type FitResult struct {
 	MaxContextIn string   `json:"max_context_in"` // "vram" or "ram"
 	Machine      Machine  `json:"machine"`
 	Notes        []string `json:"notes"`
+	// CPUSpeed estimates tokens/s when the model runs on the CPU alone
+	// (verdict "cpu"), from the bytes a token reads; absent otherwise.
+	CPUSpeed *CPUSpeed `json:"cpu_speed,omitempty"`
 }
 
 // Fit estimates model m at quantization q on machine mach.
@@ -166,6 +169,7 @@ func FitLayout(m Model, l Layout, opts Options, mach Machine) (FitResult, error)
 	}
 	r := evaluate(m, l, opts, mach)
 	r.Terms = terms(m, l, opts, r, mach)
+	r.CPUSpeed = cpuSpeed(m, r)
 	r.MaxContext, r.MaxContextIn = maxContext(m, l, opts, mach)
 	if opts.Context > m.MaxContext {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d tokens is beyond the %d the model was trained for: quality drops past it unless rope scaling is configured.", opts.Context, m.MaxContext))
@@ -347,6 +351,7 @@ func quickFit(m Model, q string, opts Options, mach Machine) (FitResult, error) 
 	}
 	r := evaluate(m, l, opts, mach)
 	r.Terms = terms(m, l, opts, r, mach)
+	r.CPUSpeed = cpuSpeed(m, r)
 	return r, nil
 }
 
@@ -478,39 +483,7 @@ func Best(all []Model, mach Machine, ctx, n int) []Pick {
 	}
 	var picks []Pick
 	for _, m := range all {
-		var best *Pick
-		for _, q := range bestQuants {
-			if !containsFold(m.Quants, q) {
-				continue
-			}
-			c := min(ctx, m.MaxContext)
-			r, err := quickFit(m, q, Options{Context: c}, mach)
-			if err != nil || r.Verdict != want {
-				continue
-			}
-			// Leave room for the desktop and other programs on a GPU.
-			if want == VerdictGPU && float64(r.VRAMNeededBytes) > bestHeadroom*float64(mach.VRAMBytes) {
-				continue
-			}
-			active := float64(r.WeightsBytes) * float64(m.ParamsActive) / float64(m.ParamsText)
-			if want == VerdictCPU && active > cpuMaxRead {
-				continue
-			}
-			eff := float64(m.ParamsText)
-			if m.MoE() {
-				eff = math.Sqrt(float64(m.ParamsText) * float64(m.ParamsActive))
-			}
-			score := eff / 1e9 * schemes[q].quality
-			why := fmt.Sprintf("needs %s of %s", bytesize.Format(r.VRAMNeededBytes), describeBudget(mach))
-			if want == VerdictCPU {
-				why = fmt.Sprintf("needs %s of %s", bytesize.Format(r.RAMNeededBytes), describeBudget(mach))
-				score /= 1 + active/4e9
-				why += fmt.Sprintf("; reads about %.1f GB per token", active/1e9)
-			}
-			if best == nil || score > best.Score {
-				best = &Pick{Model: m, Result: r, Score: score, Why: why}
-			}
-		}
+		best := bestOf(m, mach, min(ctx, m.MaxContext), want)
 		if best != nil {
 			// The chosen one gets the full estimate, notes and all.
 			if full, err := Fit(best.Model, best.Result.Quant, Options{Context: best.Result.Context}, mach); err == nil {
@@ -527,6 +500,67 @@ func Best(all []Model, mach Machine, ctx, n int) []Pick {
 		picks[i].Rank = i + 1
 	}
 	return picks
+}
+
+// bestOf is m at its best quantization for mach, or nil when none runs
+// well. Its reason names the figures, and, when the fit table (which
+// shows the best quantization that fits) gives another one, why not
+// that one: too slow on a CPU, too little VRAM left on a GPU.
+func bestOf(m Model, mach Machine, c int, want string) *Pick {
+	var best *Pick
+	var top *FitResult // the first quantization that fits: the table's
+	for _, q := range bestQuants {
+		if !containsFold(m.Quants, q) {
+			continue
+		}
+		r, err := quickFit(m, q, Options{Context: c}, mach)
+		if err != nil || r.Verdict != want {
+			continue
+		}
+		if top == nil {
+			top = &r
+		}
+		// Leave room for the desktop and other programs on a GPU.
+		if want == VerdictGPU && float64(r.VRAMNeededBytes) > bestHeadroom*float64(mach.VRAMBytes) {
+			continue
+		}
+		active := readPerToken(m, r.WeightsBytes)
+		if want == VerdictCPU && active > cpuMaxRead {
+			continue
+		}
+		eff := float64(m.ParamsText)
+		if m.MoE() {
+			eff = math.Sqrt(float64(m.ParamsText) * float64(m.ParamsActive))
+		}
+		score := eff / 1e9 * schemes[q].quality
+		why := fmt.Sprintf("needs %s of %s", bytesize.Format(r.VRAMNeededBytes), describeBudget(mach))
+		if want == VerdictCPU {
+			why = fmt.Sprintf("needs %s of %s", bytesize.Format(r.RAMNeededBytes), describeBudget(mach))
+			score /= 1 + active/4e9
+			why += fmt.Sprintf("; reads about %.1f GB per token: %s", active/1e9, r.CPUSpeed.Words())
+		}
+		if best == nil || score > best.Score {
+			best = &Pick{Model: m, Result: r, Score: score, Why: why}
+		}
+	}
+	if best != nil && top != nil && top.Quant != best.Result.Quant {
+		best.Why += "; " + whyNotTop(m, *top, mach)
+	}
+	return best
+}
+
+// whyNotTop says why the best quantization that fits is not the one
+// recommended.
+func whyNotTop(m Model, top FitResult, mach Machine) string {
+	if top.CPUSpeed != nil {
+		return fmt.Sprintf("%s fits too (%s), at a higher quality, but reads %.1f GB per token: %s",
+			top.Quant, bytesize.Format(top.RAMNeededBytes), readPerToken(m, top.WeightsBytes)/1e9, top.CPUSpeed.Words())
+	}
+	if float64(top.VRAMNeededBytes) <= bestHeadroom*float64(mach.VRAMBytes) {
+		return fmt.Sprintf("%s fits too (%s), at a lower score for its size", top.Quant, bytesize.Format(top.VRAMNeededBytes))
+	}
+	return fmt.Sprintf("%s fits too (%s) but would leave less than %d%% of the %s free for the desktop and other programs",
+		top.Quant, bytesize.Format(top.VRAMNeededBytes), int(math.Round((1-bestHeadroom)*100)), describeBudget(mach))
 }
 
 func describeBudget(m Machine) string {

@@ -82,7 +82,7 @@ Architecture: amd64
 Maintainer: rehome developers <rehome@users.noreply.github.com>
 Installed-Size: $size
 Depends: $shlibs, podman (>= 4.3), runc, conmon, uidmap, slirp4netns | passt, catatonit | tini | dumb-init, kiwix-tools
-Recommends: rehome-sandbox-image (= $image_version), fuse-overlayfs, dbus-user-session, pci.ids, mesa-vulkan-drivers
+Recommends: rehome-sandbox-image (= $image_version), fuse-overlayfs, dbus-user-session, pci.ids, mesa-vulkan-drivers, fonts-noto-cjk
 Section: science
 Priority: optional
 Description: move custom GPTs to local models, with a local Code Interpreter

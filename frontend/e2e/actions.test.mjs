@@ -81,7 +81,15 @@ test('Actions: add with a key, Test, the confirmation dialog denies then allows'
   assert.match(await page.getByTestId('action-confirm-args').innerText(), /"sku": "A1"/);
   assert.equal(await page.getByTestId('action-always').count(), 0, 'Always allow offered for a consequential call');
   await page.screenshot({ path: join(artifacts, 'browser-action-confirm.png') });
-  await page.getByTestId('action-deny').click();
+  // Keyboard safety: the dialog has the focus (on Deny), Tab and
+  // Shift+Tab stay inside it, and Esc answers Deny.
+  const focused = () => page.evaluate(() => ({ id: document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName, inside: !!document.activeElement?.closest('[data-testid=action-confirm]') }));
+  assert.deepEqual(await focused(), { id: 'action-deny', inside: true });
+  for (const k of ['Tab', 'Tab', 'Tab', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) {
+    await page.keyboard.press(k);
+    assert.ok((await focused()).inside, `${k} left the dialog for ${(await focused()).id}`);
+  }
+  await page.keyboard.press('Escape');
   await op('placeOrder').getByTestId('operation-result').filter({ hasText: 'declined' }).waitFor();
   assert.ok(!hits.some((h) => h.startsWith('POST')), `a denied POST was sent: ${hits}`);
 

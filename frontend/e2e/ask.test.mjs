@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { startServe, launchBrowser, artifacts, recordedOllama, testdata, chosenModel } from './harness.mjs';
+import { startServe, launchBrowser, artifacts, recordedOllama, testdata, chosenModel, serverField } from './harness.mjs';
 
 let srv, browser, model;
 
@@ -46,7 +46,7 @@ test('a question about a CSV comes back answered, with its plot, from a recorded
   }
 
   const url = `http://127.0.0.1:${model.address().port}/v1`;
-  await page.getByTestId('ask-server-url').fill(url);
+  await (await serverField(page)).fill(url);
   await page.getByTestId('ask-server-url').press('Enter');
   await page.waitForFunction(() => document.querySelector('[data-testid=ask-model]')?.textContent?.includes('qwen2.5:7b'));
   assert.equal(await chosenModel(page, `${url}|qwen2.5:7b`), `${url}|qwen2.5:7b`, 'the tool-calling model is chosen');
@@ -92,7 +92,7 @@ test('two dropped CSVs, two cells in one session: the second uses what the first
     await page.evaluate(() => (location.hash = '#/ask'));
     await page.getByTestId('ask-new').click();
     const url = `http://127.0.0.1:${state.address().port}/v1`;
-    await page.getByTestId('ask-server-url').fill(url);
+    await (await serverField(page)).fill(url);
     await page.getByTestId('ask-server-url').press('Enter');
     await page.waitForFunction(() => document.querySelector('[data-testid=ask-model]')?.textContent?.includes('qwen2.5:7b'));
 
@@ -151,7 +151,7 @@ test("an assistant's default model: made default on the screen, chosen again wit
     await page.goto(srv.url);
     await page.evaluate(() => (location.hash = '#/ask'));
     const url = `http://127.0.0.1:${ollama.address().port}/v1`;
-    await page.getByTestId('ask-server-url').fill(url);
+    await (await serverField(page)).fill(url);
     await page.getByTestId('ask-server-url').press('Enter');
     await page.waitForFunction(() => document.querySelector('[data-testid=ask-model]')?.textContent?.includes('gemma2:2b'));
     await page.getByTestId('ask-assistant').selectOption(as.id);

@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServe, launchBrowser, artifacts, startLlama, testdata, chosenModel } from './harness.mjs';
+import { startServe, launchBrowser, artifacts, startLlama, testdata, chosenModel, serverField } from './harness.mjs';
 
 let srv, browser, llama, why;
 
@@ -42,7 +42,7 @@ test('a question about a CSV comes back answered, with its plot, from the real l
   await page.evaluate(() => (location.hash = '#/ask'));
   await page.getByTestId('ask-input').waitFor();
 
-  await page.getByTestId('ask-server-url').fill(llama.url);
+  await (await serverField(page)).fill(llama.url);
   await page.getByTestId('ask-server-url').press('Enter');
   await page.waitForFunction(() => document.querySelector('[data-testid=ask-model]')?.textContent?.includes('rehome-tiny'));
   assert.equal(await chosenModel(page, `${llama.url}|rehome-tiny`), `${llama.url}|rehome-tiny`);

@@ -123,7 +123,7 @@ test('import the Assistants API list: every assistant, reported one by one', asy
   const items = page.getByTestId('import-item');
   assert.equal(await items.count(), 4);
   const texts = await items.allInnerTexts();
-  assert.ok(texts.some((t) => /Imported “My Assistant” \(asst_abc456\).*2 file\(s\) still on OpenAI/s.test(t) && /vs_abc123/.test(t)), texts.join(' | '));
+  assert.ok(texts.some((t) => /Imported “My Assistant” \(asst_abc456\).*2 files still on OpenAI/s.test(t) && /vs_abc123/.test(t)), texts.join(' | '));
   assert.ok(texts.some((t) => /Imported “Untitled assistant \(asst_abc789\)”/.test(t) && /name: null/.test(t)), texts.join(' | '));
   assert.ok(texts.some((t) => /Not imported: “Broken Export” \(asst_abc000\): instructions: expected a string, got number/.test(t)), texts.join(' | '));
   assert.equal(await page.locator('[data-testid="import-item"][data-imported="false"]').count(), 1);

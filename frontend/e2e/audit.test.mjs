@@ -150,7 +150,7 @@ test('the Audit screen: import, three columns with reasons, verdict, across view
   await page.getByTestId('import-files').setInputFiles(kfile);
   await page.getByTestId('import-knowledge').filter({ hasText: 'notes.md' }).waitFor();
   await page.getByTestId('import-button').click();
-  await page.getByTestId('import-notice').filter({ hasText: 'Imported “Quarterly Numbers” with 1 knowledge file(s)' }).waitFor();
+  await page.getByTestId('import-notice').filter({ hasText: 'Imported “Quarterly Numbers” with 1 knowledge file' }).waitFor();
   assert.ok((await page.getByTestId('import-warning').count()) >= 2);
   const stored = await srv.call('ListAssistants');
   assert.equal(stored.length, 1);

@@ -143,6 +143,9 @@ test('this machine (CPU only on the build VM): its real CPU and RAM, and the fit
     if (report.cpu_only && memTotal < 128 * 1024 ** 3) {
       assert.equal(await verdictOf(page, 'llama-3.1-8b-instruct'), 'cpu');
       assert.equal(await verdictOf(page, 'qwen3-235b-a22b'), 'none');
+      // A CPU-only row says how fast, from the bytes a token reads (issue 31, item 9).
+      assert.match(await row(page, 'llama-3.1-8b-instruct').getByTestId('verdict').textContent(), /^CPU only · about [\d.]+–[\d.]+ tokens\/s$/);
+      if (table.best.length) assert.match(await page.getByTestId('best-item').first().textContent(), /tokens\/s/);
     }
     const items = page.getByTestId('best-item');
     assert.equal(await items.count(), table.best.length);
@@ -156,6 +159,7 @@ test('this machine (CPU only on the build VM): its real CPU and RAM, and the fit
     await bd.filter({ hasText: '2 (K and V) × 32 layers × 8192 tokens × 8 KV heads × 128 head dim × 2 bytes (f16)' }).waitFor();
     assert.equal((await bd.locator('[data-term="kv_cache"] td.num').textContent()).trim(), '1 GiB');
     assert.match(await bd.textContent(), /Weights \(Q4_K_M\)\s*4\.6 GiB/);
+    if (report.cpu_only) assert.match(await bd.getByTestId('cpu-speed').textContent(), /On the CPU alone: about .* tokens\/s — it reads about [\d.]+ GB per token; at 20 to 40 GB\/s/);
     await page.getByTestId('ctx-slider').fill('4'); // 32768
     await bd.filter({ hasText: '× 32768 tokens ×' }).waitFor();
     assert.equal((await bd.locator('[data-term="kv_cache"] td.num').textContent()).trim(), '4 GiB');

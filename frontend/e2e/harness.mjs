@@ -199,3 +199,13 @@ export async function chosenModel(page, want) {
     .catch(() => {});
   return page.getByTestId('ask-model').inputValue();
 }
+
+/**
+ * Ask's server field: offered when no model answers, else opened from the
+ * header's Servers… button (it is not in the header itself).
+ */
+export async function serverField(page) {
+  await page.waitForFunction(() => document.querySelector('[data-testid=ask-server-url]') || document.querySelector('[data-testid=ask-model]'));
+  if (!(await page.getByTestId('ask-server-url').count())) await page.getByTestId('ask-servers').click();
+  return page.getByTestId('ask-server-url');
+}

@@ -42,6 +42,13 @@ describe('helpers', () => {
     expect(proseOf({ text: "I will look.\n\n```python\nprint('x')\n```", cells: [c] })).toBe('I will look.');
     expect(proseOf({ text: 'No code here.' })).toBe('No code here.');
   });
+  it('says a stopped answer keeps the part that came', () => {
+    const t = liveTranscript('q');
+    t.stopped = 'canceled';
+    expect(stopLine(t)).toBe('Stopped.');
+    t.answer = 'South had the most';
+    expect(stopLine(t)).toBe('Stopped: the part of the answer that came is kept.');
+  });
   it('says why a question stopped', () => {
     const t = liveTranscript('q');
     t.stopped = 'loop';

@@ -121,7 +121,7 @@ export function stopLine(t: Transcript): string {
     case '':
       return '';
     case 'canceled':
-      return 'Stopped.';
+      return t.answer?.trim() ? 'Stopped: the part of the answer that came is kept.' : 'Stopped.';
     default:
       return t.note || t.error || t.stopped;
   }

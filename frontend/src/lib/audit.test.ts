@@ -129,9 +129,9 @@ describe('import helpers', () => {
     const bad = { index: 3, source_id: 'asst_abc000', name: 'Broken Export', imported: false, warnings: [], error: 'instructions: expected a string, got number' } as ImportItem;
     const rep = { list: true, items: [ok, bad], imported: 1, failed: 1, notes: [] };
     expect(importSummary(rep)).toBe('Imported 1 of the 2 assistants in the list; 1 could not be imported (see below).');
-    expect(importItemText(ok)).toBe('Imported “My Assistant” (asst_abc456): 0 knowledge file(s), 0 action(s), 2 file(s) still on OpenAI');
+    expect(importItemText(ok)).toBe('Imported “My Assistant” (asst_abc456): no knowledge files, no actions, 2 files still on OpenAI');
     expect(importItemText(bad)).toBe('Not imported: “Broken Export” (asst_abc000): instructions: expected a string, got number');
-    expect(importSummary({ list: false, items: [ok], imported: 1, failed: 0, notes: [] })).toBe('Imported “My Assistant” with 0 knowledge file(s).');
+    expect(importSummary({ list: false, items: [ok], imported: 1, failed: 0, notes: [] })).toBe('Imported “My Assistant” with no knowledge files.'); expect(importSummary({ list: false, items: [{ ...ok, assistant: { ...ok.assistant!, knowledge: [{}] } } as ImportItem], imported: 1, failed: 0, notes: [] })).toBe('Imported “My Assistant” with 1 knowledge file.');
     expect(importItemText({ ...bad, name: '', source_id: '' })).toBe('Not imported: “Item 4”: instructions: expected a string, got number');
   });
 });

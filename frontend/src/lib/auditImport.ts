@@ -5,6 +5,7 @@
 
 import { authHeaders } from './api';
 import type { assistant } from './gen/api.gen';
+import { plural } from './format';
 
 /** What became of one assistant of an imported file. */
 export type ImportItem = assistant.ImportItem;
@@ -64,7 +65,7 @@ export function importSummary(rep: ImportReport): string {
   if (!rep.list && rep.items.length === 1 && rep.items[0].assistant) {
     const a = rep.items[0].assistant;
     if (rep.items[0].updated) return `Updated “${a.name}”: it was imported before from the same GPT (${a.gizmo_id}).`;
-    return `Imported “${a.name}” with ${a.knowledge.length} knowledge file(s).`;
+    return `Imported “${a.name}” with ${plural(a.knowledge.length, 'knowledge file', 'knowledge files', 'no knowledge files')}.`;
   }
   const n = rep.items.length;
   const failed = rep.failed ? `; ${rep.failed} could not be imported (see below)` : '';
@@ -77,6 +78,6 @@ export function importItemText(it: ImportItem): string {
   const name = it.name || `Item ${it.index + 1}`;
   if (!it.imported) return `Not imported: “${name}”${src}: ${it.error ?? 'unknown error'}`;
   const a = it.assistant!;
-  const remote = a.remote_files?.length ? `, ${a.remote_files.length} file(s) still on OpenAI` : '';
-  return `Imported “${a.name}”${src}: ${a.knowledge.length} knowledge file(s), ${a.actions.length} action(s)${remote}`;
+  const remote = a.remote_files?.length ? `, ${plural(a.remote_files.length, 'file', 'files')} still on OpenAI` : '';
+  return `Imported “${a.name}”${src}: ${plural(a.knowledge.length, 'knowledge file', 'knowledge files', 'no knowledge files')}, ${plural(a.actions.length, 'action', 'actions', 'no actions')}${remote}`;
 }

@@ -36,3 +36,13 @@ describe('format', () => {
     expect(ago(undefined, now)).toBe('');
   });
 });
+
+describe('plural', async () => {
+  const { plural } = await import('./format');
+  it('says one and many apart, with the count written out', () => {
+    expect(plural(1, 'capability', 'capabilities')).toBe('1 capability');
+    expect(plural(3, 'capability', 'capabilities')).toBe('3 capabilities');
+    expect(plural(213583, 'token', 'tokens')).toBe('213,583 tokens');
+    expect(plural(0, 'knowledge file', 'knowledge files', 'no knowledge files')).toBe('no knowledge files');
+  });
+});

@@ -25,6 +25,12 @@ export function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
+/** "1 capability", "3 capabilities", "no knowledge files" (n written as count() does). */
+export function plural(n: number, one: string, many: string, none?: string): string {
+  if (n === 0 && none) return none;
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
 /** A rounded large count: "34.7 million", "12,400", "1.2 billion". */
 export function roughCount(n: number): string {
   if (n >= 1e9) return `${(Math.round(n / 1e8) / 10).toString()} billion`;

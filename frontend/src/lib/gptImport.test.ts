@@ -29,13 +29,13 @@ describe('GPT import words', () => {
       { tool: 'knowledge', kind: 'gpt_file', id: 'c', type: '' },
       { tool: 'knowledge', kind: 'gpt_file', id: 'd', type: 'text/plain', filled: 'abc' },
     ] as assistant.RemoteFile[];
-    expect(filesText(files)).toBe('3 file(s) to bring: 2 application/zip, 1 unknown type');
+    expect(filesText(files)).toBe('3 files to bring: 2 application/zip, 1 unknown type');
   });
   it('heads a preview with what will happen', () => {
     expect(gptHead(humanizer, true)).toBe('Adds “AI Humanizer” (g-2azCVmXdy)');
     expect(gptHead({ ...humanizer, updated: true }, false)).toBe('Updated “AI Humanizer” (g-2azCVmXdy)');
     expect(gptLines(humanizer)).toContain('Instructions: not in this record (the owner’s export has them)');
-    expect(gptLines(humanizer)[0]).toBe('Had: 1 action(s)');
+    expect(gptLines(humanizer)[0]).toBe('Had: 1 action');
     expect(hasGPTs([humanizer])).toBe(true);
   });
 });

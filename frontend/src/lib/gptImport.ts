@@ -2,6 +2,7 @@
 // an import and the per-GPT report after it. Pure, so tested beside.
 
 import type { assistant } from './gen/api.gen';
+import { plural } from './format';
 
 type Item = assistant.ImportItem;
 type Action = assistant.Action;
@@ -41,7 +42,7 @@ export function filesText(files: RemoteFile[]): string {
   const byType = new Map<string, number>();
   for (const f of open) byType.set(f.type || 'unknown type', (byType.get(f.type || 'unknown type') ?? 0) + 1);
   const parts = [...byType.entries()].sort().map(([t, n]) => `${n} ${t}`);
-  return `${open.length} file(s) to bring: ${parts.join(', ')}`;
+  return `${plural(open.length, 'file', 'files')} to bring: ${parts.join(', ')}`;
 }
 
 /** The lines that describe one GPT of a preview or a report. */
@@ -50,9 +51,9 @@ export function gptLines(it: Item): string[] {
   if (!a) return [];
   const lines: string[] = [];
   const caps = (a.capabilities ?? []).map((c) => capWords[c] ?? c);
-  if (a.actions?.length) caps.push(`${a.actions.length} action(s)`);
+  if (a.actions?.length) caps.push(plural(a.actions.length, 'action', 'actions'));
   lines.push(caps.length ? `Had: ${caps.join(', ')}` : 'Had no tools');
-  if (a.starters?.length) lines.push(`${a.starters.length} conversation starter(s)`);
+  if (a.starters?.length) lines.push(plural(a.starters.length, 'conversation starter', 'conversation starters'));
   lines.push(a.instructions?.trim() ? 'Instructions: included' : 'Instructions: not in this record (the owner’s export has them)');
   for (const ac of a.actions ?? []) lines.push('Action ' + actionAuthText(ac));
   const f = filesText(a.remote_files ?? []);

@@ -14,6 +14,7 @@ import {
   tokens,
   usedFraction,
   verdictShort,
+  speedWords,
 } from './hardware';
 
 const gpu = (over: Partial<GPU>): GPU => ({
@@ -58,6 +59,10 @@ describe('hardware helpers', () => {
     expect(verdictShort({ ...r, verdict: 'gpu' })).toBe('Fits in VRAM');
     expect(verdictShort({ ...r, verdict: 'gpu', machine: { ...r.machine, unified: true } })).toBe('Fits (unified)');
     expect(verdictShort({ ...r, verdict: 'none' })).toBe('Does not fit');
+    expect(verdictShort({ ...r, verdict: 'cpu' })).toBe('CPU only');
+    const cpu = { ...r, verdict: 'cpu', cpu_speed: { read_bytes: 14.9e9, low: 1.68, high: 3.36, basis: '' } } as FitResult;
+    expect(verdictShort(cpu)).toBe('CPU only · about 1.7–3.4 tokens/s');
+    expect(speedWords({ low: 12.4, high: 24.8 })).toBe('about 12–25 tokens/s');
   });
   it('steps the context slider', () => {
     expect(contextSteps[stepIndex(8192)]).toBe(8192);

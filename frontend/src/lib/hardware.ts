@@ -86,7 +86,14 @@ export const verdictLabels: Record<Verdict, string> = {
 export function verdictShort(r: FitResult): string {
   if (r.verdict === 'partial') return `${r.layers_on_gpu}/${r.layers} layers on GPU`;
   if (r.verdict === 'gpu' && r.machine.unified) return 'Fits (unified)';
+  if (r.verdict === 'cpu' && r.cpu_speed) return `CPU only · ${speedWords(r.cpu_speed)}`;
   return verdictLabels[r.verdict as Verdict] ?? r.verdict_text;
+}
+
+/** A CPU speed estimate in words: "about 1.7–3.4 tokens/s" (as Go's CPUSpeed.Words). */
+export function speedWords(s: { low: number; high: number }): string {
+  const n = (v: number) => (v >= 10 ? v.toFixed(0) : v.toFixed(1));
+  return `about ${n(s.low)}–${n(s.high)} tokens/s`;
 }
 
 /** Context lengths the slider steps through. */

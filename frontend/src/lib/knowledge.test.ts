@@ -14,7 +14,8 @@ describe('knowledge words', () => {
     expect(fileState(file({ state: 'failed', reason: 'not a PDF although named .pdf', chunks: 0 }))).toBe('not indexed: not a PDF although named .pdf');
   });
   it('says each step of an add', () => {
-    expect(stepWords({ index: 2, total: 3, file: 'manual.pdf', stage: 'reading' })).toBe('2 of 3: reading (in the sandbox for PDF and Office files) manual.pdf…');
+    expect(stepWords({ index: 2, total: 3, file: 'manual.pdf', stage: 'reading' })).toBe('2 of 3: reading (in the sandbox) manual.pdf…');
+    expect(stepWords({ index: 1, total: 3, file: 'statistics.html', stage: 'reading' })).toBe('1 of 3: reading statistics.html…');
     expect(stepWords({ index: 3, total: 3, file: 'x.md', stage: 'done' })).toBe('3 of 3: done x.md');
   });
   it('says whether embeddings rank too, and with which model', () => {

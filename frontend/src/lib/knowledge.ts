@@ -12,17 +12,21 @@ export function fileState(f: knowledge.File): string {
   return `indexed: ${parts.join(', ')}`;
 }
 
+const sandboxRead = /\.(pdf|docx?|pptx?|xlsx?|odt|odp|ods|rtf)$/i;
+
 const stages: Record<string, string> = {
   uploading: 'sending',
   copying: 'copying',
-  reading: 'reading (in the sandbox for PDF and Office files)',
+  reading: 'reading',
   indexing: 'indexing',
   done: 'done',
 };
 
 /** A step of an add in words: "2 of 3: reading manual.pdf…". */
 export function stepWords(p: { index: number; total: number; file: string; stage: string }): string {
-  const what = stages[p.stage] ?? p.stage;
+  let what = stages[p.stage] ?? p.stage;
+  // PDF and Office files are read in the sandbox; say so for those alone.
+  if (p.stage === 'reading' && sandboxRead.test(p.file)) what = 'reading (in the sandbox)';
   const tail = p.stage === 'done' ? '' : '…';
   return `${p.index} of ${p.total}: ${what} ${p.file}${tail}`;
 }

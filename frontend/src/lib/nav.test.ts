@@ -21,3 +21,14 @@ describe('the folded sidebar', () => {
     for (const s of shorts) expect(s.length).toBeLessThanOrEqual(5);
   });
 });
+
+describe('startScreen', async () => {
+  const { startScreen } = await import('./nav');
+  it('opens on the screen shown last, unless the address names one', () => {
+    expect(startScreen('', 'ask')).toBe('ask');
+    expect(startScreen('#/', 'settings')).toBe('settings');
+    expect(startScreen('#/hardware', 'ask')).toBe('hardware');
+    expect(startScreen('', null)).toBe('assistants');
+    expect(startScreen('', 'gone')).toBe('assistants');
+  });
+});

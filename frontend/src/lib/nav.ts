@@ -15,3 +15,18 @@ export function screenFromHash(hash: string): ScreenId {
   const id = hash.replace(/^#\/?/, '').split(/[/?]/)[0];
   return (screens.find((s) => s.id === id)?.id ?? 'assistants') as ScreenId;
 }
+
+/** Whether a hash names a screen (#/ask), not nothing or something unknown. */
+export function namesScreen(hash: string): boolean {
+  const id = hash.replace(/^#\/?/, '').split(/[/?]/)[0];
+  return screens.some((s) => s.id === id);
+}
+
+/**
+ * The screen the window opens on: the one a hash names (a link, a
+ * reload), else the one shown when it was last closed, else Assistants.
+ */
+export function startScreen(hash: string, kept: string | null): ScreenId {
+  if (namesScreen(hash)) return screenFromHash(hash);
+  return screenFromHash('#/' + (kept ?? ''));
+}

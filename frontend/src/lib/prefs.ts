@@ -1,5 +1,7 @@
 // Preferences of this UI that live in the browser (or the window's web
-// view): small choices about how screens behave, not data.
+// view): small choices about how screens behave, not data. Kept per data
+// folder (lib/storage.ts).
+import { readItem, writeItem } from './storage';
 
 const PREFIX = 'rehome.pref.';
 
@@ -19,9 +21,14 @@ export interface Prefs {
 
 const defaults: Prefs = { autoRun: true, theme: 'system', navCollapsed: false, outputHeight: 0 };
 
+/** Whether the user has made this choice (a default applies until then). */
+export function hasPref(key: keyof Prefs): boolean {
+  return readItem(PREFIX + key) !== null;
+}
+
 export function getPref<K extends keyof Prefs>(key: K): Prefs[K] {
   try {
-    const raw = localStorage.getItem(PREFIX + key);
+    const raw = readItem(PREFIX + key);
     if (raw === null) return defaults[key];
     return JSON.parse(raw) as Prefs[K];
   } catch {
@@ -30,9 +37,5 @@ export function getPref<K extends keyof Prefs>(key: K): Prefs[K] {
 }
 
 export function setPref<K extends keyof Prefs>(key: K, value: Prefs[K]): void {
-  try {
-    localStorage.setItem(PREFIX + key, JSON.stringify(value));
-  } catch {
-    // Storage full or disabled: the choice lasts until the page reloads.
-  }
+  writeItem(PREFIX + key, JSON.stringify(value));
 }

@@ -103,6 +103,12 @@ export namespace app {
     message?: string;
   }
 
+  export interface ConversationExport {
+    name: string;
+    text?: string;
+    path?: string;
+  }
+
   export interface FirstRun {
     items: app.FirstRunItem[];
     complete: boolean;
@@ -1385,6 +1391,13 @@ export namespace memory {
 
 /** Types of Go package rehome/backend/models. */
 export namespace models {
+  export interface CPUSpeed {
+    read_bytes: number;
+    low: number;
+    high: number;
+    basis: string;
+  }
+
   export interface FitResult {
     model_id: string;
     model_name: string;
@@ -1410,6 +1423,7 @@ export namespace models {
     max_context_in: string;
     machine: models.Machine;
     notes: string[];
+    cpu_speed?: models.CPUSpeed;
   }
 
   export interface Machine {
@@ -1930,6 +1944,7 @@ export const methods = [
   'RemoveLibrary',
   'RemoveMCPServer',
   'RenameConversation',
+  'RenderConversation',
   'ResetRunLimits',
   'RestartSession',
   'RunAudit',
@@ -1938,6 +1953,7 @@ export const methods = [
   'RunLimits',
   'SandboxHost',
   'SandboxStatus',
+  'SaveConversation',
   'SaveImage',
   'SaveOutput',
   'SearchConversations',
@@ -2341,6 +2357,10 @@ export function RenameConversation(id: string, title: string): Promise<llm.Conve
   return call<llm.Conversation>('RenameConversation', id, title);
 }
 
+export function RenderConversation(id: string, format: string): Promise<app.ConversationExport> {
+  return call<app.ConversationExport>('RenderConversation', id, format);
+}
+
 export function ResetRunLimits(): Promise<sandbox.Limits> {
   return call<sandbox.Limits>('ResetRunLimits');
 }
@@ -2371,6 +2391,10 @@ export function SandboxHost(): Promise<core.SandboxHost> {
 
 export function SandboxStatus(): Promise<sandbox.Status> {
   return call<sandbox.Status>('SandboxStatus');
+}
+
+export function SaveConversation(id: string, format: string, path: string): Promise<app.ConversationExport> {
+  return call<app.ConversationExport>('SaveConversation', id, format, path);
 }
 
 export function SaveImage(path: string): Promise<void> {
