@@ -36,6 +36,12 @@ func NewCalls(a *App) *Calls {
 	return &Calls{a: a, methods: m}
 }
 
+// Has says whether the App has a method of that name.
+func (c *Calls) Has(method string) bool {
+	_, ok := c.methods[method]
+	return ok
+}
+
 // Call calls the App's method by name with args (one JSON value each) and
 // returns its result. An unknown method is ErrNoMethod, arguments that do
 // not decode are ErrBadArguments, and a panic in the method is an error in

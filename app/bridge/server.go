@@ -213,6 +213,10 @@ func (s *server) call(w http.ResponseWriter, r *http.Request) {
 		writeReply(w, http.StatusRequestEntityTooLarge, callReply{Error: "request too large"})
 		return
 	}
+	if !s.calls.Has(name) { // before the arguments: a probe tells a missing method from a served one
+		writeReply(w, http.StatusNotFound, callReply{Error: fmt.Sprintf("no method %q", name)})
+		return
+	}
 	var raw []json.RawMessage
 	if len(strings.TrimSpace(string(body))) > 0 {
 		if err := json.Unmarshal(body, &raw); err != nil {

@@ -50,10 +50,14 @@ func (s *Server) end(ss *mcp.ServerSession) {
 	s.mu.Lock()
 	st := s.sessions[ss]
 	delete(s.sessions, ss)
+	if st != nil {
+		s.ending.Add(1)
+	}
 	s.mu.Unlock()
 	if st == nil {
 		return
 	}
+	defer s.ending.Done()
 	for _, x := range st.python {
 		x.Close(context.Background())
 	}
@@ -70,6 +74,7 @@ func (s *Server) closeAll() {
 	for _, ss := range all {
 		s.end(ss)
 	}
+	s.ending.Wait() // and those a disconnect began: their files are gone when it returns
 }
 
 func pythonTool(e *entry) *mcp.Tool {

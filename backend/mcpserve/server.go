@@ -43,6 +43,7 @@ type Server struct {
 	Notes []string
 
 	mu       sync.Mutex
+	ending   sync.WaitGroup // ends under way (a client's disconnect ends its session on the SDK's goroutine)
 	sessions map[*mcp.ServerSession]*session
 }
 
