@@ -15,7 +15,7 @@ import (
 // 200 printable characters a field and 32 controllers. On 2e30bb1 every
 // byte of it was kept and shown.
 func TestPodmanDescriptionIsBounded(t *testing.T) {
-	srv, err := hostilepodman.Start(shortTempDir(t), hostilepodman.Liar, 1<<20)
+	srv, err := hostilepodman.Start(hostilepodman.Dir(t), hostilepodman.Liar, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,15 +46,4 @@ func TestPodmanDescriptionIsBounded(t *testing.T) {
 	if st == nil || st.Size() > 64<<10 {
 		t.Fatalf("the cache folder's description: %v", st)
 	}
-}
-
-// shortTempDir is a folder with a short path (a unix socket's path must
-// fit in 108 bytes; t.TempDir's can be longer).
-func shortTempDir(t *testing.T) string {
-	d, err := os.MkdirTemp("/tmp", "hp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
 }

@@ -75,7 +75,7 @@ func TestHostilePodmanServiceIsBounded(t *testing.T) {
 	const bound = 256 << 20
 	for _, mode := range []hostilepodman.Mode{hostilepodman.Flood, hostilepodman.ErrorFlood} {
 		t.Run(string(mode), func(t *testing.T) {
-			srv, err := hostilepodman.Start(shortDir(t), mode, size)
+			srv, err := hostilepodman.Start(hostilepodman.Dir(t), mode, size)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func TestHostilePodmanServiceOverSSHIsBounded(t *testing.T) {
 			if mode == hostilepodman.Liar {
 				n = 1 << 20 // each field of its description, escapes among them
 			}
-			hp, err := hostilepodman.Start(shortDir(t), mode, n)
+			hp, err := hostilepodman.Start(hostilepodman.Dir(t), mode, n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,14 +168,4 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	l := lines[len(lines)-1]
 	return l[:min(len(l), 300)]
-}
-
-// shortDir is a folder whose path is short enough for a unix socket.
-func shortDir(t *testing.T) string {
-	d, err := os.MkdirTemp("/tmp", "hp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
 }

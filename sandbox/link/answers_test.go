@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,15 +14,6 @@ import (
 	"rehome/internal/testsupport/hostilepodman"
 )
 
-func shortTempDir(t *testing.T) string {
-	d, err := os.MkdirTemp("/tmp", "hp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-
 // A service that answers info one byte a second, for ever, is given up
 // on after AnswerTime (on 1c9eba1 the call waited for as long as the
 // caller's context, which doctor does not bound).
@@ -31,7 +21,7 @@ func TestPodmanAnswersAreBoundedInTime(t *testing.T) {
 	old := AnswerTime
 	AnswerTime = 2 * time.Second
 	defer func() { AnswerTime = old }()
-	srv, err := hostilepodman.Start(shortTempDir(t), hostilepodman.Trickle, 0)
+	srv, err := hostilepodman.Start(hostilepodman.Dir(t), hostilepodman.Trickle, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
