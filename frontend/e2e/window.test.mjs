@@ -145,7 +145,9 @@ async function waitScreen(log, screen, since = 0) {
     const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(since) : [];
     seen = lines.filter((l) => l.includes('"event":"screen shown"')).map((l) => JSON.parse(l));
     const hit = seen.find(
-      (e) => e.screen === screen && e.heading === want.heading && want.markers.every((m) => e.markers.split(',').includes(m)),
+      // The markers line is cut at its length; a marker with a field's place
+      // (e.fields) counts too, as xwin.mjs's waitScreen reads it.
+      (e) => e.screen === screen && e.heading === want.heading && want.markers.every((m) => e.markers.split(',').includes(m) || (e.fields && m in e.fields)),
     );
     if (hit) return hit;
     if (Date.now() > end)
