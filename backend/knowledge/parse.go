@@ -142,6 +142,9 @@ func (s *Service) parseInSandbox(ctx context.Context, path, format string) (Docu
 		}
 		return Document{}, &FileError{Err: sentinel, Words: v.Detail}
 	}
+	if format == "pdf" {
+		v.Sections = dropRunningLines(v.Sections) // running heads and feet (running.go)
+	}
 	return Document{Format: format, Pages: v.Pages, Sections: v.Sections}, nil
 }
 
