@@ -28,7 +28,8 @@ const (
 // at the same place on at least minRepeats pages (half the pages, for an
 // inner line); and a page number alone as a page's first or last
 // line, when at least minRepeats pages are numbered the same way (the
-// printed number the PDF's page plus one offset, or roman numerals).
+// printed number the PDF's page plus one offset, or roman numerals), and
+// a short line outside such a page number (a head's text beside it).
 // Only a page's outermost lines go: the first line that is not a running
 // one ends the cut, so the body is kept whole. A page left empty is
 // dropped.
@@ -56,9 +57,28 @@ func dropRunningLines(pages []Section) []Section {
 	out := make([]Section, 0, len(pages))
 	for _, p := range pages {
 		lines := strings.Split(p.Text, "\n")
-		lo, hi := cut(lines, func(line, at string) bool {
+		running := func(line, at string) bool {
 			k := placeKey(line, at, p.Page)
 			return k != "" && counts[at+"|"+k] >= need(at, k)
+		}
+		nb := nonBlank(lines)
+		lo, hi := cut(lines, func(line, at string) bool {
+			if running(line, at) {
+				return true
+			}
+			// The head's text beside its page number (Texinfo: "Chapter 3:
+			// Utilities", then "7"), which differs from chapter to chapter:
+			// a short line outside a page number that runs.
+			if len(nb) < 3 || len(line) > maxHead {
+				return false
+			}
+			switch at {
+			case "t0":
+				return isNumber(nb[1]) && running(nb[1], "t1")
+			case "b0":
+				return isNumber(nb[len(nb)-2]) && running(nb[len(nb)-2], "b1")
+			}
+			return false
 		})
 		p.Text = strings.Join(lines[lo:hi], "\n")
 		if strings.TrimSpace(p.Text) != "" {
@@ -86,6 +106,23 @@ func placeKey(line, at string, page int) string {
 	return strings.Join(strings.Fields(line), " ")
 }
 
+// maxHead bounds a running head's text beside its page number.
+const maxHead = 100
+
+// isNumber says whether a line is a page number alone.
+func isNumber(line string) bool { return isPageNumber(runningKey(line)) }
+
+// nonBlank returns a page's non-blank lines.
+func nonBlank(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // edge is a line near a page's top or bottom and its place there: "t0"
 // the first non-blank line, "b0" the last, "t1" the one after the first…
 type edge struct{ text, at string }
@@ -93,15 +130,10 @@ type edge struct{ text, at string }
 // edges returns the first and last edgeLines non-blank lines of a page,
 // each with its place.
 func edges(lines []string) []edge {
-	var nonBlank []string
-	for _, l := range lines {
-		if strings.TrimSpace(l) != "" {
-			nonBlank = append(nonBlank, l)
-		}
-	}
+	nb := nonBlank(lines)
 	var out []edge
-	for i := 0; i < edgeLines && i < len(nonBlank); i++ {
-		out = append(out, edge{nonBlank[i], fmt.Sprintf("t%d", i)}, edge{nonBlank[len(nonBlank)-1-i], fmt.Sprintf("b%d", i)})
+	for i := 0; i < edgeLines && i < len(nb); i++ {
+		out = append(out, edge{nb[i], fmt.Sprintf("t%d", i)}, edge{nb[len(nb)-1-i], fmt.Sprintf("b%d", i)})
 	}
 	return out
 }

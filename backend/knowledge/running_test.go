@@ -88,3 +88,25 @@ func TestRunningKey(t *testing.T) {
 		t.Errorf("numbering: %s", got)
 	}
 }
+
+// Texinfo's heads, as pdftotext reads libtasn1's manual: "Chapter 2:
+// ASN.1 structure handling", then the page number on a line of its own;
+// a chapter's first page its number alone. A chapter of two pages loses
+// its head too (its text is beside a page number that runs).
+func TestDropRunningLinesTexinfo(t *testing.T) {
+	words := []string{"tags", "sets", "choices", "strings", "files", "options", "values", "errors"}
+	heads := []string{"", "Chapter 2: ASN.1 structure handling", "Chapter 2: ASN.1 structure handling", "", "Chapter 3: Utilities", "Chapter 3: Utilities", "", "Chapter 4: Function reference"}
+	var pages []Section
+	for i, h := range heads {
+		top := fmt.Sprint(i + 1)
+		if h != "" {
+			top = h + "\n\n" + top
+		}
+		pages = append(pages, Section{Page: i + 4, Text: fmt.Sprintf("%s\n\nBody of page %d.\nIt is about %s.\n", top, i+4, words[i])})
+	}
+	for i, p := range dropRunningLines(pages) {
+		if want := fmt.Sprintf("Body of page %d.\nIt is about %s.", p.Page, words[i]); p.Text != want {
+			t.Errorf("page %d: %q, want %q", p.Page, p.Text, want)
+		}
+	}
+}

@@ -8,7 +8,8 @@
 // canvas's Stop, and the session keeps its variables. Without
 // llama-server: skipped.
 //
-// Screenshot: $ARTIFACTS/browser-canvas.png.
+// Screenshots: $ARTIFACTS/browser-canvas.png, browser-canvas-run.png,
+// browser-canvas-stopped.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -108,6 +109,7 @@ test('a code canvas runs in the conversation\'s sandbox session', async (t) => {
   assert.match(await page.getByTestId('canvas-run-line').innerText(), /cell 2 of the conversation's session · stopped/);
   assert.match(await page.getByTestId('canvas-stderr').innerText(), /KeyboardInterrupt/);
   assert.equal(await page.getByTestId('canvas-stop').count(), 0);
+  await page.screenshot({ path: join(artifacts, 'browser-canvas-stopped.png'), fullPage: true });
   await page.getByTestId('canvas-edit').click();
   await page.getByTestId('canvas-text').fill('print(x + 1)');
   await page.getByTestId('canvas-save').click();
