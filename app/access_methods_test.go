@@ -95,7 +95,7 @@ var pathAttacks = map[string]func(a *App, secret string) (any, error){
 // until the method has an attack in pathAttacks.
 var pathless = []string{
 	"BrowsingSettings", "SetBrowsingSettings", "Libraries", "RemoveLibrary", "SearchLibraries", "OpenArticle", "PickLibraryFile",
-	"CanvasDocs", "CanvasEdit", "CanvasRestore", "CanvasDiff", "CanvasRun",
+	"CanvasDocs", "CanvasEdit", "CanvasRestore", "CanvasDiff", "CanvasRun", "StopCanvasRun",
 	"MemoryList", "MemoryAdd", "MemoryEdit", "MemoryDelete", "MemoryImport", "MemoryUndo", "MemorySettings", "SetMemoryOff", "SetMemoryMode",
 	"Status", "UIReady", "LLMStatus", "LLMHint", "LLMHintFor", "SetAssistantModel", "StopAsk",
 	"ListConversations", "GetConversation", "ExportConversation", "RenderConversation", "DeleteConversation", "ShowConversation", "PickExport",

@@ -41,6 +41,7 @@ type App struct {
 	accessOnce sync.Once
 	access     *access // the files the user chose (access.go)
 	asks       askHolder
+	canvasRuns askHolder // the canvas code running, by conversation (canvas.go)
 	sessions   sessionHolder
 	confirms   confirmBox // action calls waiting for the user (actions.go)
 

@@ -1,6 +1,9 @@
 package app
 
 import (
+	"context"
+	"errors"
+
 	"rehome/backend/canvas"
 	"rehome/backend/core"
 )
@@ -30,7 +33,27 @@ func (a *App) CanvasDiff(conversationID, docID string, from, to int) (string, er
 
 // CanvasRun runs a code/python textdoc as the next cell of the
 // conversation's sandbox session, the one its answers use; its plots
-// come back inline.
+// come back inline. StopCanvasRun interrupts it: the result is what the
+// cell did until then, marked interrupted.
 func (a *App) CanvasRun(conversationID, docID string) (*core.CanvasRun, error) {
-	return a.core.Canvas().Run(a.ctx, core.CanvasRunRequest{ConversationID: conversationID, DocID: docID, InlinePlots: true, MakeRoom: a.evictSession})
+	ctx, cancel := context.WithCancel(a.ctx)
+	defer cancel()
+	if !a.canvasRuns.begin(conversationID, cancel) {
+		return nil, errors.New("this conversation's canvas is running: wait, or press Stop")
+	}
+	defer a.canvasRuns.end(conversationID)
+	return a.core.Canvas().Run(ctx, core.CanvasRunRequest{ConversationID: conversationID, DocID: docID, InlinePlots: true, MakeRoom: a.evictSession})
+}
+
+// StopCanvasRun interrupts the canvas code running in a conversation's
+// session (KeyboardInterrupt; the session and its variables stay).
+func (a *App) StopCanvasRun(conversationID string) error {
+	a.canvasRuns.mu.Lock()
+	cancel := a.canvasRuns.cancels[conversationID]
+	a.canvasRuns.mu.Unlock()
+	if cancel == nil {
+		return errors.New("no canvas code runs in that conversation")
+	}
+	cancel()
+	return nil
 }

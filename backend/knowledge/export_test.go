@@ -1,6 +1,9 @@
 package knowledge
 
-import "context"
+import (
+	"context"
+	"os"
+)
 
 // Helpers the bench (package knowledge_test) reaches in with.
 
@@ -57,4 +60,13 @@ func IndexChunks(path string, docs []ChunkDoc) error {
 		}
 	}
 	return nil
+}
+
+// ReadInSandbox is a file's text as the sandbox's parser reads it, before
+// rehome drops a PDF's running heads and feet.
+func (s *Service) ReadInSandbox(ctx context.Context, path, name string) (Document, error) {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return Document{}, err
+	}
+	return s.parseInSandbox(ctx, path, FormatOf(name))
 }

@@ -80,7 +80,11 @@ func (s *Service) parse(ctx context.Context, path, name string) (Document, error
 	case format == "":
 		return Document{}, fmt.Errorf("%w (%s): rehome indexes PDF, DOCX, PPTX, XLSX, HTML, Markdown, text, CSV/TSV, JSON and source code", ErrUnsupported, strings.ToLower(filepath.Ext(name)))
 	case sandboxFormats[strings.ToLower(filepath.Ext(name))] != "":
-		return s.parseInSandbox(ctx, path, format)
+		doc, err := s.parseInSandbox(ctx, path, format)
+		if err == nil && format == "pdf" {
+			doc.Sections = dropRunningLines(doc.Sections) // running heads and feet (running.go)
+		}
+		return doc, err
 	}
 	return parseText(path, format)
 }

@@ -2,12 +2,14 @@
 // `rehome serve`: a real PDF (a Debian manual) and a bad file dropped on
 // it are read in the real sandbox; each gets its result, the files are
 // searched and one is removed. No second copy stays behind in uploads/.
+// An answer from the files (a recorded Ollama wire calling file_search)
+// shows its search step and the Sources under it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServe, launchBrowser, openApp, artifacts } from './harness.mjs';
+import { startServe, launchBrowser, openApp, artifacts, recordedOllama, serverField } from './harness.mjs';
 
 // A real PDF from a Debian package (shared-mime-info, which GTK needs).
 const manual = '/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf';
@@ -138,6 +140,48 @@ test('Stop in the Knowledge section: the file says stopped, nothing half-kept, a
     assert.deepEqual((await srv.call('KnowledgeList', a.id)).map((f) => f.name), ['small.txt']);
     assert.deepEqual(page.jsErrors, []);
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an answer from the knowledge files shows its search step and its Sources', { timeout: 240000 }, async () => {
+  const a = await srv.call('CreateAssistant', { name: 'Kettle Helper', instructions: 'Answer from the guide.' });
+  const dir = mkdtempSync(join(tmpdir(), 'rehome-e2e-cite-'));
+  const guide = join(dir, 'guide.md');
+  writeFileSync(guide, '# Kettle care\n\nKeep the kettle dry.\n\n## Descaling\n\nDescale the kettle every four weeks with citric acid.\n\n## Warranty\n\nThe warranty lasts two years from the date of purchase. Batteries are covered for six months.\n');
+  const model = await recordedOllama('knowledge-tools');
+  await srv.call('DismissFirstRun'); // no sandbox is needed here: a checklist dialog would only cover the screen
+  try {
+    const page = await openApp(browser, srv.url, { hash: '#/assistants' });
+    await page.getByTestId('assistant-row').filter({ hasText: 'Kettle Helper' }).click();
+    await page.getByTestId('knowledge-panel').waitFor();
+    await page.getByTestId('knowledge-file-input').setInputFiles([guide]);
+    await page.locator('[data-testid=knowledge-file][data-name="guide.md"]').waitFor({ timeout: 120000 });
+
+    await page.evaluate(() => (location.hash = '#/ask'));
+    const url = `http://127.0.0.1:${model.address().port}/v1`;
+    await (await serverField(page)).fill(url);
+    await page.getByTestId('ask-server-url').press('Enter');
+    await page.waitForFunction((u) => [...document.querySelectorAll('[data-testid=ask-model] option')].some((o) => o.value === `${u}|qwen2.5:7b`), url);
+    await page.getByTestId('ask-assistant').selectOption(a.id);
+    await page.getByTestId('ask-model').selectOption(`${url}|qwen2.5:7b`);
+    await page.getByTestId('ask-input').fill('How long is the warranty?');
+    await page.getByTestId('ask-send').click();
+    await page.getByTestId('ask-answer').waitFor({ timeout: 120000 });
+    assert.match(await page.getByTestId('ask-answer').innerText(), /two years from the date of purchase/);
+    // The search is a step of its own, in words, with its passages inside.
+    const step = page.getByTestId('ask-search-step');
+    assert.equal(await step.count(), 1);
+    assert.match(await step.locator('summary').innerText(), /^Searched the knowledge files: \d+ passages? from 1 file$/);
+    await step.locator('summary').click();
+    assert.match(await step.innerText(), /guide\.md, Kettle care › Warranty/);
+    // Under the answer: the Sources it cites, in order (its [2] named no passage).
+    await page.getByTestId('ask-sources').waitFor();
+    assert.deepEqual(await page.getByTestId('ask-source').allInnerTexts(), ['guide.md, Kettle care › Warranty']);
+    await page.screenshot({ path: join(artifacts, 'browser-knowledge-answer.png') });
+    assert.deepEqual(page.jsErrors, []);
+  } finally {
+    model.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -1976,6 +1976,7 @@ export const methods = [
   'StartSession',
   'Status',
   'StopAsk',
+  'StopCanvasRun',
   'StopCarriedModel',
   'StopRun',
   'StopSession',
@@ -2483,6 +2484,10 @@ export function Status(): Promise<app.StatusInfo> {
 
 export function StopAsk(conversationID: string): Promise<void> {
   return call<void>('StopAsk', conversationID);
+}
+
+export function StopCanvasRun(conversationID: string): Promise<void> {
+  return call<void>('StopCanvasRun', conversationID);
 }
 
 export function StopCarriedModel(name: string): Promise<void> {
