@@ -68,9 +68,17 @@ func MachineFrom(r hardware.Report) Machine {
 	case unified:
 		m.Description = fmt.Sprintf("this machine: %s of unified memory usable by the GPU, %s RAM in all", bytesize.Format(vram), bytesize.Format(r.Memory.TotalBytes))
 	default:
-		m.Description = fmt.Sprintf("this machine: %s VRAM on %d GPU(s), %s RAM", bytesize.Format(vram), n, bytesize.Format(r.Memory.TotalBytes))
+		m.Description = fmt.Sprintf("this machine: %s VRAM on %s, %s RAM", bytesize.Format(vram), gpuCount(n), bytesize.Format(r.Memory.TotalBytes))
 	}
 	return m
+}
+
+// gpuCount says "1 GPU", "2 GPUs" (not "GPU(s)").
+func gpuCount(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%d GPUs", n)
 }
 
 // ManualMachine is a machine given by hand ("24GiB" of VRAM on one GPU).
@@ -84,7 +92,7 @@ func ManualMachine(vram, ram int64, gpus int, unified bool) Machine {
 	if gpus == 0 {
 		m.Description = fmt.Sprintf("planned: CPU only, %s RAM", bytesize.Format(ram))
 	} else {
-		m.Description = fmt.Sprintf("planned: %s VRAM on %d GPU(s), %s RAM", bytesize.Format(vram), gpus, bytesize.Format(ram))
+		m.Description = fmt.Sprintf("planned: %s VRAM on %s, %s RAM", bytesize.Format(vram), gpuCount(gpus), bytesize.Format(ram))
 	}
 	return m
 }
@@ -428,7 +436,7 @@ func terms(m Model, l Layout, o Options, r FitResult, mach Machine) []Term {
 		fmt.Sprintf("4 bytes × %d-token batch × (%d vocab + %s + 2 × %d hidden): llama.cpp's activations with flash attention", UBatch, m.VocabSize, ff, m.HiddenSize)}
 	over := Term{"overhead", "Runtime overhead", r.OverheadBytes, "256 MiB: the runtime, tokenizer and host buffers (no GPU)"}
 	if mach.GPUs > 0 && mach.VRAMBytes > 0 {
-		over.Formula = fmt.Sprintf("512 MiB × %d GPU(s): driver context (CUDA, ROCm or Metal) and allocator slack", mach.GPUs)
+		over.Formula = fmt.Sprintf("512 MiB × %s: driver context (CUDA, ROCm or Metal) and allocator slack", gpuCount(mach.GPUs))
 	}
 	out := []Term{weights, kv, compute, over}
 	if r.VisionBytes > 0 {

@@ -266,6 +266,13 @@ func TestManualMachine(t *testing.T) {
 	if m.GPUs != 1 || !m.ByHand || !strings.Contains(m.Description, "24 GiB VRAM") {
 		t.Errorf("%+v", m)
 	}
+	// Counted in words, not "GPU(s)" (issue 31's broken details).
+	if d := m.Description; d != "planned: 24 GiB VRAM on 1 GPU, 64 GiB RAM" {
+		t.Errorf("description %q", d)
+	}
+	if d := ManualMachine(48*gib, 64*gib, 2, false).Description; d != "planned: 48 GiB VRAM on 2 GPUs, 64 GiB RAM" {
+		t.Errorf("description %q", d)
+	}
 	if c := ManualMachine(0, 64*gib, 2, false); c.GPUs != 0 {
 		t.Errorf("no VRAM but %d GPUs", c.GPUs)
 	}

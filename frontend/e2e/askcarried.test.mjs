@@ -60,8 +60,15 @@ test('a new conversation with a carried model shows the model starting, then the
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(srv.url);
+  // Hardware lists it with its size said once ("42.8 MiB GiB" was issue 31's).
+  await page.evaluate(() => (location.hash = '#/hardware'));
+  const row = await page.getByTestId('carried-model').first().innerText();
+  assert.match(row, / · [\d.]+ (KiB|MiB|GiB) · \d+ layers · /, row);
+  assert.doesNotMatch(row, /iB GiB/, row);
   await page.evaluate(() => (location.hash = '#/ask'));
   await page.getByTestId('ask-input').waitFor();
+  // No file yet: the box does not say "your file" (issue 31).
+  assert.equal(await page.getByTestId('ask-input').getAttribute('placeholder'), 'Ask a question…');
   // The carried model is offered: a "server" with no URL that rehome starts.
   await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=ask-model] option')].some((o) => o.value === '|tiny'));
   assert.match(await page.locator('[data-testid=ask-model] option[value="|tiny"]').innerText(), /tiny · carried model, started by rehome/);
@@ -77,6 +84,7 @@ test('a new conversation with a carried model shows the model starting, then the
   });
   await page.setInputFiles('[data-testid=ask-file-input]', join(testdata, 'sales.csv'));
   await page.getByText('sales.csv').first().waitFor();
+  assert.equal(await page.getByTestId('ask-input').getAttribute('placeholder'), 'Ask about your file…');
   await page.getByTestId('ask-input').fill('Which region had the most revenue?');
   await page.getByTestId('ask-send').click();
   await page.getByTestId('ask-answer').waitFor({ timeout: 240000 });

@@ -105,6 +105,10 @@ test('Stop keeps the part of the answer that came, Esc stops, and Stop does not 
   await answer.waitFor({ timeout: 20000 });
   assert.match(await answer.innerText(), /^South sold the most, word1 word2 word3/);
   assert.equal(await page.getByTestId('ask-stop').innerText(), 'Stopped: the part of the answer that came is kept.');
+  // The stats line (a stopped answer has its time) does not overlap "Stopped." (issue 31).
+  const statsAt = await page.getByTestId('ask-stats').last().boundingBox();
+  const stoppedAt = await box(page, 'ask-stop');
+  assert.ok(statsAt && (statsAt.y + statsAt.height <= stoppedAt.y + 0.5 || stoppedAt.y + stoppedAt.height <= statsAt.y + 0.5), `stats ${JSON.stringify(statsAt)} overlap Stopped ${JSON.stringify(stoppedAt)}`);
   // Kept in the conversation, marked stopped.
   const [c] = await srv.call('ListConversations', 10);
   const kept = await srv.call('GetConversation', c.id);
@@ -168,4 +172,39 @@ test('at 900×620 the Ask header is one row and the question box is in view', as
   await page.screenshot({ path: join(artifacts, 'browser-askflow-900.png') });
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('an empty start shows the first path; an assistant made meanwhile is in Ask without a restart; each screen opens at its top', async () => {
+  const fresh = await startServe();
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  try {
+    await page.goto(fresh.url);
+    // Get a model, move your GPT, ask: the three steps of Start here.
+    const start = page.getByTestId('start-here');
+    await start.waitFor();
+    for (const id of ['start-model', 'start-gpt', 'start-ask']) assert.equal(await start.getByTestId(id).count(), 1, id);
+    assert.match(await start.getByTestId('start-gpt').innerText(), /Import a GPT/);
+
+    // Ask opened once, an assistant made elsewhere, Ask shown again: it is there, its starters too.
+    await page.getByTestId('nav-ask').click();
+    await page.getByTestId('ask-input').waitFor();
+    const a = await fresh.call('CreateAssistant', { name: 'Late Analyst', starters: ['Which month was best?'] });
+    await page.getByTestId('nav-assistants').click();
+    await page.getByTestId('nav-ask').click();
+    await page.waitForFunction((id) => [...document.querySelectorAll('[data-testid=ask-assistant] option')].some((o) => o.value === id), a.id);
+    await page.getByTestId('ask-assistant').selectOption(a.id);
+    await page.getByRole('button', { name: 'Which month was best?' }).waitFor();
+
+    // Settings scrolled down, then Hardware: Hardware opens at its top.
+    await page.getByTestId('nav-settings').click();
+    await page.getByTestId('verify-isolation').waitFor();
+    await page.evaluate(() => (document.querySelector('main').scrollTop = 600));
+    assert.ok((await page.evaluate(() => document.querySelector('main').scrollTop)) > 0, 'Settings did not scroll');
+    await page.getByTestId('nav-hardware').click();
+    await page.waitForFunction(() => location.hash === '#/hardware');
+    assert.equal(await page.evaluate(() => document.querySelector('main').scrollTop), 0);
+  } finally {
+    await page.close();
+    await fresh.stop();
+  }
 });

@@ -177,7 +177,7 @@ test('this machine (CPU only on the build VM): its real CPU and RAM, and the fit
     await page.getByTestId('plan-toggle').check();
     await page.getByTestId('plan-vram').fill('24');
     await page.getByTestId('plan-ram').fill('64');
-    await page.getByTestId('fit-machine').filter({ hasText: 'planned: 24 GiB VRAM on 1 GPU(s), 64 GiB RAM' }).waitFor();
+    await page.getByTestId('fit-machine').filter({ hasText: 'planned: 24 GiB VRAM on 1 GPU, 64 GiB RAM' }).waitFor();
     await row(page, 'llama-3.3-70b-instruct').and(page.locator('[data-verdict="partial"]')).waitFor();
     assert.equal(await verdictOf(page, 'llama-3.1-8b-instruct'), 'gpu');
     assert.match(await row(page, 'llama-3.3-70b-instruct').getByTestId('verdict').textContent(), /^\d+\/80 layers on GPU$/);
@@ -234,7 +234,7 @@ test('a desktop with an RTX 3090: one VRAM bar, measured by nvidia-smi', async (
     await row(page, 'qwen2.5-32b-instruct').waitFor();
     assert.equal(await verdictOf(page, 'qwen2.5-32b-instruct'), 'gpu');
     assert.equal(await verdictOf(page, 'llama-3.3-70b-instruct'), 'partial');
-    await page.getByTestId('fit-machine').filter({ hasText: 'this machine: 24 GiB VRAM on 1 GPU(s)' }).waitFor();
+    await page.getByTestId('fit-machine').filter({ hasText: 'this machine: 24 GiB VRAM on 1 GPU' }).waitFor();
     await row(page, 'llama-3.3-70b-instruct').locator('button.link').click();
     await page.getByTestId('fit-breakdown').filter({ hasText: 'layers offloaded to the GPU' }).waitFor();
     await shot(page, 'browser-hardware-rtx3090.png');
@@ -254,8 +254,12 @@ test('a server with two L4s and BMC graphics, without pci.ids', async () => {
     assert.equal(await cards.count(), 2);
     assert.match(await cards.nth(1).getByTestId('vram-label').textContent(), /^22\.5 GiB VRAM, 5 GiB free/);
     assert.match(await page.getByTestId('other-displays').textContent(), /ASPEED device 0x2000/);
-    await page.getByTestId('hw-note').filter({ hasText: 'apt-get install pci.ids' }).waitFor();
-    await page.getByTestId('fit-machine').filter({ hasText: '45 GiB VRAM on 2 GPU(s)' }).waitFor();
+    const note = page.getByTestId('hw-note').filter({ hasText: 'apt-get install pci.ids' });
+    await note.waitFor();
+    // The note's commands are code, not raw backticks (issue 31).
+    assert.equal(await note.locator('code').first().textContent(), 'sudo apt-get install pci.ids');
+    assert.doesNotMatch(await note.textContent(), /`/);
+    await page.getByTestId('fit-machine').filter({ hasText: '45 GiB VRAM on 2 GPUs' }).waitFor();
     await shot(page, 'browser-hardware-2x-l4.png');
     await page.close();
   } finally {
