@@ -97,3 +97,34 @@ test('a new conversation with a carried model shows the model starting, then the
   assert.equal(convs[0].model, 'tiny');
   assert.deepEqual(errors, []);
 });
+
+// No llama-server anywhere rehome looks: Ask says so in its error box, the
+// commands in it as code, not raw backticks (issue 31's broken details).
+test('a carried model with no llama-server: the error box says how to get one, its commands as code', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rehome-noruntime-e2e-'));
+  const home = join(dir, 'home');
+  const model = join(dir, 'tiny.gguf');
+  execFileSync('go', ['run', './internal/testsupport/tinymodel/cmd/tinymodel', '-o', model], { cwd: root, stdio: 'inherit' });
+  execFileSync(bin, ['models', 'add', model], { env: { ...process.env, REHOME_HOME: home }, stdio: 'inherit' });
+  const none = await startServe({ home, env: { REHOME_LLAMA_SERVER: '', REHOME_LLAMA_SERVER_VULKAN: '', REHOME_LLAMA_DIR: '', REHOME_CACHE: join(dir, 'cache') } });
+  const b = browser ?? (await launchBrowser());
+  try {
+    const page = await b.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(none.url);
+    await page.evaluate(() => (location.hash = '#/ask'));
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=ask-model] option')].some((o) => o.value === '|tiny'));
+    await page.getByTestId('ask-model').selectOption('|tiny');
+    await page.getByTestId('ask-input').fill('Hello?');
+    await page.getByTestId('ask-send').click();
+    const box = page.getByTestId('ask-error');
+    await box.waitFor({ timeout: 60000 });
+    assert.match(await box.textContent(), /no llama-server runtime is installed/);
+    assert.equal(await box.locator('code').first().textContent(), 'make llama');
+    assert.doesNotMatch(await box.textContent(), /`/);
+    await page.close();
+  } finally {
+    if (b !== browser) await b.close();
+    await none.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
