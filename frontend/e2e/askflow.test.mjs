@@ -31,6 +31,14 @@ function scriptedOllama() {
           `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1744438890, model: 'qwen2.5:7b', choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: finish }] })}\n\n`;
         let gone = false;
         res.on('close', () => (gone = true));
+        if (mode === 'file' && !JSON.parse(body).messages.some((m) => m.role === 'tool')) {
+          // The model's code writes a file: a python call, then the answer.
+          const code = "open('/mnt/data/totals.csv', 'w').write('region,total\\nSouth,230\\n')";
+          const call = { id: 'call_1', index: 0, type: 'function', function: { name: 'python', arguments: JSON.stringify({ code }) } };
+          res.write(`data: ${JSON.stringify({ id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 1744438890, model: 'qwen2.5:7b', choices: [{ index: 0, delta: { role: 'assistant', content: '', tool_calls: [call] }, finish_reason: null }] })}\n\n`);
+          res.write(`data: ${JSON.stringify({ id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 1744438890, model: 'qwen2.5:7b', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] })}\n\n`);
+          return res.end('data: [DONE]\n\n');
+        }
         if (mode === 'slow') {
           for (let i = 0; i < 400 && !gone; i++) {
             res.write(chunk(i === 0 ? 'South sold the most, ' : `word${i} `, null));
@@ -206,5 +214,29 @@ test('an empty start shows the first path; an assistant made meanwhile is in Ask
   } finally {
     await page.close();
     await fresh.stop();
+  }
+});
+
+test("a file the model's code made has a Save button (a download here), not a path", async () => {
+  const lim = await srv.call('RunLimits');
+  await srv.call('SetRunLimits', { ...lim, timeout_ns: 120e9 });
+  const { page, errors } = await askPage({ width: 1280, height: 800 });
+  mode = 'file';
+  try {
+    await page.getByTestId('ask-input').fill('Write the totals to a file.');
+    await page.getByTestId('ask-send').click();
+    const file = page.getByTestId('ask-file').filter({ hasText: 'totals.csv' });
+    await file.waitFor({ timeout: 180000 });
+    assert.doesNotMatch(await file.innerText(), /\//, 'a path is shown');
+    const dl = page.waitForEvent('download');
+    await file.getByTestId('ask-file-save').click();
+    const got = await dl;
+    assert.equal(got.suggestedFilename(), 'totals.csv');
+    assert.equal(readFileSync(await got.path(), 'utf8'), 'region,total\nSouth,230\n');
+    await page.screenshot({ path: join(artifacts, 'browser-askflow-file-save.png') });
+    assert.deepEqual(errors, []);
+  } finally {
+    mode = 'short';
+    await page.close();
   }
 });
