@@ -226,10 +226,10 @@ func cellLine(r core.AnswerCellResult) string {
 		}
 	}
 	if plots > 0 {
-		s += fmt.Sprintf(", %d plot(s)", plots)
+		s += ", " + counted(plots, "plot", "plots")
 	}
 	if files > 0 {
-		s += fmt.Sprintf(", %d file(s)", files)
+		s += ", " + counted(files, "file", "files")
 	}
 	return s + fmt.Sprintf(", %s", time.Duration(r.DurationMS)*time.Millisecond)
 }

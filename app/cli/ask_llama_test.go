@@ -80,7 +80,7 @@ func TestAskCLILlamaServer(t *testing.T) {
 	// The text form: the words stream to stdout, the plot is named.
 	r = rehomeCLI(t, home, "ask", "--server", srv.URL, "--timeout", "2m", "--file", csv, "Which region had the most revenue?")
 	if r.code != 0 || !strings.Contains(r.stdout, strings.Join(script.Before, "")) || !strings.Contains(r.stdout, strings.Join(script.Answer, "")) ||
-		!strings.Contains(r.stderr, "rehome: cell 1: exit 0, 1 plot(s)") || !strings.Contains(r.stderr, "plot  plot-001.png → ") {
+		!strings.Contains(r.stderr, "rehome: cell 1: exit 0, 1 plot") || !strings.Contains(r.stderr, "plot  plot-001.png → ") {
 		t.Fatalf("ask text: code %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -82,7 +82,7 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 
 // summary says what an imported assistant holds, in one parenthesis.
 func summary(a assistant.Assistant) string {
-	parts := []string{fmt.Sprintf("%d knowledge file(s)", len(a.Knowledge)), fmt.Sprintf("%d action(s)", len(a.Actions))}
+	parts := []string{counted(len(a.Knowledge), "knowledge file", "knowledge files"), counted(len(a.Actions), "action", "actions")}
 	if a.GizmoID != "" {
 		parts = append([]string{"GPT " + a.GizmoID}, parts...)
 	}
@@ -94,7 +94,7 @@ func summary(a assistant.Assistant) string {
 		parts = append(parts, strings.Join(caps, ", "))
 	}
 	if n := len(assistant.FilesToBring(a)); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d file(s) to bring", n))
+		parts = append(parts, counted(n, "file", "files")+" to bring")
 	}
 	other := 0
 	for _, rf := range a.RemoteFiles {
@@ -103,7 +103,7 @@ func summary(a assistant.Assistant) string {
 		}
 	}
 	if other > 0 {
-		parts = append(parts, fmt.Sprintf("%d file(s) still on OpenAI", other))
+		parts = append(parts, counted(other, "file", "files")+" still on OpenAI")
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
 }
@@ -242,4 +242,12 @@ func cmdAssistantsExport(env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "wrote %s (%d bytes)\n", *out, x.Bytes)
 	}
 	return exitOK
+}
+
+// counted says "1 file", "3 files": a count in words, not "file(s)".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

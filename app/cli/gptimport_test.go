@@ -39,7 +39,7 @@ func TestAssistantsImportGPTsCLI(t *testing.T) {
 	}
 
 	r = rehomeCLI(t, home, "assistants", "import", gptFixture("song_maker_files.json"))
-	if r.code != 0 || !strings.Contains(r.stdout, "9 file(s) to bring") || !strings.Contains(r.stderr, "image_generation is listed 2 times (dalle, image_gen): kept once") {
+	if r.code != 0 || !strings.Contains(r.stdout, "9 files to bring") || !strings.Contains(r.stderr, "image_generation is listed 2 times (dalle, image_gen): kept once") {
 		t.Fatalf("song maker: %+v", r)
 	}
 

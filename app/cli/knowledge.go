@@ -93,7 +93,7 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 	}
 	if failed > 0 {
 		if !*asJSON {
-			fmt.Fprintf(env.stderr, "rehome: %d of %d file(s) not indexed (the others are)\n", failed, len(res))
+			fmt.Fprintf(env.stderr, "rehome: %d of %s not indexed (the others are)\n", failed, counted(len(res), "file", "files"))
 		}
 		return exitFail
 	}

@@ -42,7 +42,7 @@ func TestKnowledgeCLI(t *testing.T) {
 	// One bad file: its reason, the others indexed, exit 1.
 	r = rehomeCLI(t, home, "knowledge", "add", "kettle helper", guide, notes, exe)
 	if r.code != 1 || !strings.Contains(r.stderr, "guide.md: indexed, 2 chunks") || !strings.Contains(r.stderr, "setup.exe: not indexed: a kind of file rehome cannot index (.exe)") ||
-		!strings.Contains(r.stderr, "1 of 3 file(s) not indexed") {
+		!strings.Contains(r.stderr, "1 of 3 files not indexed") {
 		t.Fatalf("knowledge add: %+v", r)
 	}
 	// Again: nothing to do.

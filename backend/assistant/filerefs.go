@@ -141,7 +141,7 @@ func DescribeFiles(refs []RemoteFile) string {
 	for i, t := range kinds {
 		parts[i] = fmt.Sprintf("%d %s", byType[t], t)
 	}
-	s := fmt.Sprintf("%d file(s): %s", len(refs), strings.Join(parts, ", "))
+	s := counted(len(refs), "file", "files") + ": " + strings.Join(parts, ", ")
 	if len(names) > 0 {
 		s += " (" + strings.Join(names, ", ") + ")"
 	}
@@ -173,4 +173,12 @@ func typeWord(mime string) string {
 		return "Excel"
 	}
 	return mime
+}
+
+// counted says "1 file", "3 files": a count in words, not "file(s)".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

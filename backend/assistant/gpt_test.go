@@ -45,7 +45,7 @@ func TestGPTRecordsImportWhole(t *testing.T) {
 		{"gptracker_anschreiben.json", "g-9upSdCEcq", "Anschreiben Generator", []Capability{ImageGeneration, WebBrowsing}, 0, 0, "gizmo.instructions: not in this record"},
 		{"canva_bearer.json", "g-alKfVrz9K", "Canva", nil, 1, 0, "waiting for its API key"},
 		{"humanizer_oauth.json", "g-2azCVmXdy", "AI Humanizer", nil, 1, 0, "waiting for its OAuth client"},
-		{"prompt_maker_file.json", "g-hhh4w3eov", "Prompt Maker", []Capability{WebBrowsing, CodeInterpreter, Knowledge}, 0, 1, "1 file(s): 1 PDF"},
+		{"prompt_maker_file.json", "g-hhh4w3eov", "Prompt Maker", []Capability{WebBrowsing, CodeInterpreter, Knowledge}, 0, 1, "1 file: 1 PDF"},
 		{"song_maker_files.json", "g-txEiClD5G", "Song Maker", []Capability{CodeInterpreter, ImageGeneration, Canvas, WebBrowsing, Knowledge}, 0, 9, "is listed 2 times (dalle, image_gen): kept once"},
 		{"writing_assistant_canvas.json", "g-Z7GlWKlJx", "Writing Assistant", []Capability{Canvas, CodeInterpreter, ImageGeneration}, 0, 0, "gizmo.instructions: not in this record"},
 	}
@@ -250,7 +250,7 @@ func TestFillFileRefsByNameTypeAndOrder(t *testing.T) {
 	if a.RemoteFiles[0].Filled != strings.Repeat("b", 64) || a.RemoteFiles[1].Filled != strings.Repeat("a", 64) || a.RemoteFiles[2].Filled != "" || a.RemoteFiles[3].Filled != "" {
 		t.Fatalf("%+v", a.RemoteFiles)
 	}
-	if got := DescribeFiles(FilesToBring(a)); got != "1 file(s): 1 of unknown type" {
+	if got := DescribeFiles(FilesToBring(a)); got != "1 file: 1 of unknown type" {
 		t.Fatalf("to bring: %q", got)
 	}
 	a.Knowledge = a.Knowledge[1:]

@@ -108,7 +108,7 @@ func Compare(a, b Record) Comparison {
 	case changed == 0:
 		c.Summary = fmt.Sprintf("The inputs changed (%s) but no answer did.", inputsWhy)
 	default:
-		c.Summary = fmt.Sprintf("%d assistant(s) changed", changed)
+		c.Summary = plural(changed, "assistant") + " changed"
 		if inputsWhy != "" {
 			c.Summary += " after " + inputsWhy
 		}

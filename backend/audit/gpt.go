@@ -95,7 +95,7 @@ func onChatGPT(s Subject, id string) string {
 		if len(s.GPT.Actions) == 0 {
 			return ""
 		}
-		return fmt.Sprintf("On ChatGPT this GPT called %d action(s): %s.", len(s.GPT.Actions), strings.Join(s.GPT.Actions, "; "))
+		return fmt.Sprintf("On ChatGPT this GPT called %s: %s.", plural(len(s.GPT.Actions), "action"), strings.Join(s.GPT.Actions, "; "))
 	}
 	return ""
 }
@@ -166,7 +166,7 @@ func importedActions(a assistant.Assistant) (string, []string) {
 	if came == 0 {
 		return "", nil
 	}
-	s := fmt.Sprintf("Its %d action(s) came with their schemas and auth.", came)
+	s := fmt.Sprintf("Its %s came with their schemas and auth.", plural(came, "action"))
 	if len(waits) > 0 {
 		s += " Give " + strings.Join(waits, "; ") + ": ChatGPT keeps those secrets and no record holds them; here they stay in the data folder's owner-only file."
 	}

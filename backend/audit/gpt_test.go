@@ -60,23 +60,23 @@ func TestAuditDescribesTheGPTAsOnChatGPT(t *testing.T) {
 		ImageGeneration: "made images",
 		Canvas:          "beside the chat (canvas)",
 		CodeInterpreter: "ran Python",
-		Knowledge:       "answered from 9 file(s): 4 of unknown type, 1 text, 4 zip",
+		Knowledge:       "answered from 9 files: 4 of unknown type, 1 text, 4 zip",
 	} {
 		if r, ok := got[id]; !ok || !strings.Contains(r.OnChatGPT, want) {
 			t.Errorf("%s: on ChatGPT %q, want it to say %q", id, r.OnChatGPT, want)
 		}
 	}
-	if b := got[Knowledge].Bring; !strings.Contains(b, "Bring these files: 9 file(s)") || !strings.Contains(b, "rehome knowledge add "+a.ID) {
+	if b := got[Knowledge].Bring; !strings.Contains(b, "Bring these files: 9 files") || !strings.Contains(b, "rehome knowledge add "+a.ID) {
 		t.Errorf("knowledge bring %q", b)
 	}
-	if !strings.Contains(text, "Bring these files: 9 file(s)") {
+	if !strings.Contains(text, "Bring these files: 9 files") {
 		t.Errorf("the checklist does not ask for the files:\n%s", text)
 	}
 
 	a = f.importGPT(t, "humanizer_oauth.json")
 	got, text = f.auditOf(t, a.ID)
 	on := got[Actions].OnChatGPT
-	if !strings.Contains(on, "called 1 action(s): gptinf-plugin (plugin.gptinf.com, OAuth sign-in (token exchange basic_auth_header))") {
+	if !strings.Contains(on, "called 1 action: gptinf-plugin (plugin.gptinf.com, OAuth sign-in (token exchange basic_auth_header))") {
 		t.Errorf("actions on ChatGPT %q", on)
 	}
 	if !strings.Contains(text, "its OAuth client") || !strings.Contains(text, "rehome actions key "+a.ID+" gptinf-plugin --client-id ID --client-secret-stdin") {
@@ -101,7 +101,7 @@ func TestAuditCountsFilesDown(t *testing.T) {
 	}
 	a := f.importGPT(t, "prompt_maker_file.json")
 	got, _ := f.auditOf(t, a.ID)
-	if !strings.Contains(got[Knowledge].Bring, "1 file(s): 1 PDF") {
+	if !strings.Contains(got[Knowledge].Bring, "1 file: 1 PDF") {
 		t.Fatalf("before: %q", got[Knowledge].Bring)
 	}
 	a = f.importGPT(t, "prompt_maker_file.json", pdf)

@@ -124,7 +124,7 @@ func TestCompareSaysWhatChangedAndWhy(t *testing.T) {
 	if _, ok := caps[Instructions]; !ok {
 		t.Fatal("instructions changed rule (small model → default) but is not listed")
 	}
-	if !strings.Contains(c.Summary, "1 assistant(s) changed after VRAM 4 GiB → 24 GiB") {
+	if !strings.Contains(c.Summary, "1 assistant changed after VRAM 4 GiB → 24 GiB") {
 		t.Fatalf("summary %q", c.Summary)
 	}
 	same := Compare(big, big)

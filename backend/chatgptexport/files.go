@@ -59,7 +59,7 @@ func (e *Export) SaveFiles(cv *Converted, dir string, budget *int64) (Files, err
 	}
 	relink(cv.Conversation, paths, e.files)
 	if res.Missing > 0 {
-		cv.Conversation.Notes = append(cv.Conversation.Notes, fmt.Sprintf("%d file(s) it points at were not in the export", res.Missing))
+		cv.Conversation.Notes = append(cv.Conversation.Notes, counted(res.Missing, "file", "files")+" it points at were not in the export")
 	}
 	for _, r := range res.Refused {
 		cv.Conversation.Notes = append(cv.Conversation.Notes, "not copied: "+r)
@@ -150,5 +150,13 @@ func relink(c *llm.Conversation, paths map[string]string, zipped map[string]*zip
 // path, and its note says where they are.
 func Unlinked(cv *Converted) {
 	relink(cv.Conversation, nil, nil)
-	cv.Conversation.Notes = append(cv.Conversation.Notes, fmt.Sprintf("%d file(s) it points at are in the export's .zip, not in conversations.json: import the .zip to bring them", len(cv.Assets)))
+	cv.Conversation.Notes = append(cv.Conversation.Notes, counted(len(cv.Assets), "file", "files")+" it points at are in the export's .zip, not in conversations.json: import the .zip to bring them")
+}
+
+// counted says "1 file", "3 files": a count in words, not "file(s)".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -36,6 +36,8 @@ test('preview then import ChatGPT GPT records, per GPT', async () => {
   assert.equal(await items.count(), 3);
   const texts = await items.allInnerTexts();
   assert.ok(texts.some((t) => /Adds “Writing Assistant” \(g-Z7GlWKlJx\)/.test(t) && /Had: canvas, code interpreter, image generation/.test(t)), texts.join(' | '));
+  // Counts in words: "1 note", never "note(s)" (issue 31's broken details).
+  assert.ok(texts.some((t) => /\b\d+ notes?\b/.test(t)) && texts.every((t) => !/\w\(s\)/.test(t)), texts.join(' | '));
   assert.equal((await srv.call('ListAssistants')).length, 0, 'the preview stored something');
   await page.screenshot({ path: join(artifacts, 'browser-gpt-preview.png'), fullPage: true });
 
