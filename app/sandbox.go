@@ -75,7 +75,12 @@ func (a *App) VerifyIsolation() (core.DoctorReport, error) {
 	if err != nil {
 		return core.NoPodmanReport(err), nil
 	}
-	return e.Doctor(a.ctx, func(check string) { a.emit("doctor:progress", check) }), nil
+	rep := e.Doctor(a.ctx, func(check string) { a.emit("doctor:progress", check) })
+	// One self-test whichever button ran it: the checklist's item says it too.
+	if !rep.Interrupted && a.core.KeepSelfTest(rep.OK, rep.Summary) == nil {
+		a.emit("firstrun:changed", "selftest")
+	}
+	return rep, nil
 }
 
 // LoadImage loads a sandbox image archive (for air-gapped machines) and

@@ -55,3 +55,23 @@ test('first-run checklist: shown in Settings, the self-test fixed from there', a
     await again.stop();
   }
 });
+
+// One self-test behind either button (issue 31): Verify isolation in
+// Settings ticks the checklist's item too, at once, and it is remembered.
+test("Settings' Verify isolation ticks the checklist's self-test item", async () => {
+  const home2 = mkdtempSync(join(tmpdir(), 'rehome-firstrun-verify-e2e-'));
+  const srv = await startServe({ home: home2 });
+  try {
+    const page = await openApp(browser, srv.url, { hash: '#/settings' });
+    const item = page.locator('[data-testid=firstrun-settings] [data-testid=firstrun-selftest]');
+    await item.and(page.locator('[data-state=todo]')).waitFor({ timeout: 20000 });
+    await page.getByTestId('verify-isolation').click();
+    await page.getByTestId('isolation-report').waitFor({ timeout: 180000 });
+    await item.and(page.locator('[data-state=ok]')).waitFor({ timeout: 10000 });
+    assert.equal((await srv.call('FirstRunStatus')).items.find((i) => i.id === 'selftest').state, 'ok');
+    assert.deepEqual(page.jsErrors, []);
+  } finally {
+    await srv.stop();
+    rmSync(home2, { recursive: true, force: true });
+  }
+});
