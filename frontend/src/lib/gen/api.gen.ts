@@ -661,6 +661,11 @@ export namespace core {
     allow_local?: boolean;
   }
 
+  export interface BlockRun {
+    code: string;
+    result: llm.CellResult;
+  }
+
   export interface BrowsingChange {
     searxng_url?: string;
     brave_key?: string;
@@ -1229,6 +1234,12 @@ export namespace llm {
     tools_source?: string;
     vision?: boolean;
     fit?: string;
+  }
+
+  export interface ModelSettings {
+    temperature?: number;
+    context?: number;
+    system_prompt?: string;
   }
 
   export interface OutFile {
@@ -1926,6 +1937,7 @@ export const methods = [
   'MemorySettings',
   'MemoryUndo',
   'ModelServers',
+  'ModelSettings',
   'Models',
   'OpenArticle',
   'OpenedFiles',
@@ -1947,6 +1959,7 @@ export const methods = [
   'RenderConversation',
   'ResetRunLimits',
   'RestartSession',
+  'RunAnswerBlock',
   'RunAudit',
   'RunCode',
   'RunLimitBounds',
@@ -1968,6 +1981,7 @@ export const methods = [
   'SetMemoryMode',
   'SetMemoryOff',
   'SetModelServers',
+  'SetModelSettings',
   'SetRunLimits',
   'SetSandboxHost',
   'ShowConversation',
@@ -2285,6 +2299,10 @@ export function ModelServers(): Promise<llm.ServerPrefs> {
   return call<llm.ServerPrefs>('ModelServers');
 }
 
+export function ModelSettings(): Promise<{ [key: string]: llm.ModelSettings }> {
+  return call<{ [key: string]: llm.ModelSettings }>('ModelSettings');
+}
+
 export function Models(): Promise<models.Model[]> {
   return call<models.Model[]>('Models');
 }
@@ -2369,6 +2387,10 @@ export function RestartSession(id: string): Promise<void> {
   return call<void>('RestartSession', id);
 }
 
+export function RunAnswerBlock(conversationID: string, exchange: number, code: string): Promise<core.BlockRun | null> {
+  return call<core.BlockRun | null>('RunAnswerBlock', conversationID, exchange, code);
+}
+
 export function RunAudit(req: Input<audit.Request>): Promise<audit.Record> {
   return call<audit.Record>('RunAudit', req);
 }
@@ -2451,6 +2473,10 @@ export function SetMemoryOff(off: boolean): Promise<memory.Settings> {
 
 export function SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPrefs> {
   return call<llm.ServerPrefs>('SetModelServers', p);
+}
+
+export function SetModelSettings(model: string, settings: Input<llm.ModelSettings>): Promise<llm.ModelSettings> {
+  return call<llm.ModelSettings>('SetModelSettings', model, settings);
 }
 
 export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> {
