@@ -296,8 +296,7 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	tools = append(tools, s.c.Canvas().Tools(conv)...) // the canvas tools (canvas.go)
 	a.loop = &llm.Loop{Client: client, Model: model, Instructions: withSystemPrompt(instructions, a.Settings.SystemPrompt), Tools: tools, Context: window,
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
-		Temperature: a.Settings.Temperature,
-		Images: imgs, ImageNames: names}
+		Images: imgs, ImageNames: names, Temperature: a.Settings.Temperature}
 	prepared = true
 	return a, nil
 }
