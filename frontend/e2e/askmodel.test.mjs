@@ -39,6 +39,7 @@ before(async () => {
     execFileSync(bin, ['models', 'add', gguf, '--name', LONG], { env: { ...process.env, REHOME_HOME: home }, stdio: 'inherit' });
   } else noCarried = 'no llama-server tree to make the tiny model from: `make llama` builds it, or set REHOME_LLAMA_SERVER';
   srv = await startServe({ home });
+  await srv.call('DismissFirstRun'); // the checklist's dialog is another test's (firstrun)
   browser = await launchBrowser();
   model = await recordedOllama('tools-example-answer');
   mkdirSync(artifacts, { recursive: true });
