@@ -327,6 +327,10 @@ func (a *Ask) Run(ctx context.Context, onEvent func(llm.Event)) *llm.Transcript 
 		}
 	}
 	t := a.loop.Ask(ctx, a.question)
+	if used := a.Settings; !used.IsZero() || a.Context > 0 {
+		used.Context = a.Context // a served model's server decides its own
+		t.Settings = &used
+	}
 	a.Conversation.Add(t)
 	a.asks.c.log.Info("ask", "conversation", a.Conversation.ID, "model", a.Model, "stopped", t.Stopped, "cells", len(t.Cells()), "ms", t.DurationMS)
 	return t

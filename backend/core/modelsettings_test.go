@@ -107,6 +107,10 @@ func TestModelSettingsOnTheWire(t *testing.T) {
 	if a.Context != 0 || a.Settings.Temperature == nil || *a.Settings.Temperature != 0.25 {
 		t.Fatalf("the ask's settings: %+v context %d", a.Settings, a.Context)
 	}
+	// The answer says what it was asked with (no context: the server's).
+	if used := a.Conversation.Exchanges[0].Settings; used == nil || *used.Temperature != 0.25 || used.SystemPrompt != "Answer in French." || used.Context != 0 {
+		t.Fatalf("the transcript's settings: %+v", used)
+	}
 	body, _ = ask(ModelSettings{Temperature: temp(0.9)})
 	if body["temperature"] != 0.9 {
 		t.Fatalf("the flag's temperature: %v", body["temperature"])

@@ -130,6 +130,7 @@ test("a model's settings are kept and sent; a python block of the answer runs on
   const sent = JSON.parse(model.bodies[0]);
   assert.equal(sent.temperature, 0.3);
   assert.match(sent.messages[0].content, /Answer in plain words\./);
+  assert.equal(await page.getByTestId('ask-used-settings').innerText(), 'temperature 0.3 · its own system prompt');
 
   // The answer's python block: offered, not run.
   const run = answer.locator('button[data-run]');

@@ -1310,6 +1310,7 @@ export namespace llm {
     cuts?: string[];
     context_tokens?: number;
     context_source?: string;
+    settings?: llm.ModelSettings;
     note?: string;
     shortened?: string;
     error?: string;
