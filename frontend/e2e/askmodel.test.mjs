@@ -139,8 +139,9 @@ test("a model's settings are kept and sent; a python block of the answer runs on
   const conv = (await srv.call('ListConversations', 1))[0];
   assert.equal((await srv.call('GetConversation', conv.id)).exchanges[0].turns.flatMap((t) => t.cells ?? []).length, 1, 'the loop ran only the tool call');
   await run.click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=ask-block-output], [data-testid=ask-block-error]'), null, { timeout: 180000 });
+  assert.equal(await page.getByTestId('ask-block-error').count(), 0, `the run failed: ${await page.getByTestId('ask-block-run').innerText()}`);
   const out = page.getByTestId('ask-block-output');
-  await out.waitFor({ timeout: 180000 });
   assert.match(await out.innerText(), /South\s+230\.0/); // df from the model's cell: the same session
   assert.match(await page.getByTestId('ask-block-summary').innerText(), /^Python · ran/);
   await page.getByTestId('ask-block-run').scrollIntoViewIfNeeded();
