@@ -65,7 +65,8 @@ async function addServer(page) {
   const url = `http://127.0.0.1:${model.address().port}/v1`;
   await (await serverField(page)).fill(url);
   await page.getByTestId('ask-server-url').press('Enter');
-  await page.waitForFunction(() => document.querySelector('[data-testid=ask-model]')?.textContent?.includes('qwen2.5:7b'));
+  // The look is done (the server may be listed already: it is kept in Settings once it answered).
+  await page.waitForFunction(() => document.querySelector('[data-testid=ask-server-row] button')?.textContent === 'Look again' && document.querySelector('[data-testid=ask-model]')?.textContent?.includes('qwen2.5:7b'));
   return url;
 }
 
@@ -149,5 +150,30 @@ test("a model's settings are kept and sent; a python block of the answer runs on
   await page.setViewportSize({ width: 900, height: 620 });
   await page.getByTestId('ask-block-run').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(artifacts, 'browser-askmodel-run-900x620.png') });
+  assert.deepEqual(errors, []);
+});
+
+test("a carried model's context length, set here, is the -c its llama-server starts with", async (t) => {
+  if (noCarried) return t.skip(noCarried);
+  const lim = await srv.call('RunLimits');
+  await srv.call('SetRunLimits', { ...lim, timeout_ns: 120e9 });
+  const { page, errors } = await openAsk(1280, 800);
+  await page.waitForFunction((v) => [...document.querySelectorAll('[data-testid=ask-model] option')].some((o) => o.value === v), `|${LONG}`);
+  await page.getByTestId('ask-model').selectOption(`|${LONG}`);
+  await page.getByTestId('ask-model-settings').click();
+  await page.getByTestId('model-context').fill('3072');
+  await page.getByTestId('model-settings-save').click();
+  await page.getByTestId('model-settings-note').waitFor();
+  assert.equal(await page.getByTestId('ask-model-settings-line').innerText(), 'context 3,072 tokens');
+  await page.setInputFiles('[data-testid=ask-file-input]', join(testdata, 'sales.csv'));
+  await page.getByText('sales.csv').first().waitFor();
+  await page.getByTestId('ask-input').fill('Summarise sales.csv.');
+  await page.getByTestId('ask-send').click();
+  await page.getByTestId('ask-answer').waitFor({ timeout: 300000 });
+  // What the answer was asked with: the context its server really ran with.
+  assert.equal(await page.getByTestId('ask-used-settings').innerText(), 'context 3,072 tokens');
+  const conv = await srv.call('GetConversation', (await srv.call('ListConversations', 1))[0].id);
+  assert.equal(conv.exchanges[0].settings.context, 3072);
+  await page.screenshot({ path: join(artifacts, 'browser-askmodel-carried-context.png') });
   assert.deepEqual(errors, []);
 });
