@@ -120,9 +120,11 @@ func TestModelSettingsOnTheWire(t *testing.T) {
 	}
 }
 
-// A carried model's server starts with the model's saved context length:
-// the tiny model carried, its context saved as 3072, a question to it
-// starts llama-server with -c 3072, as its own /props says.
+// A carried model's server starts with the model's saved context length
+// and answers at its saved temperature: the tiny model carried, its
+// context saved as 3072 and its temperature 0.3, a question to it starts
+// the real llama-server with -c 3072 (its /props says n_ctx 3072), and the
+// slot that answered ran at 0.3 (its /slots); the transcript keeps both.
 func TestModelSettingsCarriedContext(t *testing.T) {
 	needPodmanCore(t)
 	bin := llamatest.Need(t)
@@ -138,28 +140,56 @@ func TestModelSettingsCarriedContext(t *testing.T) {
 	if _, err := c.ModelSettings().Save(m.Name, ModelSettings{Context: 3072, Temperature: temp(0.3)}); err != nil {
 		t.Fatal(err)
 	}
-	a, err := c.Asks().Prepare(ctx, AskRequest{Model: m.Name, Question: "Hello?"})
+	lim, err := c.Runs().Saved()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.conn.Release()
+	lim.Timeout = 2 * time.Minute // a loaded machine takes long to import pandas
+	if _, err := c.Runs().Save(lim); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.Asks().Prepare(ctx, AskRequest{Model: m.Name, Question: "Summarise sales.csv.", Files: []string{filepath.Join("..", "llm", "testdata", "sales.csv")}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if a.Context != 3072 || a.conn.Lease == nil {
 		t.Fatalf("the carried model started with context %d", a.Context)
 	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(a.conn.Lease.URL, "/v1")+"/props", nil)
-	req.Header.Set("Authorization", "Bearer "+a.conn.Lease.Key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	lease := a.conn.Lease
+	get := func(path string, v any) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(lease.URL, "/v1")+path, nil)
+		req.Header.Set("Authorization", "Bearer "+lease.Key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		if err := json.Unmarshal(raw, v); err != nil {
+			t.Fatalf("llama-server's %s: %v %s", path, err, raw)
+		}
 	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
 	var props struct {
 		Settings struct {
 			NCtx int `json:"n_ctx"`
 		} `json:"default_generation_settings"`
 	}
-	if err := json.Unmarshal(raw, &props); err != nil || props.Settings.NCtx != 3072 {
-		t.Fatalf("llama-server's /props: %v %s", err, raw)
+	if get("/props", &props); props.Settings.NCtx != 3072 {
+		t.Fatalf("llama-server's /props: n_ctx %d", props.Settings.NCtx)
+	}
+	// The question, asked: the server's slot ran it at the saved temperature.
+	tr := a.Run(ctx, nil)
+	t.Cleanup(func() { c.Asks().Close(context.Background(), a.Conversation.ID) })
+	if tr.Stopped != llm.StopAnswered || tr.Settings == nil || tr.Settings.Context != 3072 || *tr.Settings.Temperature != 0.3 {
+		t.Fatalf("the answer: %s %s, asked with %+v", tr.Stopped, tr.Error, tr.Settings)
+	}
+	var slots []struct {
+		Params struct {
+			Temperature float64 `json:"temperature"`
+		} `json:"params"`
+	}
+	if get("/slots", &slots); len(slots) == 0 || slots[0].Params.Temperature < 0.299 || slots[0].Params.Temperature > 0.301 {
+		t.Fatalf("llama-server's /slots: %+v", slots)
 	}
 }
