@@ -109,7 +109,7 @@ var pathless = []string{
 	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile", "PullSource", "PullModel", "CancelPull",
 	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove", "KnowledgeCancel", "KnowledgeRanking", "PickKnowledgeFile",
 	"ListActions", "AddAction", "RemoveAction", "SetActionAllowLocal", "TestAction", "AnswerAction", "SignInAction", "SetActionCredentials", "ChatGPTSnippet", "PreviewAssistants",
-	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations",
+	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations", "ModelSettings", "SetModelSettings", "RunAnswerBlock",
 	"SandboxHost", "TrustSandboxHost",
 	"MCPOverview", "MCPServersOf", "AddMCPServer", "TestMCPServer", "RemoveMCPServer", "SetMCPServerOn", "SetMCPToolAlwaysAllow",
 	"MCPHostFiles", "PreviewMCPImport", "ImportMCPServers",

@@ -16,7 +16,7 @@ import (
 // the model answers. The answer streams to stdout; plots are saved and
 // named on stderr; the conversation is kept.
 func cmdAsk(env *cliEnv, args []string) int {
-	fs := env.flags("ask", "ask [--file F]... [--assistant ID|NAME] [--browse] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--temporary] [--image IMG]... [--answer-timeout 30m] [--json] [--verbose] QUESTION")
+	fs := env.flags("ask", "ask [--file F]... [--assistant ID|NAME] [--browse] [--server URL] [--model NAME] [--max-steps N] [--mode auto|tools|fenced] [--continue ID] [--temporary] [--image IMG]... [--temperature T] [--context N] [--system-prompt TEXT] [--answer-timeout 30m] [--json] [--verbose] QUESTION")
 	var files stringList
 	fs.Var(&files, "file", "a `file` the code may read, at /mnt/data/<name> (repeatable)")
 	assistantID := fs.String("assistant", "", "the assistant (its `id` or name) whose instructions and knowledge to use")
@@ -35,6 +35,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	var images stringList
 	fs.Var(&images, "image", "an image `file` to show the model (PNG, JPEG, WebP, GIF; repeatable): the model must read images")
 	temporary := fs.Bool("temporary", false, "a temporary chat: no memory read or saved (a conversation continued stays as it began)")
+	settings := modelSettingFlags(fs) // over the model's saved settings (rehome models settings)
 	env.addPodmanFlags(fs)
 	words, code, ok := parseInterspersed(env, fs, args)
 	if !ok {
@@ -54,6 +55,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 	case core.ModeAuto, core.ModeTools, core.ModeFenced:
 	default:
 		return env.usage("--mode is auto, tools or fenced")
+	}
+	if err := core.CheckModelSettings(settings()); err != nil {
+		return env.usage("%v", err)
 	}
 	if *keepModel && (*model == "" || *assistantID == "") {
 		return env.usage("--keep-model stores --model as the default of --assistant: give both")
@@ -81,7 +85,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	asks := c.Asks()
 	ask, err := asks.Prepare(ctx, core.AskRequest{ConversationID: *cont, AssistantID: *assistantID,
 		Files: env.paths(files), KeepFiles: true, Server: *server, Model: *model, KeepModel: *keepModel,
-		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes), Browse: *browseOn, Temporary: *temporary, Images: env.paths(images),
+		MaxSteps: *maxSteps, Mode: *mode, Question: question, Limits: lim, Deadline: *answerTimeout, Confirm: confirmer(env, *yes), Browse: *browseOn, Temporary: *temporary, Images: env.paths(images), Settings: settings(),
 		Progress: func(msg string) { fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(msg)) }})
 	if err != nil {
 		switch {
@@ -110,6 +114,9 @@ func cmdAsk(env *cliEnv, args []string) int {
 	}
 	for _, n := range ask.Notes {
 		fmt.Fprintf(env.stderr, "rehome: %s\n", n)
+	}
+	if line := settingsLine(ask.Settings, ask.Context); line != "" {
+		fmt.Fprintf(env.stderr, "rehome: %s: %s\n", termSafe(mdl), line)
 	}
 	if strings.HasPrefix(ask.Fit, "will not fit") {
 		fmt.Fprintf(env.stderr, "rehome: %s %s\n", mdl, ask.Fit)

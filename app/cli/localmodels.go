@@ -20,6 +20,7 @@ func localModelCommands() []command {
 		{"local", "list the carried models, with how each fits this machine", cmdModelsLocal},
 		{"rm", "forget a carried model (rehome's copy deleted; your file never)", cmdModelsRm},
 		{"serve", "run a carried model with llama-server in the foreground, for other clients", cmdModelsServe},
+		{"settings", "a model's saved temperature, context length and system prompt (what `rehome ask` and the window use)", cmdModelsSettings},
 		{"pull", "have the Ollama server on this machine pull a catalog model (rehome downloads nothing itself)", cmdModelsPull},
 	}
 }

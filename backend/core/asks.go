@@ -67,6 +67,9 @@ type AskRequest struct {
 	// Images are image files the question shows the model (vetted by
 	// Check; see vision.go): refused when the model does not read images.
 	Images []string
+	// Settings go over the model's saved settings field by field (the
+	// terminal's --temperature, --context, --system-prompt).
+	Settings ModelSettings
 }
 
 // Ask is a question ready to run: the model picked, the files described,
@@ -81,6 +84,11 @@ type Ask struct {
 	Fit           string         // how Model fits this machine ("" unknown)
 	Fresh         bool           // a new Python session for a conversation with cells
 	Limits        sandbox.Limits // each cell's
+	// Settings are the model's, as applied: saved, with the face's over
+	// them. Context is the context a carried model's server runs with
+	// (its -c; 0 for a served model, whose server decides).
+	Settings ModelSettings
+	Context  int
 
 	asks     *Asks
 	question string
@@ -213,7 +221,9 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 
 	// The server named, else a carried model rehome starts itself (by its
 	// name, or the first when no server runs), else one running here.
-	conn, err := s.c.LocalModels().PickServer(ctx, req.Server, req.Model, llm.SuggestedModel(st, req.AssistantID, suggested), req.Progress)
+	// A carried model's server starts with the model's context length.
+	ctxWant := s.c.ModelSettings().forAsk(req.Model, req.Settings).Context
+	conn, err := s.c.LocalModels().PickServer(ctx, req.Server, req.Model, llm.SuggestedModel(st, req.AssistantID, suggested), ctxWant, req.Progress)
 	if err != nil {
 		if a.FromAssistant {
 			err = fmt.Errorf("%w (%s is the assistant's default model)", err, req.Model)
@@ -229,6 +239,10 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	}()
 	srv, model := conn.Server, conn.Model
 	a.Server, a.Model = srv, model
+	a.Settings = s.c.ModelSettings().forAsk(model, req.Settings)
+	if conn.Lease != nil {
+		a.Context = conn.Lease.Plan.Context
+	}
 	conv.Server, conv.Model = srv.BaseURL, model
 	// The choice is remembered, overall and for the assistant.
 	if err := llm.RememberChoice(st, req.AssistantID, llm.ServerChoice{Server: srv.BaseURL, Model: model}); err != nil {
@@ -280,9 +294,9 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		tools, a.Notes = append(tools, t), append(a.Notes, notes...)
 	}
 	tools = append(tools, s.c.Canvas().Tools(conv)...) // the canvas tools (canvas.go)
-	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: window,
+	a.loop = &llm.Loop{Client: client, Model: model, Instructions: withSystemPrompt(instructions, a.Settings.SystemPrompt), Tools: tools, Context: window,
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
-		Images: imgs, ImageNames: names}
+		Images: imgs, ImageNames: names, Temperature: a.Settings.Temperature}
 	prepared = true
 	return a, nil
 }
@@ -313,6 +327,10 @@ func (a *Ask) Run(ctx context.Context, onEvent func(llm.Event)) *llm.Transcript 
 		}
 	}
 	t := a.loop.Ask(ctx, a.question)
+	if used := a.Settings; !used.IsZero() || a.Context > 0 {
+		used.Context = a.Context // a served model's server decides its own
+		t.Settings = &used
+	}
 	a.Conversation.Add(t)
 	a.asks.c.log.Info("ask", "conversation", a.Conversation.ID, "model", a.Model, "stopped", t.Stopped, "cells", len(t.Cells()), "ms", t.DurationMS)
 	return t

@@ -116,6 +116,10 @@ type Transcript struct {
 	// (0: not known), and where it was read.
 	ContextTokens int    `json:"context_tokens,omitempty"`
 	ContextSource string `json:"context_source,omitempty"`
+	// Settings are the model's own the question was asked with (its
+	// temperature and system prompt; Context only for a carried model,
+	// the -c its server ran with); nil when none was set.
+	Settings *ModelSettings `json:"settings,omitempty"`
 	// Note explains a stop other than an answer, in the user's words.
 	Note string `json:"note,omitempty"`
 	// Shortened, when set, says rehome cut this exchange to keep it

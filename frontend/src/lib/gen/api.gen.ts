@@ -661,6 +661,11 @@ export namespace core {
     allow_local?: boolean;
   }
 
+  export interface BlockRun {
+    code: string;
+    result: llm.CellResult;
+  }
+
   export interface BrowsingChange {
     searxng_url?: string;
     brave_key?: string;
@@ -1231,6 +1236,12 @@ export namespace llm {
     fit?: string;
   }
 
+  export interface ModelSettings {
+    temperature?: number;
+    context?: number;
+    system_prompt?: string;
+  }
+
   export interface OutFile {
     name: string;
     kind: string;
@@ -1299,6 +1310,7 @@ export namespace llm {
     cuts?: string[];
     context_tokens?: number;
     context_source?: string;
+    settings?: llm.ModelSettings;
     note?: string;
     shortened?: string;
     error?: string;
@@ -1926,6 +1938,7 @@ export const methods = [
   'MemorySettings',
   'MemoryUndo',
   'ModelServers',
+  'ModelSettings',
   'Models',
   'OpenArticle',
   'OpenedFiles',
@@ -1947,6 +1960,7 @@ export const methods = [
   'RenderConversation',
   'ResetRunLimits',
   'RestartSession',
+  'RunAnswerBlock',
   'RunAudit',
   'RunCode',
   'RunLimitBounds',
@@ -1968,6 +1982,7 @@ export const methods = [
   'SetMemoryMode',
   'SetMemoryOff',
   'SetModelServers',
+  'SetModelSettings',
   'SetRunLimits',
   'SetSandboxHost',
   'ShowConversation',
@@ -2286,6 +2301,10 @@ export function ModelServers(): Promise<llm.ServerPrefs> {
   return call<llm.ServerPrefs>('ModelServers');
 }
 
+export function ModelSettings(): Promise<{ [key: string]: llm.ModelSettings }> {
+  return call<{ [key: string]: llm.ModelSettings }>('ModelSettings');
+}
+
 export function Models(): Promise<models.Model[]> {
   return call<models.Model[]>('Models');
 }
@@ -2370,6 +2389,10 @@ export function RestartSession(id: string): Promise<void> {
   return call<void>('RestartSession', id);
 }
 
+export function RunAnswerBlock(conversationID: string, exchange: number, code: string): Promise<core.BlockRun | null> {
+  return call<core.BlockRun | null>('RunAnswerBlock', conversationID, exchange, code);
+}
+
 export function RunAudit(req: Input<audit.Request>): Promise<audit.Record> {
   return call<audit.Record>('RunAudit', req);
 }
@@ -2452,6 +2475,10 @@ export function SetMemoryOff(off: boolean): Promise<memory.Settings> {
 
 export function SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPrefs> {
   return call<llm.ServerPrefs>('SetModelServers', p);
+}
+
+export function SetModelSettings(model: string, settings: Input<llm.ModelSettings>): Promise<llm.ModelSettings> {
+  return call<llm.ModelSettings>('SetModelSettings', model, settings);
 }
 
 export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> {
