@@ -1,0 +1,138 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"rehome/backend/bytesize"
+	"rehome/backend/llm"
+	"rehome/backend/vision"
+)
+
+// What the assistant editor asks of the core beside the record itself:
+// a picture readied, an action's schema fetched from a URL, and a preview
+// answer with the instructions being written.
+
+// Bounds on a schema fetched from a URL (the user clicked Import).
+const (
+	MaxSchemaBytes = 1 << 20
+	SchemaTimeout  = 15 * time.Second
+)
+
+// Picture readies a picture file's bytes for an assistant (see
+// vision.Picture): the data: URL to keep in its Picture field.
+func (a *Assistants) Picture(name string, data []byte) (string, error) {
+	return vision.Picture(name, data)
+}
+
+// FetchSchema reads an action's OpenAPI schema from an http(s) URL, once,
+// when the user asks: at most MaxSchemaBytes, within SchemaTimeout (and
+// ctx), a 200 answer of UTF-8 text. Each failure says what to do.
+func (a *Assistants) FetchSchema(ctx context.Context, raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an http or https address: paste the schema's URL, e.g. https://api.example.com/openapi.json", raw)
+	}
+	ctx, cancel := context.WithTimeout(ctx, SchemaTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Accept", "application/json, application/yaml, text/yaml, text/plain;q=0.8")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return "", fmt.Errorf("%s did not answer within %s: check the address, or save the schema to a file and import that", u.Host, SchemaTimeout)
+		}
+		return "", fmt.Errorf("fetch the schema from %s: %v: check the address and the network, or import it from a file", u.Host, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("%s answered HTTP %d for the schema: check the address (it must be the schema itself, not a page about it)", u.Host, resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxSchemaBytes+1))
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "", fmt.Errorf("%s did not send the whole schema within %s: try again, or import it from a file", u.Host, SchemaTimeout)
+	case err != nil:
+		return "", fmt.Errorf("read the schema from %s: %v", u.Host, err)
+	case len(body) > MaxSchemaBytes:
+		return "", fmt.Errorf("the schema at %s is over %s: a schema is at most that; is it the right address?", u.Host, bytesize.Format(MaxSchemaBytes))
+	case !utf8.Valid(body) || strings.ContainsRune(string(body), 0):
+		return "", fmt.Errorf("%s sent binary data, not a schema (JSON or YAML text): check the address", u.Host)
+	case strings.TrimSpace(string(body)) == "":
+		return "", fmt.Errorf("%s sent an empty answer: check the address", u.Host)
+	}
+	return string(body), nil
+}
+
+// PreviewTurn is an earlier question of a preview and its answer.
+type PreviewTurn struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+}
+
+// PreviewRequest is one question of the editor's preview: the
+// instructions as being written, not as saved.
+type PreviewRequest struct {
+	// AssistantID lends the saved assistant's knowledge ("" for none).
+	AssistantID  string        `json:"assistant_id"`
+	Instructions string        `json:"instructions"`
+	Server       string        `json:"server"`
+	Model        string        `json:"model"`
+	History      []PreviewTurn `json:"history"`
+	Question     string        `json:"question"`
+	// Progress is told what starting a carried model waits for.
+	Progress func(msg string) `json:"-"`
+}
+
+// Preview answers a question with the instructions given, as a new chat
+// with the assistant would, but keeps nothing: no conversation, no
+// memory, no model choice remembered. Code is not run in a preview (no
+// sandbox is started for it): the answer says so where the model tried.
+func (s *Asks) Preview(ctx context.Context, req PreviewRequest) (*llm.Transcript, error) {
+	if err := s.c.Ready(); err != nil {
+		return nil, err
+	}
+	q := strings.TrimSpace(req.Question)
+	if q == "" {
+		return nil, ErrNoQuestion
+	}
+	suggested := ""
+	if req.AssistantID != "" {
+		as, err := s.c.Assistants().Get(req.AssistantID)
+		if err != nil {
+			return nil, err
+		}
+		suggested = as.Model
+	}
+	conn, err := s.c.LocalModels().PickServer(ctx, req.Server, req.Model, suggested, req.Progress)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	var tools []llm.LoopTool
+	if t, ok := s.c.Knowledge().Tool(req.AssistantID); ok && req.AssistantID != "" {
+		tools = append(tools, t)
+	}
+	var hist []llm.Message
+	for _, t := range req.History {
+		if t.Answer != "" {
+			hist = append(hist, llm.Message{Role: "user", Content: t.Question}, llm.Message{Role: "assistant", Content: t.Answer})
+		}
+	}
+	client := conn.Client
+	loop := &llm.Loop{Client: client, Model: conn.Model, Instructions: req.Instructions, Tools: tools,
+		Context: client.ContextLength(ctx, conn.Model), History: hist, MaxSteps: 2}
+	t := loop.Ask(ctx, q)
+	s.c.log.Info("assistant preview", "assistant", req.AssistantID, "model", conn.Model, "stopped", t.Stopped)
+	return t, nil
+}
