@@ -108,6 +108,7 @@ var pathless = []string{
 	"StopSession", "SessionCells", "ExportSession",
 	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile", "PullSource", "PullModel", "CancelPull",
 	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove", "KnowledgeCancel", "KnowledgeRanking", "PickKnowledgeFile",
+	"PickKnowledgeFiles", "AssistantPicture", "FetchActionSchema", "PreviewAssistant",
 	"ListActions", "AddAction", "RemoveAction", "SetActionAllowLocal", "TestAction", "AnswerAction", "SignInAction", "SetActionCredentials", "ChatGPTSnippet", "PreviewAssistants",
 	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations",
 	"SandboxHost", "TrustSandboxHost",

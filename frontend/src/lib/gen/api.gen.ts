@@ -192,6 +192,7 @@ export namespace assistant {
     remote_files: assistant.RemoteFile[];
     notes: string;
     model?: string;
+    picture?: string;
     created: string;
     updated: string;
   }
@@ -893,6 +894,20 @@ export namespace core {
     description: string;
     rule: actions.Rule;
     always_allow?: boolean;
+  }
+
+  export interface PreviewRequest {
+    assistant_id: string;
+    instructions: string;
+    server: string;
+    model: string;
+    history: core.PreviewTurn[];
+    question: string;
+  }
+
+  export interface PreviewTurn {
+    question: string;
+    answer: string;
   }
 
   export interface PullSource {
@@ -1859,6 +1874,7 @@ export const methods = [
   'AnswerAction',
   'Ask',
   'AssistantCapabilities',
+  'AssistantPicture',
   'AuditCatalog',
   'Audits',
   'BackupDatabase',
@@ -1885,6 +1901,7 @@ export const methods = [
   'ExportConversation',
   'ExportImage',
   'ExportSession',
+  'FetchActionSchema',
   'FirstRunFix',
   'FirstRunStatus',
   'Fit',
@@ -1932,8 +1949,10 @@ export const methods = [
   'PickExport',
   'PickFile',
   'PickKnowledgeFile',
+  'PickKnowledgeFiles',
   'PickLibraryFile',
   'PickModelFile',
+  'PreviewAssistant',
   'PreviewAssistants',
   'PreviewFile',
   'PreviewMCPImport',
@@ -2015,6 +2034,10 @@ export function Ask(req: Input<app.AskRequest>): Promise<llm.Conversation> {
 
 export function AssistantCapabilities(): Promise<assistant.Capability[]> {
   return call<assistant.Capability[]>('AssistantCapabilities');
+}
+
+export function AssistantPicture(name: string, data: string): Promise<string> {
+  return call<string>('AssistantPicture', name, data);
 }
 
 export function AuditCatalog(): Promise<audit.Catalog | null> {
@@ -2119,6 +2142,10 @@ export function ExportImage(): Promise<string> {
 
 export function ExportSession(id: string, format: string): Promise<string> {
   return call<string>('ExportSession', id, format);
+}
+
+export function FetchActionSchema(url: string): Promise<string> {
+  return call<string>('FetchActionSchema', url);
 }
 
 export function FirstRunFix(id: string): Promise<app.FirstRun> {
@@ -2309,12 +2336,20 @@ export function PickKnowledgeFile(): Promise<string> {
   return call<string>('PickKnowledgeFile');
 }
 
+export function PickKnowledgeFiles(): Promise<string[]> {
+  return call<string[]>('PickKnowledgeFiles');
+}
+
 export function PickLibraryFile(): Promise<string> {
   return call<string>('PickLibraryFile');
 }
 
 export function PickModelFile(): Promise<string> {
   return call<string>('PickModelFile');
+}
+
+export function PreviewAssistant(req: Input<core.PreviewRequest>): Promise<llm.Transcript> {
+  return call<llm.Transcript>('PreviewAssistant', req);
 }
 
 export function PreviewAssistants(json: string): Promise<assistant.ImportReport> {

@@ -1,0 +1,100 @@
+package app
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"rehome/backend/core"
+)
+
+// The assistant editor's calls beside the record's own (assistants.go):
+// a picture readied, an action's schema fetched from a URL, a preview
+// answer, and several knowledge files chosen at once.
+
+// multiFileDialog is the window's dialog for several files (the window
+// implements it; a test's window may not).
+type multiFileDialog interface {
+	OpenFilesDialog(title, dir string, filters []FileFilter) ([]string, error)
+}
+
+// AssistantPicture readies a picture file's bytes (base64, as the page
+// read them) for an assistant's Picture field: a PNG or JPEG data: URL,
+// scaled and stripped (see core.Assistants.Picture).
+func (a *App) AssistantPicture(name, data string) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return "", fmt.Errorf("%s did not arrive whole (%v): choose it again", name, err)
+	}
+	return a.core.Assistants().Picture(name, raw)
+}
+
+// FetchActionSchema reads an action's schema from a URL the user typed
+// and asked for (see core.Assistants.FetchSchema).
+func (a *App) FetchActionSchema(url string) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	return a.core.Assistants().FetchSchema(a.ctx, url)
+}
+
+// PreviewAssistant answers a question of the editor's preview with the
+// instructions as typed; nothing is kept (see core.Asks.Preview).
+func (a *App) PreviewAssistant(req core.PreviewRequest) (core.Transcript, error) {
+	if err := a.ready(); err != nil {
+		return core.Transcript{}, err
+	}
+	t, err := a.core.Asks().Preview(a.ctx, req)
+	if err != nil {
+		return core.Transcript{}, err
+	}
+	return *t, nil
+}
+
+// PickKnowledgeFiles opens the native dialog to choose one or more files
+// for the assistant's knowledge, in the folder last chosen from (else
+// Documents, else the home folder); none when the user cancels.
+func (a *App) PickKnowledgeFiles() ([]string, error) {
+	w := a.window()
+	if w == nil {
+		return nil, errNoWindow
+	}
+	filters := []FileFilter{KnowledgeFilter, {Name: "All files", Patterns: "*"}}
+	var paths []string
+	var err error
+	if m, ok := w.(multiFileDialog); ok {
+		paths, err = m.OpenFilesDialog("Choose files for the assistant's knowledge", a.knowledgeDir(), filters)
+	} else {
+		var p string
+		if p, err = w.OpenFileDialog("Choose a file for the assistant's knowledge", filters); p != "" {
+			paths = []string{p}
+		}
+	}
+	if err != nil || len(paths) == 0 {
+		return []string{}, err
+	}
+	GrantRead(a, paths...)
+	a.knowMu.Lock()
+	a.knowDir = filepath.Dir(paths[0])
+	a.knowMu.Unlock()
+	return paths, nil
+}
+
+// knowledgeDir is where the knowledge dialog starts: the folder last
+// chosen from while it still exists, else ~/Documents, else home.
+func (a *App) knowledgeDir() string {
+	a.knowMu.Lock()
+	dir := a.knowDir
+	a.knowMu.Unlock()
+	home, _ := os.UserHomeDir()
+	for _, d := range []string{dir, filepath.Join(home, "Documents")} {
+		if st, err := os.Stat(d); d != "" && err == nil && st.IsDir() {
+			return d
+		}
+	}
+	return home
+}

@@ -1,0 +1,64 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// multiWindow is a window whose dialog takes several files: it answers
+// picks and notes the folder each dialog started in.
+type multiWindow struct {
+	fakeWindow
+	picks  []string
+	starts []string
+}
+
+func (m *multiWindow) OpenFilesDialog(_, dir string, _ []FileFilter) ([]string, error) {
+	m.starts = append(m.starts, dir)
+	return m.picks, nil
+}
+
+// The knowledge dialog takes several files, each then readable by
+// KnowledgeAdd; it starts in Documents the first time (home when there is
+// none) and in the folder last chosen from afterwards.
+func TestPickKnowledgeFilesSeveralAndLastFolder(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	h := newTestApp(t)
+	if err := h.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	docs := filepath.Join(home, "Documents")
+	os.MkdirAll(docs, 0o700)
+	src := filepath.Join(t.TempDir(), "reports")
+	os.MkdirAll(src, 0o700)
+	a1, a2 := filepath.Join(src, "a.md"), filepath.Join(src, "b.md")
+	os.WriteFile(a1, []byte("# A"), 0o600)
+	os.WriteFile(a2, []byte("# B"), 0o600)
+	w := &multiWindow{picks: []string{a1, a2}}
+	h.SetEmitter(w)
+	got, err := h.PickKnowledgeFiles()
+	if err != nil || len(got) != 2 {
+		t.Fatalf("picked %v, %v", got, err)
+	}
+	for _, p := range got {
+		if _, err := h.readable(p); err != nil {
+			t.Errorf("%s picked but not readable: %v", p, err)
+		}
+	}
+	w.picks = nil
+	if got, err := h.PickKnowledgeFiles(); err != nil || got == nil || len(got) != 0 {
+		t.Fatalf("a cancelled dialog: %v %v", got, err)
+	}
+	if len(w.starts) != 2 || w.starts[0] != docs || w.starts[1] != src {
+		t.Fatalf("the dialogs started in %v, want %s then %s", w.starts, docs, src)
+	}
+	os.RemoveAll(src)
+	os.RemoveAll(docs)
+	h.PickKnowledgeFiles()
+	if w.starts[2] != home {
+		t.Fatalf("with the folder gone and no Documents: %s, want %s", w.starts[2], home)
+	}
+}
