@@ -26,10 +26,18 @@ const (
 	SchemaTimeout  = 15 * time.Second
 )
 
+// MaxPictureFile is the largest picture file an assistant takes.
+const MaxPictureFile = vision.MaxPictureFile
+
 // Picture readies a picture file's bytes for an assistant (see
 // vision.Picture): the data: URL to keep in its Picture field.
-func (a *Assistants) Picture(name string, data []byte) (string, error) {
+func Picture(name string, data []byte) (string, error) {
 	return vision.Picture(name, data)
+}
+
+// Picture is core.Picture, for a face that holds the service.
+func (a *Assistants) Picture(name string, data []byte) (string, error) {
+	return Picture(name, data)
 }
 
 // FetchSchema reads an action's OpenAPI schema from an http(s) URL, once,
