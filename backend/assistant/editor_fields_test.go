@@ -38,3 +38,16 @@ func TestEditorFieldsBounded(t *testing.T) {
 		t.Fatalf("%d stored, want the first alone", len(list))
 	}
 }
+
+// The picture goes along to Open WebUI as its model's profile image.
+func TestOpenWebUIExportTakesThePicture(t *testing.T) {
+	pic := testPicture(t)
+	out, _, err := OpenWebUI(Assistant{Name: "Analyst", Picture: pic}, ExportOptions{Model: "qwen2.5:7b"})
+	if err != nil || !strings.Contains(string(out), `"profile_image_url": "`+pic+`"`) && !strings.Contains(string(out), `"profile_image_url":"`+pic+`"`) {
+		t.Fatalf("the export lacks the picture (%v): %.300s", err, out)
+	}
+	out, _, _ = OpenWebUI(Assistant{Name: "Plain"}, ExportOptions{Model: "qwen2.5:7b"})
+	if !strings.Contains(string(out), "/static/favicon.png") {
+		t.Fatalf("without a picture, Open WebUI's own: %.300s", out)
+	}
+}
