@@ -31,7 +31,8 @@ var refusal = regexp.MustCompile(`is not a file you gave rehome|in a browser reh
 // a hostile page of the bridge would make: secret is a file no user gave
 // rehome. Each must be refused, and the secret's bytes come back nowhere.
 var pathAttacks = map[string]func(a *App, secret string) (any, error){
-	"PreviewFile": func(a *App, s string) (any, error) { return a.PreviewFile(s) },
+	"PreviewFile":      func(a *App, s string) (any, error) { return a.PreviewFile(s) },
+	"ActionSchemaFile": func(a *App, s string) (any, error) { return a.ActionSchemaFile(s) },
 	"RunCode": func(a *App, s string) (any, error) {
 		return a.RunCode(sandbox.RunRequest{Code: "print(open('/mnt/data/x').read())", InputPath: s})
 	},

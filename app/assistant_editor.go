@@ -98,3 +98,16 @@ func (a *App) knowledgeDir() string {
 	}
 	return home
 }
+
+// ActionSchemaFile reads an action's schema from a file the user gave
+// rehome (dropped on the window, or chosen), within the schema's bounds.
+func (a *App) ActionSchemaFile(path string) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	p, err := a.readable(path)
+	if err != nil {
+		return "", err
+	}
+	return a.core.Assistants().ReadSchemaFile(p)
+}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -72,12 +74,35 @@ func (a *Assistants) FetchSchema(ctx context.Context, raw string) (string, error
 		return "", fmt.Errorf("%s did not send the whole schema within %s: try again, or import it from a file", u.Host, SchemaTimeout)
 	case err != nil:
 		return "", fmt.Errorf("read the schema from %s: %v", u.Host, err)
+	}
+	return schemaText(body, "the schema at "+u.Host, "is it the right address?")
+}
+
+// ReadSchemaFile reads an action's schema from a file the user gave
+// (chosen or dropped): at most MaxSchemaBytes of UTF-8 text.
+func (a *Assistants) ReadSchemaFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("open the schema: %w", err)
+	}
+	defer f.Close()
+	body, err := io.ReadAll(io.LimitReader(f, MaxSchemaBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	return schemaText(body, filepath.Base(path), "is it the right file?")
+}
+
+// schemaText checks what was read as a schema: within MaxSchemaBytes, UTF-8
+// text, not empty; what names it in the error, hint ends a wrong one's.
+func schemaText(body []byte, what, hint string) (string, error) {
+	switch {
 	case len(body) > MaxSchemaBytes:
-		return "", fmt.Errorf("the schema at %s is over %s: a schema is at most that; is it the right address?", u.Host, bytesize.Format(MaxSchemaBytes))
+		return "", fmt.Errorf("%s is over %s: a schema is at most that; %s", what, bytesize.Format(MaxSchemaBytes), hint)
 	case !utf8.Valid(body) || strings.ContainsRune(string(body), 0):
-		return "", fmt.Errorf("%s sent binary data, not a schema (JSON or YAML text): check the address", u.Host)
+		return "", fmt.Errorf("%s is binary data, not a schema (JSON or YAML text): %s", what, hint)
 	case strings.TrimSpace(string(body)) == "":
-		return "", fmt.Errorf("%s sent an empty answer: check the address", u.Host)
+		return "", fmt.Errorf("%s is empty: %s", what, hint)
 	}
 	return string(body), nil
 }

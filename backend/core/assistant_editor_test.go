@@ -3,6 +3,8 @@ package core
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +74,7 @@ func TestFetchSchemaBounded(t *testing.T) {
 	}
 	for path, want := range map[string]string{
 		"/huge":    "is over 1 MiB",
-		"/binary":  "binary data, not a schema",
+		"/binary":  "is binary data, not a schema",
 		"/missing": "answered HTTP 404",
 	} {
 		if _, err := c.Assistants().FetchSchema(t.Context(), srv.URL+path); err == nil || !strings.Contains(err.Error(), want) {
@@ -93,5 +95,30 @@ func TestFetchSchemaBounded(t *testing.T) {
 	}
 	if d := time.Since(start); d > SchemaTimeout+3*time.Second {
 		t.Errorf("the slow fetch took %s", d)
+	}
+}
+
+// A schema file is read within the same bounds.
+func TestReadSchemaFileBounded(t *testing.T) {
+	c := openCore(t, t.TempDir(), Options{})
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if got, err := c.Assistants().ReadSchemaFile(write("shop.yaml", "openapi: 3.1.0\n")); err != nil || got != "openapi: 3.1.0\n" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+	for name, body := range map[string]string{
+		"big.json":  strings.Repeat(" ", MaxSchemaBytes+1),
+		"logo.png":  "\x89PNG\r\n\x1a\n\x00",
+		"empty.yml": "\n",
+	} {
+		if _, err := c.Assistants().ReadSchemaFile(write(name, body)); err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "is it the right file?") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -1867,6 +1867,7 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 
 /** The names of the methods, as the bridge serves them. */
 export const methods = [
+  'ActionSchemaFile',
   'AddAction',
   'AddCarriedModel',
   'AddLibrary',
@@ -2007,6 +2008,10 @@ export const methods = [
   'UpdateAssistant',
   'VerifyIsolation',
 ] as const;
+
+export function ActionSchemaFile(path: string): Promise<string> {
+  return call<string>('ActionSchemaFile', path);
+}
 
 export function AddAction(assistantID: string, in_: Input<core.AddAction>): Promise<core.ActionInfo> {
   return call<core.ActionInfo>('AddAction', assistantID, in_);
