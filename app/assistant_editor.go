@@ -42,12 +42,20 @@ func (a *App) FetchActionSchema(url string) (string, error) {
 	return a.core.Assistants().FetchSchema(a.ctx, url)
 }
 
+// PreviewEvent is a step of a preview's answer, for the editor.
+type PreviewEvent struct {
+	ID string `json:"id"` // the preview's, as the editor named it
+	core.Event
+}
+
 // PreviewAssistant answers a question of the editor's preview with the
 // instructions as typed; nothing is kept (see core.Asks.Preview).
 func (a *App) PreviewAssistant(req core.PreviewRequest) (core.Transcript, error) {
 	if err := a.ready(); err != nil {
 		return core.Transcript{}, err
 	}
+	req.OnEvent = func(ev core.Event) { a.emit("preview:event", PreviewEvent{ID: req.ID, Event: ev}) }
+	req.Progress = func(msg string) { a.emit("preview:event", PreviewEvent{ID: req.ID, Event: core.Event{Type: "note", Text: msg}}) }
 	t, err := a.core.Asks().Preview(a.ctx, req)
 	if err != nil {
 		return core.Transcript{}, err

@@ -116,6 +116,8 @@ type PreviewTurn struct {
 // PreviewRequest is one question of the editor's preview: the
 // instructions as being written, not as saved.
 type PreviewRequest struct {
+	// ID is the face's name for this preview (echoed in its events).
+	ID string `json:"id"`
 	// AssistantID lends the saved assistant's knowledge ("" for none).
 	AssistantID  string        `json:"assistant_id"`
 	Instructions string        `json:"instructions"`
@@ -125,6 +127,8 @@ type PreviewRequest struct {
 	Question     string        `json:"question"`
 	// Progress is told what starting a carried model waits for.
 	Progress func(msg string) `json:"-"`
+	// OnEvent sees each step of the answer as it streams (may be nil).
+	OnEvent func(Event) `json:"-"`
 }
 
 // Preview answers a question with the instructions given, as a new chat
@@ -164,7 +168,7 @@ func (s *Asks) Preview(ctx context.Context, req PreviewRequest) (*llm.Transcript
 	}
 	client := conn.Client
 	loop := &llm.Loop{Client: client, Model: conn.Model, Instructions: req.Instructions, Tools: tools,
-		Context: client.ContextLength(ctx, conn.Model), History: hist, MaxSteps: 2}
+		Context: client.ContextLength(ctx, conn.Model), History: hist, MaxSteps: 2, OnEvent: req.OnEvent}
 	t := loop.Ask(ctx, q)
 	s.c.log.Info("assistant preview", "assistant", req.AssistantID, "model", conn.Model, "stopped", t.Stopped)
 	return t, nil

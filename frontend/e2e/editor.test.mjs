@@ -159,10 +159,18 @@ test('the editor: knowledge before the first Save, welcome, starters, picture, d
   assert.match(await preview.getByTestId('preview-welcome').innerText(), /Hello! I know the shop notes\./);
   assert.deepEqual(await preview.getByTestId('preview-starter').allInnerTexts(), ['What does order o-42 total?', 'What is the returns policy?']);
   await preview.getByTestId('preview-input').fill('Which region had the most revenue?');
+  await page.evaluate(() => {
+    window.sawLive = '';
+    new MutationObserver(() => {
+      const el = document.querySelector('[data-testid=preview-live]');
+      if (el) window.sawLive = el.textContent;
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
   await preview.getByTestId('preview-send').click();
   await preview.getByTestId('preview-answer').waitFor({ timeout: 240000 });
   assert.match(await preview.getByTestId('preview-answer').innerText(), /The summary of sales\.csv is above/);
   assert.match(await preview.getByTestId('preview-note').innerText(), /does not run in the preview/);
+  assert.ok(await page.evaluate(() => window.sawLive), 'the answer streamed into the preview as it came');
   assert.deepEqual(await srv.call('ListConversations', 10), []);
   await page.screenshot({ path: join(artifacts, 'editor-1280.png') });
 

@@ -52,3 +52,12 @@ describe('the editor’s new fields', () => {
     expect(previewWords({ answer: '', stopped: 'error', error: 'server gone', turns: [] })).toEqual({ answer: '', note: 'server gone' });
   });
 });
+
+describe('the preview as it streams', () => {
+  it('shows the latest turn that has text', async () => {
+    const { streamed } = await import('./assistants');
+    expect(streamed([])).toBe('');
+    expect(streamed(['I will load it', ''])).toBe('I will load it');
+    expect(streamed(['I will load it', 'The summary'])).toBe('The summary');
+  });
+});

@@ -109,3 +109,9 @@ export function previewWords(t: { answer: string; error?: string; note?: string;
   else if (!t.answer && t.note) notes.push(t.note);
   return { answer: t.answer, note: notes.join(' ') };
 }
+
+/** The preview's answer so far: the latest turn that has text. */
+export function streamed(turns: string[]): string {
+  for (let i = turns.length - 1; i >= 0; i--) if (turns[i].trim()) return turns[i];
+  return '';
+}

@@ -152,6 +152,15 @@ export namespace app {
     total: number;
   }
 
+  export interface PreviewEvent {
+    id: string;
+    type: string;
+    turn: number;
+    text?: string;
+    cell?: llm.Cell;
+    stream?: string;
+  }
+
   export interface StatusInfo {
     version: string;
     data_dir: string;
@@ -897,6 +906,7 @@ export namespace core {
   }
 
   export interface PreviewRequest {
+    id: string;
     assistant_id: string;
     instructions: string;
     server: string;
@@ -1857,6 +1867,7 @@ export interface Events {
   'library:progress': app.LibraryProgress;
   'models:progress': app.CarriedProgress;
   'models:pull': llm.PullProgress;
+  'preview:event': app.PreviewEvent;
   'run:progress': sandbox.Progress;
 }
 
