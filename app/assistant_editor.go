@@ -55,7 +55,9 @@ func (a *App) PreviewAssistant(req core.PreviewRequest) (core.Transcript, error)
 		return core.Transcript{}, err
 	}
 	req.OnEvent = func(ev core.Event) { a.emit("preview:event", PreviewEvent{ID: req.ID, Event: ev}) }
-	req.Progress = func(msg string) { a.emit("preview:event", PreviewEvent{ID: req.ID, Event: core.Event{Type: "note", Text: msg}}) }
+	req.Progress = func(msg string) {
+		a.emit("preview:event", PreviewEvent{ID: req.ID, Event: core.Event{Type: "note", Text: msg}})
+	}
 	t, err := a.core.Asks().Preview(a.ctx, req)
 	if err != nil {
 		return core.Transcript{}, err
