@@ -47,7 +47,6 @@ type App struct {
 	knowMu   sync.Mutex
 	knowSeq  int
 	knowAdds map[string]map[int]context.CancelFunc // knowledge adds in progress, per assistant (knowledge.go)
-	knowDir  string                                // the folder knowledge files were last chosen in (assistant_editor.go)
 }
 
 // Host holds an App for its window or `rehome serve`: it opens it, attaches

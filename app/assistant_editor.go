@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/base64"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"rehome/backend/core"
@@ -77,7 +76,7 @@ func (a *App) PickKnowledgeFiles() ([]string, error) {
 	var paths []string
 	var err error
 	if m, ok := w.(multiFileDialog); ok {
-		paths, err = m.OpenFilesDialog("Choose files for the assistant's knowledge", a.knowledgeDir(), filters)
+		paths, err = m.OpenFilesDialog("Choose files for the assistant's knowledge", a.core.KnowledgeFolder(), filters)
 	} else {
 		var p string
 		if p, err = w.OpenFileDialog("Choose a file for the assistant's knowledge", filters); p != "" {
@@ -88,25 +87,10 @@ func (a *App) PickKnowledgeFiles() ([]string, error) {
 		return []string{}, err
 	}
 	GrantRead(a, paths...)
-	a.knowMu.Lock()
-	a.knowDir = filepath.Dir(paths[0])
-	a.knowMu.Unlock()
-	return paths, nil
-}
-
-// knowledgeDir is where the knowledge dialog starts: the folder last
-// chosen from while it still exists, else ~/Documents, else home.
-func (a *App) knowledgeDir() string {
-	a.knowMu.Lock()
-	dir := a.knowDir
-	a.knowMu.Unlock()
-	home, _ := os.UserHomeDir()
-	for _, d := range []string{dir, filepath.Join(home, "Documents")} {
-		if st, err := os.Stat(d); d != "" && err == nil && st.IsDir() {
-			return d
-		}
+	if err := a.core.SetKnowledgeFolder(filepath.Dir(paths[0])); err != nil {
+		a.log.Warn("keep the knowledge folder", "err", err)
 	}
-	return home
+	return paths, nil
 }
 
 // ActionSchemaFile reads an action's schema from a file the user gave

@@ -55,10 +55,22 @@ func TestPickKnowledgeFilesSeveralAndLastFolder(t *testing.T) {
 	if len(w.starts) != 2 || w.starts[0] != docs || w.starts[1] != src {
 		t.Fatalf("the dialogs started in %v, want %s then %s", w.starts, docs, src)
 	}
+	// Kept across a restart.
+	h.Close()
+	h = New(Config{DataDir: h.cfg.DataDir})
+	if err := h.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	h.SetEmitter(w)
+	h.PickKnowledgeFiles()
+	if w.starts[2] != src {
+		t.Fatalf("after a restart the dialog started in %s, want %s", w.starts[2], src)
+	}
 	os.RemoveAll(src)
 	os.RemoveAll(docs)
 	h.PickKnowledgeFiles()
-	if w.starts[2] != home {
-		t.Fatalf("with the folder gone and no Documents: %s, want %s", w.starts[2], home)
+	if w.starts[3] != home {
+		t.Fatalf("with the folder gone and no Documents: %s, want %s", w.starts[3], home)
 	}
 }

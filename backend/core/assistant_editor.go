@@ -15,6 +15,7 @@ import (
 
 	"rehome/backend/bytesize"
 	"rehome/backend/llm"
+	"rehome/backend/store"
 	"rehome/backend/vision"
 )
 
@@ -172,4 +173,35 @@ func (s *Asks) Preview(ctx context.Context, req PreviewRequest) (*llm.Transcript
 	t := loop.Ask(ctx, q)
 	s.c.log.Info("assistant preview", "assistant", req.AssistantID, "model", conn.Model, "stopped", t.Stopped)
 	return t, nil
+}
+
+// knowledgeFolderKey is where the folder knowledge files were last chosen
+// from is kept (Settings), for the next dialog to start in.
+const knowledgeFolderKey = "knowledge-folder"
+
+type knowledgeFolder struct {
+	Schema int    `json:"schema"`
+	Folder string `json:"folder"`
+}
+
+// KnowledgeFolder is the folder the knowledge dialog starts in: the one
+// last chosen from while it still exists, else ~/Documents, else home.
+func (c *Core) KnowledgeFolder() string {
+	var rec knowledgeFolder
+	_ = c.db(func(st *store.Store) error { return st.Get(store.Settings, knowledgeFolderKey, &rec) })
+	home, _ := os.UserHomeDir()
+	for _, d := range []string{rec.Folder, filepath.Join(home, "Documents")} {
+		if st, err := os.Stat(d); d != "" && err == nil && st.IsDir() {
+			return d
+		}
+	}
+	return home
+}
+
+// SetKnowledgeFolder keeps dir as the folder knowledge files were last
+// chosen from.
+func (c *Core) SetKnowledgeFolder(dir string) error {
+	return c.db(func(st *store.Store) error {
+		return st.Put(store.Settings, knowledgeFolderKey, knowledgeFolder{Schema: 1, Folder: dir})
+	})
 }
