@@ -1,7 +1,9 @@
 package app
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -48,7 +50,8 @@ type PreviewEvent struct {
 }
 
 // PreviewAssistant answers a question of the editor's preview with the
-// instructions as typed; nothing is kept (see core.Asks.Preview).
+// instructions as typed; nothing is kept (see core.Asks.Preview). Its
+// steps go out as "preview:event" (PreviewEvent) while it answers.
 func (a *App) PreviewAssistant(req core.PreviewRequest) (core.Transcript, error) {
 	if err := a.ready(); err != nil {
 		return core.Transcript{}, err
@@ -57,7 +60,16 @@ func (a *App) PreviewAssistant(req core.PreviewRequest) (core.Transcript, error)
 	req.Progress = func(msg string) {
 		a.emit("preview:event", PreviewEvent{ID: req.ID, Event: core.Event{Type: "note", Text: msg}})
 	}
-	t, err := a.core.Asks().Preview(a.ctx, req)
+	// StopAsk("preview:ID") stops it, as it stops a conversation's answer.
+	ctx, cancel := context.WithCancel(a.ctx)
+	defer cancel()
+	if key := "preview:" + req.ID; req.ID != "" {
+		if !a.asks.begin(key, cancel) {
+			return core.Transcript{}, errors.New("that preview is answering already: wait for it, or press Stop")
+		}
+		defer a.asks.end(key)
+	}
+	t, err := a.core.Asks().Preview(ctx, req)
 	if err != nil {
 		return core.Transcript{}, err
 	}

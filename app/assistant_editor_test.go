@@ -3,7 +3,13 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
+
+	"rehome/backend/core"
+	"rehome/backend/llm"
+	"rehome/internal/testsupport/llmtest"
 )
 
 // multiWindow is a window whose dialog takes several files: it answers
@@ -72,5 +78,46 @@ func TestPickKnowledgeFilesSeveralAndLastFolder(t *testing.T) {
 	h.PickKnowledgeFiles()
 	if w.starts[3] != home {
 		t.Fatalf("with the folder gone and no Documents: %s, want %s", w.starts[3], home)
+	}
+}
+
+// Stop in the preview: StopAsk("preview:ID") ends an answer that trickles
+// without end; the text that came is kept in the transcript, each piece
+// went out as a "preview:event", and a second preview with the same id
+// while it answers is refused.
+func TestPreviewStops(t *testing.T) {
+	a := openApp(t)
+	w := &fakeWindow{}
+	a.SetEmitter(w)
+	srv := llmtest.Hostile(t, llmtest.HostileTrickle, 20*time.Millisecond)
+	req := core.PreviewRequest{ID: "p1", Instructions: "Be brief.", Server: srv.URL + "/v1", Model: llmtest.HostileModel, Question: "hello?"}
+	done := make(chan core.Transcript, 1)
+	go func() {
+		tr, err := a.PreviewAssistant(req)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- tr
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for a.StopAsk("preview:p1") != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the preview never began")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case tr := <-done:
+		if tr.Stopped != llm.StopCanceled {
+			t.Fatalf("stopped %q: %s", tr.Stopped, tr.Error)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Stop did not end the preview")
+	}
+	if !slices.Contains(w.events, "preview:event") {
+		t.Fatalf("no preview:event went out: %v", w.events)
+	}
+	if a.StopAsk("preview:p1") == nil {
+		t.Fatal("the preview's stop stayed registered after it ended")
 	}
 }
