@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 
 	"rehome/backend/core"
@@ -116,4 +118,51 @@ func (a *App) ActionSchemaFile(path string) (string, error) {
 		return "", err
 	}
 	return a.core.Assistants().ReadSchemaFile(p)
+}
+
+// PickPictureFile opens the native dialog to choose an assistant's
+// picture; "" when the user cancels (in a browser: the page's file input).
+func (a *App) PickPictureFile() (string, error) {
+	return a.pickGiven("Choose the assistant's picture", FileFilter{Name: "Pictures (PNG, JPEG, WebP)", Patterns: "*.png;*.jpg;*.jpeg;*.webp"})
+}
+
+// PickSchemaFile opens the native dialog to choose an action's schema
+// file; "" when the user cancels.
+func (a *App) PickSchemaFile() (string, error) {
+	return a.pickGiven("Choose the action's OpenAPI schema", FileFilter{Name: "OpenAPI schemas (JSON, YAML)", Patterns: "*.json;*.yaml;*.yml"})
+}
+
+// pickGiven asks for one file with the native dialog and grants it.
+func (a *App) pickGiven(title string, filter FileFilter) (string, error) {
+	w := a.window()
+	if w == nil {
+		return "", errNoWindow
+	}
+	p, err := w.OpenFileDialog(title, []FileFilter{filter, {Name: "All files", Patterns: "*"}})
+	if err == nil && p != "" {
+		GrantRead(a, p)
+	}
+	return p, err
+}
+
+// AssistantPictureFile readies a picture file the user gave rehome (the
+// window's dialog) for an assistant's Picture field, as AssistantPicture.
+func (a *App) AssistantPictureFile(path string) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	p, err := a.readable(path)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, core.MaxPictureFile+1))
+	if err != nil {
+		return "", err
+	}
+	return a.core.Assistants().Picture(filepath.Base(p), data)
 }

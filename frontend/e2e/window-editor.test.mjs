@@ -2,13 +2,14 @@
 // binary on Xvfb): on a new assistant, before any Save, "choose files"
 // opens GTK's chooser for several files, in ~/Documents the first time;
 // Ctrl+A and Enter take both files there, the assistant is saved as a
-// draft and both are indexed. Screenshot: $ARTIFACTS/window-editor-knowledge.png.
+// draft and both are indexed. The picture is chosen with the
+// window's dialog too (a WebP, kept re-encoded: Remove shows). Screenshot: $ARTIFACTS/window-editor-knowledge.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bin } from './harness.mjs';
+import { bin, root } from './harness.mjs';
 import { startXvfb, launch, waitScreen, waitLog, logLines, click, wheel, windowShot, sleep } from './xwin.mjs';
 
 let X;
@@ -45,7 +46,17 @@ test('the window: several knowledge files from one dialog that starts in Documen
     let shown = await waitScreen(app.log, 'assistants', ['new-assistant'], since);
     since = logLines(app.log);
     click(X, app.id, ...shown.fields['new-assistant']);
-    shown = await waitScreen(app.log, 'assistants', ['knowledge-choose'], since);
+    shown = await waitScreen(app.log, 'assistants', ['knowledge-choose', 'picture-choose'], since);
+    // The picture: the window's own dialog, the path typed.
+    since = logLines(app.log);
+    click(X, app.id, ...shown.fields['picture-choose']);
+    const picker = await waitWindow("^Choose the assistant's picture", 30000);
+    X.x('xdotool', ['windowfocus', '--sync', picker]);
+    await sleep(800);
+    X.x('xdotool', ['key', '--clearmodifiers', 'ctrl+l']);
+    X.x('xdotool', ['type', '--delay', '10', join(root, 'backend/vision/testdata/blue-purple-pink.lossy.webp')]);
+    X.x('xdotool', ['key', 'Return']);
+    shown = await waitScreen(app.log, 'assistants', ['picture-remove', 'knowledge-choose'], since);
     // The Knowledge section is below the form: scroll until its button shows.
     for (let i = 0; i < 12 && shown.fields['knowledge-choose'][1] > 740; i++) {
       since = logLines(app.log);

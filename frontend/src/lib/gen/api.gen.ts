@@ -1887,6 +1887,7 @@ export const methods = [
   'Ask',
   'AssistantCapabilities',
   'AssistantPicture',
+  'AssistantPictureFile',
   'AuditCatalog',
   'Audits',
   'BackupDatabase',
@@ -1964,6 +1965,8 @@ export const methods = [
   'PickKnowledgeFiles',
   'PickLibraryFile',
   'PickModelFile',
+  'PickPictureFile',
+  'PickSchemaFile',
   'PreviewAssistant',
   'PreviewAssistants',
   'PreviewFile',
@@ -2054,6 +2057,10 @@ export function AssistantCapabilities(): Promise<assistant.Capability[]> {
 
 export function AssistantPicture(name: string, data: string): Promise<string> {
   return call<string>('AssistantPicture', name, data);
+}
+
+export function AssistantPictureFile(path: string): Promise<string> {
+  return call<string>('AssistantPictureFile', path);
 }
 
 export function AuditCatalog(): Promise<audit.Catalog | null> {
@@ -2362,6 +2369,14 @@ export function PickLibraryFile(): Promise<string> {
 
 export function PickModelFile(): Promise<string> {
   return call<string>('PickModelFile');
+}
+
+export function PickPictureFile(): Promise<string> {
+  return call<string>('PickPictureFile');
+}
+
+export function PickSchemaFile(): Promise<string> {
+  return call<string>('PickSchemaFile');
 }
 
 export function PreviewAssistant(req: Input<core.PreviewRequest>): Promise<llm.Transcript> {
