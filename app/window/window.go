@@ -240,6 +240,20 @@ func (w *window) OpenFileDialog(title string, filters []app.FileFilter) (string,
 	return runtime.OpenFileDialog(ctx, runtime.OpenDialogOptions{Title: title, Filters: fs, DefaultDirectory: home})
 }
 
+// OpenFilesDialog shows GTK's file chooser for one or more files,
+// starting in dir.
+func (w *window) OpenFilesDialog(title, dir string, filters []app.FileFilter) ([]string, error) {
+	ctx := w.context()
+	if ctx == nil {
+		return nil, errors.New("the window is still starting: try again in a moment")
+	}
+	var fs []runtime.FileFilter
+	for _, f := range filters {
+		fs = append(fs, runtime.FileFilter{DisplayName: f.Name, Pattern: f.Patterns})
+	}
+	return runtime.OpenMultipleFilesDialog(ctx, runtime.OpenDialogOptions{Title: title, Filters: fs, DefaultDirectory: dir})
+}
+
 // ConfirmDialog asks a yes/no question in GTK's own message dialog, which
 // the page cannot draw, answer or dismiss (app.HostConfirmer).
 func (w *window) ConfirmDialog(title, message string) (bool, error) {

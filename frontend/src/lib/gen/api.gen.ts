@@ -152,6 +152,15 @@ export namespace app {
     total: number;
   }
 
+  export interface PreviewEvent {
+    id: string;
+    type: string;
+    turn: number;
+    text?: string;
+    cell?: llm.Cell;
+    stream?: string;
+  }
+
   export interface StatusInfo {
     version: string;
     data_dir: string;
@@ -192,6 +201,7 @@ export namespace assistant {
     remote_files: assistant.RemoteFile[];
     notes: string;
     model?: string;
+    picture?: string;
     created: string;
     updated: string;
   }
@@ -898,6 +908,21 @@ export namespace core {
     description: string;
     rule: actions.Rule;
     always_allow?: boolean;
+  }
+
+  export interface PreviewRequest {
+    id: string;
+    assistant_id: string;
+    instructions: string;
+    server: string;
+    model: string;
+    history: core.PreviewTurn[];
+    question: string;
+  }
+
+  export interface PreviewTurn {
+    question: string;
+    answer: string;
   }
 
   export interface PullSource {
@@ -1854,6 +1879,7 @@ export interface Events {
   'library:progress': app.LibraryProgress;
   'models:progress': app.CarriedProgress;
   'models:pull': llm.PullProgress;
+  'preview:event': app.PreviewEvent;
   'run:progress': sandbox.Progress;
 }
 
@@ -1864,6 +1890,7 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 
 /** The names of the methods, as the bridge serves them. */
 export const methods = [
+  'ActionSchemaFile',
   'AddAction',
   'AddCarriedModel',
   'AddLibrary',
@@ -1871,6 +1898,8 @@ export const methods = [
   'AnswerAction',
   'Ask',
   'AssistantCapabilities',
+  'AssistantPicture',
+  'AssistantPictureFile',
   'AuditCatalog',
   'Audits',
   'BackupDatabase',
@@ -1897,6 +1926,7 @@ export const methods = [
   'ExportConversation',
   'ExportImage',
   'ExportSession',
+  'FetchActionSchema',
   'FirstRunFix',
   'FirstRunStatus',
   'Fit',
@@ -1945,8 +1975,12 @@ export const methods = [
   'PickExport',
   'PickFile',
   'PickKnowledgeFile',
+  'PickKnowledgeFiles',
   'PickLibraryFile',
   'PickModelFile',
+  'PickPictureFile',
+  'PickSchemaFile',
+  'PreviewAssistant',
   'PreviewAssistants',
   'PreviewFile',
   'PreviewMCPImport',
@@ -2005,6 +2039,10 @@ export const methods = [
   'VerifyIsolation',
 ] as const;
 
+export function ActionSchemaFile(path: string): Promise<string> {
+  return call<string>('ActionSchemaFile', path);
+}
+
 export function AddAction(assistantID: string, in_: Input<core.AddAction>): Promise<core.ActionInfo> {
   return call<core.ActionInfo>('AddAction', assistantID, in_);
 }
@@ -2031,6 +2069,14 @@ export function Ask(req: Input<app.AskRequest>): Promise<llm.Conversation> {
 
 export function AssistantCapabilities(): Promise<assistant.Capability[]> {
   return call<assistant.Capability[]>('AssistantCapabilities');
+}
+
+export function AssistantPicture(name: string, data: string): Promise<string> {
+  return call<string>('AssistantPicture', name, data);
+}
+
+export function AssistantPictureFile(path: string): Promise<string> {
+  return call<string>('AssistantPictureFile', path);
 }
 
 export function AuditCatalog(): Promise<audit.Catalog | null> {
@@ -2135,6 +2181,10 @@ export function ExportImage(): Promise<string> {
 
 export function ExportSession(id: string, format: string): Promise<string> {
   return call<string>('ExportSession', id, format);
+}
+
+export function FetchActionSchema(url: string): Promise<string> {
+  return call<string>('FetchActionSchema', url);
 }
 
 export function FirstRunFix(id: string): Promise<app.FirstRun> {
@@ -2329,12 +2379,28 @@ export function PickKnowledgeFile(): Promise<string> {
   return call<string>('PickKnowledgeFile');
 }
 
+export function PickKnowledgeFiles(): Promise<string[]> {
+  return call<string[]>('PickKnowledgeFiles');
+}
+
 export function PickLibraryFile(): Promise<string> {
   return call<string>('PickLibraryFile');
 }
 
 export function PickModelFile(): Promise<string> {
   return call<string>('PickModelFile');
+}
+
+export function PickPictureFile(): Promise<string> {
+  return call<string>('PickPictureFile');
+}
+
+export function PickSchemaFile(): Promise<string> {
+  return call<string>('PickSchemaFile');
+}
+
+export function PreviewAssistant(req: Input<core.PreviewRequest>): Promise<llm.Transcript> {
+  return call<llm.Transcript>('PreviewAssistant', req);
 }
 
 export function PreviewAssistants(json: string): Promise<assistant.ImportReport> {
