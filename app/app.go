@@ -41,7 +41,6 @@ type App struct {
 	accessOnce sync.Once
 	access     *access // the files the user chose (access.go)
 	asks       askHolder
-	sessions   sessionHolder
 	confirms   confirmBox // action calls waiting for the user (actions.go)
 
 	knowMu   sync.Mutex

@@ -106,7 +106,7 @@ func (a *App) Ask(req AskRequest) (core.Conversation, error) {
 		ConversationID: req.ConversationID, AssistantID: req.AssistantID,
 		Files: req.Files, Check: a.readable, Confirm: a.confirmAction, Progress: progress,
 		Server: req.Server, Model: req.Model, MaxSteps: req.MaxSteps, Mode: req.Mode, Question: req.Question, Rewind: req.Rewind,
-		InlinePlots: true, MakeRoom: a.evictSession, Temporary: req.Temporary, Images: req.Images,
+		InlinePlots: true, Temporary: req.Temporary, Images: req.Images,
 	})
 	if err != nil {
 		return core.Conversation{}, uiError(err)

@@ -32,5 +32,5 @@ func (a *App) CanvasDiff(conversationID, docID string, from, to int) (string, er
 // conversation's sandbox session, the one its answers use; its plots
 // come back inline.
 func (a *App) CanvasRun(conversationID, docID string) (*core.CanvasRun, error) {
-	return a.core.Canvas().Run(a.ctx, core.CanvasRunRequest{ConversationID: conversationID, DocID: docID, InlinePlots: true, MakeRoom: a.evictSession})
+	return a.core.Canvas().Run(a.ctx, core.CanvasRunRequest{ConversationID: conversationID, DocID: docID, InlinePlots: true})
 }
