@@ -59,7 +59,7 @@ func (a *App) ExecCell(id, code string, timeoutMS int64) (core.CellResult, error
 }
 
 // InterruptSession sends KeyboardInterrupt to the session's running cell.
-func (a *App) InterruptSession(id string) error { return a.core.Sessions().Interrupt(id) }
+func (a *App) InterruptSession(id string) error { return a.core.Sessions().Interrupt(a.ctx, id) }
 
 // RestartSession gives the session a fresh kernel: variables are lost,
 // files stay.

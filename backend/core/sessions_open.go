@@ -189,32 +189,53 @@ func (s *Sessions) Opened(id string) (*sandbox.Session, error) {
 	return e.s, nil
 }
 
-// Interrupt sends KeyboardInterrupt to the running cell of the open
-// session id.
-func (s *Sessions) Interrupt(id string) error {
-	ss, err := s.Opened(id)
+// reach is session id: the one this process opened, or else the relay
+// that `rehome session start` left (Find's id rule, then the session's
+// own socket); done lets the relay go.
+func (s *Sessions) reach(ctx context.Context, id string) (ss *sandbox.Session, done func(), err error) {
+	if ss, err := s.Opened(id); err == nil {
+		return ss, func() {}, nil
+	}
+	d, err := s.Find(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	ss, err = sandbox.OpenSession(ctx, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ss, func() { ss.Close() }, nil
+}
+
+// Interrupt sends KeyboardInterrupt to session id's running cell (one
+// this process opened, or a relay's).
+func (s *Sessions) Interrupt(ctx context.Context, id string) error {
+	ss, done, err := s.reach(ctx, id)
 	if err != nil {
 		return err
 	}
+	defer done()
 	return ss.Interrupt()
 }
 
-// Restart gives the open session id a fresh kernel: variables are lost,
-// files stay.
+// Restart gives session id a fresh kernel: variables are lost, files
+// stay.
 func (s *Sessions) Restart(ctx context.Context, id string) error {
-	ss, err := s.Opened(id)
+	ss, done, err := s.reach(ctx, id)
 	if err != nil {
 		return err
 	}
+	defer done()
 	return ss.Restart(ctx)
 }
 
-// Stop ends the open session id; its cells stay for export.
+// Stop ends session id; its cells stay for export.
 func (s *Sessions) Stop(ctx context.Context, id string) error {
-	ss, err := s.Opened(id)
+	ss, done, err := s.reach(ctx, id)
 	if err != nil {
 		return err
 	}
+	defer done()
 	s.c.open.drop(id, nil)
 	return ss.Stop(ctx)
 }

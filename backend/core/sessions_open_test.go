@@ -77,7 +77,9 @@ func TestOneEvictionForFacesAndConversations(t *testing.T) {
 
 // The id rule of an open session is Find's: an id that is no folder name
 // is refused as such; a well-formed one this process holds no session of
-// says to open its file again; a conversation's key is not an id.
+// says to open its file again; a conversation's key is not an id. Interrupt,
+// Restart and Stop by id reach a relay's session when this process did not
+// open it, by the same rule.
 func TestOpenedSessionIDRule(t *testing.T) {
 	c := New(t.TempDir(), Options{})
 	for _, id := range []string{"", "../x", "a/b", ".hidden", conversationKey("c1")} {
@@ -86,9 +88,20 @@ func TestOpenedSessionIDRule(t *testing.T) {
 			t.Fatalf("Opened(%q): %v", id, err)
 		}
 	}
-	err := c.Sessions().Stop(context.Background(), "20261204-abc")
+	_, err := c.Sessions().Opened("20261204-abc")
 	var e *SessionIDError
 	if !errors.As(err, &e) || !e.Open || err.Error() != "session 20261204-abc is not open here: open its file again" {
-		t.Fatalf("Stop of no open session: %v", err)
+		t.Fatalf("Opened of no open session: %v", err)
+	}
+	// By id, a session this process did not open is a relay's, found by
+	// the same rule: none here.
+	for _, act := range []func() error{
+		func() error { return c.Sessions().Interrupt(context.Background(), "20261204-abc") },
+		func() error { return c.Sessions().Restart(context.Background(), "20261204-abc") },
+		func() error { return c.Sessions().Stop(context.Background(), "20261204-abc") },
+	} {
+		if err := act(); !errors.As(err, &e) || !e.Missing || e.Open || err.Error() != "no session 20261204-abc" {
+			t.Fatalf("an action on no session: %v", err)
+		}
 	}
 }
