@@ -86,11 +86,7 @@ func (h *Host) Close() error {
 // for the App, if any (Podman's service also dies with the process).
 func (h *Host) CloseSandbox() { h.closeSandbox() }
 
-func (a *App) closeSandbox() {
-	closeAskSessions(a)
-	closeSessions(a)
-	a.core.CloseEngine()
-}
+func (a *App) closeSandbox() { a.core.CloseSandbox() }
 
 // SetEmitter attaches the UI that receives events.
 func (h *Host) SetEmitter(e Emitter) { h.setEmitter(e) }

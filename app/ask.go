@@ -165,9 +165,6 @@ func (a *App) closeAskSession(id string) {
 	a.core.Asks().Close(context.Background(), id)
 }
 
-// closeAskSessions ends every conversation's session (on exit).
-func closeAskSessions(a *App) { a.core.Asks().CloseAll() }
-
 // StopAsk stops the question a conversation is answering.
 func (a *App) StopAsk(conversationID string) error {
 	a.asks.mu.Lock()

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -135,20 +136,21 @@ func StartFirstRun(a *App) {
 }
 
 // startImageLoad loads the shipped or cached archive in the background.
-func (a *App) startImageLoad() bool {
-	archive := core.PackagedImageArchive()
-	if archive == "" {
-		archive = filepath.Join(core.CacheDir(), core.ArchiveName())
-	}
-	return a.startJob("image", "loading the sandbox image from "+archive, func() error {
+func (a *App) startImageLoad() bool { return a.startFix("image") }
+
+// startFix runs core's fix of checklist item id in the background.
+func (a *App) startFix(id string) bool {
+	return a.startJob(id, core.FixMessage(id), func() error {
 		t0 := time.Now()
-		if _, err := a.core.LoadImage(a.ctx, archive, func(p core.ImageLoad) {
-			a.emit("firstrun:progress", FirstRunProgress{ID: "image", Message: p.Message, Done: p.Done, Total: p.Total})
+		if err := a.core.FixReadiness(a.ctx, id, func(p core.ImageLoad) {
+			a.emit("firstrun:progress", FirstRunProgress{ID: id, Message: p.Message, Done: p.Done, Total: p.Total})
 		}); err != nil {
 			return err
 		}
-		a.log.Info("first run: image loaded", "archive", archive, "seconds", time.Since(t0).Seconds())
-		a.emit("image:progress", "loaded "+filepath.Base(archive))
+		a.log.Info("first run: fixed", "item", id, "seconds", time.Since(t0).Seconds())
+		if id == "image" {
+			a.emit("image:progress", "loaded "+filepath.Base(core.FixImageArchive()))
+		}
 		return nil
 	})
 }
@@ -185,27 +187,10 @@ func finishFirstRun(a *App, fr FirstRun) FirstRun {
 // FirstRunFix runs the Fix of one item in the background (progress as
 // "firstrun:progress", then "firstrun:changed") and returns the checklist.
 func (a *App) FirstRunFix(id string) (FirstRun, error) {
-	switch id {
-	case "rootless":
-		a.startJob(id, "enabling your Podman socket", func() error {
-			if err := core.EnableSocket(a.ctx); err != nil {
-				return err
-			}
-			a.closeSandbox() // use the socket from now on
-			return nil
-		})
-	case "image":
-		if !a.startImageLoad() {
-			return a.FirstRunStatus()
-		}
-	case "selftest":
-		a.startJob(id, "running the self-test", func() error {
-			a.VerifyIsolation() // kept for the checklist
-			return nil
-		})
-	default:
+	if !slices.Contains(core.FixIDs, id) {
 		return FirstRun{}, fmt.Errorf("no fix named %q (podman, rootless, storage, image, selftest)", id)
 	}
+	a.startFix(id) // false: under way already
 	return a.FirstRunStatus()
 }
 

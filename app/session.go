@@ -80,6 +80,3 @@ func (a *App) ExportSession(id, format string) (string, error) {
 	b, _, err := a.core.Sessions().Export(id, format)
 	return string(b), err
 }
-
-// closeSessions stops every session this App started (on exit).
-func closeSessions(a *App) { a.core.Sessions().CloseOpened() }

@@ -240,24 +240,6 @@ func (s *Sessions) Stop(ctx context.Context, id string) error {
 	return ss.Stop(ctx)
 }
 
-// CloseOpened stops every session Open opened (a face's exit); the
-// conversations' sessions end with the Core.
-func (s *Sessions) CloseOpened() {
-	o := &s.c.open
-	o.mu.Lock()
-	var list []*openSession
-	for k, e := range o.byID {
-		if e.s != nil {
-			list = append(list, e)
-			delete(o.byID, k)
-		}
-	}
-	o.mu.Unlock()
-	for _, e := range list {
-		e.stop(context.Background())
-	}
-}
-
 // errNotOpen words a SessionIDError for an id this process holds no open
 // session of.
 func errNotOpen(id string) string {
