@@ -107,6 +107,14 @@ func (a *App) emit(event string, payload any) {
 	}
 }
 
+// FilesOpened tells the UI that n files were opened with rehome (the
+// file manager's "Open with", a second launch): the Code Interpreter takes
+// them (OpenedFiles). The window's own events go out through emit too, so
+// the UI's onEvent types them all.
+func (h *Host) FilesOpened(n int) { h.filesOpened(n) }
+
+func (a *App) filesOpened(n int) { a.emit("file:open", n) }
+
 // ready is nil when the services on the store can be used, else the
 // reason (the store could not be opened, or is not open yet).
 func (a *App) ready() error { return a.core.Ready() }

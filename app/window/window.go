@@ -87,8 +87,8 @@ func Run(cfg Config) int {
 		return windowFail(err)
 	}
 	l := &launch{cfg: cfg, dir: dir, log: log, files: files, guard: guard,
-		a: app.New(app.Config{DataDir: dir, Log: log}), w: &window{log: log, opened: files},
-		geo: loadGeometry(dir), stopDoor: func() {}}
+		a: app.New(app.Config{DataDir: dir, Log: log}), geo: loadGeometry(dir), stopDoor: func() {}}
+	l.w = &window{log: log, opened: files, host: l.a}
 	lighten() // lighter.go
 	if err := wails.Run(l.options(assets)); err != nil {
 		return windowFail(fmt.Errorf("open the window: %w (run `rehome serve` to use rehome in a browser)", err))
@@ -225,6 +225,7 @@ func fileRoutes(a *app.App) http.Handler {
 // dialogs, and the files opened with rehome.
 type window struct {
 	log    *slog.Logger
+	host   *app.Host // its events go out through the App's emitter (this window)
 	mu     sync.Mutex
 	ctx    context.Context
 	opened []string
@@ -313,7 +314,12 @@ func (w *window) showCode() {
 		return
 	}
 	runtime.WindowExecJS(ctx, `if (location.hash !== '#/code') location.hash = '#/code';`)
-	runtime.EventsEmit(ctx, "file:open", nil)
+	w.mu.Lock()
+	n := len(w.opened)
+	w.mu.Unlock()
+	if w.host != nil {
+		w.host.FilesOpened(n) // through the App's emitter: typed in the UI
+	}
 }
 
 // receive handles a second launch: bring the window forward and open its files.
