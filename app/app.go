@@ -26,9 +26,10 @@ type Emitter interface {
 // methods over the core's services. Only the App is bound to the UI; its
 // Host opens and closes it.
 type App struct {
-	cfg  Config
-	log  *slog.Logger
-	core *core.Core
+	cfg   Config
+	log   *slog.Logger
+	core  *core.Core
+	fixes fixJobs // firstrun.go: the checklist's fixes under way
 
 	// ctx is the App's: every call it makes derives from it, and Close
 	// (the window's shutdown, the end of `rehome serve`) cancels it.

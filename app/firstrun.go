@@ -38,32 +38,36 @@ type FirstRunProgress struct {
 	Total   int64  `json:"total,omitempty"`
 }
 
-// firstRunJobs tracks the fixes in progress, one per item.
-var firstRunJobs = struct {
-	sync.Mutex
-	running map[*App]map[string]string // item -> message
-}{running: map[*App]map[string]string{}}
+// fixJobs are the checklist's fixes an App runs: those in progress, one
+// per item, and the last error of each.
+type fixJobs struct {
+	mu      sync.Mutex
+	running map[string]string // item -> message
+	errs    map[string]string // item -> its last fix's error
+}
 
 func (a *App) firstRunBusy(id string) (string, bool) {
-	firstRunJobs.Lock()
-	defer firstRunJobs.Unlock()
-	msg, ok := firstRunJobs.running[a][id]
+	j := &a.fixes
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	msg, ok := j.running[id]
 	return msg, ok
 }
 
 // startJob runs fn in the background as the fix of item id, once at a
 // time, and announces the change when it ends.
 func (a *App) startJob(id, msg string, fn func() error) bool {
-	firstRunJobs.Lock()
-	if firstRunJobs.running[a] == nil {
-		firstRunJobs.running[a] = map[string]string{}
+	j := &a.fixes
+	j.mu.Lock()
+	if j.running == nil {
+		j.running = map[string]string{}
 	}
-	if _, busy := firstRunJobs.running[a][id]; busy {
-		firstRunJobs.Unlock()
+	if _, busy := j.running[id]; busy {
+		j.mu.Unlock()
 		return false
 	}
-	firstRunJobs.running[a][id] = msg
-	firstRunJobs.Unlock()
+	j.running[id] = msg
+	j.mu.Unlock()
 	a.emit("firstrun:progress", FirstRunProgress{ID: id, Message: msg})
 	go func() {
 		// Outside the call door (Calls): a panic here would end the window.
@@ -71,43 +75,38 @@ func (a *App) startJob(id, msg string, fn func() error) bool {
 			defer a.guard("the checklist's "+id+" fix", &err)
 			return fn()
 		}()
-		firstRunJobs.Lock()
-		delete(firstRunJobs.running[a], id)
-		firstRunJobs.Unlock()
+		j.mu.Lock()
+		delete(j.running, id)
+		j.mu.Unlock()
 		if err != nil {
 			a.log.Warn("first run: fix failed", "item", id, "err", err)
 			a.emit("firstrun:progress", FirstRunProgress{ID: id, Message: err.Error()})
-			a.setFirstRunError(id, err)
-		} else {
-			a.setFirstRunError(id, nil)
 		}
+		a.setFirstRunError(id, err)
 		a.emit("firstrun:changed", id)
 	}()
 	return true
 }
 
-var firstRunErrors = struct {
-	sync.Mutex
-	m map[*App]map[string]string
-}{m: map[*App]map[string]string{}}
-
 func (a *App) setFirstRunError(id string, err error) {
-	firstRunErrors.Lock()
-	defer firstRunErrors.Unlock()
-	if firstRunErrors.m[a] == nil {
-		firstRunErrors.m[a] = map[string]string{}
+	j := &a.fixes
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.errs == nil {
+		j.errs = map[string]string{}
 	}
 	if err == nil {
-		delete(firstRunErrors.m[a], id)
+		delete(j.errs, id)
 	} else {
-		firstRunErrors.m[a][id] = err.Error()
+		j.errs[id] = err.Error()
 	}
 }
 
 func (a *App) firstRunError(id string) string {
-	firstRunErrors.Lock()
-	defer firstRunErrors.Unlock()
-	return firstRunErrors.m[a][id]
+	j := &a.fixes
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.errs[id]
 }
 
 // StartFirstRun is called once the window or `rehome serve` is up: when
