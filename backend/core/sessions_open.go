@@ -104,6 +104,10 @@ func (o *openSessions) evict(keep string, c *Core) bool {
 	// mayGo takes the ask service's lock: asked outside this one's.
 	keys, list := o.oldest(keep)
 	for i, e := range list {
+		if e.s != nil && e.s.Ended() != "" {
+			o.drop(keys[i], e) // ended by itself (idle): it holds no room
+			continue
+		}
 		if e.mayGo != nil && !e.mayGo() {
 			continue
 		}
