@@ -26,9 +26,10 @@ type Emitter interface {
 // methods over the core's services. Only the App is bound to the UI; its
 // Host opens and closes it.
 type App struct {
-	cfg  Config
-	log  *slog.Logger
-	core *core.Core
+	cfg   Config
+	log   *slog.Logger
+	core  *core.Core
+	fixes fixJobs // firstrun.go: the checklist's fixes under way
 
 	// ctx is the App's: every call it makes derives from it, and Close
 	// (the window's shutdown, the end of `rehome serve`) cancels it.
@@ -41,8 +42,7 @@ type App struct {
 	accessOnce sync.Once
 	access     *access // the files the user chose (access.go)
 	asks       askHolder
-	canvasRuns askHolder // the canvas code running, by conversation (canvas.go)
-	sessions   sessionHolder
+	canvasRuns askHolder  // the canvas code running, by conversation (canvas.go)
 	confirms   confirmBox // action calls waiting for the user (actions.go)
 
 	knowMu   sync.Mutex
@@ -88,11 +88,7 @@ func (h *Host) Close() error {
 // for the App, if any (Podman's service also dies with the process).
 func (h *Host) CloseSandbox() { h.closeSandbox() }
 
-func (a *App) closeSandbox() {
-	closeAskSessions(a)
-	closeSessions(a)
-	a.core.CloseEngine()
-}
+func (a *App) closeSandbox() { a.core.CloseSandbox() }
 
 // SetEmitter attaches the UI that receives events.
 func (h *Host) SetEmitter(e Emitter) { h.setEmitter(e) }
@@ -112,6 +108,14 @@ func (a *App) emit(event string, payload any) {
 		e.Emit(event, payload)
 	}
 }
+
+// FilesOpened tells the UI that n files were opened with rehome (the
+// file manager's "Open with", a second launch): the Code Interpreter takes
+// them (OpenedFiles). The window's own events go out through emit too, so
+// the UI's onEvent types them all.
+func (h *Host) FilesOpened(n int) { h.filesOpened(n) }
+
+func (a *App) filesOpened(n int) { a.emit("file:open", n) }
 
 // ready is nil when the services on the store can be used, else the
 // reason (the store could not be opened, or is not open yet).

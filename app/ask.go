@@ -106,7 +106,7 @@ func (a *App) Ask(req AskRequest) (core.Conversation, error) {
 		ConversationID: req.ConversationID, AssistantID: req.AssistantID,
 		Files: req.Files, Check: a.readable, Confirm: a.confirmAction, Progress: progress,
 		Server: req.Server, Model: req.Model, MaxSteps: req.MaxSteps, Mode: req.Mode, Question: req.Question, Rewind: req.Rewind,
-		InlinePlots: true, MakeRoom: a.evictSession, Temporary: req.Temporary, Images: req.Images,
+		InlinePlots: true, Temporary: req.Temporary, Images: req.Images,
 	})
 	if err != nil {
 		return core.Conversation{}, uiError(err)
@@ -164,9 +164,6 @@ func (h *askHolder) end(id string) {
 func (a *App) closeAskSession(id string) {
 	a.core.Asks().Close(context.Background(), id)
 }
-
-// closeAskSessions ends every conversation's session (on exit).
-func closeAskSessions(a *App) { a.core.Asks().CloseAll() }
 
 // StopAsk stops the question a conversation is answering.
 func (a *App) StopAsk(conversationID string) error {

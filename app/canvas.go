@@ -42,7 +42,7 @@ func (a *App) CanvasRun(conversationID, docID string) (*core.CanvasRun, error) {
 		return nil, errors.New("this conversation's canvas is running: wait, or press Stop")
 	}
 	defer a.canvasRuns.end(conversationID)
-	return a.core.Canvas().Run(ctx, core.CanvasRunRequest{ConversationID: conversationID, DocID: docID, InlinePlots: true, MakeRoom: a.evictSession})
+	return a.core.Canvas().Run(ctx, core.CanvasRunRequest{ConversationID: conversationID, DocID: docID, InlinePlots: true})
 }
 
 // StopCanvasRun interrupts the canvas code running in a conversation's

@@ -21,5 +21,5 @@ func (a *App) SetModelSettings(model string, settings core.ModelSettings) (core.
 // number exchange (from 0) in its sandbox session, as the user clicked
 // Run on it; its plots come back inline.
 func (a *App) RunAnswerBlock(conversationID string, exchange int, code string) (*core.BlockRun, error) {
-	return a.core.Asks().RunBlock(a.ctx, core.BlockRunRequest{ConversationID: conversationID, Exchange: exchange, Code: code, InlinePlots: true, MakeRoom: a.evictSession})
+	return a.core.Asks().RunBlock(a.ctx, core.BlockRunRequest{ConversationID: conversationID, Exchange: exchange, Code: code, InlinePlots: true})
 }

@@ -12,10 +12,6 @@ import (
 // image. Progress of a run goes out as "run:progress" events
 // (core.Progress); of an image build as "image:progress" (a line).
 
-// engine returns the App's sandbox engine, starting it on first use (see
-// core.Core.Engine).
-func (a *App) engine() (*core.Engine, error) { return a.core.Engine(a.ctx) }
-
 // RunCode runs req.Code against req.InputPath in a fresh sandbox, under
 // the user's limits (RunLimits; req.Limits overrides them field by field),
 // saves the outputs in the run's folder, stores the run, and returns its
@@ -63,19 +59,15 @@ func (a *App) GetRun(id string) (core.RunRecord, error) {
 // SandboxStatus says whether runs can start: Podman found or not (and how
 // to install it), the image, what the host enforces, the runtime.
 func (a *App) SandboxStatus() (core.SandboxStatus, error) {
-	e, err := a.engine()
-	return core.StatusOf(a.ctx, e, err), nil
+	return a.core.Sandbox().Status(a.ctx), nil
 }
 
 // VerifyIsolation runs the self-test: each guarantee attacked, reported as
 // held, weaker (and how) or not held. Progress goes out as
-// "doctor:progress" events naming each check.
+// "doctor:progress" events naming each check; the outcome is kept for
+// the readiness checklist (core.Sandbox.Doctor).
 func (a *App) VerifyIsolation() (core.DoctorReport, error) {
-	e, err := a.engine()
-	if err != nil {
-		return core.NoPodmanReport(err), nil
-	}
-	return e.Doctor(a.ctx, func(check string) { a.emit("doctor:progress", check) }), nil
+	return a.core.Sandbox().Doctor(a.ctx, func(check string) { a.emit("doctor:progress", check) }), nil
 }
 
 // LoadImage loads a sandbox image archive (for air-gapped machines) and
@@ -93,11 +85,7 @@ func (a *App) LoadImage(path string) ([]string, error) {
 // Debian mirror once, and mmdebstrap); its output lines go out as
 // "image:progress" events.
 func (a *App) BuildImage() (core.BuildReport, error) {
-	e, err := a.engine()
-	if err != nil {
-		return core.BuildReport{}, err
-	}
-	rep, err := e.BuildImage(a.ctx, func(line string) { a.emit("image:progress", line) })
+	rep, err := a.core.Sandbox().BuildImage(a.ctx, func(line string) { a.emit("image:progress", line) })
 	if err != nil {
 		return core.BuildReport{}, err
 	}
@@ -119,12 +107,5 @@ func (a *App) SaveImage(path string) error {
 
 // saveImage writes the archive to path, which the caller checked.
 func (a *App) saveImage(path string) error {
-	e, err := a.engine()
-	if err != nil {
-		return err
-	}
-	if err := e.EnsureImage(a.ctx, nil); err != nil {
-		return err
-	}
-	return e.SaveImage(a.ctx, path)
+	return a.core.Sandbox().SaveImage(a.ctx, path)
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"rehome/app/mcpserve"
 	"rehome/backend/core"
-	"rehome/backend/mcpserve"
 )
 
 // cmdMCP is `rehome mcp`: rehome's assistants served to MCP clients.

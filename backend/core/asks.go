@@ -58,9 +58,6 @@ type AskRequest struct {
 	// Browse offers web_search and open_url whatever the assistant's
 	// capabilities say (`rehome ask --browse`).
 	Browse bool
-	// MakeRoom may stop one of the face's own sessions when too many run
-	// (after the conversations' least recently used); may be nil.
-	MakeRoom func() bool
 	// Temporary makes a new conversation a temporary chat: no memory read
 	// or saved (a continued one stays as it began).
 	Temporary bool
@@ -114,7 +111,6 @@ type Asks struct {
 type askSession struct {
 	x     *sandboxexec.Session
 	files string // the host paths, joined: other files need another session
-	used  time.Time
 }
 
 // Asks is the ask service.
@@ -341,18 +337,21 @@ func (a *Ask) Keep() error { return llm.SaveConversation(a.asks.c.Store(), a.Con
 
 // session returns the session executor of conv, started before with the
 // same files, or a new one (fresh) — replacing one started with other
-// files.
+// files. It is one of the Core's open sessions (sessions_open.go): at the
+// bound of sessions the one used longest ago gives way, a face's or a
+// conversation's.
 func (s *Asks) session(conv *llm.Conversation, e *sandbox.Engine, lim sandbox.Limits, req AskRequest) (*sandboxexec.Session, bool) {
 	key := strings.Join(llm.HostPaths(conv.Files), "\x00")
+	ckey := conversationKey(conv.ID)
 	s.mu.Lock()
 	if s.sessions == nil {
 		s.sessions = map[string]*askSession{}
 	}
 	old := s.sessions[conv.ID]
 	if old != nil && old.files == key {
-		old.used = time.Now()
 		old.x.Request.Limits = lim // the limits saved since apply to the next start
 		s.mu.Unlock()
+		s.c.open.touch(ckey)
 		return old.x, false
 	}
 	sessions := s.c.Sessions()
@@ -361,44 +360,37 @@ func (s *Asks) session(conv *llm.Conversation, e *sandbox.Engine, lim sandbox.Li
 		DirFor:  sessions.Dir,
 		Earlier: conv.HasCells(),
 		MakeRoom: func() bool {
-			// At the limit of sessions: the conversation used longest ago
-			// gives way, else one of the face's.
-			return s.Evict(conv.ID, nil) || (req.MakeRoom != nil && req.MakeRoom())
+			// At the limit of sessions: the session used longest ago gives way.
+			return sessions.Evict(ckey)
 		},
 		Done: func(code string, res *sandbox.CellResult) {
 			sessions.Keep(code, res, "ask") // a record not kept is logged
 		}}
-	s.sessions[conv.ID] = &askSession{x: x, files: key, used: time.Now()}
+	as := &askSession{x: x, files: key}
+	s.sessions[conv.ID] = as
 	s.mu.Unlock()
+	s.c.open.put(ckey, &openSession{
+		mayGo: func() bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return x.Started() && !s.answering[conv.ID]
+		},
+		stop: func(ctx context.Context) error { return s.forget(conv.ID, as).x.Close(ctx) },
+	})
 	if old != nil {
 		old.x.Close(context.Background())
 	}
 	return x, true
 }
 
-// Evict stops the session of the conversation used longest ago, other
-// than keep's and those busy reports (may be nil); false when there is
-// none.
-func (s *Asks) Evict(keep string, busy func(conversationID string) bool) bool {
+// forget drops as, conversationID's session, from the conversations'.
+func (s *Asks) forget(conversationID string, as *askSession) *askSession {
 	s.mu.Lock()
-	var oldest string
-	for id, x := range s.sessions {
-		if id == keep || !x.x.Started() || s.answering[id] || (busy != nil && busy(id)) {
-			continue
-		}
-		if oldest == "" || x.used.Before(s.sessions[oldest].used) {
-			oldest = id
-		}
+	defer s.mu.Unlock()
+	if s.sessions[conversationID] == as {
+		delete(s.sessions, conversationID)
 	}
-	x := s.sessions[oldest]
-	delete(s.sessions, oldest)
-	s.mu.Unlock()
-	if x == nil {
-		return false
-	}
-	s.c.log.Info("conversation's session stopped for a newer one", "conversation", oldest)
-	x.x.Close(context.Background())
-	return true
+	return as
 }
 
 // Close ends a conversation's session, if it has one.
@@ -410,6 +402,7 @@ func (s *Asks) Close(ctx context.Context, conversationID string) error {
 	if x == nil {
 		return nil
 	}
+	s.c.open.drop(conversationKey(conversationID), nil)
 	return x.x.Close(ctx)
 }
 
@@ -430,7 +423,8 @@ func (s *Asks) CloseAll() {
 	list := s.sessions
 	s.sessions = nil
 	s.mu.Unlock()
-	for _, x := range list {
+	for id, x := range list {
+		s.c.open.drop(conversationKey(id), nil)
 		x.x.Close(context.Background())
 	}
 }

@@ -20,9 +20,6 @@ type BlockRunRequest struct {
 	Code string
 	// InlinePlots keeps plots' data: URLs in the result (the window).
 	InlinePlots bool
-	// MakeRoom may stop one of the face's own sessions when too many run;
-	// may be nil.
-	MakeRoom func() bool
 }
 
 // BlockRun is what a clicked block did, in the conversation's session.
@@ -62,7 +59,7 @@ func (s *Asks) RunBlock(ctx context.Context, req BlockRunRequest) (*BlockRun, er
 	if err != nil {
 		return nil, err
 	}
-	ex, _ := s.session(conv, e, lim, AskRequest{InlinePlots: req.InlinePlots, MakeRoom: req.MakeRoom})
+	ex, _ := s.session(conv, e, lim, AskRequest{InlinePlots: req.InlinePlots})
 	res, err := ex.Exec(ctx, code)
 	if err != nil {
 		return nil, err

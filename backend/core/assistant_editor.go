@@ -152,7 +152,9 @@ func (s *Asks) Preview(ctx context.Context, req PreviewRequest) (*llm.Transcript
 		}
 		suggested = as.Model
 	}
-	conn, err := s.c.LocalModels().PickServer(ctx, req.Server, req.Model, suggested, req.Progress)
+	// A carried model starts with the context its saved settings give.
+	ctxWant := s.c.ModelSettings().forAsk(req.Model, ModelSettings{}).Context
+	conn, err := s.c.LocalModels().PickServer(ctx, req.Server, req.Model, suggested, ctxWant, req.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -1872,6 +1872,7 @@ export interface Events {
   'ask:event': app.AskEvent;
   'conversations:import': core.ImportProgress;
   'doctor:progress': string;
+  'file:open': number;
   'firstrun:changed': string;
   'firstrun:progress': app.FirstRunProgress;
   'image:progress': string;
