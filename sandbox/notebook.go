@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"rehome/backend/bytesize"
+	"rehome/backend/ipynb"
 	"strings"
 )
 
@@ -25,18 +26,6 @@ type nbCell struct {
 	Source         []string       `json:"source"`
 }
 
-// nbLines splits text like Jupyter does: lines keep their newline.
-func nbLines(s string) []string {
-	if s == "" {
-		return []string{}
-	}
-	parts := strings.SplitAfter(s, "\n")
-	if parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
-}
-
 // WriteNotebook writes cells as an nbformat 4.5 notebook.
 func WriteNotebook(w io.Writer, cells []CellResult) error {
 	budget := &plotBudget{left: MaxNotebookPlots}
@@ -44,18 +33,9 @@ func WriteNotebook(w io.Writer, cells []CellResult) error {
 	for _, c := range cells {
 		out = append(out, notebookCell(c, budget))
 	}
-	nb := map[string]any{
-		"nbformat":       4,
-		"nbformat_minor": 5,
-		"metadata": map[string]any{
-			"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
-			"language_info": map[string]any{"name": "python"},
-		},
-		"cells": out,
-	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	return enc.Encode(nb)
+	return enc.Encode(ipynb.Document(out))
 }
 
 // notebookCell is one cell as a notebook's code cell: its streams, its
@@ -64,7 +44,7 @@ func WriteNotebook(w io.Writer, cells []CellResult) error {
 func notebookCell(c CellResult, budget *plotBudget) nbCell {
 	n := c.Cell
 	cell := nbCell{CellType: "code", ExecutionCount: &n, ID: fmt.Sprintf("cell-%d", n),
-		Metadata: map[string]any{}, Outputs: []any{}, Source: nbLines(c.Code)}
+		Metadata: map[string]any{}, Outputs: []any{}, Source: ipynb.Lines(c.Code)}
 	stderr, tb := c.Stderr, ""
 	if c.Status == "error" || c.Status == "interrupted" {
 		if i := strings.LastIndex(stderr, "Traceback (most recent call last):"); i >= 0 {
@@ -72,7 +52,7 @@ func notebookCell(c CellResult, budget *plotBudget) nbCell {
 		}
 	}
 	if c.Stdout != "" {
-		cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stdout", "text": nbLines(c.Stdout)})
+		cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stdout", "text": ipynb.Lines(c.Stdout)})
 	}
 	if stderr != "" {
 		cell.Outputs = append(cell.Outputs, nbStderr(stderr))
@@ -94,10 +74,10 @@ func notebookCell(c CellResult, budget *plotBudget) nbCell {
 			data["image/png"] = png
 			data["text/plain"] = []string{"<Figure>"}
 		case "table":
-			data["text/html"] = nbLines(tableHTML(d))
-			data["text/plain"] = nbLines(d.Text)
+			data["text/html"] = ipynb.Lines(tableHTML(d))
+			data["text/plain"] = ipynb.Lines(d.Text)
 		default:
-			data["text/plain"] = nbLines(d.Text)
+			data["text/plain"] = ipynb.Lines(d.Text)
 		}
 		if d.Result {
 			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "execute_result", "execution_count": n, "data": data, "metadata": map[string]any{}})
@@ -130,7 +110,7 @@ func notebookCell(c CellResult, budget *plotBudget) nbCell {
 
 // nbStderr is a stderr stream output of text.
 func nbStderr(text string) map[string]any {
-	return map[string]any{"output_type": "stream", "name": "stderr", "text": nbLines(text)}
+	return map[string]any{"output_type": "stream", "name": "stderr", "text": ipynb.Lines(text)}
 }
 
 // A notebook is written whole, its plots inside it as base64: the plots

@@ -123,16 +123,22 @@ func peekDelimited(p *Preview, text string, complete bool, ext string, o Options
 	p.Header, names, data = splitHeader(records)
 	p.Problems = append(p.Problems, raggedRows(data, offsets[len(records)-len(data):], len(names))...)
 
+	showTable(p, names, data, o, "file")
+
+	countDelimitedRows(p, complete, total, len(records)-len(data), len(data), offsets)
+}
+
+// showTable sets the preview's columns (at most maxColumns: the note says
+// how many the file or sheet, whole, has) and its first rows.
+func showTable(p *Preview, names []string, data [][]string, o Options, whole string) {
 	if len(names) > maxColumns {
-		p.Note = joinNote(p.Note, fmt.Sprintf("The file has %d columns; the preview shows the first %d.", len(names), maxColumns))
+		p.Note = joinNote(p.Note, fmt.Sprintf("The %s has %d columns; the preview shows the first %d.", whole, len(names), maxColumns))
 		names = names[:maxColumns]
 	}
 	p.Columns = inferColumns(names, data)
 	for i := 0; i < len(data) && i < o.MaxRows; i++ {
 		p.Rows = append(p.Rows, displayRow(data[i], len(names)))
 	}
-
-	countDelimitedRows(p, complete, total, len(records)-len(data), len(data), offsets)
 }
 
 // raggedRows are the problems of the rows with more or fewer values than

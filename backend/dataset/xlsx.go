@@ -79,14 +79,7 @@ func peekXLSX(p *Preview, f file, o Options) {
 	var names []string
 	var data [][]string
 	p.Header, names, data = splitHeader(records)
-	if len(names) > maxColumns {
-		p.Note = joinNote(p.Note, fmt.Sprintf("The sheet has %d columns; the preview shows the first %d.", len(names), maxColumns))
-		names = names[:maxColumns]
-	}
-	p.Columns = inferColumns(names, data)
-	for i := 0; i < len(data) && i < o.MaxRows; i++ {
-		p.Rows = append(p.Rows, displayRow(data[i], len(names)))
-	}
+	showTable(p, names, data, o, "sheet")
 	switch {
 	case len(records) <= xlsxSampleRows:
 		p.RowCount, p.RowCountKind = int64(len(data)), CountExact

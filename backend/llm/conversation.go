@@ -10,6 +10,7 @@ import (
 
 	"rehome/backend/bytesize"
 	"rehome/backend/canvas"
+	"rehome/backend/ipynb"
 	"rehome/backend/store"
 )
 
@@ -229,7 +230,7 @@ func (c *Conversation) Notebook() ([]byte, error) {
 			for _, ce := range tu.Cells {
 				n++
 				cells = append(cells, nbCell{"cell_type": "code", "execution_count": n, "metadata": map[string]any{},
-					"source": nbLines(strings.TrimRight(ce.Code, "\n")), "outputs": nbOutputs(ce, plots)})
+					"source": ipynb.Lines(strings.TrimRight(ce.Code, "\n")), "outputs": nbOutputs(ce, plots)})
 			}
 		}
 		if s := strings.TrimSpace(t.Answer); s != "" {
@@ -241,18 +242,10 @@ func (c *Conversation) Notebook() ([]byte, error) {
 			}
 		}
 	}
-	nb := map[string]any{
-		"nbformat": 4, "nbformat_minor": 5,
-		"metadata": map[string]any{
-			"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
-			"language_info": map[string]any{"name": "python"},
-		},
-		"cells": cells,
-	}
 	for i, ce := range cells {
 		ce["id"] = fmt.Sprintf("cell-%d", i)
 	}
-	return json.MarshalIndent(nb, "", " ")
+	return json.MarshalIndent(ipynb.Document(cells), "", " ")
 }
 
 // nbCell and nbOutput are a notebook's cell and a code cell's output.
@@ -261,21 +254,9 @@ type (
 	nbOutput map[string]any
 )
 
-// nbLines splits s into a notebook's source lines, each with its newline.
-func nbLines(s string) []string {
-	if s == "" {
-		return []string{}
-	}
-	parts := strings.SplitAfter(s, "\n")
-	if parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
-}
-
 // nbMarkdown is a Markdown cell of s.
 func nbMarkdown(s string) nbCell {
-	return nbCell{"cell_type": "markdown", "metadata": map[string]any{}, "source": nbLines(s)}
+	return nbCell{"cell_type": "markdown", "metadata": map[string]any{}, "source": ipynb.Lines(s)}
 }
 
 // nbOutputs are a code cell's outputs: its streams, its error, and its
@@ -286,10 +267,10 @@ func nbOutputs(ce Cell, plots *exportPlots) []nbOutput {
 	}
 	outs := []nbOutput{}
 	if ce.Result.Stdout != "" {
-		outs = append(outs, nbOutput{"output_type": "stream", "name": "stdout", "text": nbLines(ce.Result.Stdout)})
+		outs = append(outs, nbOutput{"output_type": "stream", "name": "stdout", "text": ipynb.Lines(ce.Result.Stdout)})
 	}
 	if ce.Result.Stderr != "" {
-		outs = append(outs, nbOutput{"output_type": "stream", "name": "stderr", "text": nbLines(ce.Result.Stderr)})
+		outs = append(outs, nbOutput{"output_type": "stream", "name": "stderr", "text": ipynb.Lines(ce.Result.Stderr)})
 	}
 	if ce.Error != "" {
 		outs = append(outs, stderr("rehome: "+ce.Error+"\n"))
