@@ -172,7 +172,8 @@ func (e *Engine) runJob(ctx context.Context, id string, req RunRequest, in *inpu
 		return j, nil, nil, err
 	}
 	j.setInputs(staged)
-	return j, notes, func() { done(); st.remove(); release() }, nil
+	freeJob := release // not the result itself, which the func below becomes
+	return j, notes, func() { done(); st.remove(); freeJob() }, nil
 }
 
 // runRuntime is the runtime a run uses, with the image looked for first
