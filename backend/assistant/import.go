@@ -387,83 +387,11 @@ func (p *parser) openAI(o map[string]any, a *Assistant) {
 			notes = append(notes, key+": "+n.String())
 		}
 	}
-	fileSearch := false
-	for i, v := range p.array(o, "tools", "tools") {
-		path := fmt.Sprintf("tools[%d]", i)
-		t, ok := v.(map[string]any)
-		if !ok {
-			p.fail(path, "an object", v)
-			return
-		}
-		typ, ok := p.str(t, "type", path+".type")
-		if p.err != nil {
-			return
-		}
-		if !ok {
-			p.err = fmt.Errorf("%w: %s.type: missing: expected code_interpreter, file_search or function", ErrInvalid, path)
-			return
-		}
-		switch typ {
-		case "code_interpreter":
-			a.Capabilities = append(a.Capabilities, CodeInterpreter)
-		case "file_search", "retrieval":
-			fileSearch = true
-			a.Capabilities = append(a.Capabilities, Knowledge)
-		case "function":
-			fn := p.object(t, "function", path+".function")
-			if p.err != nil {
-				return
-			}
-			if fn == nil {
-				p.err = fmt.Errorf("%w: %s.function: missing: a function tool needs its name and parameters", ErrInvalid, path)
-				return
-			}
-			name, ok := p.str(fn, "name", path+".function.name")
-			if p.err != nil {
-				return
-			}
-			if !ok || name == "" {
-				p.err = fmt.Errorf("%w: %s.function.name: missing: every function needs a name", ErrInvalid, path)
-				return
-			}
-			p.str(fn, "description", path+".function.description")
-			p.object(fn, "parameters", path+".function.parameters")
-			if p.err != nil {
-				return
-			}
-			// The function's JSON schema is kept as the action's schema text.
-			b, _ := json.MarshalIndent(map[string]any{"type": "function", "function": fn}, "", "  ")
-			a.Actions = append(a.Actions, Action{Schema: string(b), Auth: "none"})
-		default:
-			if c, ok := capabilityAliases[capabilityKey(typ)]; ok {
-				a.Capabilities = append(a.Capabilities, c)
-			} else {
-				p.warn("%s: tool type %q has no local counterpart rehome knows; it was left out", path, typ)
-			}
-		}
+	fileSearch, ok := p.openAITools(o, a)
+	if !ok {
+		return
 	}
-	res := p.object(o, "tool_resources", "tool_resources")
-	if ci := p.object(res, "code_interpreter", "tool_resources.code_interpreter"); ci != nil {
-		if ids := p.stringList(ci, "file_ids"); len(ids) > 0 {
-			p.remote(a, CodeInterpreter, "file", ids)
-			p.warn("tool_resources.code_interpreter.file_ids: %d file(s) live on OpenAI's servers and are not in this JSON (%s): code interpreter is kept; download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
-		}
-	}
-	if fs := p.object(res, "file_search", "tool_resources.file_search"); fs != nil {
-		if ids := p.stringList(fs, "vector_store_ids"); len(ids) > 0 {
-			p.remote(a, Knowledge, "vector_store", ids)
-			p.warn("tool_resources.file_search.vector_store_ids: %d vector store(s) on OpenAI's servers (%s); their files are not in this JSON: knowledge is kept; download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
-		}
-	}
-	if ids := p.stringList(o, "file_ids"); len(ids) > 0 {
-		// Assistants API v1: one list for retrieval and code interpreter.
-		tool := CodeInterpreter
-		if fileSearch {
-			tool = Knowledge
-		}
-		p.remote(a, tool, "file", ids)
-		p.warn("file_ids: %d file(s) live on OpenAI's servers and are not in this JSON (%s): download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
-	}
+	p.openAIResources(o, a, fileSearch)
 	if a.Name == "" {
 		// The Assistants API allows a null name; the record needs one.
 		if id, _ := p.str(o, "id", "id"); id != "" {
@@ -487,6 +415,103 @@ func (p *parser) openAI(o map[string]any, a *Assistant) {
 			a.Notes += "\n"
 		}
 		a.Notes += "Imported from the OpenAI Assistants API.\n" + strings.Join(notes, "\n")
+	}
+}
+
+// openAITools reads the assistant's tools: code interpreter, file search
+// (fileSearch), functions (kept as actions) and the aliases rehome knows;
+// ok is false where the JSON is refused (p.err says why).
+func (p *parser) openAITools(o map[string]any, a *Assistant) (fileSearch, ok bool) {
+	for i, v := range p.array(o, "tools", "tools") {
+		path := fmt.Sprintf("tools[%d]", i)
+		t, ok := v.(map[string]any)
+		if !ok {
+			p.fail(path, "an object", v)
+			return false, false
+		}
+		typ, ok := p.str(t, "type", path+".type")
+		if p.err != nil {
+			return false, false
+		}
+		if !ok {
+			p.err = fmt.Errorf("%w: %s.type: missing: expected code_interpreter, file_search or function", ErrInvalid, path)
+			return false, false
+		}
+		switch typ {
+		case "code_interpreter":
+			a.Capabilities = append(a.Capabilities, CodeInterpreter)
+		case "file_search", "retrieval":
+			fileSearch = true
+			a.Capabilities = append(a.Capabilities, Knowledge)
+		case "function":
+			if !p.functionTool(t, path, a) {
+				return false, false
+			}
+		default:
+			if c, ok := capabilityAliases[capabilityKey(typ)]; ok {
+				a.Capabilities = append(a.Capabilities, c)
+			} else {
+				p.warn("%s: tool type %q has no local counterpart rehome knows; it was left out", path, typ)
+			}
+		}
+	}
+	return fileSearch, true
+}
+
+// functionTool keeps a function tool's JSON schema as an action; false
+// where the tool is refused (p.err says why).
+func (p *parser) functionTool(t map[string]any, path string, a *Assistant) bool {
+	fn := p.object(t, "function", path+".function")
+	if p.err != nil {
+		return false
+	}
+	if fn == nil {
+		p.err = fmt.Errorf("%w: %s.function: missing: a function tool needs its name and parameters", ErrInvalid, path)
+		return false
+	}
+	name, ok := p.str(fn, "name", path+".function.name")
+	if p.err != nil {
+		return false
+	}
+	if !ok || name == "" {
+		p.err = fmt.Errorf("%w: %s.function.name: missing: every function needs a name", ErrInvalid, path)
+		return false
+	}
+	p.str(fn, "description", path+".function.description")
+	p.object(fn, "parameters", path+".function.parameters")
+	if p.err != nil {
+		return false
+	}
+	// The function's JSON schema is kept as the action's schema text.
+	b, _ := json.MarshalIndent(map[string]any{"type": "function", "function": fn}, "", "  ")
+	a.Actions = append(a.Actions, Action{Schema: string(b), Auth: "none"})
+	return true
+}
+
+// openAIResources warns of the files and vector stores that stayed on
+// OpenAI's servers, and keeps the tool they belong to.
+func (p *parser) openAIResources(o map[string]any, a *Assistant, fileSearch bool) {
+	res := p.object(o, "tool_resources", "tool_resources")
+	if ci := p.object(res, "code_interpreter", "tool_resources.code_interpreter"); ci != nil {
+		if ids := p.stringList(ci, "file_ids"); len(ids) > 0 {
+			p.remote(a, CodeInterpreter, "file", ids)
+			p.warn("tool_resources.code_interpreter.file_ids: %d file(s) live on OpenAI's servers and are not in this JSON (%s): code interpreter is kept; download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
+		}
+	}
+	if fs := p.object(res, "file_search", "tool_resources.file_search"); fs != nil {
+		if ids := p.stringList(fs, "vector_store_ids"); len(ids) > 0 {
+			p.remote(a, Knowledge, "vector_store", ids)
+			p.warn("tool_resources.file_search.vector_store_ids: %d vector store(s) on OpenAI's servers (%s); their files are not in this JSON: knowledge is kept; download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
+		}
+	}
+	if ids := p.stringList(o, "file_ids"); len(ids) > 0 {
+		// Assistants API v1: one list for retrieval and code interpreter.
+		tool := CodeInterpreter
+		if fileSearch {
+			tool = Knowledge
+		}
+		p.remote(a, tool, "file", ids)
+		p.warn("file_ids: %d file(s) live on OpenAI's servers and are not in this JSON (%s): download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
 	}
 }
 

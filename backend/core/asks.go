@@ -2,17 +2,14 @@ package core
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"rehome/backend/actions"
 
-	"rehome/backend/assistant"
 	"rehome/backend/llm"
 	"rehome/backend/llm/sandboxexec"
-	"rehome/backend/models"
 	"rehome/sandbox"
 )
 
@@ -125,128 +122,32 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	if q == "" {
 		return nil, ErrNoQuestion
 	}
-	st := s.c.Store()
-	conv := llm.NewConversation()
-	if req.ConversationID != "" {
-		c, err := llm.GetConversation(st, req.ConversationID)
-		if err != nil {
-			return nil, err
-		}
-		conv = c
-		if err := conv.Rewind(req.Rewind); err != nil {
-			return nil, err
-		}
-		if req.AssistantID == "" {
-			req.AssistantID = c.AssistantID
-		}
-		if req.AssistantID == "" && c.GizmoID != "" {
-			req.AssistantID, _ = s.c.Conversations().assistantOf(c.GizmoID) // an imported GPT's chat: its assistant, once imported
-		}
-	}
-	conv.Temporary = conv.Temporary || (req.Temporary && len(conv.Exchanges) == 0)
-	a := &Ask{Conversation: conv, asks: s, question: q}
-	// Files given before — the conversation's — are known; any other is
-	// vetted by the face. The assistant's knowledge is never taken from a
-	// path: only rehome's own copies are mounted (an import may not choose
-	// host files), checked each time; the others are refused with a note.
-	known := map[string]bool{}
-	instructions, suggested := "", ""
-	var knowledge, refused []string
-	stale := map[string]bool{} // the conversation's copies of knowledge references
-	if req.AssistantID != "" {
-		as, err := s.c.ResolveAssistant(req.AssistantID) // an id or a name
-		if err != nil {
-			return nil, err
-		}
-		req.AssistantID = as.ID
-		if req.KeepModel && req.Model != "" {
-			if as, err = s.c.Assistants().Edit(as.ID, func(x *assistant.Assistant) error {
-				x.Model = req.Model
-				return nil
-			}); err != nil {
-				return nil, err
-			}
-			a.KeptModel = true
-		}
-		instructions = as.Instructions
-		if req.Model == "" && as.Model != "" {
-			req.Model, a.FromAssistant = as.Model, true
-		}
-		suggested = as.Model
-		conv.AssistantID, conv.AssistantName = as.ID, as.Name
-		knowledge, refused = s.c.Assistants().Library().Mounts(as)
-		for _, k := range as.Knowledge {
-			stale[k.Path] = k.Path != ""
-		}
-	}
-	for _, f := range conv.Files {
-		if !stale[f.HostPath] {
-			known[f.HostPath] = true
-		}
-	}
-	var files []string
-	if req.KeepFiles || len(req.Files) == 0 {
-		for _, p := range llm.HostPaths(conv.Files) {
-			if !stale[p] {
-				files = append(files, p)
-			}
-		}
-	}
-	for _, p := range req.Files {
-		if stale[p] {
-			continue // the assistant's knowledge, added below if it is rehome's copy
-		}
-		if !known[p] && req.Check != nil {
-			var err error
-			if p, err = req.Check(p); err != nil {
-				return nil, err
-			}
-		}
-		files = append(files, p)
-	}
-	// Every file is at /mnt/data, and the assistant's knowledge too.
-	infos, notes, err := llm.DescribeFiles(uniq(append(files, knowledge...)))
+	conv, err := s.conversation(&req)
 	if err != nil {
 		return nil, err
 	}
-	conv.Files, a.Notes = infos, append(refused, notes...)
+	conv.Temporary = conv.Temporary || (req.Temporary && len(conv.Exchanges) == 0)
+	a := &Ask{Conversation: conv, asks: s, question: q}
+	as, err := s.lendAssistant(a, &req)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.mountFiles(req, as); err != nil {
+		return nil, err
+	}
 	imgs, names, err := questionImages(req.Images, req.Check) // vision.go
 	if err != nil {
 		return nil, err
 	}
-
-	// The server named, else a carried model rehome starts itself (by its
-	// name, or the first when no server runs), else one running here.
-	// A carried model's server starts with the model's context length.
-	ctxWant := s.c.ModelSettings().forAsk(req.Model, req.Settings).Context
-	conn, err := s.c.LocalModels().PickServer(ctx, req.Server, req.Model, llm.SuggestedModel(st, req.AssistantID, suggested), ctxWant, req.Progress)
-	if err != nil {
-		if a.FromAssistant {
-			err = fmt.Errorf("%w (%s is the assistant's default model)", err, req.Model)
-		}
+	if err := s.connect(ctx, a, req, as.suggested); err != nil {
 		return nil, err
 	}
-	a.conn = conn
 	prepared := false
 	defer func() {
 		if !prepared {
-			conn.Release() // a question that cannot be asked holds no server
+			a.conn.Release() // a question that cannot be asked holds no server
 		}
 	}()
-	srv, model := conn.Server, conn.Model
-	a.Server, a.Model = srv, model
-	a.Settings = s.c.ModelSettings().forAsk(model, req.Settings)
-	if conn.Lease != nil {
-		a.Context = conn.Lease.Plan.Context
-	}
-	conv.Server, conv.Model = srv.BaseURL, model
-	// The choice is remembered, overall and for the assistant.
-	if err := llm.RememberChoice(st, req.AssistantID, llm.ServerChoice{Server: srv.BaseURL, Model: model}); err != nil {
-		s.c.log.Warn("remember the model chosen", "err", err)
-	}
-	if rep, err := s.c.Hardware().Report(ctx); err == nil {
-		a.Fit = llm.FitNote(model, models.MachineFrom(rep))
-	}
 	if a.Limits, err = s.c.Sessions().Limits(req.Limits); err != nil {
 		return nil, err
 	}
@@ -259,28 +160,13 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	// The assistant's knowledge is its file_search tool; the context length
 	// the server reports bounds what the model is given (and says what was
 	// cut).
-	client := conn.Client
+	client := a.conn.Client
 	client.Deadline = req.Deadline
-	var tools []llm.LoopTool
-	if t, ok := s.c.Knowledge().Tool(conv.AssistantID); ok {
-		tools = append(tools, t)
+	tools, err := s.tools(ctx, a, req)
+	if err != nil {
+		return nil, err
 	}
-	// The assistant's OpenAPI actions, each a tool rehome calls itself.
-	if conv.AssistantID != "" {
-		acts, notes, err := s.c.Actions().Tools(conv.AssistantID, req.Confirm)
-		if err != nil {
-			return nil, err
-		}
-		tools = append(tools, acts...)
-		a.Notes = append(a.Notes, notes...)
-		// The MCP servers' tools, after every built-in name is taken.
-		mcps, notes := s.c.MCPServers().Tools(ctx, conv.AssistantID, conv.AssistantName, req.Confirm, takenNames(tools))
-		tools = append(tools, mcps...)
-		a.Notes = append(a.Notes, notes...)
-	}
-	if tools, a.Notes, err = s.c.Browse().AddTools(tools, a.Notes, conv.AssistantID, req.Browse); err != nil {
-		return nil, err // browse_tools.go: web_search and open_url
-	}
+	srv, model := a.Server, a.Model
 	if len(imgs) > 0 && !srv.ReadsImages(model) { // vision.go: never sent to a model that cannot read them
 		carried, _ := s.c.LocalModels().List(ctx)
 		return nil, &NoVisionError{Model: model, Readers: imageReaders(ctx, carried)}
@@ -290,7 +176,7 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		tools, a.Notes = append(tools, t), append(a.Notes, notes...)
 	}
 	tools = append(tools, s.c.Canvas().Tools(conv)...) // the canvas tools (canvas.go)
-	a.loop = &llm.Loop{Client: client, Model: model, Instructions: withSystemPrompt(instructions, a.Settings.SystemPrompt), Tools: tools, Context: window,
+	a.loop = &llm.Loop{Client: client, Model: model, Instructions: withSystemPrompt(as.instructions, a.Settings.SystemPrompt), Tools: tools, Context: window,
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
 		Images: imgs, ImageNames: names, Temperature: a.Settings.Temperature}
 	prepared = true
