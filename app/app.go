@@ -26,6 +26,18 @@ type Emitter interface {
 // methods over the core's services. Only the App is bound to the UI; its
 // Host opens and closes it.
 type App struct {
+	// The bound services, one per area (services.go): each method the UI
+	// calls is on one of them. Embedded, so Go callers still reach a
+	// method as a.Name.
+	*AssistantService
+	*ActionService
+	*KnowledgeService
+	*AuditService
+	*ModelService
+	*RunService
+	*AskService
+	*SystemService
+
 	cfg   Config
 	log   *slog.Logger
 	core  *core.Core
@@ -63,7 +75,9 @@ func New(cfg Config) *Host {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Host{&App{cfg: cfg, log: cfg.Log, core: core.New(cfg.DataDir, core.Options{Log: cfg.Log}), ctx: ctx, cancel: cancel}}
+	a := &App{cfg: cfg, log: cfg.Log, core: core.New(cfg.DataDir, core.Options{Log: cfg.Log}), ctx: ctx, cancel: cancel}
+	a.bindServices()
+	return &Host{a}
 }
 
 // Open opens the data folder's services (see core.Core.Open). A failure
@@ -130,7 +144,8 @@ type StatusInfo struct {
 }
 
 // Status reports the version, where data lives, and a start-up error.
-func (a *App) Status() StatusInfo {
+func (svc *SystemService) Status() StatusInfo {
+	a := svc.app
 	s := StatusInfo{Version: Version, DataDir: a.cfg.DataDir}
 	s.Database = a.core.DatabasePath()
 	if err := a.core.Err(); err != nil {
@@ -141,6 +156,7 @@ func (a *App) Status() StatusInfo {
 
 // UIReady is called by the frontend once its first screen has rendered;
 // the window smoke test waits for this log line.
-func (a *App) UIReady(screen string) {
+func (svc *SystemService) UIReady(screen string) {
+	a := svc.app
 	a.log.Info("ui ready", "screen", screen)
 }

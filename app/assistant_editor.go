@@ -25,7 +25,8 @@ type multiFileDialog interface {
 // AssistantPicture readies a picture file's bytes (base64, as the page
 // read them) for an assistant's Picture field: a PNG or JPEG data: URL,
 // scaled and stripped (see core.Assistants.Picture).
-func (a *App) AssistantPicture(name, data string) (string, error) {
+func (svc *AssistantService) AssistantPicture(name, data string) (string, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return "", err
 	}
@@ -38,7 +39,8 @@ func (a *App) AssistantPicture(name, data string) (string, error) {
 
 // FetchActionSchema reads an action's schema from a URL the user typed
 // and asked for (see core.Assistants.FetchSchema).
-func (a *App) FetchActionSchema(url string) (string, error) {
+func (svc *AssistantService) FetchActionSchema(url string) (string, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return "", err
 	}
@@ -54,7 +56,8 @@ type PreviewEvent struct {
 // PreviewAssistant answers a question of the editor's preview with the
 // instructions as typed; nothing is kept (see core.Asks.Preview). Its
 // steps go out as "preview:event" (PreviewEvent) while it answers.
-func (a *App) PreviewAssistant(req core.PreviewRequest) (core.Transcript, error) {
+func (svc *AssistantService) PreviewAssistant(req core.PreviewRequest) (core.Transcript, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.Transcript{}, err
 	}
@@ -81,7 +84,8 @@ func (a *App) PreviewAssistant(req core.PreviewRequest) (core.Transcript, error)
 // PickKnowledgeFiles opens the native dialog to choose one or more files
 // for the assistant's knowledge, in the folder last chosen from (else
 // Documents, else the home folder); none when the user cancels.
-func (a *App) PickKnowledgeFiles() ([]string, error) {
+func (svc *AssistantService) PickKnowledgeFiles() ([]string, error) {
+	a := svc.app
 	w := a.window()
 	if w == nil {
 		return nil, errNoWindow
@@ -109,7 +113,8 @@ func (a *App) PickKnowledgeFiles() ([]string, error) {
 
 // ActionSchemaFile reads an action's schema from a file the user gave
 // rehome (dropped on the window, or chosen), within the schema's bounds.
-func (a *App) ActionSchemaFile(path string) (string, error) {
+func (svc *AssistantService) ActionSchemaFile(path string) (string, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return "", err
 	}
@@ -122,13 +127,15 @@ func (a *App) ActionSchemaFile(path string) (string, error) {
 
 // PickPictureFile opens the native dialog to choose an assistant's
 // picture; "" when the user cancels (in a browser: the page's file input).
-func (a *App) PickPictureFile() (string, error) {
+func (svc *AssistantService) PickPictureFile() (string, error) {
+	a := svc.app
 	return a.pickGiven("Choose the assistant's picture", FileFilter{Name: "Pictures (PNG, JPEG, WebP)", Patterns: "*.png;*.jpg;*.jpeg;*.webp"})
 }
 
 // PickSchemaFile opens the native dialog to choose an action's schema
 // file; "" when the user cancels.
-func (a *App) PickSchemaFile() (string, error) {
+func (svc *AssistantService) PickSchemaFile() (string, error) {
+	a := svc.app
 	return a.pickGiven("Choose the action's OpenAPI schema", FileFilter{Name: "OpenAPI schemas (JSON, YAML)", Patterns: "*.json;*.yaml;*.yml"})
 }
 
@@ -147,7 +154,8 @@ func (a *App) pickGiven(title string, filter FileFilter) (string, error) {
 
 // AssistantPictureFile readies a picture file the user gave rehome (the
 // window's dialog) for an assistant's Picture field, as AssistantPicture.
-func (a *App) AssistantPictureFile(path string) (string, error) {
+func (svc *AssistantService) AssistantPictureFile(path string) (string, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return "", err
 	}

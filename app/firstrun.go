@@ -156,7 +156,8 @@ func (a *App) startFix(id string) bool {
 
 // FirstRunStatus checks each item of the checklist (core.Readiness, the
 // list `rehome doctor` prints), with the fixes in progress.
-func (a *App) FirstRunStatus() (FirstRun, error) {
+func (svc *SystemService) FirstRunStatus() (FirstRun, error) {
+	a := svc.app
 	var fr FirstRun
 	for _, c := range a.core.Readiness(a.ctx) {
 		it := FirstRunItem(c)
@@ -185,7 +186,8 @@ func finishFirstRun(a *App, fr FirstRun) FirstRun {
 
 // FirstRunFix runs the Fix of one item in the background (progress as
 // "firstrun:progress", then "firstrun:changed") and returns the checklist.
-func (a *App) FirstRunFix(id string) (FirstRun, error) {
+func (svc *SystemService) FirstRunFix(id string) (FirstRun, error) {
+	a := svc.app
 	if !slices.Contains(core.FixIDs, id) {
 		return FirstRun{}, fmt.Errorf("no fix named %q (podman, rootless, storage, image, selftest)", id)
 	}
@@ -195,4 +197,4 @@ func (a *App) FirstRunFix(id string) (FirstRun, error) {
 
 // DismissFirstRun stops the checklist opening at start (Settings still
 // shows it).
-func (a *App) DismissFirstRun() error { return a.core.DismissReadiness() }
+func (svc *SystemService) DismissFirstRun() error { return svc.app.core.DismissReadiness() }

@@ -16,7 +16,8 @@ import (
 // the user's limits (RunLimits; req.Limits overrides them field by field),
 // saves the outputs in the run's folder, stores the run, and returns its
 // result: the run service of the CLI's `rehome run`.
-func (a *App) RunCode(req core.RunRequest) (core.RunResult, error) {
+func (svc *RunService) RunCode(req core.RunRequest) (core.RunResult, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.RunResult{}, err
 	}
@@ -36,12 +37,14 @@ func (a *App) RunCode(req core.RunRequest) (core.RunResult, error) {
 }
 
 // StopRun kills a run in progress (its id comes with its progress events).
-func (a *App) StopRun(id string) error {
+func (svc *RunService) StopRun(id string) error {
+	a := svc.app
 	return a.core.Runs().Stop(id)
 }
 
 // ListRuns returns up to limit stored runs, newest first.
-func (a *App) ListRuns(limit int) ([]core.RunRecord, error) {
+func (svc *RunService) ListRuns(limit int) ([]core.RunRecord, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -49,7 +52,8 @@ func (a *App) ListRuns(limit int) ([]core.RunRecord, error) {
 }
 
 // GetRun returns one stored run.
-func (a *App) GetRun(id string) (core.RunRecord, error) {
+func (svc *RunService) GetRun(id string) (core.RunRecord, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.RunRecord{}, err
 	}
@@ -58,7 +62,8 @@ func (a *App) GetRun(id string) (core.RunRecord, error) {
 
 // SandboxStatus says whether runs can start: Podman found or not (and how
 // to install it), the image, what the host enforces, the runtime.
-func (a *App) SandboxStatus() (core.SandboxStatus, error) {
+func (svc *RunService) SandboxStatus() (core.SandboxStatus, error) {
+	a := svc.app
 	return a.core.Sandbox().Status(a.ctx), nil
 }
 
@@ -66,13 +71,15 @@ func (a *App) SandboxStatus() (core.SandboxStatus, error) {
 // held, weaker (and how) or not held. Progress goes out as
 // "doctor:progress" events naming each check; the outcome is kept for
 // the readiness checklist (core.Sandbox.Doctor).
-func (a *App) VerifyIsolation() (core.DoctorReport, error) {
+func (svc *RunService) VerifyIsolation() (core.DoctorReport, error) {
+	a := svc.app
 	return a.core.Sandbox().Doctor(a.ctx, func(check string) { a.emit("doctor:progress", check) }), nil
 }
 
 // LoadImage loads a sandbox image archive (for air-gapped machines) and
 // returns the names it held.
-func (a *App) LoadImage(path string) ([]string, error) {
+func (svc *RunService) LoadImage(path string) ([]string, error) {
+	a := svc.app
 	path, err := a.readable(path)
 	if err != nil {
 		return nil, err
@@ -84,7 +91,8 @@ func (a *App) LoadImage(path string) ([]string, error) {
 // BuildImage builds the sandbox image from Debian packages (needs the
 // Debian mirror once, and mmdebstrap); its output lines go out as
 // "image:progress" events.
-func (a *App) BuildImage() (core.BuildReport, error) {
+func (svc *RunService) BuildImage() (core.BuildReport, error) {
+	a := svc.app
 	rep, err := a.core.Sandbox().BuildImage(a.ctx, func(line string) { a.emit("image:progress", line) })
 	if err != nil {
 		return core.BuildReport{}, err
@@ -94,7 +102,8 @@ func (a *App) BuildImage() (core.BuildReport, error) {
 
 // SaveImage writes the sandbox image as an archive to carry to an
 // air-gapped machine.
-func (a *App) SaveImage(path string) error {
+func (svc *RunService) SaveImage(path string) error {
+	a := svc.app
 	if path == "" {
 		return errors.New("choose where to save the image archive")
 	}

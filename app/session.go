@@ -20,7 +20,8 @@ const SessionsDir = core.SessionsDir
 // returns the running one already started for that file. At the bound of
 // sessions the one used longest ago gives way, this window's or a
 // conversation's (core.Sessions.Open).
-func (a *App) StartSession(path string) (core.SessionInfo, error) {
+func (svc *RunService) StartSession(path string) (core.SessionInfo, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.SessionInfo{}, err
 	}
@@ -42,7 +43,8 @@ func (a *App) StartSession(path string) (core.SessionInfo, error) {
 
 // ExecCell runs code as the session's next cell. timeoutMS 0 takes the
 // user's run time limit.
-func (a *App) ExecCell(id, code string, timeoutMS int64) (core.CellResult, error) {
+func (svc *RunService) ExecCell(id, code string, timeoutMS int64) (core.CellResult, error) {
+	a := svc.app
 	s, err := a.core.Sessions().Opened(id)
 	if err != nil {
 		return core.CellResult{}, err
@@ -59,24 +61,32 @@ func (a *App) ExecCell(id, code string, timeoutMS int64) (core.CellResult, error
 }
 
 // InterruptSession sends KeyboardInterrupt to the session's running cell.
-func (a *App) InterruptSession(id string) error { return a.core.Sessions().Interrupt(a.ctx, id) }
+func (svc *RunService) InterruptSession(id string) error {
+	return svc.app.core.Sessions().Interrupt(svc.app.ctx, id)
+}
 
 // RestartSession gives the session a fresh kernel: variables are lost,
 // files stay.
-func (a *App) RestartSession(id string) error { return a.core.Sessions().Restart(a.ctx, id) }
+func (svc *RunService) RestartSession(id string) error {
+	return svc.app.core.Sessions().Restart(svc.app.ctx, id)
+}
 
 // StopSession ends the session; its cells stay for export.
-func (a *App) StopSession(id string) error { return a.core.Sessions().Stop(a.ctx, id) }
+func (svc *RunService) StopSession(id string) error {
+	return svc.app.core.Sessions().Stop(svc.app.ctx, id)
+}
 
 // SessionCells returns a session's recorded cells (any session recorded
 // in the data directory).
-func (a *App) SessionCells(id string) ([]core.CellResult, error) {
+func (svc *RunService) SessionCells(id string) ([]core.CellResult, error) {
+	a := svc.app
 	return a.core.Sessions().Cells(id)
 }
 
 // ExportSession returns a session's cells as a Jupyter notebook
 // (format "ipynb") or a Python file ("py").
-func (a *App) ExportSession(id, format string) (string, error) {
+func (svc *RunService) ExportSession(id, format string) (string, error) {
+	a := svc.app
 	b, _, err := a.core.Sessions().Export(id, format)
 	return string(b), err
 }
