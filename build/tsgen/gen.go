@@ -22,10 +22,14 @@ const (
 // Config says what to generate from.
 type Config struct {
 	Package string // import path of the bound type's package
-	Type    string // the bound type; its pointer's exported methods are the API
-	Tags    string // build tags the package needs (comma or space separated)
-	Dir     string // where to run the go tool; "" is the current folder
-	Emit    string // the bound type's method that sends events to the UI ("emit")
+	// Type is the bound type: its pointer's exported methods are the
+	// API, unless it embeds services (pointers to types of its package
+	// with exported methods), which are then the bound types, each its own
+	// area of the API. Its Emit method is where the events come from.
+	Type string
+	Tags string // build tags the package needs (comma or space separated)
+	Dir  string // where to run the go tool; "" is the current folder
+	Emit string // the bound type's method that sends events to the UI ("emit")
 	// NullSlices types a slice or map as "T[] | null", as encoding/json
 	// writes a nil one. Off, they are typed T[] (as Wails' own generator
 	// does): the UI then trusts Go to send [] where it matters.
@@ -34,9 +38,10 @@ type Config struct {
 
 // Method is one method the UI may call.
 type Method struct {
-	Name   string
-	Params []Param
-	Result string // the TypeScript type the call resolves to
+	Service string // the bound type it is on
+	Name    string
+	Params  []Param
+	Result  string // the TypeScript type the call resolves to
 }
 
 // Param is one argument of a Method.
@@ -114,16 +119,7 @@ func load(cfg Config) ([]Method, *gen, error) {
 	if named, ok := obj.Type().(*types.Named); ok {
 		g.evs = g.events(named, cfg.Emit, info, files)
 	}
-	var methods []Method
-	ms := types.NewMethodSet(types.NewPointer(obj.Type()))
-	for i := 0; i < ms.Len(); i++ {
-		fn := ms.At(i).Obj().(*types.Func)
-		if !fn.Exported() {
-			continue
-		}
-		g.where = cfg.Type + "." + fn.Name()
-		methods = append(methods, g.method(fn))
-	}
+	methods := g.boundMethods(obj)
 	// A namespace per Go package: two packages of one name would merge.
 	paths := map[string]string{}
 	for obj := range g.decls {
@@ -658,8 +654,9 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 		if len(args) > 0 {
 			callArgs += ", " + strings.Join(args, ", ")
 		}
-		fmt.Fprintf(&b, "\nexport function %s(%s): Promise<%s> {\n  return call<%s>(%s);\n}\n",
-			m.Name, strings.Join(params, ", "), m.Result, m.Result, callArgs)
+		fmt.Fprintf(&b, "\n/** %s.%s */\nexport function %s(%s): Promise<%s> {\n  return call<%s>(%s);\n}\n",
+			m.Service, m.Name, m.Name, strings.Join(params, ", "), m.Result, m.Result, callArgs)
 	}
+	renderServices(&b, methods)
 	return b.Bytes()
 }
