@@ -31,12 +31,16 @@ type Calls struct {
 
 // NewCalls returns the door to a's services' methods.
 func NewCalls(a *App) *Calls {
-	c := &Calls{a: a, methods: map[string]reflect.Value{}, service: map[string]string{}}
 	src := a
 	if src == nil {
 		src = &App{} // its methods all stop on the missing core: errors in words
 	}
-	for _, s := range src.services() {
+	return newCalls(a, src.services())
+}
+
+func newCalls(a *App, services []service) *Calls {
+	c := &Calls{a: a, methods: map[string]reflect.Value{}, service: map[string]string{}}
+	for _, s := range services {
 		v := reflect.ValueOf(s.v)
 		t := v.Type()
 		for i := 0; i < t.NumMethod(); i++ {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -40,4 +41,24 @@ func TestServicesCoverTheBoundMethods(t *testing.T) {
 		t.Fatalf("services: %v", per)
 	}
 	t.Logf("%d bound methods: %v", total, per)
+}
+
+type twinA struct{}
+
+func (*twinA) Same() error { return nil }
+
+type twinB struct{}
+
+func (*twinB) Same() error { return nil }
+
+// Two services with a method of one name would make a call by name
+// ambiguous: the door refuses to be made.
+func TestServicesNamesAreUnique(t *testing.T) {
+	defer func() {
+		r := recover()
+		if msg, _ := r.(string); !strings.Contains(msg, "twinA.Same and twinB.Same") {
+			t.Fatalf("two services' Same: %v", r)
+		}
+	}()
+	newCalls(&App{}, []service{{"twinA", &twinA{}}, {"twinB", &twinB{}}})
 }
