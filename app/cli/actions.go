@@ -67,16 +67,8 @@ func cmdActionsAdd(env *cliEnv, args []string) int {
 	if *clientID != "" || *authURL != "" || *tokenURL != "" {
 		in.OAuth = &assistant.OAuthClient{ClientID: *clientID, AuthURL: *authURL, TokenURL: *tokenURL, Scope: *scope}
 	}
-	if *keyStdin || *secretStdin {
-		line, err := readSecret(env)
-		if err != nil {
-			return env.fail(err)
-		}
-		if *keyStdin {
-			in.Key = line
-		} else {
-			in.ClientSecret = line
-		}
+	if in.Key, in.ClientSecret, err = readKeyOrSecret(env, *keyStdin, *secretStdin); err != nil {
+		return env.fail(err)
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)
@@ -112,6 +104,19 @@ func printWaiting(env *cliEnv, assistantID string, in core.ActionInfo) {
 }
 
 // readSecret reads one line from stdin, without echo on a terminal.
+// readKeyOrSecret reads one line from standard input when --key-stdin or
+// --client-secret-stdin asks for it: the API key or the OAuth client's secret.
+func readKeyOrSecret(env *cliEnv, keyStdin, secretStdin bool) (key, secret string, err error) {
+	if !keyStdin && !secretStdin {
+		return "", "", nil
+	}
+	line, err := readSecret(env)
+	if err != nil || !keyStdin {
+		return "", line, err
+	}
+	return line, "", nil
+}
+
 func readSecret(env *cliEnv) (string, error) {
 	if isTerminal(env.stdin) {
 		fmt.Fprint(env.stderr, "key: ")
@@ -256,10 +261,7 @@ func cmdActionsTest(env *cliEnv, args []string) int {
 	defer cancel()
 	res, err := env.c.Actions().Test(ctx, pos[0], pos[1], *argsJSON, confirmer(env, *yes))
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(res)
@@ -290,10 +292,7 @@ func cmdActionsSignIn(env *cliEnv, args []string) int {
 		return nil
 	})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	fmt.Fprintf(env.stdout, "signed in: %s can call %s\n", pos[0], pos[1])
 	return exitOK

@@ -29,16 +29,9 @@ func cmdActionsKey(env *cliEnv, args []string) int {
 		return env.usage("actions key: give --key-stdin (an API key), or --client-id ID and --client-secret-stdin (an OAuth client)")
 	}
 	in := core.ActionCredentials{ClientID: *clientID}
-	if *keyStdin || *secretStdin {
-		line, err := readSecret(env)
-		if err != nil {
-			return env.fail(err)
-		}
-		if *keyStdin {
-			in.Key = line
-		} else {
-			in.ClientSecret = line
-		}
+	var err error
+	if in.Key, in.ClientSecret, err = readKeyOrSecret(env, *keyStdin, *secretStdin); err != nil {
+		return env.fail(err)
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)

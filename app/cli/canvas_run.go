@@ -26,10 +26,7 @@ func cmdCanvasRun(env *cliEnv, args []string) int {
 	}
 	run, err := cv.Run(env.context(), core.CanvasRunRequest{ConversationID: pos[0], DocID: *doc})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		env.json(run)

@@ -131,6 +131,15 @@ func (e *cliEnv) fail(err error) int {
 	return exitFail
 }
 
+// failOrStop is fail, except that an error Ctrl-C caused ends quietly with
+// exitInterrupted: the command's own progress lines have said it stopped.
+func (e *cliEnv) failOrStop(err error) int {
+	if e.interrupted(err) {
+		return exitInterrupted
+	}
+	return e.fail(err)
+}
+
 // usage reports a usage error on one line and returns the usage code.
 func (e *cliEnv) usage(format string, a ...any) int {
 	fmt.Fprintf(e.stderr, "rehome: "+format+"\n", a...)

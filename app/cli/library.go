@@ -66,10 +66,7 @@ func cmdLibraryAdd(env *cliEnv, args []string) int {
 		}
 	}})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(lib)
@@ -147,10 +144,7 @@ func cmdLibrarySearch(env *cliEnv, args []string) int {
 	start := time.Now()
 	res, err := b.Search(ctx, query, browse.SearchOptions{Top: *top, Library: *name, Web: *web})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(res)
@@ -187,10 +181,7 @@ func cmdLibraryOpen(env *cliEnv, args []string) int {
 	defer cancel()
 	a, err := b.Open(ctx, words[0], false, false)
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(a)

@@ -66,10 +66,7 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 		}
 	}})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(m)
@@ -195,10 +192,7 @@ func cmdModelsServe(env *cliEnv, args []string) int {
 		}
 	})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	defer srv.Stop()
 	if *asJSON {

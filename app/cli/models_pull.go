@@ -44,10 +44,7 @@ func cmdModelsPull(env *cliEnv, args []string) int {
 		}
 	})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(last)
