@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"rehome/backend/ids"
 )
 
 // Imported is a parsed or stored import, with what the user should know:
@@ -331,7 +333,7 @@ func (p *parser) knowledge(o map[string]any) {
 		if p.err != nil {
 			return
 		}
-		if k.SHA256 != "" && !isSHA256(k.SHA256) {
+		if k.SHA256 != "" && !ids.IsSHA256(k.SHA256) {
 			p.err = fmt.Errorf("%w: %s.sha256: expected 64 hexadecimal digits, got %q", ErrInvalid, path, k.SHA256)
 			return
 		}
@@ -522,14 +524,6 @@ func (p *parser) remote(a *Assistant, tool Capability, kind string, ids []string
 			a.RemoteFiles = append(a.RemoteFiles, RemoteFile{Tool: tool, Kind: kind, ID: id})
 		}
 	}
-}
-
-func isSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil && strings.ToLower(s) == s
 }
 
 // HashFile describes the file at path as a knowledge file: its name,
