@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -224,6 +225,24 @@ func (p *parser) array(obj map[string]any, key, path string) []any {
 	return arr
 }
 
+// objects yields the objects of obj's array key, each with its path
+// (key[i]); at an element that is not an object it fails and stops.
+func (p *parser) objects(obj map[string]any, key string) iter.Seq2[string, map[string]any] {
+	return func(yield func(string, map[string]any) bool) {
+		for i, v := range p.array(obj, key, key) {
+			path := fmt.Sprintf("%s[%d]", key, i)
+			m, ok := v.(map[string]any)
+			if !ok {
+				p.fail(path, "an object", v)
+				return
+			}
+			if !yield(path, m) {
+				return
+			}
+		}
+	}
+}
+
 func (p *parser) object(obj map[string]any, key, path string) map[string]any {
 	v, ok := obj[key]
 	if !ok || v == nil {
@@ -311,13 +330,7 @@ func (p *parser) assistant() Assistant {
 }
 
 func (p *parser) knowledge(o map[string]any) {
-	for i, v := range p.array(o, "knowledge", "knowledge") {
-		path := fmt.Sprintf("knowledge[%d]", i)
-		m, ok := v.(map[string]any)
-		if !ok {
-			p.fail(path, "an object", v)
-			return
-		}
+	for path, m := range p.objects(o, "knowledge") {
 		var k KnowledgeFile
 		k.Name, _ = p.str(m, "name", path+".name")
 		k.SHA256, _ = p.str(m, "sha256", path+".sha256")
@@ -342,13 +355,7 @@ func (p *parser) knowledge(o map[string]any) {
 }
 
 func (p *parser) actions(o map[string]any, a *Assistant) {
-	for i, v := range p.array(o, "actions", "actions") {
-		path := fmt.Sprintf("actions[%d]", i)
-		m, ok := v.(map[string]any)
-		if !ok {
-			p.fail(path, "an object", v)
-			return
-		}
+	for path, m := range p.objects(o, "actions") {
 		var ac Action
 		switch s := m["schema"].(type) {
 		case string:
