@@ -21,12 +21,9 @@ func cmdCanvas(env *cliEnv, args []string) int {
 }
 
 func canvasService(env *cliEnv) (*core.Canvas, int) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err)
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err)
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code
 	}
 	return c.Canvas(), exitOK
 }

@@ -23,12 +23,9 @@ func cmdKnowledge(env *cliEnv, args []string) int {
 }
 
 func knowledgeService(env *cliEnv) (*core.Knowledge, int) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err)
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err)
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code
 	}
 	return c.Knowledge(), exitOK
 }

@@ -25,12 +25,9 @@ func cmdLibrary(env *cliEnv, args []string) int {
 }
 
 func browseService(env *cliEnv) (*core.Browse, int) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err)
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err)
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code
 	}
 	return c.Browse(), exitOK
 }

@@ -9,17 +9,6 @@ import (
 	"rehome/backend/mcphost"
 )
 
-func mcpService(env *cliEnv) (*core.Core, int) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err)
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err)
-	}
-	return c, exitOK
-}
-
 func cmdMCPAdd(env *cliEnv, args []string) int {
 	fs := env.flags("mcp add", "mcp add ASSISTANT NAME [--env KEY=VALUE]... -- COMMAND [ARGS...]  |  mcp add ASSISTANT NAME --url URL")
 	var envs stringList
@@ -39,7 +28,7 @@ func cmdMCPAdd(env *cliEnv, args []string) int {
 	if len(words) != 2 {
 		return env.usage("mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL")
 	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}
@@ -61,7 +50,7 @@ func cmdMCPList(env *cliEnv, args []string) int {
 	if len(words) != 1 {
 		return env.usage("mcp list takes an assistant (id or name)")
 	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}
@@ -97,7 +86,7 @@ func cmdMCPRm(env *cliEnv, args []string) int {
 	if len(args) != 2 {
 		return env.usage("mcp rm takes an assistant and a server's name")
 	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}
@@ -113,7 +102,7 @@ func cmdMCPOn(env *cliEnv, args []string, on bool) int {
 	if len(args) != 2 {
 		return env.usage("mcp %s takes an assistant and a server's name", word)
 	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}
@@ -138,7 +127,7 @@ func cmdMCPTest(env *cliEnv, args []string) int {
 	if len(words) != 2 {
 		return env.usage("mcp test takes an assistant and a server's name")
 	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}
@@ -182,7 +171,7 @@ func cmdMCPImport(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}

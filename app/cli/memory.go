@@ -24,12 +24,9 @@ func cmdMemory(env *cliEnv, args []string) int {
 }
 
 func memoryService(env *cliEnv) (*core.Memory, int) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err)
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err)
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code
 	}
 	return c.Memory(), exitOK
 }

@@ -189,12 +189,9 @@ func cmdSettingsReset(env *cliEnv, args []string) int {
 
 // settingsRuns opens the core's run service, which keeps the limits.
 func settingsRuns(env *cliEnv) (*core.Runs, int, bool) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err), false
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err), false
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code, false
 	}
 	return c.Runs(), exitOK, true
 }
