@@ -40,12 +40,9 @@ func cmdActionsAdd(env *cliEnv, args []string) int {
 	privacy := fs.String("privacy-url", "", "the API's privacy policy `URL`")
 	allowLocal := fs.Bool("allow-local", false, "let its calls reach this machine and its networks (loopback, private, link-local, CGNAT, unique-local and metadata addresses): for an API you run yourself")
 	asJSON := fs.Bool("json", false, "print the action as JSON")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 2, "actions add takes ASSISTANT and SCHEMA (a file, or - to read it from standard input)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("actions add takes ASSISTANT and SCHEMA (a file, or - to read it from standard input)")
 	}
 	if pos[1] == "-" && (*keyStdin || *secretStdin) {
 		return env.usage("the schema and the key cannot both come from standard input: give the schema as a file")
@@ -147,12 +144,9 @@ func printOperations(env *cliEnv, info core.ActionInfo) {
 func cmdActionsList(env *cliEnv, args []string) int {
 	fs := env.flags("actions list", "actions list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print the actions as JSON")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 1, "actions list takes ASSISTANT")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return env.usage("actions list takes ASSISTANT")
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)
@@ -214,12 +208,9 @@ func cmdActionsAllowLocal(env *cliEnv, args []string) int {
 	fs := env.flags("actions allow-local", "actions allow-local ASSISTANT ACTION [--off] [--json]")
 	off := fs.Bool("off", false, "take the allowance back: its calls to this machine and its networks are refused again")
 	asJSON := fs.Bool("json", false, "print the action as JSON")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 2, "actions allow-local takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("actions allow-local takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)")
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)
@@ -244,12 +235,9 @@ func cmdActionsTest(env *cliEnv, args []string) int {
 	argsJSON := fs.String("args", "{}", "the call's arguments as a JSON object")
 	yes := fs.Bool("yes", false, "make a call that needs confirming without asking")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 2, "actions test takes ASSISTANT and OPERATION")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("actions test takes ASSISTANT and OPERATION")
 	}
 	if !json.Valid([]byte(*argsJSON)) {
 		return env.usage("--args is not JSON: give an object, e.g. --args '{\"id\": \"42\"}'")
@@ -275,12 +263,9 @@ func cmdActionsTest(env *cliEnv, args []string) int {
 
 func cmdActionsSignIn(env *cliEnv, args []string) int {
 	fs := env.flags("actions signin", "actions signin ASSISTANT ACTION")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 2, "actions signin takes ASSISTANT and ACTION")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("actions signin takes ASSISTANT and ACTION")
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)
@@ -300,12 +285,9 @@ func cmdActionsSignIn(env *cliEnv, args []string) int {
 
 func cmdActionsRm(env *cliEnv, args []string) int {
 	fs := env.flags("actions rm", "actions rm ASSISTANT NAME")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 2, "actions rm takes ASSISTANT and NAME (see `rehome actions list ASSISTANT`)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("actions rm takes ASSISTANT and NAME (see `rehome actions list ASSISTANT`)")
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)

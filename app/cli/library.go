@@ -37,12 +37,9 @@ func cmdLibraryAdd(env *cliEnv, args []string) int {
 	copyIt := fs.Bool("copy", false, "keep rehome's own copy in the data folder (the library keeps working when the file goes)")
 	name := fs.String("name", "", "the name in zim:// addresses (default: the file's name without .zim, in lower case)")
 	asJSON := fs.Bool("json", false, "print the record as JSON")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "give one .zim file: rehome library add FILE.zim")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("give one .zim file: rehome library add FILE.zim")
 	}
 	b, code := browseService(env)
 	if b == nil {
@@ -163,12 +160,9 @@ func cmdLibraryOpen(env *cliEnv, args []string) int {
 	fs := env.flags("library open", "library open [--json] zim://LIBRARY/PATH|URL")
 	asJSON := fs.Bool("json", false, "print the article as JSON")
 	env.addPodmanFlags(fs)
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "give one address: rehome library open zim://LIBRARY/PATH")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("give one address: rehome library open zim://LIBRARY/PATH")
 	}
 	b, code := browseService(env)
 	if b == nil {
@@ -192,12 +186,9 @@ func cmdLibraryOpen(env *cliEnv, args []string) int {
 
 func cmdLibraryRm(env *cliEnv, args []string) int {
 	fs := env.flags("library rm", "library rm NAME")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "give the library's name: rehome library rm NAME (see `rehome library list`)")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("give the library's name: rehome library rm NAME (see `rehome library list`)")
 	}
 	b, code := browseService(env)
 	if b == nil {
