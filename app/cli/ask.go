@@ -297,6 +297,29 @@ func cellLine(r core.AnswerCellResult) string {
 	return s + fmt.Sprintf(", %s", time.Duration(r.DurationMS)*time.Millisecond)
 }
 
+// interspersedN is parseInterspersed wanting exactly n words; other than
+// n is the usage error msg.
+func interspersedN(env *cliEnv, fs *flag.FlagSet, args []string, n int, msg string) ([]string, int, bool) {
+	words, code, ok := parseInterspersed(env, fs, args)
+	return wantN(env, words, code, ok, n, msg)
+}
+
+// mixedN is parseMixed wanting exactly n positional arguments.
+func mixedN(env *cliEnv, fs *flag.FlagSet, args []string, n int, msg string) ([]string, int, bool) {
+	pos, code, ok := parseMixed(env, fs, args)
+	return wantN(env, pos, code, ok, n, msg)
+}
+
+func wantN(env *cliEnv, words []string, code int, ok bool, n int, msg string) ([]string, int, bool) {
+	if !ok {
+		return nil, code, false
+	}
+	if len(words) != n {
+		return nil, env.usage("%s", msg), false
+	}
+	return words, exitOK, true
+}
+
 // parseInterspersed parses flags that may come before or after the
 // positional words (`rehome ask "question" --json`).
 func parseInterspersed(env *cliEnv, fs *flag.FlagSet, args []string) (words []string, code int, ok bool) {

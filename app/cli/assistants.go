@@ -211,13 +211,7 @@ func cmdAssistantsList(env *cliEnv, args []string) int {
 }
 
 func cmdAssistantsShow(env *cliEnv, args []string) int {
-	fs := env.flags("assistants show", "assistants show ID [--json]")
-	asJSON := fs.Bool("json", false, "print JSON")
-	id, code, ok := parseID(env, fs, args, "")
-	if !ok {
-		return code
-	}
-	svc, code := assistantService(env)
+	svc, id, asJSON, code := assistantByID(env, "show", args)
 	if svc == nil {
 		return code
 	}
@@ -225,17 +219,11 @@ func cmdAssistantsShow(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(fmt.Errorf("%w (see `rehome assistants list`)", err))
 	}
-	return printAssistant(env, a, *asJSON)
+	return printAssistant(env, a, asJSON)
 }
 
 func cmdAssistantsRm(env *cliEnv, args []string) int {
-	fs := env.flags("assistants rm", "assistants rm ID [--json]")
-	asJSON := fs.Bool("json", false, "print JSON")
-	id, code, ok := parseID(env, fs, args, "")
-	if !ok {
-		return code
-	}
-	svc, code := assistantService(env)
+	svc, id, asJSON, code := assistantByID(env, "rm", args)
 	if svc == nil {
 		return code
 	}
@@ -245,7 +233,7 @@ func cmdAssistantsRm(env *cliEnv, args []string) int {
 	if err := env.c.Knowledge().Forget(id); err != nil {
 		fmt.Fprintf(env.stderr, "rehome: the assistant is deleted but its knowledge files are not: %v\n", err)
 	}
-	if *asJSON {
+	if asJSON {
 		return env.json(map[string]string{"deleted": id})
 	}
 	fmt.Fprintf(env.stdout, "Deleted assistant %s.\n", id)
@@ -289,6 +277,19 @@ func needsValue(flagArg string) bool {
 		return false
 	}
 	return true
+}
+
+// assistantByID parses `assistants VERB ID [--json]` and opens the
+// assistants; svc is nil where it failed, with the code to exit with.
+func assistantByID(env *cliEnv, verb string, args []string) (svc *core.Assistants, id string, asJSON bool, code int) {
+	fs := env.flags("assistants "+verb, "assistants "+verb+" ID [--json]")
+	jsonFlag := fs.Bool("json", false, "print JSON")
+	id, code, ok := parseID(env, fs, args, "")
+	if !ok {
+		return nil, "", false, code
+	}
+	svc, code = assistantService(env)
+	return svc, id, *jsonFlag, code
 }
 
 func assistantService(env *cliEnv) (*core.Assistants, int) {

@@ -20,6 +20,7 @@ import (
 	"image"
 	"image/png"
 
+	"rehome/backend/ids"
 	"rehome/backend/vision"
 )
 
@@ -151,7 +152,7 @@ func TestBundleRoundTripsLosslessly(t *testing.T) {
 				t.Errorf("%d folders extracted, want 3", len(entries))
 			}
 			for _, e := range entries {
-				if !isSHA256(e.Name()) || !e.IsDir() {
+				if !ids.IsSHA256(e.Name()) || !e.IsDir() {
 					t.Errorf("extracted %s: not a folder named by its sha256", e.Name())
 				}
 			}

@@ -8,12 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"rehome/backend/ids"
 )
 
 // Imported is a parsed or stored import, with what the user should know:
@@ -222,6 +225,24 @@ func (p *parser) array(obj map[string]any, key, path string) []any {
 	return arr
 }
 
+// objects yields the objects of obj's array key, each with its path
+// (key[i]); at an element that is not an object it fails and stops.
+func (p *parser) objects(obj map[string]any, key string) iter.Seq2[string, map[string]any] {
+	return func(yield func(string, map[string]any) bool) {
+		for i, v := range p.array(obj, key, key) {
+			path := fmt.Sprintf("%s[%d]", key, i)
+			m, ok := v.(map[string]any)
+			if !ok {
+				p.fail(path, "an object", v)
+				return
+			}
+			if !yield(path, m) {
+				return
+			}
+		}
+	}
+}
+
 func (p *parser) object(obj map[string]any, key, path string) map[string]any {
 	v, ok := obj[key]
 	if !ok || v == nil {
@@ -309,13 +330,7 @@ func (p *parser) assistant() Assistant {
 }
 
 func (p *parser) knowledge(o map[string]any) {
-	for i, v := range p.array(o, "knowledge", "knowledge") {
-		path := fmt.Sprintf("knowledge[%d]", i)
-		m, ok := v.(map[string]any)
-		if !ok {
-			p.fail(path, "an object", v)
-			return
-		}
+	for path, m := range p.objects(o, "knowledge") {
 		var k KnowledgeFile
 		k.Name, _ = p.str(m, "name", path+".name")
 		k.SHA256, _ = p.str(m, "sha256", path+".sha256")
@@ -331,7 +346,7 @@ func (p *parser) knowledge(o map[string]any) {
 		if p.err != nil {
 			return
 		}
-		if k.SHA256 != "" && !isSHA256(k.SHA256) {
+		if k.SHA256 != "" && !ids.IsSHA256(k.SHA256) {
 			p.err = fmt.Errorf("%w: %s.sha256: expected 64 hexadecimal digits, got %q", ErrInvalid, path, k.SHA256)
 			return
 		}
@@ -340,13 +355,7 @@ func (p *parser) knowledge(o map[string]any) {
 }
 
 func (p *parser) actions(o map[string]any, a *Assistant) {
-	for i, v := range p.array(o, "actions", "actions") {
-		path := fmt.Sprintf("actions[%d]", i)
-		m, ok := v.(map[string]any)
-		if !ok {
-			p.fail(path, "an object", v)
-			return
-		}
+	for path, m := range p.objects(o, "actions") {
 		var ac Action
 		switch s := m["schema"].(type) {
 		case string:
@@ -522,14 +531,6 @@ func (p *parser) remote(a *Assistant, tool Capability, kind string, ids []string
 			a.RemoteFiles = append(a.RemoteFiles, RemoteFile{Tool: tool, Kind: kind, ID: id})
 		}
 	}
-}
-
-func isSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil && strings.ToLower(s) == s
 }
 
 // HashFile describes the file at path as a knowledge file: its name,
