@@ -59,6 +59,32 @@ func TestFacesImportCoreNotTheDomainBelowIt(t *testing.T) {
 	t.Logf("%d files of the faces import %d of rehome's packages: %s", faces, len(list), strings.Join(list, " "))
 }
 
+// No import runs back up a layer: nothing below the faces imports one of
+// them (app/…), and nothing below backend/core imports core — a server
+// of the MCP protocol, like the bridge, is a face (app/mcpserve). Issue 30.
+func TestNoImportRunsBackUpALayer(t *testing.T) {
+	n := 0
+	eachGoFile(t, func(p string, f *ast.File) {
+		if isFace(p) {
+			return
+		}
+		n++
+		core := strings.HasPrefix(filepath.ToSlash(p), "backend/core/")
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			switch {
+			case path == "rehome/app" || strings.HasPrefix(path, "rehome/app/"):
+				t.Errorf("%s imports the face %s: a face calls down, never the other way", p, path)
+			case !core && path == "rehome/backend/core":
+				t.Errorf("%s imports backend/core from below it: move it under app/ if it is a face, or hand it what it needs", p)
+			}
+		}
+	})
+	if n < 100 {
+		t.Fatalf("found only %d files below the faces", n)
+	}
+}
+
 // The sandbox reads its recipe and seccomp profile from sandbox/recipe:
 // nothing under sandbox/ imports build/ (packaging), which is not part of
 // the program at run time.

@@ -31,7 +31,9 @@ var refusal = regexp.MustCompile(`is not a file you gave rehome|in a browser reh
 // a hostile page of the bridge would make: secret is a file no user gave
 // rehome. Each must be refused, and the secret's bytes come back nowhere.
 var pathAttacks = map[string]func(a *App, secret string) (any, error){
-	"PreviewFile": func(a *App, s string) (any, error) { return a.PreviewFile(s) },
+	"PreviewFile":          func(a *App, s string) (any, error) { return a.PreviewFile(s) },
+	"ActionSchemaFile":     func(a *App, s string) (any, error) { return a.ActionSchemaFile(s) },
+	"AssistantPictureFile": func(a *App, s string) (any, error) { return a.AssistantPictureFile(s) },
 	"RunCode": func(a *App, s string) (any, error) {
 		return a.RunCode(sandbox.RunRequest{Code: "print(open('/mnt/data/x').read())", InputPath: s})
 	},
@@ -108,8 +110,9 @@ var pathless = []string{
 	"StopSession", "SessionCells", "ExportSession",
 	"CarriedModels", "RemoveCarriedModel", "StartCarriedModel", "StopCarriedModel", "PickModelFile", "PullSource", "PullModel", "CancelPull",
 	"KnowledgeList", "KnowledgeSearch", "KnowledgeRemove", "KnowledgeCancel", "KnowledgeRanking", "PickKnowledgeFile",
+	"PickKnowledgeFiles", "PickPictureFile", "PickSchemaFile", "AssistantPicture", "FetchActionSchema", "PreviewAssistant",
 	"ListActions", "AddAction", "RemoveAction", "SetActionAllowLocal", "TestAction", "AnswerAction", "SignInAction", "SetActionCredentials", "ChatGPTSnippet", "PreviewAssistants",
-	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations",
+	"ModelServers", "SetModelServers", "RenameConversation", "SearchConversations", "ModelSettings", "SetModelSettings", "RunAnswerBlock",
 	"SandboxHost", "TrustSandboxHost",
 	"MCPOverview", "MCPServersOf", "AddMCPServer", "TestMCPServer", "RemoveMCPServer", "SetMCPServerOn", "SetMCPToolAlwaysAllow",
 	"MCPHostFiles", "PreviewMCPImport", "ImportMCPServers",

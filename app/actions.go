@@ -31,7 +31,8 @@ type confirmBox struct {
 
 // ListActions lists an assistant's actions and their operations (never
 // their keys: only whether there is one).
-func (a *App) ListActions(assistantID string) ([]core.ActionInfo, error) {
+func (svc *ActionService) ListActions(assistantID string) ([]core.ActionInfo, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -41,7 +42,8 @@ func (a *App) ListActions(assistantID string) ([]core.ActionInfo, error) {
 
 // AddAction adds an action from its schema text; the key goes to the
 // data folder's owner-only file only.
-func (a *App) AddAction(assistantID string, in core.AddAction) (_ core.ActionInfo, err error) {
+func (svc *ActionService) AddAction(assistantID string, in core.AddAction) (_ core.ActionInfo, err error) {
+	a := svc.app
 	defer a.guard("AddAction", &err)
 	if err := a.ready(); err != nil {
 		return core.ActionInfo{}, err
@@ -57,7 +59,8 @@ func (a *App) AddAction(assistantID string, in core.AddAction) (_ core.ActionInf
 // SetActionAllowLocal gives or takes back an action's allowance to call
 // this machine and its networks (the editor's "May call local addresses"
 // box); an import never brings it.
-func (a *App) SetActionAllowLocal(assistantID, name string, allow bool) (core.ActionInfo, error) {
+func (svc *ActionService) SetActionAllowLocal(assistantID, name string, allow bool) (core.ActionInfo, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.ActionInfo{}, err
 	}
@@ -66,7 +69,8 @@ func (a *App) SetActionAllowLocal(assistantID, name string, allow bool) (core.Ac
 }
 
 // RemoveAction removes an action and its credentials.
-func (a *App) RemoveAction(assistantID, name string) error {
+func (svc *ActionService) RemoveAction(assistantID, name string) error {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return err
 	}
@@ -75,7 +79,8 @@ func (a *App) RemoveAction(assistantID, name string) error {
 
 // TestAction calls one operation, as the GPT editor's Test button does;
 // a call that needs confirming waits for the window's dialog.
-func (a *App) TestAction(assistantID, operation, args string) (actions.Result, error) {
+func (svc *ActionService) TestAction(assistantID, operation, args string) (actions.Result, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return actions.Result{}, err
 	}
@@ -99,7 +104,8 @@ const signInWait = 5 * time.Minute
 // the provider's address, which the UI opens; it returns once the
 // provider has sent the user back to rehome and the tokens are kept (in
 // the owner-only file, never in an answer), or after five minutes.
-func (a *App) SignInAction(assistantID, name string) error {
+func (svc *ActionService) SignInAction(assistantID, name string) error {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return err
 	}
@@ -118,7 +124,8 @@ func (a *App) SignInAction(assistantID, name string) error {
 
 // AnswerAction answers the dialog of call id: "allow", "always" or
 // "deny".
-func (a *App) AnswerAction(id string, decision actions.Decision) error {
+func (svc *ActionService) AnswerAction(id string, decision actions.Decision) error {
+	a := svc.app
 	switch decision {
 	case actions.AllowOnce, actions.AllowAlways, actions.Deny:
 	default:

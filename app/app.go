@@ -26,9 +26,22 @@ type Emitter interface {
 // methods over the core's services. Only the App is bound to the UI; its
 // Host opens and closes it.
 type App struct {
-	cfg  Config
-	log  *slog.Logger
-	core *core.Core
+	// The bound services, one per area (services.go): each method the UI
+	// calls is on one of them. Embedded, so Go callers still reach a
+	// method as a.Name.
+	*AssistantService
+	*ActionService
+	*KnowledgeService
+	*AuditService
+	*ModelService
+	*RunService
+	*AskService
+	*SystemService
+
+	cfg   Config
+	log   *slog.Logger
+	core  *core.Core
+	fixes fixJobs // firstrun.go: the checklist's fixes under way
 
 	// ctx is the App's: every call it makes derives from it, and Close
 	// (the window's shutdown, the end of `rehome serve`) cancels it.
@@ -41,8 +54,7 @@ type App struct {
 	accessOnce sync.Once
 	access     *access // the files the user chose (access.go)
 	asks       askHolder
-	canvasRuns askHolder // the canvas code running, by conversation (canvas.go)
-	sessions   sessionHolder
+	canvasRuns askHolder  // the canvas code running, by conversation (canvas.go)
 	confirms   confirmBox // action calls waiting for the user (actions.go)
 
 	knowMu   sync.Mutex
@@ -63,7 +75,9 @@ func New(cfg Config) *Host {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Host{&App{cfg: cfg, log: cfg.Log, core: core.New(cfg.DataDir, core.Options{Log: cfg.Log}), ctx: ctx, cancel: cancel}}
+	a := &App{cfg: cfg, log: cfg.Log, core: core.New(cfg.DataDir, core.Options{Log: cfg.Log}), ctx: ctx, cancel: cancel}
+	a.bindServices()
+	return &Host{a}
 }
 
 // Open opens the data folder's services (see core.Core.Open). A failure
@@ -88,11 +102,7 @@ func (h *Host) Close() error {
 // for the App, if any (Podman's service also dies with the process).
 func (h *Host) CloseSandbox() { h.closeSandbox() }
 
-func (a *App) closeSandbox() {
-	closeAskSessions(a)
-	closeSessions(a)
-	a.core.CloseEngine()
-}
+func (a *App) closeSandbox() { a.core.CloseSandbox() }
 
 // SetEmitter attaches the UI that receives events.
 func (h *Host) SetEmitter(e Emitter) { h.setEmitter(e) }
@@ -113,6 +123,14 @@ func (a *App) emit(event string, payload any) {
 	}
 }
 
+// FilesOpened tells the UI that n files were opened with rehome (the
+// file manager's "Open with", a second launch): the Code Interpreter takes
+// them (OpenedFiles). The window's own events go out through emit too, so
+// the UI's onEvent types them all.
+func (h *Host) FilesOpened(n int) { h.filesOpened(n) }
+
+func (a *App) filesOpened(n int) { a.emit("file:open", n) }
+
 // ready is nil when the services on the store can be used, else the
 // reason (the store could not be opened, or is not open yet).
 func (a *App) ready() error { return a.core.Ready() }
@@ -126,7 +144,8 @@ type StatusInfo struct {
 }
 
 // Status reports the version, where data lives, and a start-up error.
-func (a *App) Status() StatusInfo {
+func (svc *SystemService) Status() StatusInfo {
+	a := svc.app
 	s := StatusInfo{Version: Version, DataDir: a.cfg.DataDir}
 	s.Database = a.core.DatabasePath()
 	if err := a.core.Err(); err != nil {
@@ -137,6 +156,7 @@ func (a *App) Status() StatusInfo {
 
 // UIReady is called by the frontend once its first screen has rendered;
 // the window smoke test waits for this log line.
-func (a *App) UIReady(screen string) {
+func (svc *SystemService) UIReady(screen string) {
+	a := svc.app
 	a.log.Info("ui ready", "screen", screen)
 }

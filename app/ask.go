@@ -52,23 +52,28 @@ type askHolder struct {
 // LLMStatus lists the model servers (on this machine, or the one at
 // server), their models and which call tools; on this machine the carried
 // models come last, as a server with no URL that rehome starts on demand.
-func (a *App) LLMStatus(server string) ([]core.Server, error) {
+func (svc *AskService) LLMStatus(server string) ([]core.Server, error) {
+	a := svc.app
 	return a.core.Servers().Status(a.ctx, server)
 }
 
 // LLMHint says how to start a model server, naming the model the latest
 // audit chose.
-func (a *App) LLMHint() string { return core.StartHint(a.core.Servers().SuggestedModel("")) }
+func (svc *AskService) LLMHint() string {
+	return core.StartHint(svc.app.core.Servers().SuggestedModel(""))
+}
 
 // LLMHintFor says how to start a model server for an assistant: the
 // `ollama pull` of its default model, else of the model its audit chose.
-func (a *App) LLMHintFor(assistantID string) string {
+func (svc *AskService) LLMHintFor(assistantID string) string {
+	a := svc.app
 	return core.StartHint(a.core.Servers().SuggestedModel(assistantID))
 }
 
 // SetAssistantModel stores model as the assistant's default ("" lets
 // rehome choose), and returns the assistant.
-func (a *App) SetAssistantModel(id, model string) (assistant.Assistant, error) {
+func (svc *AskService) SetAssistantModel(id, model string) (assistant.Assistant, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return assistant.Assistant{}, err
 	}
@@ -81,7 +86,8 @@ func (a *App) SetAssistantModel(id, model string) (assistant.Assistant, error) {
 // Ask runs one question through the loop and returns the conversation
 // with it added (kept in the database). It returns when the model has
 // answered, the bound is reached, or StopAsk is called.
-func (a *App) Ask(req AskRequest) (core.Conversation, error) {
+func (svc *AskService) Ask(req AskRequest) (core.Conversation, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.Conversation{}, err
 	}
@@ -106,7 +112,7 @@ func (a *App) Ask(req AskRequest) (core.Conversation, error) {
 		ConversationID: req.ConversationID, AssistantID: req.AssistantID,
 		Files: req.Files, Check: a.readable, Confirm: a.confirmAction, Progress: progress,
 		Server: req.Server, Model: req.Model, MaxSteps: req.MaxSteps, Mode: req.Mode, Question: req.Question, Rewind: req.Rewind,
-		InlinePlots: true, MakeRoom: a.evictSession, Temporary: req.Temporary, Images: req.Images,
+		InlinePlots: true, Temporary: req.Temporary, Images: req.Images,
 	})
 	if err != nil {
 		return core.Conversation{}, uiError(err)
@@ -165,11 +171,9 @@ func (a *App) closeAskSession(id string) {
 	a.core.Asks().Close(context.Background(), id)
 }
 
-// closeAskSessions ends every conversation's session (on exit).
-func closeAskSessions(a *App) { a.core.Asks().CloseAll() }
-
 // StopAsk stops the question a conversation is answering.
-func (a *App) StopAsk(conversationID string) error {
+func (svc *AskService) StopAsk(conversationID string) error {
+	a := svc.app
 	a.asks.mu.Lock()
 	cancel := a.asks.cancels[conversationID]
 	a.asks.mu.Unlock()
@@ -181,7 +185,8 @@ func (a *App) StopAsk(conversationID string) error {
 }
 
 // DeleteConversation removes a kept conversation.
-func (a *App) DeleteConversation(id string) error {
+func (svc *AskService) DeleteConversation(id string) error {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return err
 	}

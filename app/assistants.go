@@ -7,7 +7,8 @@ import (
 )
 
 // ListAssistants returns every stored assistant, newest first.
-func (a *App) ListAssistants() ([]assistant.Assistant, error) {
+func (svc *AssistantService) ListAssistants() ([]assistant.Assistant, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -15,7 +16,8 @@ func (a *App) ListAssistants() ([]assistant.Assistant, error) {
 }
 
 // GetAssistant returns one assistant.
-func (a *App) GetAssistant(id string) (assistant.Assistant, error) {
+func (svc *AssistantService) GetAssistant(id string) (assistant.Assistant, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return assistant.Assistant{}, err
 	}
@@ -25,7 +27,8 @@ func (a *App) GetAssistant(id string) (assistant.Assistant, error) {
 // CreateAssistant stores a new assistant and returns it with its id. A
 // knowledge file must be one the user gave rehome (see readable); it is
 // copied into rehome's knowledge library.
-func (a *App) CreateAssistant(in assistant.Assistant) (assistant.Assistant, error) {
+func (svc *AssistantService) CreateAssistant(in assistant.Assistant) (assistant.Assistant, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return assistant.Assistant{}, err
 	}
@@ -37,7 +40,8 @@ func (a *App) CreateAssistant(in assistant.Assistant) (assistant.Assistant, erro
 
 // UpdateAssistant replaces a stored assistant; a knowledge file it did
 // not have before is taken as CreateAssistant takes it.
-func (a *App) UpdateAssistant(in assistant.Assistant) (assistant.Assistant, error) {
+func (svc *AssistantService) UpdateAssistant(in assistant.Assistant) (assistant.Assistant, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return assistant.Assistant{}, err
 	}
@@ -77,7 +81,8 @@ func (a *App) attachKnowledge(in *assistant.Assistant, old []assistant.Knowledge
 }
 
 // DeleteAssistant removes an assistant.
-func (a *App) DeleteAssistant(id string) error {
+func (svc *AssistantService) DeleteAssistant(id string) error {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return err
 	}
@@ -91,6 +96,6 @@ func (a *App) DeleteAssistant(id string) error {
 }
 
 // AssistantCapabilities lists the capability ids an assistant may have.
-func (a *App) AssistantCapabilities() []assistant.Capability {
+func (svc *AssistantService) AssistantCapabilities() []assistant.Capability {
 	return assistant.Capabilities
 }

@@ -23,7 +23,8 @@ func (a *App) audits() (*core.Audits, error) {
 // RunAudit audits stored assistants or hand-ticked features on this
 // machine (or on memory given by hand) and stores the audit. Without VRAM
 // and without detection it answers an error asking for it.
-func (a *App) RunAudit(req audit.Request) (audit.Record, error) {
+func (svc *AuditService) RunAudit(req audit.Request) (audit.Record, error) {
+	a := svc.app
 	s, err := a.audits()
 	if err != nil {
 		return audit.Record{}, err
@@ -39,7 +40,8 @@ func (a *App) RunAudit(req audit.Request) (audit.Record, error) {
 }
 
 // Audits lists the stored audits, newest first.
-func (a *App) Audits() ([]audit.Record, error) {
+func (svc *AuditService) Audits() ([]audit.Record, error) {
+	a := svc.app
 	s, err := a.audits()
 	if err != nil {
 		return nil, err
@@ -48,7 +50,8 @@ func (a *App) Audits() ([]audit.Record, error) {
 }
 
 // GetAudit returns one stored audit.
-func (a *App) GetAudit(id string) (audit.Record, error) {
+func (svc *AuditService) GetAudit(id string) (audit.Record, error) {
+	a := svc.app
 	s, err := a.audits()
 	if err != nil {
 		return audit.Record{}, err
@@ -57,7 +60,8 @@ func (a *App) GetAudit(id string) (audit.Record, error) {
 }
 
 // DeleteAudit removes a stored audit.
-func (a *App) DeleteAudit(id string) error {
+func (svc *AuditService) DeleteAudit(id string) error {
+	a := svc.app
 	s, err := a.audits()
 	if err != nil {
 		return err
@@ -66,7 +70,8 @@ func (a *App) DeleteAudit(id string) error {
 }
 
 // CompareAudits says what changed between two stored audits, and why.
-func (a *App) CompareAudits(first, second string) (audit.Comparison, error) {
+func (svc *AuditService) CompareAudits(first, second string) (audit.Comparison, error) {
+	a := svc.app
 	s, err := a.audits()
 	if err != nil {
 		return audit.Comparison{}, err
@@ -76,12 +81,13 @@ func (a *App) CompareAudits(first, second string) (audit.Comparison, error) {
 
 // AuditCatalog returns the rules the audit applies: every capability with
 // its default answer and the conditions that change it.
-func (a *App) AuditCatalog() *audit.Catalog {
+func (svc *AuditService) AuditCatalog() *audit.Catalog {
 	return audit.DefaultCatalog()
 }
 
 // Checklist returns the steps to move an assistant, from its latest audit.
-func (a *App) Checklist(assistantID string) (audit.Checklist, error) {
+func (svc *AuditService) Checklist(assistantID string) (audit.Checklist, error) {
+	a := svc.app
 	s, err := a.audits()
 	if err != nil {
 		return audit.Checklist{}, err
@@ -102,7 +108,8 @@ type AssistantImport struct {
 // ImportAssistant stores an assistant from a JSON description (knowledge
 // files the user gave rehome copied into <data>/knowledge; paths the JSON
 // names are never taken) or from a bundle (its files written there).
-func (a *App) ImportAssistant(in AssistantImport) (_ assistant.Imported, err error) {
+func (svc *AuditService) ImportAssistant(in AssistantImport) (_ assistant.Imported, err error) {
+	a := svc.app
 	defer a.guard("ImportAssistant", &err)
 	if err := a.ready(); err != nil {
 		return assistant.Imported{}, err
@@ -141,7 +148,8 @@ func (a *App) ImportAssistant(in AssistantImport) (_ assistant.Imported, err err
 // assistants (the Assistants API's `GET /v1/assistants` response): each is
 // imported on its own and the report says, per assistant, what was
 // imported and what was not. A bundle or a single object is one item.
-func (a *App) ImportAssistants(in AssistantImport) (_ assistant.ImportReport, err error) {
+func (svc *AuditService) ImportAssistants(in AssistantImport) (_ assistant.ImportReport, err error) {
+	a := svc.app
 	defer a.guard("ImportAssistants", &err)
 	if err := a.ready(); err != nil {
 		return assistant.ImportReport{}, err
@@ -181,7 +189,8 @@ type AssistantExport struct {
 // "bundle", written to a folder of its own under <data>/uploads so the UI
 // can offer it for download. It is `rehome assistants export`'s method of
 // the core: the same model choice, the same atomic write.
-func (a *App) ExportAssistant(id, format, model string) (AssistantExport, error) {
+func (svc *AuditService) ExportAssistant(id, format, model string) (AssistantExport, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return AssistantExport{}, err
 	}

@@ -16,7 +16,8 @@ type BackupInfo struct {
 // BackupDatabase writes a hot copy of the database, taken while rehome
 // keeps running, to backups/ in the data folder. (The `rehome backup`
 // command cannot reach the database while a window holds it; this can.)
-func (a *App) BackupDatabase() (BackupInfo, error) {
+func (svc *SystemService) BackupDatabase() (BackupInfo, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return BackupInfo{}, err
 	}

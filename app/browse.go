@@ -20,19 +20,22 @@ type LibraryProgress struct {
 
 // BrowsingSettings returns Settings → Browsing (the Brave key never
 // comes back, only whether one is set).
-func (a *App) BrowsingSettings() (core.BrowsingSettings, error) {
+func (svc *KnowledgeService) BrowsingSettings() (core.BrowsingSettings, error) {
+	a := svc.app
 	s, err := a.core.Browse().Settings()
 	return s, uiError(err)
 }
 
 // SetBrowsingSettings changes them (nil fields stay; "" clears one).
-func (a *App) SetBrowsingSettings(ch core.BrowsingChange) (core.BrowsingSettings, error) {
+func (svc *KnowledgeService) SetBrowsingSettings(ch core.BrowsingChange) (core.BrowsingSettings, error) {
+	a := svc.app
 	s, err := a.core.Browse().SaveSettings(ch)
 	return s, uiError(err)
 }
 
 // Libraries lists the carried Kiwix libraries.
-func (a *App) Libraries() ([]core.LibraryView, error) {
+func (svc *KnowledgeService) Libraries() ([]core.LibraryView, error) {
+	a := svc.app
 	l, err := a.core.Browse().Libraries()
 	return l, uiError(err)
 }
@@ -40,7 +43,8 @@ func (a *App) Libraries() ([]core.LibraryView, error) {
 // AddLibrary checks a .zim file the user gave (the native dialog, a drop)
 // and registers it, copied into the data folder with copyIn; progress
 // goes out as "library:progress".
-func (a *App) AddLibrary(path string, copyIn bool) (browse.Library, error) {
+func (svc *KnowledgeService) AddLibrary(path string, copyIn bool) (browse.Library, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return browse.Library{}, err
 	}
@@ -56,13 +60,15 @@ func (a *App) AddLibrary(path string, copyIn bool) (browse.Library, error) {
 
 // RemoveLibrary forgets a library (rehome's copy deleted, the user's
 // file never).
-func (a *App) RemoveLibrary(name string) (browse.Library, error) {
+func (svc *KnowledgeService) RemoveLibrary(name string) (browse.Library, error) {
+	a := svc.app
 	l, err := a.core.Browse().RemoveLibrary(name)
 	return l, uiError(err)
 }
 
 // SearchLibraries searches the carried libraries as web_search does.
-func (a *App) SearchLibraries(query string) (browse.SearchResult, error) {
+func (svc *KnowledgeService) SearchLibraries(query string) (browse.SearchResult, error) {
+	a := svc.app
 	r, err := a.core.Browse().Search(a.ctx, query, browse.SearchOptions{})
 	return r, uiError(err)
 }
@@ -71,14 +77,16 @@ func (a *App) SearchLibraries(query string) (browse.SearchResult, error) {
 // window's reader: its title and its body as safe HTML, straight from
 // kiwix-serve (core.Browse.Read). Web pages are not fetched here: the
 // window opens them in the user's browser.
-func (a *App) OpenArticle(address string) (core.Reading, error) {
+func (svc *KnowledgeService) OpenArticle(address string) (core.Reading, error) {
+	a := svc.app
 	r, err := a.core.Browse().Read(a.ctx, address)
 	return r, uiError(err)
 }
 
 // PickLibraryFile opens the native dialog to choose a .zim file; ""
 // when the user cancels.
-func (a *App) PickLibraryFile() (string, error) {
+func (svc *KnowledgeService) PickLibraryFile() (string, error) {
+	a := svc.app
 	w := a.window()
 	if w == nil {
 		return "", errNoWindow

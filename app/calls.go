@@ -7,34 +7,56 @@ import (
 	"reflect"
 )
 
-// Calls is the one door to the App's methods for the window and the
-// bridge: every exported method of *App (each taking JSON-able arguments
-// and returning (T, error) or error), reached by name, with a panic in it
-// turned into PanicError.
+// Calls is the one door to the App's bound services (services.go) for
+// the window and the bridge: every exported method of each service (each
+// taking JSON-able arguments and returning (T, error) or error), reached
+// by name, with a panic in it turned into PanicError.
 //
-// The window binds Calls, not the App: Wails v2.9.2 calls a bound method
-// with reflect.Value.Call from a goroutine of its dispatcher
+// The window binds Calls, not the services: Wails v2.9.2 calls a bound
+// method with reflect.Value.Call from a goroutine of its dispatcher
 // (internal/frontend/dispatcher, calls.go) and recovers nowhere on that
 // path, so a panic in a bound method ends the window. Wails binds every
 // exported method of a bound struct and gives no way to wrap them, so
-// Calls has exactly one, Call, and the page reaches the App's methods as
-// window.go.app.Calls.Call(method, args) (frontend/src/lib/api.ts). A
-// method added to the App is guarded by construction, in both faces.
+// Calls has exactly one, Call, and the page reaches the services' methods
+// as window.go.app.Calls.Call(method, args) (frontend/src/lib/api.ts). A
+// method added to a service is guarded by construction, in both faces.
+// Method names are unique across the services (NewCalls panics on a
+// repeat, which TestServicesNamesAreUnique catches), so a call needs no
+// service name.
 type Calls struct {
 	a       *App
 	methods map[string]reflect.Value
+	service map[string]string // the service of each method
 }
 
-// NewCalls returns the door to a's methods.
+// NewCalls returns the door to a's services' methods.
 func NewCalls(a *App) *Calls {
-	v := reflect.ValueOf(a)
-	t := v.Type()
-	m := make(map[string]reflect.Value, t.NumMethod())
-	for i := 0; i < t.NumMethod(); i++ {
-		m[t.Method(i).Name] = v.Method(i)
+	src := a
+	if src == nil {
+		src = &App{} // its methods all stop on the missing core: errors in words
 	}
-	return &Calls{a: a, methods: m}
+	return newCalls(a, src.services())
 }
+
+func newCalls(a *App, services []service) *Calls {
+	c := &Calls{a: a, methods: map[string]reflect.Value{}, service: map[string]string{}}
+	for _, s := range services {
+		v := reflect.ValueOf(s.v)
+		t := v.Type()
+		for i := 0; i < t.NumMethod(); i++ {
+			name := t.Method(i).Name
+			if other, ok := c.service[name]; ok {
+				panic(fmt.Sprintf("app: %s.%s and %s.%s: a bound method's name must be unique", other, name, s.name, name))
+			}
+			c.methods[name] = v.Method(i)
+			c.service[name] = s.name
+		}
+	}
+	return c
+}
+
+// Service is the name of the service whose method that is ("" for none).
+func (c *Calls) Service(method string) string { return c.service[method] }
 
 // Has says whether the App has a method of that name.
 func (c *Calls) Has(method string) bool {

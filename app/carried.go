@@ -8,7 +8,8 @@ import (
 
 // CarriedModels lists the GGUF files the user carried, each with how it
 // fits this machine, whether it runs now and the speed last measured here.
-func (a *App) CarriedModels() ([]core.CarriedModel, error) {
+func (svc *ModelService) CarriedModels() ([]core.CarriedModel, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -18,7 +19,8 @@ func (a *App) CarriedModels() ([]core.CarriedModel, error) {
 // AddCarriedModel registers a .gguf file the user gave rehome (picked in
 // the dialog or dropped on the window; uploaded in a browser), copying it
 // into the data folder when copy is set.
-func (a *App) AddCarriedModel(path string, copy bool) (_ localmodels.Model, err error) {
+func (svc *ModelService) AddCarriedModel(path string, copy bool) (_ localmodels.Model, err error) {
+	a := svc.app
 	defer a.guard("AddCarriedModel", &err)
 	if err := a.ready(); err != nil {
 		return localmodels.Model{}, err
@@ -43,7 +45,8 @@ type CarriedProgress struct {
 
 // RemoveCarriedModel forgets a carried model (its server stopped, rehome's
 // copy deleted; the user's own file never).
-func (a *App) RemoveCarriedModel(name string) error {
+func (svc *ModelService) RemoveCarriedModel(name string) error {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return err
 	}
@@ -53,7 +56,8 @@ func (a *App) RemoveCarriedModel(name string) error {
 
 // StartCarriedModel starts the model's server (as Ask would on demand) and
 // leaves it running for its idle time; progress comes as models:progress.
-func (a *App) StartCarriedModel(name string) (llamarun.Plan, error) {
+func (svc *ModelService) StartCarriedModel(name string) (llamarun.Plan, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return llamarun.Plan{}, err
 	}
@@ -68,7 +72,8 @@ func (a *App) StartCarriedModel(name string) (llamarun.Plan, error) {
 }
 
 // StopCarriedModel stops the model's server now.
-func (a *App) StopCarriedModel(name string) error {
+func (svc *ModelService) StopCarriedModel(name string) error {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return err
 	}
@@ -79,7 +84,8 @@ func (a *App) StopCarriedModel(name string) error {
 // PickModelFile opens the native dialog to choose a .gguf model file; ""
 // when the user cancels. In a browser there is no dialog: the screen says
 // to run `rehome models add FILE` on this machine.
-func (a *App) PickModelFile() (string, error) {
+func (svc *ModelService) PickModelFile() (string, error) {
+	a := svc.app
 	w := a.window()
 	if w == nil {
 		return "", errNoWindow

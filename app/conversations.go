@@ -11,7 +11,8 @@ import (
 // ListConversations returns the kept conversations' summaries, newest
 // first, each filed under its assistant (an imported GPT's under the
 // assistant with its gizmo id).
-func (a *App) ListConversations(limit int) ([]core.ConversationSummary, error) {
+func (svc *AskService) ListConversations(limit int) ([]core.ConversationSummary, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -21,7 +22,8 @@ func (a *App) ListConversations(limit int) ([]core.ConversationSummary, error) {
 // SearchConversations returns the summaries of the kept conversations
 // whose title, questions or answers hold every word of query, newest
 // first.
-func (a *App) SearchConversations(query string, limit int) ([]core.ConversationSummary, error) {
+func (svc *AskService) SearchConversations(query string, limit int) ([]core.ConversationSummary, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -29,7 +31,8 @@ func (a *App) SearchConversations(query string, limit int) ([]core.ConversationS
 }
 
 // GetConversation returns one kept conversation.
-func (a *App) GetConversation(id string) (core.Conversation, error) {
+func (svc *AskService) GetConversation(id string) (core.Conversation, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.Conversation{}, err
 	}
@@ -43,7 +46,8 @@ func (a *App) GetConversation(id string) (core.Conversation, error) {
 // ShowConversation returns a conversation as data: turns with their role
 // and text, cells, sources, its assistant and gizmo id (as `rehome
 // conversations show ID --json`).
-func (a *App) ShowConversation(id string) (core.ConversationView, error) {
+func (svc *AskService) ShowConversation(id string) (core.ConversationView, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.ConversationView{}, err
 	}
@@ -56,7 +60,8 @@ func (a *App) ShowConversation(id string) (core.ConversationView, error) {
 
 // ExportConversation returns a conversation as Markdown ("md") or a
 // Jupyter notebook ("ipynb").
-func (a *App) ExportConversation(id, format string) (string, error) {
+func (svc *AskService) ExportConversation(id, format string) (string, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return "", err
 	}
@@ -66,7 +71,8 @@ func (a *App) ExportConversation(id, format string) (string, error) {
 
 // RenameConversation gives a kept conversation the title the user typed
 // (blank: its first question again).
-func (a *App) RenameConversation(id, title string) (core.Conversation, error) {
+func (svc *AskService) RenameConversation(id, title string) (core.Conversation, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.Conversation{}, err
 	}
@@ -84,7 +90,8 @@ func (a *App) RenameConversation(id, title string) (core.Conversation, error) {
 // was imported, filed under which GPT, and what was not and why. A
 // refusal part-way keeps what came before it and returns the report with
 // the error.
-func (a *App) ImportConversations(path string) (core.ImportReport, error) {
+func (svc *AskService) ImportConversations(path string) (core.ImportReport, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.ImportReport{}, err
 	}
@@ -108,7 +115,8 @@ func (a *App) ImportConversations(path string) (core.ImportReport, error) {
 // PickExport asks, in the window's native dialog, for ChatGPT's data
 // export (its .zip or conversations.json) and returns the path chosen
 // ("" when cancelled), which ImportConversations may then read.
-func (a *App) PickExport() (string, error) {
+func (svc *AskService) PickExport() (string, error) {
+	a := svc.app
 	w := a.window()
 	if w == nil {
 		return "", errNoWindow

@@ -50,7 +50,8 @@ func (a *App) window() Window {
 
 // PickFile opens the native dialog to choose a data file; "" when the
 // user cancels.
-func (a *App) PickFile() (string, error) {
+func (svc *SystemService) PickFile() (string, error) {
+	a := svc.app
 	w := a.window()
 	if w == nil {
 		return "", errNoWindow
@@ -65,7 +66,8 @@ func (a *App) PickFile() (string, error) {
 // OpenedFiles returns, once, the files the user opened with rehome (from
 // the file manager, or a second launch with a file) for the Code
 // Interpreter to preview.
-func (a *App) OpenedFiles() []string {
+func (svc *SystemService) OpenedFiles() []string {
+	a := svc.app
 	w := a.window()
 	if w == nil {
 		return []string{}
@@ -81,7 +83,8 @@ func (a *App) OpenedFiles() []string {
 // SaveOutput asks where to save an output file of a run (a path from a
 // run's result) and copies it there. It returns the destination, or ""
 // when the user cancels.
-func (a *App) SaveOutput(path string) (string, error) {
+func (svc *SystemService) SaveOutput(path string) (string, error) {
+	a := svc.app
 	w := a.window()
 	if w == nil {
 		return "", errors.New("saving with a dialog needs the rehome window: in a browser, use the download link")
@@ -115,7 +118,8 @@ func copyFile(src, dst string) error {
 
 // ChooseSavePath asks, with the native save dialog, where to write a file
 // named name; "" when the user cancels. In a browser there is no dialog.
-func (a *App) ChooseSavePath(title, name string) (string, error) {
+func (svc *SystemService) ChooseSavePath(title, name string) (string, error) {
+	a := svc.app
 	w := a.window()
 	if w == nil {
 		return "", errNoWindow

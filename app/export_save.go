@@ -26,7 +26,8 @@ var exportFormats = map[string]string{"md": ".md", "ipynb": ".ipynb", "json": ".
 // RenderConversation returns a conversation in format ("md": Markdown,
 // "ipynb": a Jupyter notebook, "json": the record as rehome keeps it) with
 // the file name to offer, for the browser to download.
-func (a *App) RenderConversation(id, format string) (ConversationExport, error) {
+func (svc *AskService) RenderConversation(id, format string) (ConversationExport, error) {
+	a := svc.app
 	ext, ok := exportFormats[format]
 	if !ok {
 		return ConversationExport{}, fmt.Errorf("%q is not an export format: choose md (Markdown), ipynb (Jupyter notebook) or json", format)
@@ -57,7 +58,8 @@ func (a *App) RenderConversation(id, format string) (ConversationExport, error) 
 
 // SaveConversation writes a conversation in format to path, which the
 // user chose in the window's Save dialog (ChooseSavePath), and says where.
-func (a *App) SaveConversation(id, format, path string) (ConversationExport, error) {
+func (svc *AskService) SaveConversation(id, format, path string) (ConversationExport, error) {
+	a := svc.app
 	dst, err := a.writable(path)
 	if err != nil {
 		return ConversationExport{}, err

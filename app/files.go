@@ -19,7 +19,8 @@ const (
 
 // PreviewFile shows a data file's name, size, format, first rows and
 // column types, reading only its head.
-func (a *App) PreviewFile(path string) (_ dataset.Preview, err error) {
+func (svc *SystemService) PreviewFile(path string) (_ dataset.Preview, err error) {
+	a := svc.app
 	defer a.guard("PreviewFile", &err)
 	path, err = a.readable(path)
 	if err != nil {
@@ -37,7 +38,8 @@ func (a *App) PreviewFile(path string) (_ dataset.Preview, err error) {
 // UIEvent records a milestone the UI reached — a file's preview shown, the
 // first plot drawn after a drop — in the log with its timings, for support
 // and for the window tests, which can read nothing else from a web view.
-func (a *App) UIEvent(event string, data map[string]any) {
+func (svc *SystemService) UIEvent(event string, data map[string]any) {
+	a := svc.app
 	if len(event) > 64 {
 		event = event[:64]
 	}
@@ -59,7 +61,8 @@ func (a *App) UIEvent(event string, data map[string]any) {
 // folder and returns its path, for a browser to download (GET /api/file)
 // and carry to an air-gapped machine. The window saves with ChooseSavePath
 // and SaveImage instead.
-func (a *App) ExportImage() (string, error) {
+func (svc *SystemService) ExportImage() (string, error) {
+	a := svc.app
 	dir := filepath.Join(a.cfg.DataDir, UploadsDir, NewUploadID())
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,32 +38,36 @@ type FirstRunProgress struct {
 	Total   int64  `json:"total,omitempty"`
 }
 
-// firstRunJobs tracks the fixes in progress, one per item.
-var firstRunJobs = struct {
-	sync.Mutex
-	running map[*App]map[string]string // item -> message
-}{running: map[*App]map[string]string{}}
+// fixJobs are the checklist's fixes an App runs: those in progress, one
+// per item, and the last error of each.
+type fixJobs struct {
+	mu      sync.Mutex
+	running map[string]string // item -> message
+	errs    map[string]string // item -> its last fix's error
+}
 
 func (a *App) firstRunBusy(id string) (string, bool) {
-	firstRunJobs.Lock()
-	defer firstRunJobs.Unlock()
-	msg, ok := firstRunJobs.running[a][id]
+	j := &a.fixes
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	msg, ok := j.running[id]
 	return msg, ok
 }
 
 // startJob runs fn in the background as the fix of item id, once at a
 // time, and announces the change when it ends.
 func (a *App) startJob(id, msg string, fn func() error) bool {
-	firstRunJobs.Lock()
-	if firstRunJobs.running[a] == nil {
-		firstRunJobs.running[a] = map[string]string{}
+	j := &a.fixes
+	j.mu.Lock()
+	if j.running == nil {
+		j.running = map[string]string{}
 	}
-	if _, busy := firstRunJobs.running[a][id]; busy {
-		firstRunJobs.Unlock()
+	if _, busy := j.running[id]; busy {
+		j.mu.Unlock()
 		return false
 	}
-	firstRunJobs.running[a][id] = msg
-	firstRunJobs.Unlock()
+	j.running[id] = msg
+	j.mu.Unlock()
 	a.emit("firstrun:progress", FirstRunProgress{ID: id, Message: msg})
 	go func() {
 		// Outside the call door (Calls): a panic here would end the window.
@@ -70,43 +75,38 @@ func (a *App) startJob(id, msg string, fn func() error) bool {
 			defer a.guard("the checklist's "+id+" fix", &err)
 			return fn()
 		}()
-		firstRunJobs.Lock()
-		delete(firstRunJobs.running[a], id)
-		firstRunJobs.Unlock()
+		j.mu.Lock()
+		delete(j.running, id)
+		j.mu.Unlock()
 		if err != nil {
 			a.log.Warn("first run: fix failed", "item", id, "err", err)
 			a.emit("firstrun:progress", FirstRunProgress{ID: id, Message: err.Error()})
-			a.setFirstRunError(id, err)
-		} else {
-			a.setFirstRunError(id, nil)
 		}
+		a.setFirstRunError(id, err)
 		a.emit("firstrun:changed", id)
 	}()
 	return true
 }
 
-var firstRunErrors = struct {
-	sync.Mutex
-	m map[*App]map[string]string
-}{m: map[*App]map[string]string{}}
-
 func (a *App) setFirstRunError(id string, err error) {
-	firstRunErrors.Lock()
-	defer firstRunErrors.Unlock()
-	if firstRunErrors.m[a] == nil {
-		firstRunErrors.m[a] = map[string]string{}
+	j := &a.fixes
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.errs == nil {
+		j.errs = map[string]string{}
 	}
 	if err == nil {
-		delete(firstRunErrors.m[a], id)
+		delete(j.errs, id)
 	} else {
-		firstRunErrors.m[a][id] = err.Error()
+		j.errs[id] = err.Error()
 	}
 }
 
 func (a *App) firstRunError(id string) string {
-	firstRunErrors.Lock()
-	defer firstRunErrors.Unlock()
-	return firstRunErrors.m[a][id]
+	j := &a.fixes
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.errs[id]
 }
 
 // StartFirstRun is called once the window or `rehome serve` is up: when
@@ -126,40 +126,38 @@ func StartFirstRun(a *App) {
 				PanicError(a.log, "the first run's image check", r) // logged; the checklist still says what is missing
 			}
 		}()
-		e, err := a.engine()
-		if err != nil {
-			return // no Podman: the checklist says so
-		}
-		st, err := e.ImageStatus(a.ctx)
+		st, err := a.core.Sandbox().ImageStatus(a.ctx)
 		if err != nil || st.Present {
-			return
+			return // no Podman (the checklist says so), or the image is there
 		}
 		a.startImageLoad()
 	}()
 }
 
 // startImageLoad loads the shipped or cached archive in the background.
-func (a *App) startImageLoad() bool {
-	archive := core.PackagedImageArchive()
-	if archive == "" {
-		archive = filepath.Join(core.CacheDir(), core.ArchiveName())
-	}
-	return a.startJob("image", "loading the sandbox image from "+archive, func() error {
+func (a *App) startImageLoad() bool { return a.startFix("image") }
+
+// startFix runs core's fix of checklist item id in the background.
+func (a *App) startFix(id string) bool {
+	return a.startJob(id, core.FixMessage(id), func() error {
 		t0 := time.Now()
-		if _, err := a.core.LoadImage(a.ctx, archive, func(p core.ImageLoad) {
-			a.emit("firstrun:progress", FirstRunProgress{ID: "image", Message: p.Message, Done: p.Done, Total: p.Total})
+		if err := a.core.FixReadiness(a.ctx, id, func(p core.ImageLoad) {
+			a.emit("firstrun:progress", FirstRunProgress{ID: id, Message: p.Message, Done: p.Done, Total: p.Total})
 		}); err != nil {
 			return err
 		}
-		a.log.Info("first run: image loaded", "archive", archive, "seconds", time.Since(t0).Seconds())
-		a.emit("image:progress", "loaded "+filepath.Base(archive))
+		a.log.Info("first run: fixed", "item", id, "seconds", time.Since(t0).Seconds())
+		if id == "image" {
+			a.emit("image:progress", "loaded "+filepath.Base(core.FixImageArchive()))
+		}
 		return nil
 	})
 }
 
 // FirstRunStatus checks each item of the checklist (core.Readiness, the
 // list `rehome doctor` prints), with the fixes in progress.
-func (a *App) FirstRunStatus() (FirstRun, error) {
+func (svc *SystemService) FirstRunStatus() (FirstRun, error) {
+	a := svc.app
 	var fr FirstRun
 	for _, c := range a.core.Readiness(a.ctx) {
 		it := FirstRunItem(c)
@@ -188,31 +186,15 @@ func finishFirstRun(a *App, fr FirstRun) FirstRun {
 
 // FirstRunFix runs the Fix of one item in the background (progress as
 // "firstrun:progress", then "firstrun:changed") and returns the checklist.
-func (a *App) FirstRunFix(id string) (FirstRun, error) {
-	switch id {
-	case "rootless":
-		a.startJob(id, "enabling your Podman socket", func() error {
-			if err := core.EnableSocket(a.ctx); err != nil {
-				return err
-			}
-			a.closeSandbox() // use the socket from now on
-			return nil
-		})
-	case "image":
-		if !a.startImageLoad() {
-			return a.FirstRunStatus()
-		}
-	case "selftest":
-		a.startJob(id, "running the self-test", func() error {
-			rep, _ := a.VerifyIsolation()
-			return a.core.KeepSelfTest(rep.OK, rep.Summary)
-		})
-	default:
+func (svc *SystemService) FirstRunFix(id string) (FirstRun, error) {
+	a := svc.app
+	if !slices.Contains(core.FixIDs, id) {
 		return FirstRun{}, fmt.Errorf("no fix named %q (podman, rootless, storage, image, selftest)", id)
 	}
+	a.startFix(id) // false: under way already
 	return a.FirstRunStatus()
 }
 
 // DismissFirstRun stops the checklist opening at start (Settings still
 // shows it).
-func (a *App) DismissFirstRun() error { return a.core.DismissReadiness() }
+func (svc *SystemService) DismissFirstRun() error { return svc.app.core.DismissReadiness() }

@@ -12,7 +12,8 @@ import (
 // per GPT: its name, capabilities, actions and their auth, the files to
 // bring, whether it updates an assistant imported before — storing
 // nothing. The window shows it before the user imports.
-func (a *App) PreviewAssistants(json string) (assistant.ImportReport, error) {
+func (svc *AssistantService) PreviewAssistants(json string) (assistant.ImportReport, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return assistant.ImportReport{}, err
 	}
@@ -26,14 +27,15 @@ func (a *App) PreviewAssistants(json string) (assistant.ImportReport, error) {
 // ChatGPTSnippet is the script the user pastes into the browser's
 // console on chatgpt.com to save their own GPTs as one JSON file rehome
 // imports (docs/chatgpt-export.md says what it calls and saves).
-func (a *App) ChatGPTSnippet() (string, error) {
+func (svc *AssistantService) ChatGPTSnippet() (string, error) {
 	return assistant.ChatGPTSnippet, nil
 }
 
 // SetActionCredentials gives an action what it waits for: its API key, or
 // its OAuth client. The key and the secret go to the data folder's
 // owner-only file only.
-func (a *App) SetActionCredentials(assistantID, name string, in core.ActionCredentials) (core.ActionInfo, error) {
+func (svc *AssistantService) SetActionCredentials(assistantID, name string, in core.ActionCredentials) (core.ActionInfo, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.ActionInfo{}, err
 	}

@@ -16,7 +16,8 @@ func (a *App) hardwareCache() *core.Hardware { return a.core.Hardware() }
 
 // Hardware returns the machine's CPU, RAM and GPUs with their VRAM and the
 // source of each figure. It detects once per session; refresh detects again.
-func (a *App) Hardware(refresh bool) (hardware.Report, error) {
+func (svc *ModelService) Hardware(refresh bool) (hardware.Report, error) {
+	a := svc.app
 	ctx, cancel := context.WithTimeout(a.ctx, detectTimeout)
 	defer cancel()
 	if refresh {
@@ -26,7 +27,7 @@ func (a *App) Hardware(refresh bool) (hardware.Report, error) {
 }
 
 // Models lists the catalog of open-weight models.
-func (a *App) Models() ([]models.Model, error) {
+func (svc *ModelService) Models() ([]models.Model, error) {
 	return models.Catalog()
 }
 
@@ -37,13 +38,14 @@ type FitChoices struct {
 }
 
 // FitOptions lists the quantizations and KV cache types.
-func (a *App) FitOptions() (FitChoices, error) {
+func (svc *ModelService) FitOptions() (FitChoices, error) {
 	return FitChoices{Quants: models.Quants(), KVCaches: models.KVCacheTypes()}, nil
 }
 
 // Fit estimates one model (or a local .gguf file) at one quantization and
 // context, on this machine or on memory given by hand.
-func (a *App) Fit(req models.Request) (_ models.FitResult, err error) {
+func (svc *ModelService) Fit(req models.Request) (_ models.FitResult, err error) {
+	a := svc.app
 	defer a.guard("Fit", &err)
 	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
 	if err != nil {
@@ -53,7 +55,8 @@ func (a *App) Fit(req models.Request) (_ models.FitResult, err error) {
 }
 
 // FitTable fits every catalog model at one context and ranks the best.
-func (a *App) FitTable(req models.TableRequest) (_ models.Table, err error) {
+func (svc *ModelService) FitTable(req models.TableRequest) (_ models.Table, err error) {
+	a := svc.app
 	defer a.guard("FitTable", &err)
 	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
 	if err != nil {

@@ -23,7 +23,8 @@ type KnowledgeProgress struct {
 // indexed (pages, chunks) or why not. Progress goes out as
 // "knowledge:progress"; KnowledgeCancel stops it (the files done stay).
 // An upload is removed once the library holds its copy.
-func (a *App) KnowledgeAdd(assistantID string, paths []string) (_ []knowledge.Result, err error) {
+func (svc *KnowledgeService) KnowledgeAdd(assistantID string, paths []string) (_ []knowledge.Result, err error) {
+	a := svc.app
 	defer a.guard("KnowledgeAdd", &err)
 	if err := a.ready(); err != nil {
 		return nil, err
@@ -85,7 +86,8 @@ func (a *App) dropUploads(files []string) {
 
 // KnowledgeCancel stops the assistant's adds in progress between files
 // and stops a file's parse; the files done are kept. No add: no error.
-func (a *App) KnowledgeCancel(assistantID string) error {
+func (svc *KnowledgeService) KnowledgeCancel(assistantID string) error {
+	a := svc.app
 	a.knowMu.Lock()
 	defer a.knowMu.Unlock()
 	for _, cancel := range a.knowAdds[assistantID] {
@@ -95,7 +97,8 @@ func (a *App) KnowledgeCancel(assistantID string) error {
 }
 
 // KnowledgeList is the assistant's knowledge files and their state.
-func (a *App) KnowledgeList(assistantID string) ([]knowledge.File, error) {
+func (svc *KnowledgeService) KnowledgeList(assistantID string) ([]knowledge.File, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -104,7 +107,8 @@ func (a *App) KnowledgeList(assistantID string) ([]knowledge.File, error) {
 
 // KnowledgeRanking says how the assistant's files are searched: keywords
 // alone (BM25), or with the embedding model it names.
-func (a *App) KnowledgeRanking(assistantID string) (core.KnowledgeRanking, error) {
+func (svc *KnowledgeService) KnowledgeRanking(assistantID string) (core.KnowledgeRanking, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.KnowledgeRanking{}, err
 	}
@@ -113,7 +117,8 @@ func (a *App) KnowledgeRanking(assistantID string) (core.KnowledgeRanking, error
 
 // KnowledgeSearch ranks the assistant's passages for query as its
 // file_search tool does (top 0: the default).
-func (a *App) KnowledgeSearch(assistantID, query string, top int) ([]knowledge.Hit, error) {
+func (svc *KnowledgeService) KnowledgeSearch(assistantID, query string, top int) ([]knowledge.Hit, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -122,7 +127,8 @@ func (a *App) KnowledgeSearch(assistantID, query string, top int) ([]knowledge.H
 
 // KnowledgeRemove takes one file out of the assistant's knowledge: name
 // is its name as listed, or the start of its sha256.
-func (a *App) KnowledgeRemove(assistantID, name string) (knowledge.File, error) {
+func (svc *KnowledgeService) KnowledgeRemove(assistantID, name string) (knowledge.File, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return knowledge.File{}, err
 	}
@@ -132,7 +138,8 @@ func (a *App) KnowledgeRemove(assistantID, name string) (knowledge.File, error) 
 // PickKnowledgeFile opens the native dialog to choose a file for the
 // assistant's knowledge; "" when the user cancels (in a browser: the
 // page's file input instead).
-func (a *App) PickKnowledgeFile() (string, error) {
+func (svc *KnowledgeService) PickKnowledgeFile() (string, error) {
+	a := svc.app
 	w := a.window()
 	if w == nil {
 		return "", errNoWindow

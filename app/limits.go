@@ -12,13 +12,15 @@ type LimitBounds = core.LimitBounds
 
 // RunLimitBounds returns the range each run limit may be set within on
 // this machine: the same bounds `rehome run` applies to its flags.
-func (a *App) RunLimitBounds() LimitBounds {
+func (svc *RunService) RunLimitBounds() LimitBounds {
+	a := svc.app
 	return a.core.Runs().Bounds()
 }
 
 // RunLimits returns the limits each Code Interpreter run gets, and `rehome
 // run` too: the user's choice, else the sandbox's defaults.
-func (a *App) RunLimits() (core.Limits, error) {
+func (svc *RunService) RunLimits() (core.Limits, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.DefaultLimits, err
 	}
@@ -27,7 +29,8 @@ func (a *App) RunLimits() (core.Limits, error) {
 
 // SetRunLimits checks l against RunLimitBounds and the sandbox's own rules,
 // stores it and returns what is now in force.
-func (a *App) SetRunLimits(l core.Limits) (core.Limits, error) {
+func (svc *RunService) SetRunLimits(l core.Limits) (core.Limits, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.Limits{}, err
 	}
@@ -35,7 +38,8 @@ func (a *App) SetRunLimits(l core.Limits) (core.Limits, error) {
 }
 
 // ResetRunLimits goes back to the sandbox's defaults.
-func (a *App) ResetRunLimits() (core.Limits, error) {
+func (svc *RunService) ResetRunLimits() (core.Limits, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.Limits{}, err
 	}

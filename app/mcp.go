@@ -22,48 +22,56 @@ import (
 
 // MCPOverview lists every assistant with its MCP servers, their state and
 // the tools last listed.
-func (a *App) MCPOverview() ([]core.MCPAssistantServers, error) {
+func (svc *SystemService) MCPOverview() ([]core.MCPAssistantServers, error) {
+	a := svc.app
 	v, err := a.core.MCPServers().Overview()
 	return v, uiError(err)
 }
 
 // MCPServersOf lists one assistant's MCP servers (the assistant editor).
-func (a *App) MCPServersOf(assistantID string) ([]core.MCPServerView, error) {
+func (svc *SystemService) MCPServersOf(assistantID string) ([]core.MCPServerView, error) {
+	a := svc.app
 	v, err := a.core.MCPServers().Views(assistantID)
 	return v, uiError(err)
 }
 
 // AddMCPServer adds a server to an assistant: a stdio command (confirmed
 // in the window's own dialog; refused in a browser) or a URL.
-func (a *App) AddMCPServer(assistantID string, s mcphost.Server) error {
+func (svc *SystemService) AddMCPServer(assistantID string, s mcphost.Server) error {
+	a := svc.app
 	return uiError(a.core.MCPServers().AddConfirmed(assistantID, s, a.confirmCommands))
 }
 
 // TestMCPServer connects to a server and lists its tools with how each
 // call is confirmed; a server that does not connect is an error in words.
-func (a *App) TestMCPServer(assistantID, name string) (core.MCPServerView, error) {
+func (svc *SystemService) TestMCPServer(assistantID, name string) (core.MCPServerView, error) {
+	a := svc.app
 	v, err := a.core.MCPServers().Check(a.ctx, assistantID, name)
 	return v, uiError(err)
 }
 
 // RemoveMCPServer removes a server from an assistant (its process ends).
-func (a *App) RemoveMCPServer(assistantID, name string) error {
+func (svc *SystemService) RemoveMCPServer(assistantID, name string) error {
+	a := svc.app
 	return uiError(a.core.MCPServers().Remove(assistantID, name))
 }
 
 // SetMCPServerOn switches a server's tools on or off for the assistant.
-func (a *App) SetMCPServerOn(assistantID, name string, on bool) error {
+func (svc *SystemService) SetMCPServerOn(assistantID, name string, on bool) error {
+	a := svc.app
 	return uiError(a.core.MCPServers().SetOn(assistantID, name, on))
 }
 
 // SetMCPToolAlwaysAllow keeps or takes back "Always allow" for a tool.
-func (a *App) SetMCPToolAlwaysAllow(assistantID, server, tool string, allow bool) error {
+func (svc *SystemService) SetMCPToolAlwaysAllow(assistantID, server, tool string, allow bool) error {
+	a := svc.app
 	return uiError(a.core.MCPServers().SetAlwaysAllow(assistantID, server, tool, allow))
 }
 
 // MCPHostFiles lists the MCP hosts rehome knows (LM Studio, Claude
 // Desktop, Jan, VS Code) and whether each keeps its file on this machine.
-func (a *App) MCPHostFiles() ([]core.MCPHostFile, error) {
+func (svc *SystemService) MCPHostFiles() ([]core.MCPHostFile, error) {
+	a := svc.app
 	v, err := a.core.MCPServers().HostFiles()
 	return v, uiError(err)
 }
@@ -71,7 +79,8 @@ func (a *App) MCPHostFiles() ([]core.MCPHostFile, error) {
 // PreviewMCPImport lists the servers of another host's file (its text,
 // or a known host's file) without adding any; the values of their
 // environment never come back.
-func (a *App) PreviewMCPImport(from core.MCPSource) ([]core.MCPImportEntry, error) {
+func (svc *SystemService) PreviewMCPImport(from core.MCPSource) ([]core.MCPImportEntry, error) {
+	a := svc.app
 	v, err := a.core.MCPServers().Preview(from)
 	return v, uiError(err)
 }
@@ -79,7 +88,8 @@ func (a *App) PreviewMCPImport(from core.MCPSource) ([]core.MCPImportEntry, erro
 // ImportMCPServers adds the servers picked (only; none: all) of another
 // host's file to an assistant. Its stdio servers are confirmed as
 // AddMCPServer's are.
-func (a *App) ImportMCPServers(assistantID string, from core.MCPSource, only []string) (core.MCPImportResult, error) {
+func (svc *SystemService) ImportMCPServers(assistantID string, from core.MCPSource, only []string) (core.MCPImportResult, error) {
+	a := svc.app
 	r, err := a.core.MCPServers().Import(assistantID, from, only, a.confirmCommands)
 	return r, uiError(err)
 }

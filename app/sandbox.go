@@ -12,15 +12,12 @@ import (
 // image. Progress of a run goes out as "run:progress" events
 // (core.Progress); of an image build as "image:progress" (a line).
 
-// engine returns the App's sandbox engine, starting it on first use (see
-// core.Core.Engine).
-func (a *App) engine() (*core.Engine, error) { return a.core.Engine(a.ctx) }
-
 // RunCode runs req.Code against req.InputPath in a fresh sandbox, under
 // the user's limits (RunLimits; req.Limits overrides them field by field),
 // saves the outputs in the run's folder, stores the run, and returns its
 // result: the run service of the CLI's `rehome run`.
-func (a *App) RunCode(req core.RunRequest) (core.RunResult, error) {
+func (svc *RunService) RunCode(req core.RunRequest) (core.RunResult, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.RunResult{}, err
 	}
@@ -40,12 +37,14 @@ func (a *App) RunCode(req core.RunRequest) (core.RunResult, error) {
 }
 
 // StopRun kills a run in progress (its id comes with its progress events).
-func (a *App) StopRun(id string) error {
+func (svc *RunService) StopRun(id string) error {
+	a := svc.app
 	return a.core.Runs().Stop(id)
 }
 
 // ListRuns returns up to limit stored runs, newest first.
-func (a *App) ListRuns(limit int) ([]core.RunRecord, error) {
+func (svc *RunService) ListRuns(limit int) ([]core.RunRecord, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return nil, err
 	}
@@ -53,7 +52,8 @@ func (a *App) ListRuns(limit int) ([]core.RunRecord, error) {
 }
 
 // GetRun returns one stored run.
-func (a *App) GetRun(id string) (core.RunRecord, error) {
+func (svc *RunService) GetRun(id string) (core.RunRecord, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.RunRecord{}, err
 	}
@@ -62,30 +62,26 @@ func (a *App) GetRun(id string) (core.RunRecord, error) {
 
 // SandboxStatus says whether runs can start: Podman found or not (and how
 // to install it), the image, what the host enforces, the runtime.
-func (a *App) SandboxStatus() (core.SandboxStatus, error) {
-	e, err := a.engine()
-	return core.StatusOf(a.ctx, e, err), nil
+func (svc *RunService) SandboxStatus() (core.SandboxStatus, error) {
+	a := svc.app
+	return a.core.Sandbox().Status(a.ctx), nil
 }
 
 // VerifyIsolation runs the self-test: each guarantee attacked, reported as
 // held, weaker (and how) or not held. Progress goes out as
-// "doctor:progress" events naming each check.
-func (a *App) VerifyIsolation() (core.DoctorReport, error) {
-	e, err := a.engine()
-	if err != nil {
-		return core.NoPodmanReport(err), nil
-	}
-	rep := e.Doctor(a.ctx, func(check string) { a.emit("doctor:progress", check) })
-	// One self-test whichever button ran it: the checklist's item says it too.
-	if !rep.Interrupted && a.core.KeepSelfTest(rep.OK, rep.Summary) == nil {
-		a.emit("firstrun:changed", "selftest")
-	}
+// "doctor:progress" events naming each check; the outcome is kept for
+// the readiness checklist (core.Sandbox.Doctor).
+func (svc *RunService) VerifyIsolation() (core.DoctorReport, error) {
+	a := svc.app
+	rep := a.core.Sandbox().Doctor(a.ctx, func(check string) { a.emit("doctor:progress", check) })
+	a.emit("firstrun:changed", "selftest") // the checklist's item shows it at once
 	return rep, nil
 }
 
 // LoadImage loads a sandbox image archive (for air-gapped machines) and
 // returns the names it held.
-func (a *App) LoadImage(path string) ([]string, error) {
+func (svc *RunService) LoadImage(path string) ([]string, error) {
+	a := svc.app
 	path, err := a.readable(path)
 	if err != nil {
 		return nil, err
@@ -97,12 +93,9 @@ func (a *App) LoadImage(path string) ([]string, error) {
 // BuildImage builds the sandbox image from Debian packages (needs the
 // Debian mirror once, and mmdebstrap); its output lines go out as
 // "image:progress" events.
-func (a *App) BuildImage() (core.BuildReport, error) {
-	e, err := a.engine()
-	if err != nil {
-		return core.BuildReport{}, err
-	}
-	rep, err := e.BuildImage(a.ctx, func(line string) { a.emit("image:progress", line) })
+func (svc *RunService) BuildImage() (core.BuildReport, error) {
+	a := svc.app
+	rep, err := a.core.Sandbox().BuildImage(a.ctx, func(line string) { a.emit("image:progress", line) })
 	if err != nil {
 		return core.BuildReport{}, err
 	}
@@ -111,7 +104,8 @@ func (a *App) BuildImage() (core.BuildReport, error) {
 
 // SaveImage writes the sandbox image as an archive to carry to an
 // air-gapped machine.
-func (a *App) SaveImage(path string) error {
+func (svc *RunService) SaveImage(path string) error {
+	a := svc.app
 	if path == "" {
 		return errors.New("choose where to save the image archive")
 	}
@@ -124,12 +118,5 @@ func (a *App) SaveImage(path string) error {
 
 // saveImage writes the archive to path, which the caller checked.
 func (a *App) saveImage(path string) error {
-	e, err := a.engine()
-	if err != nil {
-		return err
-	}
-	if err := e.EnsureImage(a.ctx, nil); err != nil {
-		return err
-	}
-	return e.SaveImage(a.ctx, path)
+	return a.core.Sandbox().SaveImage(a.ctx, path)
 }

@@ -15,7 +15,8 @@ import (
 
 // SandboxHost is the Sandbox host saved in Settings (an empty URI: this
 // machine).
-func (a *App) SandboxHost() (core.SandboxHost, error) {
+func (svc *RunService) SandboxHost() (core.SandboxHost, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.SandboxHost{}, err
 	}
@@ -33,7 +34,8 @@ func (a *App) SandboxHost() (core.SandboxHost, error) {
 // outside the page). The browser bridge has no such dialog, so there a
 // new team host is refused (ErrHostNeedsWindow); this machine, or the
 // host already saved, needs no confirmation.
-func (a *App) SetSandboxHost(h core.SandboxHost) (core.SandboxHost, error) {
+func (svc *RunService) SetSandboxHost(h core.SandboxHost) (core.SandboxHost, error) {
+	a := svc.app
 	if err := a.ready(); err != nil {
 		return core.SandboxHost{}, err
 	}
@@ -113,7 +115,8 @@ func (a *App) identityAllowed(path string) error {
 // TestSandboxHost reaches host h (not saved yet, or saved) and reports its
 // Podman, rootless or not, its cgroup version and the image; a host key
 // not yet trusted comes back in UnknownKey for the window to confirm.
-func (a *App) TestSandboxHost(h core.SandboxHost) (core.ConnectionTest, error) {
+func (svc *RunService) TestSandboxHost(h core.SandboxHost) (core.ConnectionTest, error) {
+	a := svc.app
 	if err := a.identityAllowed(h.Identity); err != nil {
 		return core.ConnectionTest{}, err
 	}
@@ -122,6 +125,7 @@ func (a *App) TestSandboxHost(h core.SandboxHost) (core.ConnectionTest, error) {
 
 // TrustSandboxHost adds the team host's key to known_hosts if its
 // fingerprint is the one the user confirmed.
-func (a *App) TrustSandboxHost(uri, fingerprint string) (core.HostKey, error) {
+func (svc *RunService) TrustSandboxHost(uri, fingerprint string) (core.HostKey, error) {
+	a := svc.app
 	return a.core.TeamHost().Trust(uri, fingerprint)
 }

@@ -68,7 +68,7 @@ func NoPodmanReport(err error) DoctorReport {
 func (e *Engine) Doctor(ctx context.Context, progress func(check string)) DoctorReport {
 	start := time.Now()
 	host := e.Host()
-	rep := DoctorReport{Host: &host, Image: e.image, TeamHost: e.TeamHost()}
+	rep := &DoctorReport{Host: &host, Image: e.image, TeamHost: e.TeamHost()}
 	add := func(name string, s Strength, format string, a ...any) {
 		if ctx.Err() != nil {
 			return // cut short by the caller, not a finding about the sandbox
@@ -80,43 +80,7 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 			progress(name)
 		}
 	}
-	finishReport := func() DoctorReport {
-		rep.DurationMS = time.Since(start).Milliseconds()
-		rep.OK = true
-		var weak, bad []string
-		for _, c := range rep.Checks {
-			switch c.Strength {
-			case NotHeld:
-				rep.OK = false
-				bad = append(bad, c.Name)
-			case Weaker:
-				weak = append(weak, c.Name)
-			}
-		}
-		where := "here"
-		if rep.TeamHost != "" {
-			where = "on the team host " + rep.TeamHost
-		}
-		switch {
-		case ctx.Err() != nil:
-			rep.OK, rep.Interrupted = false, true
-			rep.Summary = fmt.Sprintf("Interrupted after %d checks: the self-test did not finish, so it says nothing of the rest; run it again to the end.", len(rep.Checks))
-		case !rep.OK:
-			rep.Summary = "NOT SAFE: these guarantees do not hold " + where + ": " + strings.Join(bad, ", ") + "."
-		case len(weak) > 0:
-			rep.Summary = "Every guarantee holds " + where + ", some by weaker means (" + strings.Join(weak, ", ") + "): see their details."
-		default:
-			rep.Summary = "Every guarantee holds " + where + "."
-		}
-		if rep.TeamHost != "" {
-			if h := e.Host(); h.Rootless && h.CgroupVersion != "v2" {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("Podman on %s is rootless on cgroup %s: the kernel holds no memory, pids or CPU ceiling there; rehome's own fallbacks hold them (weaker, see each check).", rep.TeamHost, h.CgroupVersion))
-			} else if h.Rootless {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("Podman on %s is rootless (cgroup %s): the ceilings systemd delegated hold there.", rep.TeamHost, h.CgroupVersion))
-			}
-		}
-		return rep
-	}
+	finishReport := func() DoctorReport { return e.concludeDoctor(ctx, rep, start) }
 
 	step("bounds")
 	e.boundsChecks(add)
@@ -138,10 +102,49 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 	rep.Runtime = rt
 	add("runtime", Held, "%s starts hardened containers here", rt)
 
-	work, err := os.MkdirTemp("", "rehome-doctor-")
-	if err != nil {
+	if err := e.runDoctorProbes(ctx, rep, step); err != nil {
 		add("doctor", NotHeld, "cannot create a work folder: %v", err)
 		return finishReport()
+	}
+	if ctx.Err() != nil {
+		// Cut short: each probe's run removed its sandbox on the way out.
+		return finishReport()
+	}
+
+	// Findings that are not guarantees.
+	step("storage")
+	if sf, err := e.StorageFinding(ctx); err == nil && sf.State != "ok" {
+		rep.Notes = append(rep.Notes, sf.Detail)
+	}
+	for _, p := range rep.RuntimeProbes {
+		if !p.OK {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("The %s service with %s could not start a sandbox (%s); rehome uses a service of its own with a runtime that can.", p.Service, p.Runtime, p.Error))
+		}
+	}
+
+	// Nothing left behind.
+	step("leftovers")
+	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
+		WithFilters(map[string][]string{"label": {labelOwner + "=" + e.owner}}))
+	switch {
+	case err != nil:
+		add("leftovers", NotHeld, "cannot list containers: %v", err)
+	case len(list) > 0:
+		add("leftovers", NotHeld, "%d sandbox containers of this self-test still exist", len(list))
+	default:
+		add("leftovers", Held, "every sandbox of this self-test was removed")
+	}
+	return finishReport()
+}
+
+// runDoctorProbes runs each probe on each path it applies to (a one-shot run,
+// a session's cell) in a work folder of its own, with an input file and a
+// host secret the probes must not reach; an error says the folder could
+// not be made.
+func (e *Engine) runDoctorProbes(ctx context.Context, rep *DoctorReport, step func(string)) error {
+	work, err := os.MkdirTemp("", "rehome-doctor-")
+	if err != nil {
+		return err
 	}
 	defer os.RemoveAll(work)
 	if e.Host().Rootless {
@@ -174,35 +177,47 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 			}
 		}
 	}
-	if ctx.Err() != nil {
-		// Cut short: each probe's run removed its sandbox on the way out.
-		return finishReport()
-	}
+	return nil
+}
 
-	// Findings that are not guarantees.
-	step("storage")
-	if sf, err := e.StorageFinding(ctx); err == nil && sf.State != "ok" {
-		rep.Notes = append(rep.Notes, sf.Detail)
-	}
-	for _, p := range rep.RuntimeProbes {
-		if !p.OK {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("The %s service with %s could not start a sandbox (%s); rehome uses a service of its own with a runtime that can.", p.Service, p.Runtime, p.Error))
+// concludeDoctor sums the checks up: OK, the summary in words (or that
+// the self-test was interrupted), and a team host's rootless notes.
+func (e *Engine) concludeDoctor(ctx context.Context, rep *DoctorReport, start time.Time) DoctorReport {
+	rep.DurationMS = time.Since(start).Milliseconds()
+	rep.OK = true
+	var weak, bad []string
+	for _, c := range rep.Checks {
+		switch c.Strength {
+		case NotHeld:
+			rep.OK = false
+			bad = append(bad, c.Name)
+		case Weaker:
+			weak = append(weak, c.Name)
 		}
 	}
-
-	// Nothing left behind.
-	step("leftovers")
-	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {labelOwner + "=" + e.owner}}))
-	switch {
-	case err != nil:
-		add("leftovers", NotHeld, "cannot list containers: %v", err)
-	case len(list) > 0:
-		add("leftovers", NotHeld, "%d sandbox containers of this self-test still exist", len(list))
-	default:
-		add("leftovers", Held, "every sandbox of this self-test was removed")
+	where := "here"
+	if rep.TeamHost != "" {
+		where = "on the team host " + rep.TeamHost
 	}
-	return finishReport()
+	switch {
+	case ctx.Err() != nil:
+		rep.OK, rep.Interrupted = false, true
+		rep.Summary = fmt.Sprintf("Interrupted after %d checks: the self-test did not finish, so it says nothing of the rest; run it again to the end.", len(rep.Checks))
+	case !rep.OK:
+		rep.Summary = "NOT SAFE: these guarantees do not hold " + where + ": " + strings.Join(bad, ", ") + "."
+	case len(weak) > 0:
+		rep.Summary = "Every guarantee holds " + where + ", some by weaker means (" + strings.Join(weak, ", ") + "): see their details."
+	default:
+		rep.Summary = "Every guarantee holds " + where + "."
+	}
+	if rep.TeamHost != "" {
+		if h := e.Host(); h.Rootless && h.CgroupVersion != "v2" {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("Podman on %s is rootless on cgroup %s: the kernel holds no memory, pids or CPU ceiling there; rehome's own fallbacks hold them (weaker, see each check).", rep.TeamHost, h.CgroupVersion))
+		} else if h.Rootless {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("Podman on %s is rootless (cgroup %s): the ceilings systemd delegated hold there.", rep.TeamHost, h.CgroupVersion))
+		}
+	}
+	return *rep
 }
 
 // doctorRunner runs the self-test's probe name on path: a one-shot run, or

@@ -324,32 +324,8 @@ func (e *Engine) BuildImage(ctx context.Context, progress func(string)) (*BuildR
 	rep := &BuildReport{Image: e.image, Archive: filepath.Join(e.cacheDir(), ArchiveName())}
 
 	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, "/bin/sh", script, rootfs)
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "REHOME_APT_CACHE="+filepath.Join(e.cacheDir(), "apt"))
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	var tail []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			tail = append(tail, line)
-			if len(tail) > 30 {
-				tail = tail[1:]
-			}
-			progress(line)
-		}
-		io.Copy(io.Discard, pr)
-	}()
-	err = cmd.Run()
-	pw.Close()
-	<-done
-	if err != nil {
-		return nil, fmt.Errorf("build the sandbox image's root file system: %v\n%s", err, strings.Join(tail, "\n"))
+	if err := e.runRecipe(ctx, script, rootfs, work, progress); err != nil {
+		return nil, err
 	}
 	rep.BuildTime = time.Since(t0)
 	if fi, err := os.Stat(rootfs); err == nil {
@@ -384,6 +360,40 @@ func (e *Engine) BuildImage(ctx context.Context, progress func(string)) (*BuildR
 		rep.ImageBytes = st.Size
 	}
 	return rep, nil
+}
+
+// runRecipe runs the image's recipe script, which writes the root file
+// system to rootfs, each line of its output to progress; a failure says
+// its last 30 lines.
+func (e *Engine) runRecipe(ctx context.Context, script, rootfs, work string, progress func(string)) error {
+	cmd := exec.CommandContext(ctx, "/bin/sh", script, rootfs)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "REHOME_APT_CACHE="+filepath.Join(e.cacheDir(), "apt"))
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	var tail []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			tail = append(tail, line)
+			if len(tail) > 30 {
+				tail = tail[1:]
+			}
+			progress(line)
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	err := cmd.Run()
+	pw.Close()
+	<-done
+	if err != nil {
+		return fmt.Errorf("build the sandbox image's root file system: %v\n%s", err, strings.Join(tail, "\n"))
+	}
+	return nil
 }
 
 // RemoveStale removes sandbox images of other recipes (tagged or left

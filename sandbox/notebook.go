@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"rehome/backend/bytesize"
+	"rehome/backend/ipynb"
 	"strings"
 )
 
@@ -25,100 +26,91 @@ type nbCell struct {
 	Source         []string       `json:"source"`
 }
 
-// nbLines splits text like Jupyter does: lines keep their newline.
-func nbLines(s string) []string {
-	if s == "" {
-		return []string{}
-	}
-	parts := strings.SplitAfter(s, "\n")
-	if parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
-}
-
 // WriteNotebook writes cells as an nbformat 4.5 notebook.
 func WriteNotebook(w io.Writer, cells []CellResult) error {
 	budget := &plotBudget{left: MaxNotebookPlots}
 	out := make([]nbCell, 0, len(cells))
 	for _, c := range cells {
-		n := c.Cell
-		cell := nbCell{CellType: "code", ExecutionCount: &n, ID: fmt.Sprintf("cell-%d", n),
-			Metadata: map[string]any{}, Outputs: []any{}, Source: nbLines(c.Code)}
-		stderr, tb := c.Stderr, ""
-		if c.Status == "error" || c.Status == "interrupted" {
-			if i := strings.LastIndex(stderr, "Traceback (most recent call last):"); i >= 0 {
-				stderr, tb = stderr[:i], stderr[i:]
-			}
-		}
-		if c.Stdout != "" {
-			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stdout", "text": nbLines(c.Stdout)})
-		}
-		if stderr != "" {
-			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stderr", "text": nbLines(stderr)})
-		}
-		shown := map[string]bool{}
-		for _, d := range c.Displays {
-			data := map[string]any{}
-			switch d.Kind {
-			case "image":
-				png, why := budget.png(c.Files, d.File)
-				if png == "" {
-					if why != "" {
-						cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stderr", "text": nbLines("rehome: " + why + "\n")})
-					}
-					shown[d.File] = true
-					continue
-				}
-				shown[d.File] = true
-				data["image/png"] = png
-				data["text/plain"] = []string{"<Figure>"}
-			case "table":
-				data["text/html"] = nbLines(tableHTML(d))
-				data["text/plain"] = nbLines(d.Text)
-			default:
-				data["text/plain"] = nbLines(d.Text)
-			}
-			if d.Result {
-				cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "execute_result", "execution_count": n, "data": data, "metadata": map[string]any{}})
-			} else {
-				cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "display_data", "data": data, "metadata": map[string]any{}})
-			}
-		}
-		for _, f := range c.Files {
-			if f.Kind != "plot" || shown[f.Name] {
-				continue
-			}
-			if png, why := budget.png(c.Files, f.Name); png != "" {
-				cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "display_data",
-					"data": map[string]any{"image/png": png, "text/plain": []string{"<Figure>"}}, "metadata": map[string]any{}})
-			} else if why != "" {
-				cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stderr", "text": nbLines("rehome: " + why + "\n")})
-			}
-		}
-		if tb != "" {
-			lines := strings.Split(strings.TrimRight(tb, "\n"), "\n")
-			last := lines[len(lines)-1]
-			ename, evalue, _ := strings.Cut(last, ": ")
-			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "error", "ename": ename, "evalue": evalue, "traceback": lines})
-		}
-		if c.StateLost || c.Status == "killed" || c.Status == "died" {
-			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stderr", "text": nbLines("rehome: " + c.Summary + "\n")})
-		}
-		out = append(out, cell)
-	}
-	nb := map[string]any{
-		"nbformat":       4,
-		"nbformat_minor": 5,
-		"metadata": map[string]any{
-			"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
-			"language_info": map[string]any{"name": "python"},
-		},
-		"cells": out,
+		out = append(out, notebookCell(c, budget))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	return enc.Encode(nb)
+	return enc.Encode(ipynb.Document(out))
+}
+
+// notebookCell is one cell as a notebook's code cell: its streams, its
+// displays and plots (within the budget), its traceback as an error, and
+// what rehome says of a lost state.
+func notebookCell(c CellResult, budget *plotBudget) nbCell {
+	n := c.Cell
+	cell := nbCell{CellType: "code", ExecutionCount: &n, ID: fmt.Sprintf("cell-%d", n),
+		Metadata: map[string]any{}, Outputs: []any{}, Source: ipynb.Lines(c.Code)}
+	stderr, tb := c.Stderr, ""
+	if c.Status == "error" || c.Status == "interrupted" {
+		if i := strings.LastIndex(stderr, "Traceback (most recent call last):"); i >= 0 {
+			stderr, tb = stderr[:i], stderr[i:]
+		}
+	}
+	if c.Stdout != "" {
+		cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "stream", "name": "stdout", "text": ipynb.Lines(c.Stdout)})
+	}
+	if stderr != "" {
+		cell.Outputs = append(cell.Outputs, nbStderr(stderr))
+	}
+	shown := map[string]bool{}
+	for _, d := range c.Displays {
+		data := map[string]any{}
+		switch d.Kind {
+		case "image":
+			png, why := budget.png(c.Files, d.File)
+			if png == "" {
+				if why != "" {
+					cell.Outputs = append(cell.Outputs, nbStderr("rehome: "+why+"\n"))
+				}
+				shown[d.File] = true
+				continue
+			}
+			shown[d.File] = true
+			data["image/png"] = png
+			data["text/plain"] = []string{"<Figure>"}
+		case "table":
+			data["text/html"] = ipynb.Lines(tableHTML(d))
+			data["text/plain"] = ipynb.Lines(d.Text)
+		default:
+			data["text/plain"] = ipynb.Lines(d.Text)
+		}
+		if d.Result {
+			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "execute_result", "execution_count": n, "data": data, "metadata": map[string]any{}})
+		} else {
+			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "display_data", "data": data, "metadata": map[string]any{}})
+		}
+	}
+	for _, f := range c.Files {
+		if f.Kind != "plot" || shown[f.Name] {
+			continue
+		}
+		if png, why := budget.png(c.Files, f.Name); png != "" {
+			cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "display_data",
+				"data": map[string]any{"image/png": png, "text/plain": []string{"<Figure>"}}, "metadata": map[string]any{}})
+		} else if why != "" {
+			cell.Outputs = append(cell.Outputs, nbStderr("rehome: "+why+"\n"))
+		}
+	}
+	if tb != "" {
+		lines := strings.Split(strings.TrimRight(tb, "\n"), "\n")
+		last := lines[len(lines)-1]
+		ename, evalue, _ := strings.Cut(last, ": ")
+		cell.Outputs = append(cell.Outputs, map[string]any{"output_type": "error", "ename": ename, "evalue": evalue, "traceback": lines})
+	}
+	if c.StateLost || c.Status == "killed" || c.Status == "died" {
+		cell.Outputs = append(cell.Outputs, nbStderr("rehome: "+c.Summary+"\n"))
+	}
+	return cell
+}
+
+// nbStderr is a stderr stream output of text.
+func nbStderr(text string) map[string]any {
+	return map[string]any{"output_type": "stream", "name": "stderr", "text": ipynb.Lines(text)}
 }
 
 // A notebook is written whole, its plots inside it as base64: the plots

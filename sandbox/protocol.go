@@ -144,12 +144,8 @@ func (d *decoder) Write(p []byte) (int, error) {
 		p = p[k:]
 		d.left -= k
 		switch d.typ {
-		case frameStdout:
-			d.c.stdout.write(chunk)
-			d.c.live("stdout", chunk)
-		case frameStderr:
-			d.c.stderr.write(chunk)
-			d.c.live("stderr", chunk)
+		case frameStdout, frameStderr:
+			d.c.output(d.typ, chunk)
 		case frameData:
 			if err := d.c.data(chunk); err != nil {
 				d.fail(err)
@@ -264,6 +260,18 @@ func newCollector(lim Limits, save *saver, onLive func(string, []byte)) *collect
 		onLive:    onLive,
 		save:      save,
 	}
+}
+
+// output keeps a chunk of the program's stdout (typ frameStdout) or
+// stderr and shows it live.
+func (c *collector) output(typ byte, p []byte) {
+	if typ == frameStdout {
+		c.stdout.write(p)
+		c.live("stdout", p)
+		return
+	}
+	c.stderr.write(p)
+	c.live("stderr", p)
 }
 
 func (c *collector) live(stream string, p []byte) {

@@ -61,40 +61,66 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 		res.TimedOut = true
 		res.Summary = fmt.Sprintf("Stopped at the %s limit: the code and everything it started were killed; what it printed and saved before the limit is kept.", roundDuration(lim.Timeout))
 	case x != nil:
-		if x.ExitCode != nil {
-			res.ExitCode = *x.ExitCode
-		}
-		switch {
-		case x.OOMKills != nil && *x.OOMKills > 0:
-			res.OOMKilled = true
-			res.Summary = fmt.Sprintf("Killed for using more than %s of memory (the kernel's OOM killer acted inside the sandbox's cgroup).", bytesize.Format(lim.Memory))
-		case x.WatchdogKilled:
-			res.OOMKilled = true
-			res.Summary = fmt.Sprintf("Killed for using more than %s of memory (rehome's memory watchdog: this host cannot hold a cgroup memory ceiling).", bytesize.Format(lim.Memory))
-		case res.ExitCode == 0:
-			res.Summary = fmt.Sprintf("Finished in %s.", roundDuration(out.elapsed))
-		case x.Signal != nil:
-			res.Summary = fmt.Sprintf("The code was killed by signal %d (%s).", *x.Signal, signalName(*x.Signal))
-			if *x.Signal == 9 && x.OOMKills == nil && lim.Memory > 0 && j.cgroups.Memory {
-				note("The kernel's OOM-kill counter could not be read in this container, so a memory kill cannot be told apart from another SIGKILL.")
-			}
-		default:
-			res.Summary = fmt.Sprintf("The code failed with exit code %d.", res.ExitCode)
-		}
+		summarizeExit(res, lim, j, x, out.elapsed)
 	default:
-		// No last word from the runner: it died. With no timeout and no
-		// stop, on this host only the kernel kills PID 1 of the sandbox,
-		// and the OOM killer is what does that.
-		if out.exitCode == 137 {
-			res.OOMKilled = true
-			res.ExitCode = 137
-			res.Summary = fmt.Sprintf("The sandbox was killed by SIGKILL before it could report; nothing else kills it but the kernel, most likely for memory (ceiling %s).", bytesize.Format(lim.Memory))
-			note("Podman's own OOMKilled flag is not trusted here (it reads false even after a kernel OOM kill); this is inferred from the SIGKILL.")
-		} else {
-			res.Summary = fmt.Sprintf("The sandbox ended without a report (exit status %d).", out.exitCode)
-		}
+		summarizeNoReport(res, lim, out.exitCode)
 	}
 
+	outcomeNotes(res, lim, out, x)
+	explainFailure(res, lim, j)
+	if !out.removed && out.lost == nil {
+		note("The sandbox container could not be confirmed removed (%v); `rehome sandbox doctor` lists and removes leftovers.", out.removeErr)
+	}
+}
+
+// resultNote adds a note in words to the result.
+func resultNote(res *Result, format string, a ...any) {
+	res.Notes = append(res.Notes, fmt.Sprintf(format, a...))
+}
+
+// summarizeExit says how the code ended by the runner's last word: its
+// exit code, a memory kill, or a signal.
+func summarizeExit(res *Result, lim Limits, j job, x *exitFrame, elapsed time.Duration) {
+	if x.ExitCode != nil {
+		res.ExitCode = *x.ExitCode
+	}
+	switch {
+	case x.OOMKills != nil && *x.OOMKills > 0:
+		res.OOMKilled = true
+		res.Summary = fmt.Sprintf("Killed for using more than %s of memory (the kernel's OOM killer acted inside the sandbox's cgroup).", bytesize.Format(lim.Memory))
+	case x.WatchdogKilled:
+		res.OOMKilled = true
+		res.Summary = fmt.Sprintf("Killed for using more than %s of memory (rehome's memory watchdog: this host cannot hold a cgroup memory ceiling).", bytesize.Format(lim.Memory))
+	case res.ExitCode == 0:
+		res.Summary = fmt.Sprintf("Finished in %s.", roundDuration(elapsed))
+	case x.Signal != nil:
+		res.Summary = fmt.Sprintf("The code was killed by signal %d (%s).", *x.Signal, signalName(*x.Signal))
+		if *x.Signal == 9 && x.OOMKills == nil && lim.Memory > 0 && j.cgroups.Memory {
+			resultNote(res, "The kernel's OOM-kill counter could not be read in this container, so a memory kill cannot be told apart from another SIGKILL.")
+		}
+	default:
+		res.Summary = fmt.Sprintf("The code failed with exit code %d.", res.ExitCode)
+	}
+}
+
+// summarizeNoReport says how the sandbox ended without the runner's last
+// word: it died. With no timeout and no stop, on this host only the
+// kernel kills PID 1 of the sandbox, and the OOM killer is what does that.
+func summarizeNoReport(res *Result, lim Limits, exitCode int) {
+	if exitCode != 137 {
+		res.Summary = fmt.Sprintf("The sandbox ended without a report (exit status %d).", exitCode)
+		return
+	}
+	res.OOMKilled = true
+	res.ExitCode = 137
+	res.Summary = fmt.Sprintf("The sandbox was killed by SIGKILL before it could report; nothing else kills it but the kernel, most likely for memory (ceiling %s).", bytesize.Format(lim.Memory))
+	resultNote(res, "Podman's own OOMKilled flag is not trusted here (it reads false even after a kernel OOM kill); this is inferred from the SIGKILL.")
+}
+
+// outcomeNotes say what was lost on the way: outputs after a collect
+// timeout or a broken channel, the runner's own stderr, what was cut.
+func outcomeNotes(res *Result, lim Limits, out *outcome, x *exitFrame) {
+	note := func(format string, a ...any) { resultNote(res, format, a...) }
 	if out.collectTimedOut {
 		note("The code finished in time, but its outputs did not arrive within %s; the sandbox was killed and the outputs after that point are lost.", collectLimit)
 	}
@@ -109,10 +135,6 @@ func finish(res *Result, lim Limits, j job, col *collector, out *outcome) {
 	}
 	if res.StderrTruncated {
 		note("The code printed more than %s on stderr; only the first %s are kept.", bytesize.Format(lim.StderrMax), bytesize.Format(lim.StderrMax))
-	}
-	explainFailure(res, lim, j)
-	if !out.removed && out.lost == nil {
-		note("The sandbox container could not be confirmed removed (%v); `rehome sandbox doctor` lists and removes leftovers.", out.removeErr)
 	}
 }
 
@@ -169,81 +191,13 @@ func limitsReport(lim Limits, j job, obs *Observed) LimitsReport {
 		Asked: roundDuration(lim.Timeout), Value: float64(lim.Timeout.Milliseconds()), Strength: Held,
 		How: fmt.Sprintf("rehome kills the whole container from outside through the Podman API at %s (SIGKILL to its pid namespace), then removes it; conmon kills it %ds later on its own should rehome be gone. Just before the limit the sandbox's PID 1 kills all the code's processes itself, so that what it made before the limit comes back", roundDuration(lim.Timeout), killGrace),
 	}
-	rl := func(name string) (int64, bool) {
-		if obs == nil || obs.Rlimits == nil {
-			return 0, false
-		}
-		v, ok := obs.Rlimits[name]
-		return v[0], ok
-	}
-	var cg *CgroupObserved
+	v := observedLimits{obs: obs}
 	if obs != nil {
-		cg = &obs.Cgroup
+		v.cg = &obs.Cgroup
 	}
-	unseen := " (not confirmed: the sandbox did not report what it saw)"
-
-	// Memory.
-	r.Memory = LimitStatus{Asked: bytesize.Format(lim.Memory), Value: float64(lim.Memory)}
-	switch {
-	case cg != nil && cg.MemoryLimit != nil && *cg.MemoryLimit <= lim.Memory && *cg.MemoryLimit >= lim.Memory-4096:
-		r.Memory.Strength = Held
-		r.Memory.How = fmt.Sprintf("cgroup v%d memory ceiling of %d bytes for the whole container, tmpfs included, no swap (seen from inside)", cg.Version, *cg.MemoryLimit)
-	case !j.cgroups.Memory:
-		data, ok := rl("data")
-		r.Memory.Strength = Weaker
-		r.Memory.How = fmt.Sprintf("no cgroup ceiling (rootless Podman on cgroup %s cannot hold one); instead each process has RLIMIT_DATA=%s (%s), and rehome's watchdog (PID 1 of the sandbox) samples the resident memory of all its processes every 50 ms and kills them above %s — a fast allocation can overshoot between samples",
-			cgroupName(cg), bytesize.Format(lim.Memory), strings.TrimPrefix(seenSuffix(ok && data == lim.Memory, obs != nil), ", "), bytesize.Format(lim.Memory))
-	case cg == nil:
-		r.Memory.Strength = Held
-		r.Memory.How = "cgroup memory ceiling for the whole container" + unseen
-	default:
-		r.Memory.Strength = NotHeld
-		r.Memory.How = fmt.Sprintf("asked the service for a cgroup memory ceiling but the container shows %s", showLimit(cg.MemoryLimit))
-	}
-
-	// CPU.
-	r.CPU = LimitStatus{Asked: fmt.Sprintf("%g core%s", lim.CPUs, plural(lim.CPUs != 1)), Value: lim.CPUs}
-	cpuSecs := int64(math.Ceil(lim.Timeout.Seconds()*lim.CPUs)) + 1
-	switch {
-	case cg != nil && cg.CPUQuota != nil && cg.CPUPeriod != nil && *cg.CPUPeriod > 0 &&
-		math.Abs(float64(*cg.CPUQuota)/float64(*cg.CPUPeriod)-lim.CPUs) < 0.01:
-		r.CPU.Strength = Held
-		r.CPU.How = fmt.Sprintf("cgroup CPU quota of %d µs per %d µs (seen from inside)", *cg.CPUQuota, *cg.CPUPeriod)
-	case !j.cgroups.CPU:
-		v, ok := rl("cpu")
-		r.CPU.Strength = Weaker
-		if obs != nil && !(ok && v == cpuSecs) {
-			r.CPU.Strength = NotHeld
-		}
-		r.CPU.How = fmt.Sprintf("no cgroup quota on this host; instead each process may burn at most %d s of CPU time (RLIMIT_CPU, %s), and the wall-clock timeout holds", cpuSecs, strings.TrimPrefix(seenSuffix(ok && v == cpuSecs, obs != nil), ", "))
-	case cg == nil:
-		r.CPU.Strength = Held
-		r.CPU.How = "cgroup CPU quota" + unseen
-	default:
-		r.CPU.Strength = NotHeld
-		r.CPU.How = "asked the service for a cgroup CPU quota but the container shows none"
-	}
-
-	// Pids.
-	r.Pids = LimitStatus{Asked: fmt.Sprintf("%d processes", lim.Pids), Value: float64(lim.Pids)}
-	switch {
-	case cg != nil && cg.PidsLimit != nil && *cg.PidsLimit == lim.Pids:
-		r.Pids.Strength = Held
-		r.Pids.How = fmt.Sprintf("cgroup pids.max=%d for the whole container, threads included (seen from inside)", *cg.PidsLimit)
-	case !j.cgroups.Pids:
-		v, ok := rl("nproc")
-		r.Pids.Strength = Weaker
-		if obs != nil && !(ok && v == lim.Pids) {
-			r.Pids.Strength = NotHeld
-		}
-		r.Pids.How = fmt.Sprintf("no cgroup pids ceiling on this host; instead RLIMIT_NPROC=%d for the sandbox user (%s), which counts its processes and threads across all of this user's sandboxes at once", lim.Pids, strings.TrimPrefix(seenSuffix(ok && v == lim.Pids, obs != nil), ", "))
-	case cg == nil:
-		r.Pids.Strength = Held
-		r.Pids.How = "cgroup pids ceiling" + unseen
-	default:
-		r.Pids.Strength = NotHeld
-		r.Pids.How = fmt.Sprintf("asked the service for a pids ceiling but the container shows %s", showLimit(cg.PidsLimit))
-	}
+	r.Memory = v.memory(lim, j)
+	r.CPU = v.cpu(lim, j)
+	r.Pids = v.pids(lim, j)
 
 	r.Stdout = LimitStatus{Asked: bytesize.Format(lim.StdoutMax), Value: float64(lim.StdoutMax), Strength: Held,
 		How: "the first bytes are kept, the rest counted and dropped, by the runner and again by rehome while reading the attach stream; no log file is written (log driver none)"}
@@ -255,6 +209,97 @@ func limitsReport(lim Limits, j job, obs *Observed) LimitsReport {
 	r.Tmp = LimitStatus{Asked: bytesize.Format(lim.TmpSize), Value: float64(lim.TmpSize), Strength: Held,
 		How: fmt.Sprintf("/tmp is an in-memory file system of %s; the root file system is read-only", bytesize.Format(lim.TmpSize))}
 	return r
+}
+
+// observedLimits are what the sandbox saw from inside (nil: it did not
+// report), against which each ceiling is judged.
+type observedLimits struct {
+	obs *Observed
+	cg  *CgroupObserved
+}
+
+// unseenLimit qualifies a ceiling the sandbox did not confirm.
+const unseenLimit = " (not confirmed: the sandbox did not report what it saw)"
+
+// rlimit is the soft rlimit the sandbox saw, if it reported it.
+func (v observedLimits) rlimit(name string) (int64, bool) {
+	if v.obs == nil || v.obs.Rlimits == nil {
+		return 0, false
+	}
+	n, ok := v.obs.Rlimits[name]
+	return n[0], ok
+}
+
+// memory is how the memory ceiling holds: a cgroup, or rlimits and the watchdog.
+func (v observedLimits) memory(lim Limits, j job) LimitStatus {
+	st := LimitStatus{Asked: bytesize.Format(lim.Memory), Value: float64(lim.Memory)}
+	switch {
+	case v.cg != nil && v.cg.MemoryLimit != nil && *v.cg.MemoryLimit <= lim.Memory && *v.cg.MemoryLimit >= lim.Memory-4096:
+		st.Strength = Held
+		st.How = fmt.Sprintf("cgroup v%d memory ceiling of %d bytes for the whole container, tmpfs included, no swap (seen from inside)", v.cg.Version, *v.cg.MemoryLimit)
+	case !j.cgroups.Memory:
+		data, ok := v.rlimit("data")
+		st.Strength = Weaker
+		st.How = fmt.Sprintf("no cgroup ceiling (rootless Podman on cgroup %s cannot hold one); instead each process has RLIMIT_DATA=%s (%s), and rehome's watchdog (PID 1 of the sandbox) samples the resident memory of all its processes every 50 ms and kills them above %s — a fast allocation can overshoot between samples",
+			cgroupName(v.cg), bytesize.Format(lim.Memory), strings.TrimPrefix(seenSuffix(ok && data == lim.Memory, v.obs != nil), ", "), bytesize.Format(lim.Memory))
+	case v.cg == nil:
+		st.Strength = Held
+		st.How = "cgroup memory ceiling for the whole container" + unseenLimit
+	default:
+		st.Strength = NotHeld
+		st.How = fmt.Sprintf("asked the service for a cgroup memory ceiling but the container shows %s", showLimit(v.cg.MemoryLimit))
+	}
+	return st
+}
+
+// cpu is how the CPU ceiling holds: a cgroup quota, or RLIMIT_CPU.
+func (v observedLimits) cpu(lim Limits, j job) LimitStatus {
+	st := LimitStatus{Asked: fmt.Sprintf("%g core%s", lim.CPUs, plural(lim.CPUs != 1)), Value: lim.CPUs}
+	cpuSecs := int64(math.Ceil(lim.Timeout.Seconds()*lim.CPUs)) + 1
+	switch {
+	case v.cg != nil && v.cg.CPUQuota != nil && v.cg.CPUPeriod != nil && *v.cg.CPUPeriod > 0 &&
+		math.Abs(float64(*v.cg.CPUQuota)/float64(*v.cg.CPUPeriod)-lim.CPUs) < 0.01:
+		st.Strength = Held
+		st.How = fmt.Sprintf("cgroup CPU quota of %d µs per %d µs (seen from inside)", *v.cg.CPUQuota, *v.cg.CPUPeriod)
+	case !j.cgroups.CPU:
+		n, ok := v.rlimit("cpu")
+		st.Strength = Weaker
+		if v.obs != nil && !(ok && n == cpuSecs) {
+			st.Strength = NotHeld
+		}
+		st.How = fmt.Sprintf("no cgroup quota on this host; instead each process may burn at most %d s of CPU time (RLIMIT_CPU, %s), and the wall-clock timeout holds", cpuSecs, strings.TrimPrefix(seenSuffix(ok && n == cpuSecs, v.obs != nil), ", "))
+	case v.cg == nil:
+		st.Strength = Held
+		st.How = "cgroup CPU quota" + unseenLimit
+	default:
+		st.Strength = NotHeld
+		st.How = "asked the service for a cgroup CPU quota but the container shows none"
+	}
+	return st
+}
+
+// pids is how the process ceiling holds: pids.max, or RLIMIT_NPROC.
+func (v observedLimits) pids(lim Limits, j job) LimitStatus {
+	st := LimitStatus{Asked: fmt.Sprintf("%d processes", lim.Pids), Value: float64(lim.Pids)}
+	switch {
+	case v.cg != nil && v.cg.PidsLimit != nil && *v.cg.PidsLimit == lim.Pids:
+		st.Strength = Held
+		st.How = fmt.Sprintf("cgroup pids.max=%d for the whole container, threads included (seen from inside)", *v.cg.PidsLimit)
+	case !j.cgroups.Pids:
+		n, ok := v.rlimit("nproc")
+		st.Strength = Weaker
+		if v.obs != nil && !(ok && n == lim.Pids) {
+			st.Strength = NotHeld
+		}
+		st.How = fmt.Sprintf("no cgroup pids ceiling on this host; instead RLIMIT_NPROC=%d for the sandbox user (%s), which counts its processes and threads across all of this user's sandboxes at once", lim.Pids, strings.TrimPrefix(seenSuffix(ok && n == lim.Pids, v.obs != nil), ", "))
+	case v.cg == nil:
+		st.Strength = Held
+		st.How = "cgroup pids ceiling" + unseenLimit
+	default:
+		st.Strength = NotHeld
+		st.How = fmt.Sprintf("asked the service for a pids ceiling but the container shows %s", showLimit(v.cg.PidsLimit))
+	}
+	return st
 }
 
 func cgroupName(cg *CgroupObserved) string {

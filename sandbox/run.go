@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/containers/podman/v4/pkg/bindings"
-	"github.com/containers/podman/v4/pkg/bindings/containers"
 
 	"rehome/backend/bytesize"
 
@@ -66,68 +65,35 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 	if progress == nil {
 		progress = func(Progress) {}
 	}
-	lim := req.Limits.WithDefaults()
-	if err := lim.Validate(); err != nil {
-		return nil, err
-	}
-	if len(req.Code) > MaxScriptSize {
-		return nil, fmt.Errorf("the code is %s; the sandbox takes at most %s", bytesize.Format(int64(len(req.Code))), bytesize.Format(MaxScriptSize))
-	}
-	id := req.ID
-	if id == "" {
-		id = NewRunID()
-	} else if err := CheckRunID(id); err != nil {
+	lim, id, err := checkRunRequest(req)
+	if err != nil {
 		return nil, err
 	}
 	emit := func(phase, msg string) { progress(Progress{RunID: id, Stage: phase, Message: msg}) }
 
 	var in *input
 	if req.InputPath != "" {
-		var err error
 		if in, err = openInput(req.InputPath); err != nil {
 			return nil, err
 		}
 		defer in.close()
 	}
-
 	// The image is looked for before the run only when the runtime is yet
 	// to be proved, since its probe runs the image. Otherwise the create
 	// says whether the image is there (a request fewer a run); a missing
 	// one is looked for, loaded from its archive, and the create tried
 	// again, with the same words as before.
 	ensureImage := func() error { return e.EnsureImage(ctx, func(msg string) { emit("image", msg) }) }
-	if !e.runtimeKnown() {
-		if err := ensureImage(); err != nil {
-			return nil, err
-		}
-		e.trace("image checked")
-	}
-	runtime, err := e.Runtime(ctx)
+	runtime, err := e.runRuntime(ctx, ensureImage)
 	if err != nil {
 		return nil, err
 	}
-	e.trace("runtime known")
 
-	j, release, err := e.newJob(ctx, "run", id, false)
+	j, notes, release, err := e.runJob(ctx, id, req, in)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	j.labels[labelRun] = id
-	j.script = []byte(req.Code)
-	j.hardKillOnly = req.HardKillOnly
-	var notes []string
-	if in != nil {
-		st, staged, stNotes, done, err := e.stageInputs([]*input{in})
-		if err != nil {
-			return nil, err
-		}
-		defer st.remove()
-		defer done()
-		j.setInputs(staged)
-		notes = stNotes
-	}
-
 	var sv *saver
 	if req.OutputDir != "" {
 		if sv, err = newSaver(req.OutputDir); err != nil {
@@ -138,22 +104,9 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	e.mu.Lock()
-	e.runs[id] = cancel
-	e.mu.Unlock()
-	defer func() {
-		e.mu.Lock()
-		delete(e.runs, id)
-		e.mu.Unlock()
-	}()
+	defer e.trackRun(id, cancel)()
 
-	res := &Result{ID: id, ExitCode: -1, Files: []File{}, Image: e.image, Runtime: runtime, Rootless: e.Host().Rootless, Started: time.Now(), Notes: notes}
-	if in != nil {
-		res.Input = &InputInfo{HostPath: in.hostPath, Path: path.Join(containerDataDir, in.name), Size: in.size, Renamed: in.renamed}
-	}
-	if sv != nil {
-		res.OutputDir = sv.dir
-	}
+	res := e.newResult(id, runtime, in, sv, notes)
 	col := newCollector(lim, sv, func(stream string, p []byte) {
 		progress(Progress{RunID: id, Stage: "output", Stream: stream, Text: string(p)})
 	})
@@ -175,16 +128,106 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, progress func(Progress
 	}
 	finish(res, lim, j, col, out)
 	if req.InlinePlots {
-		for i := range res.Files {
-			if res.Files[i].Kind == "plot" && res.Files[i].Size <= 8*MiB {
-				if data, err := os.ReadFile(res.Files[i].Path); err == nil {
-					res.Files[i].DataURL = "data:image/png;base64," + base64.StdEncoding.EncodeToString(data)
-				}
-			}
-		}
+		inlinePlots(res.Files)
 	}
 	emit("done", res.Summary)
 	return res, nil
+}
+
+// checkRunRequest checks a run's limits, code size and id, and returns
+// the limits with their defaults and the id (a new one when none).
+func checkRunRequest(req RunRequest) (Limits, string, error) {
+	lim := req.Limits.WithDefaults()
+	if err := lim.Validate(); err != nil {
+		return lim, "", err
+	}
+	if len(req.Code) > MaxScriptSize {
+		return lim, "", fmt.Errorf("the code is %s; the sandbox takes at most %s", bytesize.Format(int64(len(req.Code))), bytesize.Format(MaxScriptSize))
+	}
+	id := req.ID
+	if id == "" {
+		id = NewRunID()
+	} else if err := CheckRunID(id); err != nil {
+		return lim, "", err
+	}
+	return lim, id, nil
+}
+
+// runJob is the run's job: its script, labels and staged input, with the
+// notes of the staging; release frees what it holds.
+func (e *Engine) runJob(ctx context.Context, id string, req RunRequest, in *input) (j job, notes []string, release func(), err error) {
+	j, release, err = e.newJob(ctx, "run", id, false)
+	if err != nil {
+		return j, nil, nil, err
+	}
+	j.labels[labelRun] = id
+	j.script = []byte(req.Code)
+	j.hardKillOnly = req.HardKillOnly
+	if in == nil {
+		return j, nil, release, nil
+	}
+	st, staged, notes, done, err := e.stageInputs([]*input{in})
+	if err != nil {
+		release()
+		return j, nil, nil, err
+	}
+	j.setInputs(staged)
+	freeJob := release // not the result itself, which the func below becomes
+	return j, notes, func() { done(); st.remove(); freeJob() }, nil
+}
+
+// runRuntime is the runtime a run uses, with the image looked for first
+// while the runtime is yet to be proved.
+func (e *Engine) runRuntime(ctx context.Context, ensureImage func() error) (string, error) {
+	if !e.runtimeKnown() {
+		if err := ensureImage(); err != nil {
+			return "", err
+		}
+		e.trace("image checked")
+	}
+	runtime, err := e.Runtime(ctx)
+	if err != nil {
+		return "", err
+	}
+	e.trace("runtime known")
+	return runtime, nil
+}
+
+// trackRun lets StopRun cancel the run id until the returned func is
+// called.
+func (e *Engine) trackRun(id string, cancel context.CancelFunc) func() {
+	e.mu.Lock()
+	e.runs[id] = cancel
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		delete(e.runs, id)
+		e.mu.Unlock()
+	}
+}
+
+// newResult is a run's result before it ran: where its input and outputs
+// are, and the notes of its staging.
+func (e *Engine) newResult(id, runtime string, in *input, sv *saver, notes []string) *Result {
+	res := &Result{ID: id, ExitCode: -1, Files: []File{}, Image: e.image, Runtime: runtime, Rootless: e.Host().Rootless, Started: time.Now(), Notes: notes}
+	if in != nil {
+		res.Input = &InputInfo{HostPath: in.hostPath, Path: path.Join(containerDataDir, in.name), Size: in.size, Renamed: in.renamed}
+	}
+	if sv != nil {
+		res.OutputDir = sv.dir
+	}
+	return res
+}
+
+// inlinePlots fills DataURL for the plots of at most 8 MiB.
+func inlinePlots(files []File) {
+	for i := range files {
+		if files[i].Kind == "plot" && files[i].Size <= 8*MiB {
+			if data, err := os.ReadFile(files[i].Path); err == nil {
+				files[i].DataURL = "data:image/png;base64," + base64.StdEncoding.EncodeToString(data)
+			}
+		}
+	}
 }
 
 // StopRun kills the run with that id, if it is still going.
@@ -237,215 +280,6 @@ type run struct {
 	col  *collector              // what the code sends back
 	emit func(stage, msg string) // a step, for the UI
 	tick func(time.Duration)     // every second while the code runs
-}
-
-// execute creates, attaches, starts, waits or kills, and removes one
-// container.
-func (e *Engine) execute(r *run) (*outcome, error) {
-	lim, j, col, emit, tick := r.lim, r.job, r.col, r.emit, r.tick
-	api := e.api(r.ctx)
-	s := buildSpec(lim, j)
-	emit("starting", "creating the sandbox")
-	created, err := containers.CreateWithSpec(api, s, nil)
-	if err != nil {
-		if err = explain(err); errors.Is(err, ErrImageMissing) {
-			return nil, fmt.Errorf("%w: %w", errNoImageAtCreate, err)
-		}
-		return nil, fmt.Errorf("create the sandbox container: %w", err)
-	}
-	e.trace("created")
-	cid := created.ID
-	out := &outcome{exitCode: -1}
-	defer func() {
-		// The container must be gone whatever happened: killed and
-		// removed (the removal's answer is the proof; a failed one is
-		// checked).
-		if e.Lost() != nil {
-			// The link is gone: removed later (ssh_lost.go).
-			e.rememberLost(cid)
-			return
-		}
-		rctx, rcancel := context.WithTimeout(context.WithoutCancel(api), 30*time.Second)
-		defer rcancel()
-		// The service answers a removal once the container is gone (or
-		// was already): only a failed removal needs a look of its own.
-		if out.removeErr = removeContainer(rctx, cid); out.removeErr == nil {
-			out.removed = true
-		} else {
-			ok, err := containers.Exists(rctx, cid, nil)
-			out.removed = err == nil && !ok
-		}
-		e.trace("removed")
-	}()
-
-	// Attach before start, on a socket of its own: only closing it
-	// unblocks the stream should the service hang.
-	sockets := &socketSet{}
-	dec := &decoder{c: col}
-	errBuf := &capBuffer{max: 64 * kiB}
-	ready := make(chan bool, 1)
-	attachDone := make(chan error, 1)
-	streamEnded := make(chan struct{})
-	go func() {
-		attachDone <- attachOutput(api, cid, sockets, dec, writerFunc(errBuf.write), ready)
-		close(streamEnded)
-	}()
-	select {
-	case <-ready:
-	case err := <-attachDone:
-		sockets.closeAll()
-		return nil, fmt.Errorf("attach to the sandbox: %w", explain(err))
-	case <-time.After(30 * time.Second):
-		sockets.closeAll()
-		return nil, errors.New("attach to the sandbox: the Podman service did not answer within 30s")
-	}
-
-	e.trace("attached")
-	if err := r.ctx.Err(); err != nil {
-		// Stopped before it started: Podman's bindings would retry a
-		// cancelled Start for 0.6 s before failing.
-		sockets.closeAll()
-		<-attachDone
-		return nil, fmt.Errorf("start the sandbox: %w", err)
-	}
-	if err := containers.Start(api, cid, nil); err != nil {
-		sockets.closeAll()
-		<-attachDone
-		if isRuntimeFailure(err) {
-			e.forgetRuntime()
-		}
-		return nil, fmt.Errorf("start the sandbox: %w", explain(err))
-	}
-	kill := func() {
-		kctx, kcancel := context.WithTimeout(context.WithoutCancel(api), 15*time.Second)
-		defer kcancel()
-		_ = containers.Kill(kctx, cid, new(containers.KillOptions).WithSignal("KILL"))
-	}
-	if len(j.sent) > 0 {
-		e.trace("started, waiting for its files")
-		emit("starting", "sending the input files to "+e.serviceName())
-		if err := e.sendInputs(r.ctx, cid, j.sent, col.helloSeen, streamEnded, func(msg string) { emit("sending", msg) }); err != nil {
-			kill()
-			sockets.closeAll()
-			<-attachDone
-			return nil, err
-		}
-		e.trace("files sent")
-	}
-	start := time.Now()
-	e.trace("started")
-	emit("running", "running the code")
-
-	timer := time.NewTimer(lim.Timeout)
-	defer timer.Stop()
-	ticker := time.NewTicker(time.Second)
-	defer ticker.Stop()
-	codeDone := col.codeDone
-wait:
-	for {
-		select {
-		case out.attachErr = <-attachDone:
-			out.elapsed = time.Since(start)
-			break wait
-		case <-codeDone:
-			// The code is over, in time: its outputs get a bounded time of
-			// their own, so that a run ending just before its limit keeps
-			// them.
-			codeDone = nil
-			out.codeElapsed = time.Since(start)
-			timer.Stop()
-			timer.Reset(collectLimit)
-			ticker.Stop()
-			emit("collecting", "reading outputs")
-		case <-ticker.C:
-			tick(time.Since(start))
-		case <-timer.C:
-			out.elapsed = time.Since(start)
-			if out.codeElapsed > 0 {
-				out.collectTimedOut = true
-				emit("stopping", "outputs took too long: killing the sandbox")
-			} else {
-				out.timedOut = true
-				emit("stopping", "time limit reached: killing the sandbox")
-			}
-			kill()
-			break wait
-		case <-r.ctx.Done():
-			out.elapsed = time.Since(start)
-			out.stopped = true
-			emit("stopping", "stopping the sandbox")
-			kill()
-			break wait
-		}
-	}
-	if out.timedOut || out.stopped || out.collectTimedOut {
-		// The stream ends when the container is gone; if the service
-		// does not close it, close it ourselves.
-		select {
-		case out.attachErr = <-attachDone:
-		case <-time.After(10 * time.Second):
-			sockets.closeAll()
-			out.attachErr = <-attachDone
-		}
-	}
-	sockets.closeAll()
-	e.trace("stream ended")
-	if out.lost = e.Lost(); out.lost == nil && e.remote() && col.exit == nil && !out.timedOut && !out.stopped {
-		// The stream ended before the runner's report: when the link
-		// dropped, its forwarded stream may end before the link says so.
-		out.lost = e.connection().LostWithin(link.LostSettle)
-	}
-	if out.lost != nil {
-		// Nothing more comes back: what arrived is kept, and the
-		// container there ends at its own time limit (created with
-		// --timeout and --rm).
-		if out.elapsed == 0 {
-			out.elapsed = time.Since(start)
-		}
-		out.runnerStderr = string(errBuf.buf)
-		out.protocolError = dec.broken
-		out.dropped = dec.dropped
-		col.abortFile("cut short: the connection to the team host was lost")
-		return out, nil
-	}
-
-	// The container's exit status tells how it ended when the runner had
-	// no last word. When it had, the status adds nothing, and waiting for
-	// it only delays the removal: each poll is an inspect, for which the
-	// service asks the runtime (`runc state`) — 25-35 ms a run here. The
-	// removal kills whatever is left, so nothing outlives the run either way.
-	if col.exit == nil {
-		out.exitCode = waitExited(context.WithoutCancel(api), cid, 5*time.Second)
-		e.trace("waited")
-	}
-	out.runnerStderr = string(errBuf.buf)
-	out.protocolError = dec.broken
-	out.dropped = dec.dropped
-	if dec.nhdr != 0 || dec.left != 0 {
-		col.abortFile("cut short: the sandbox ended while sending it")
-	}
-	return out, nil
-}
-
-// waitExited polls the container until it has exited and returns its exit
-// status (-1 when it is gone or does not exit in time). Podman 4.3's wait
-// endpoint polls every 250 ms and ignores a shorter interval; an inspect
-// is a few milliseconds.
-func waitExited(ctx context.Context, id string, limit time.Duration) int {
-	deadline := time.Now().Add(limit)
-	for {
-		data, err := containers.Inspect(ctx, id, new(containers.InspectOptions).WithSize(false))
-		if err != nil {
-			return -1
-		}
-		if st := data.State; st != nil && !st.Running && (st.Status == "exited" || st.Status == "stopped") {
-			return int(st.ExitCode)
-		}
-		if time.Now().After(deadline) {
-			return -1
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 type writerFunc func([]byte)

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"rehome/backend/bytesize"
+	"rehome/backend/ids"
 )
 
 // A session's disk: the files its cells made are kept under cells/NNNN/.
@@ -87,7 +88,7 @@ func (k *keptFiles) keep(f *File) string {
 		return ""
 	}
 	shared := ""
-	if k.shared != "" && isSHA256(f.SHA256) {
+	if k.shared != "" && ids.IsSHA256(f.SHA256) {
 		shared = filepath.Join(k.shared, f.SHA256+"-"+strconv.FormatInt(f.Size, 10))
 		if sameBytes(shared, f.Size) && relink(shared, f.Path) {
 			// Another session's bytes: no new disk, but this session
@@ -121,18 +122,6 @@ func relink(old, p string) bool {
 	if os.Rename(tmp, p) != nil {
 		os.Remove(tmp)
 		return false
-	}
-	return true
-}
-
-func isSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
 	}
 	return true
 }

@@ -2,9 +2,7 @@ package sandbox
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
-	"os"
 	"path/filepath"
 	"rehome/backend/bytesize"
 	"time"
@@ -18,14 +16,9 @@ import (
 // Interrupt). An error means the cell could not be sent; what the code
 // did — fail, hang, exit, exhaust memory — is a CellResult.
 func (s *Session) Exec(ctx context.Context, code string, timeout time.Duration, progress func(Progress)) (*CellResult, error) {
-	if len(code) > MaxScriptSize {
-		return nil, fmt.Errorf("the cell is %s; the sandbox takes at most %s", bytesize.Format(int64(len(code))), bytesize.Format(MaxScriptSize))
-	}
-	if timeout <= 0 {
-		timeout = s.lim.Timeout
-	}
-	if timeout > maxTimeout {
-		return nil, fmt.Errorf("a cell's time limit is at most %s", maxTimeout)
+	timeout, err := s.checkCell(code, timeout)
+	if err != nil {
+		return nil, err
 	}
 	if progress == nil {
 		progress = func(Progress) {}
@@ -42,84 +35,131 @@ func (s *Session) Exec(ctx context.Context, code string, timeout time.Duration, 
 		return nil, err
 	}
 	defer unlock()
-	n := countCells(s.info.Dir) + 1
-	outDir := filepath.Join(s.info.Dir, "cells", fmt.Sprintf("%04d", n))
-	sv, err := newSaver(outDir)
+	c := &cellRun{code: code, n: countCells(s.info.Dir) + 1, lim: s.lim, progress: progress}
+	c.lim.Timeout = timeout
+	c.sv, err = newSaver(filepath.Join(s.info.Dir, "cells", fmt.Sprintf("%04d", c.n)))
 	if err != nil {
 		return nil, err
 	}
-	defer sv.close()
-	lim := s.lim
-	lim.Timeout = timeout
-	runID := fmt.Sprintf("%s-%04d", s.info.ID, n)
-	col := newCollector(lim, sv, func(stream string, p []byte) {
-		progress(Progress{RunID: runID, Stage: "output", Stream: stream, Text: string(p)})
+	defer c.sv.close()
+	c.runID = fmt.Sprintf("%s-%04d", s.info.ID, c.n)
+	c.col = newCollector(c.lim, c.sv, func(stream string, p []byte) {
+		progress(Progress{RunID: c.runID, Stage: "output", Stream: stream, Text: string(p)})
 	})
 	keepMax := s.info.MaxKeptBytes
 	if keepMax <= 0 {
 		keepMax = defaultSessionKeep
 	}
-	earlier, _ := ReadCells(s.info.Dir)
-	kept := loadKept(s.info.Dir, keepMax, earlier)
-	col.keep = kept.keep
-	sink := &cellSink{nonce: newNonce(), col: col, started: make(chan struct{}), exit: make(chan *cellExit, 1)}
+	c.earlier, _ = ReadCells(s.info.Dir)
+	c.kept = loadKept(s.info.Dir, keepMax, c.earlier)
+	c.col.keep = c.kept.keep
+	sink := &cellSink{nonce: newNonce(), col: c.col, started: make(chan struct{}), exit: make(chan *cellExit, 1)}
+	defer s.setSink(sink)()
+	c.started = time.Now()
+	progress(Progress{RunID: c.runID, Stage: "running", Message: fmt.Sprintf("running cell %d", c.n)})
+	if err := s.send(map[string]any{"op": "exec", "nonce": sink.nonce, "cell": c.n, "code": code, "timeout_ms": timeout.Milliseconds()}); err != nil {
+		return nil, err
+	}
+	s.waitCell(ctx, sink, c)
+	return s.cellResult(c)
+}
+
+// cellRun is one cell on its way: what it runs under, where its outputs
+// go, and how it ended.
+type cellRun struct {
+	code     string
+	n        int // its number in the session
+	runID    string
+	lim      Limits
+	progress func(Progress)
+	sv       *saver
+	col      *collector
+	kept     *keptFiles
+	earlier  []CellResult // the session's cells before it
+	// Filled by waitCell.
+	started       time.Time
+	x             *cellExit // the supervisor's word; nil: none came
+	ended, killed bool
+}
+
+// checkCell checks a cell's size and time limit (0: the session's) and
+// returns the limit.
+func (s *Session) checkCell(code string, timeout time.Duration) (time.Duration, error) {
+	if len(code) > MaxScriptSize {
+		return 0, fmt.Errorf("the cell is %s; the sandbox takes at most %s", bytesize.Format(int64(len(code))), bytesize.Format(MaxScriptSize))
+	}
+	if timeout <= 0 {
+		timeout = s.lim.Timeout
+	}
+	if timeout > maxTimeout {
+		return 0, fmt.Errorf("a cell's time limit is at most %s", maxTimeout)
+	}
+	return timeout, nil
+}
+
+// setSink makes sink the one the session's output goes to, until the
+// returned func is called.
+func (s *Session) setSink(sink *cellSink) func() {
 	s.rmu.Lock()
 	s.cur = sink
 	s.rmu.Unlock()
-	defer func() {
+	return func() {
 		s.rmu.Lock()
 		if s.cur == sink {
 			s.cur = nil
 		}
 		s.rmu.Unlock()
-	}()
-	started := time.Now()
-	progress(Progress{RunID: runID, Stage: "running", Message: fmt.Sprintf("running cell %d", n)})
-	if err := s.send(map[string]any{"op": "exec", "nonce": sink.nonce, "cell": n, "code": code, "timeout_ms": timeout.Milliseconds()}); err != nil {
-		return nil, err
 	}
+}
+
+// waitCell waits for the cell's end: the supervisor's word, the session's
+// end, or the host's kill at the hard limit; Ctrl-C interrupts the cell.
+func (s *Session) waitCell(ctx context.Context, sink *cellSink, c *cellRun) {
 	// The supervisor interrupts at the limit and kills the kernel after
 	// the grace; the host's own kill of the whole sandbox is the guarantee.
 	// The limit counts from when the kernel takes the cell: a kernel just
 	// started may still be importing its preload.
-	hardAfter := timeout + interruptGrace + 15*time.Second
+	hardAfter := c.lim.Timeout + interruptGrace + 15*time.Second
 	hard := time.NewTimer(kernelReady + hardAfter)
 	defer hard.Stop()
 	begun := sink.started
 	ticker := time.NewTicker(time.Second)
 	defer ticker.Stop()
 	done := ctx.Done()
-	var x *cellExit
-	ended, killed := false, false
-wait:
 	for {
 		select {
-		case x = <-sink.exit:
-			break wait
+		case c.x = <-sink.exit:
+			return
 		case <-begun:
 			begun = nil
-			started = time.Now()
+			c.started = time.Now()
 			hard.Reset(hardAfter)
 		case <-done:
 			done = nil
-			progress(Progress{RunID: runID, Stage: "stopping", Message: "interrupting the cell"})
+			c.progress(Progress{RunID: c.runID, Stage: "stopping", Message: "interrupting the cell"})
 			s.send(map[string]any{"op": "interrupt"})
 		case <-ticker.C:
-			progress(Progress{RunID: runID, Stage: "running", ElapsedMS: time.Since(started).Milliseconds()})
+			c.progress(Progress{RunID: c.runID, Stage: "running", ElapsedMS: time.Since(c.started).Milliseconds()})
 		case <-s.endedCh:
-			ended = true
-			break wait
+			c.ended = true
+			return
 		case <-hard.C:
-			killed, ended = true, true
+			c.killed, c.ended = true, true
 			s.kill()
-			break wait
+			return
 		}
 	}
-	elapsed := time.Since(started)
-	res := &CellResult{Result: Result{ID: runID, ExitCode: -1, Files: []File{}, Image: s.info.Image, Runtime: s.info.Runtime,
-		Rootless: s.info.Rootless, Started: started, Input: s.info.Input, OutputDir: sv.dir},
-		SessionID: s.info.ID, Cell: n, Code: code}
+}
+
+// cellResult reports the ended cell as a run's result is reported, with
+// the session's words on its limits and state, and saves its record.
+func (s *Session) cellResult(c *cellRun) (*CellResult, error) {
+	elapsed := time.Since(c.started)
+	res := &CellResult{Result: Result{ID: c.runID, ExitCode: -1, Files: []File{}, Image: s.info.Image, Runtime: s.info.Runtime,
+		Rootless: s.info.Rootless, Started: c.started, Input: s.info.Input, OutputDir: c.sv.dir},
+		SessionID: s.info.ID, Cell: c.n, Code: c.code}
 	out := &outcome{elapsed: elapsed, removed: true, exitCode: -1}
+	col, x := c.col, c.x
 	if x != nil {
 		if x.Refused != "" {
 			return nil, fmt.Errorf("the session refused the cell: %s", printable(x.Refused, 200))
@@ -130,26 +170,20 @@ wait:
 		out.codeElapsed = time.Duration(x.CodeMS) * time.Millisecond
 	}
 	col.hello = &helloFrame{V: protocolVersion, Observed: s.info.Observed}
-	finish(&res.Result, lim, job{cgroups: s.info.Enforcement}, col, out)
+	finish(&res.Result, c.lim, job{cgroups: s.info.Enforcement}, col, out)
 	res.DurationMS = elapsed.Milliseconds()
 	res.Limits.Timeout.How = fmt.Sprintf("the session's supervisor (PID 1, out of the code's reach) interrupts the cell at %s (KeyboardInterrupt) and kills its kernel if it has not stopped %s later (the state is then lost); rehome kills the whole sandbox from outside %s after that should the supervisor not answer",
-		roundDuration(lim.Timeout), interruptGrace, 15*time.Second)
-	s.explainCell(res, x, lim, ended, killed)
-	res.Notes = append(res.Notes, kept.notes()...)
-	if note := dropOldVersions(s.info.Dir, res, earlier); note != "" {
+		roundDuration(c.lim.Timeout), interruptGrace, 15*time.Second)
+	s.explainCell(res, x, c.lim, c.ended, c.killed)
+	res.Notes = append(res.Notes, c.kept.notes()...)
+	if note := dropOldVersions(s.info.Dir, res, c.earlier); note != "" {
 		res.Notes = append(res.Notes, note)
 	}
-	for i := range res.Files {
-		if res.Files[i].Kind == "plot" && res.Files[i].Size <= 8*MiB {
-			if data, err := os.ReadFile(res.Files[i].Path); err == nil {
-				res.Files[i].DataURL = "data:image/png;base64," + base64.StdEncoding.EncodeToString(data)
-			}
-		}
-	}
-	if err := writeJSON(filepath.Join(s.info.Dir, "cells", fmt.Sprintf("%04d.json", n)), cellRecord(res)); err != nil {
+	inlinePlots(res.Files)
+	if err := writeJSON(filepath.Join(s.info.Dir, "cells", fmt.Sprintf("%04d.json", c.n)), cellRecord(res)); err != nil {
 		res.Notes = append(res.Notes, "The cell's record could not be saved ("+err.Error()+"); it will be missing from an export.")
 	}
-	progress(Progress{RunID: runID, Stage: "done", Message: res.Summary})
+	c.progress(Progress{RunID: c.runID, Stage: "done", Message: res.Summary})
 	return res, nil
 }
 

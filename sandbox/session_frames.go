@@ -137,12 +137,8 @@ func (s *Session) route(typ byte, p []byte) string {
 			return ""
 		}
 		switch typ {
-		case frameStdout:
-			c.col.stdout.write(p)
-			c.col.live("stdout", p)
-		case frameStderr:
-			c.col.stderr.write(p)
-			c.col.live("stderr", p)
+		case frameStdout, frameStderr:
+			c.col.output(typ, p)
 		case frameData:
 			if err := c.col.data(p); err != nil {
 				c.col.abortFile(err.Error())

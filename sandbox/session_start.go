@@ -36,10 +36,6 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	maxN := req.MaxSessions
-	if maxN <= 0 {
-		maxN = defaultMaxSessions
-	}
 	preload := req.Preload
 	if preload == nil {
 		preload = []string{"pandas"}
@@ -48,26 +44,11 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	if id == "" {
 		id = NewRunID()
 	}
-	var ins []*input
-	seen := map[string]string{}
-	for _, p := range append([]string{req.InputPath}, req.InputPaths...) {
-		if p == "" {
-			continue
-		}
-		in, err := openInput(p)
-		if err != nil {
-			return nil, err
-		}
-		defer in.close()
-		if other, dup := seen[in.name]; dup {
-			if other == in.hostPath {
-				continue // the same file twice
-			}
-			return nil, fmt.Errorf("two files are named %s (%s and %s): /mnt/data holds one of each name; rename one", in.name, other, in.hostPath)
-		}
-		seen[in.name] = in.hostPath
-		ins = append(ins, in)
+	ins, closeInputs, err := openSessionInputs(req)
+	if err != nil {
+		return nil, err
 	}
+	defer closeInputs()
 	if err := e.EnsureImage(ctx, nil); err != nil {
 		return nil, err
 	}
@@ -80,14 +61,8 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 		return nil, err
 	}
 	base := filepath.Dir(abs)
-	sweepKept(base)
-	running, err := e.runningSessions(ctx, base)
-	if err != nil {
+	if err := e.roomForSession(ctx, base, req.MaxSessions); err != nil {
 		return nil, err
-	}
-	if len(running) >= maxN {
-		ids := slices.Sorted(maps.Keys(running))
-		return nil, fmt.Errorf("%w: %d of at most %d sessions of %s are running already (%s): stop one with `rehome session stop ID` (`rehome session list` shows them) or close its file", ErrTooManySessions, len(running), maxN, base, strings.Join(ids, ", "))
 	}
 
 	j, release, err := e.newJob(ctx, "session", id, true)
@@ -110,7 +85,77 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	defer st.remove()
 	defer done()
 	j.setInputs(staged)
-	keepMax := req.MaxKeptBytes
+	info := e.newSessionInfo(id, lim, idle, req.MaxKeptBytes, runtime, ins)
+	if err := os.MkdirAll(filepath.Join(abs, "cells"), 0o700); err != nil {
+		return nil, fmt.Errorf("create the session's folder: %w", err)
+	}
+	info.Dir = abs
+	spec, err := sessionSpec(lim, j, idle, preload)
+	if err != nil {
+		return nil, err
+	}
+	s, err := e.launchSession(ctx, &Session{e: e, info: info, lim: lim, release: release}, j, spec)
+	if err != nil {
+		return nil, err
+	}
+	started = true
+	return s, nil
+}
+
+// openSessionInputs opens a session's input files, one of each name (the
+// same file twice counts once); closeAll closes every one opened.
+func openSessionInputs(req SessionRequest) (ins []*input, closeAll func(), err error) {
+	var opened []*input
+	closeAll = func() {
+		for _, in := range opened {
+			in.close()
+		}
+	}
+	seen := map[string]string{}
+	for _, p := range append([]string{req.InputPath}, req.InputPaths...) {
+		if p == "" {
+			continue
+		}
+		in, err := openInput(p)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		opened = append(opened, in)
+		if other, dup := seen[in.name]; dup {
+			if other == in.hostPath {
+				continue // the same file twice
+			}
+			closeAll()
+			return nil, nil, fmt.Errorf("two files are named %s (%s and %s): /mnt/data holds one of each name; rename one", in.name, other, in.hostPath)
+		}
+		seen[in.name] = in.hostPath
+		ins = append(ins, in)
+	}
+	return ins, closeAll, nil
+}
+
+// roomForSession sweeps the kept records under base and says
+// ErrTooManySessions when maxN (0: the default) of its sessions run.
+func (e *Engine) roomForSession(ctx context.Context, base string, maxN int) error {
+	if maxN <= 0 {
+		maxN = defaultMaxSessions
+	}
+	sweepKept(base)
+	running, err := e.runningSessions(ctx, base)
+	if err != nil {
+		return err
+	}
+	if len(running) >= maxN {
+		ids := slices.Sorted(maps.Keys(running))
+		return fmt.Errorf("%w: %d of at most %d sessions of %s are running already (%s): stop one with `rehome session stop ID` (`rehome session list` shows them) or close its file", ErrTooManySessions, len(running), maxN, base, strings.Join(ids, ", "))
+	}
+	return nil
+}
+
+// newSessionInfo is a new session's record: its limits, image and
+// runtime, and where its inputs are (the first as Input).
+func (e *Engine) newSessionInfo(id string, lim Limits, idle time.Duration, keepMax int64, runtime string, ins []*input) SessionInfo {
 	if keepMax <= 0 {
 		keepMax = defaultSessionKeep
 	}
@@ -124,23 +169,19 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 		}
 		info.Inputs = append(info.Inputs, ii)
 	}
-	if err := os.MkdirAll(filepath.Join(abs, "cells"), 0o700); err != nil {
-		return nil, fmt.Errorf("create the session's folder: %w", err)
-	}
-	info.Dir = abs
+	return info
+}
 
-	spec, err := sessionSpec(lim, j, idle, preload)
-	if err != nil {
-		return nil, err
-	}
-
+// launchSession creates, attaches and starts the session's container,
+// waits for the supervisor's hello (then sends a team host its files) and
+// writes session.json; on failure the container is removed.
+func (e *Engine) launchSession(ctx context.Context, s *Session, j job, spec *specgen.SpecGenerator) (*Session, error) {
 	api := e.api(ctx)
 	created, err := containers.CreateWithSpec(api, spec, nil)
 	if err != nil {
 		return nil, fmt.Errorf("create the session's sandbox: %w", explain(err))
 	}
-	info.Container = created.ID
-	s := &Session{e: e, info: info, lim: lim, release: release}
+	s.info.Container = created.ID
 	fail := func(err error) (*Session, error) {
 		s.detach()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(api), 30*time.Second)
@@ -176,10 +217,9 @@ func (e *Engine) StartSession(ctx context.Context, req SessionRequest) (*Session
 	case <-time.After(60 * time.Second):
 		return fail(errors.New("the session's sandbox did not answer within 60s"))
 	}
-	if err := writeJSON(filepath.Join(abs, "session.json"), s.info); err != nil {
+	if err := writeJSON(filepath.Join(s.info.Dir, "session.json"), s.info); err != nil {
 		return fail(err)
 	}
-	started = true
 	return s, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"rehome/backend/bytesize"
+	"rehome/backend/ids"
 )
 
 // A session's versions of one file. A notebook that rewrites its 60 MB
@@ -84,7 +85,7 @@ func dropCopy(dir string, f File) bool {
 	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() || os.Remove(p) != nil {
 		return false
 	}
-	if isSHA256(f.SHA256) {
+	if ids.IsSHA256(f.SHA256) {
 		shared := filepath.Join(filepath.Dir(dir), keptDir, f.SHA256+"-"+strconv.FormatInt(f.Size, 10))
 		var st syscall.Stat_t
 		if syscall.Lstat(shared, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Nlink <= 1 {

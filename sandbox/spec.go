@@ -210,7 +210,37 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 	// the host however much the code prints.
 	s.LogConfiguration = &specgen.LogConfig{Driver: "none"}
 
-	// Identity and namespaces.
+	isolate(s, j)
+
+	// Privileges: none.
+	s.Privileged = false
+	s.CapDrop = []string{"all"}
+	s.NoNewPrivileges = true
+	// The image's own profile (seccomp.go): the spec names no file of
+	// this machine, and the profile holds on any machine's service.
+	s.SeccompPolicy = seccompPolicy
+	s.Umask = "0022"
+
+	// File system: a read-only root, sized in-memory /tmp and /mnt/data,
+	// and the input files, read-only. Nothing else from the host.
+	s.ReadOnlyFilesystem = true
+	s.ReadWriteTmpfs = false
+	s.ImageVolumeMode = "ignore"
+	shm := shmSize
+	s.ShmSize = &shm
+	s.Mounts = mounts(lim, j)
+
+	// Resource ceilings: cgroups where the service can hold them; rlimits
+	// always (explicit, so the service does not try to raise nofile and
+	// nproc past what it may without CAP_SYS_RESOURCE).
+	s.ResourceLimits = resources(lim, j)
+	s.Rlimits = rlimits(lim, j)
+	return s
+}
+
+// isolate gives the container its own identity and namespaces: no
+// network, a user of its own, and none of the host's facts.
+func isolate(s *specgen.SpecGenerator, j job) {
 	s.Hostname = sandboxHostname
 	s.UtsNS = specgen.Namespace{NSMode: specgen.Private}
 	s.PidNS = specgen.Namespace{NSMode: specgen.Private}
@@ -236,24 +266,13 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 	if j.cgroups == (Enforcement{}) {
 		s.Mask = append(s.Mask, "/sys/fs/cgroup")
 	}
+}
 
-	// Privileges: none.
-	s.Privileged = false
-	s.CapDrop = []string{"all"}
-	s.NoNewPrivileges = true
-	// The image's own profile (seccomp.go): the spec names no file of
-	// this machine, and the profile holds on any machine's service.
-	s.SeccompPolicy = seccompPolicy
-	s.Umask = "0022"
-
-	// File system: a read-only root, sized in-memory /tmp and /mnt/data,
-	// and the input files, read-only. Nothing else from the host.
-	s.ReadOnlyFilesystem = true
-	s.ReadWriteTmpfs = false
-	s.ImageVolumeMode = "ignore"
-	shm := shmSize
-	s.ShmSize = &shm
-	s.Mounts = []spec.Mount{
+// mounts are the container's file system beside its read-only root:
+// sized in-memory /tmp and /mnt/data, and the input files, read-only
+// (none where they are sent to a team host instead).
+func mounts(lim Limits, j job) []spec.Mount {
+	ms := []spec.Mount{
 		{
 			Type:        "tmpfs",
 			Source:      "tmpfs",
@@ -267,32 +286,30 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 			Options:     []string{"rw", "nosuid", "nodev", "noexec", "size=" + strconv.FormatInt(lim.OutputBytes+sentBytes(j.sent), 10), "mode=0755", "U"},
 		},
 	}
-	if j.inputName != "" && len(j.sent) == 0 {
-		opts := []string{"ro", "nosuid", "nodev", "noexec", "rprivate"}
-		if j.inputOwned {
-			opts = append(opts, "U")
-		}
-		s.Mounts = append(s.Mounts, spec.Mount{
-			Type:        "bind",
-			Source:      j.inputSource,
-			Destination: path.Join(containerDataDir, j.inputName),
-			Options:     opts,
-		})
+	if len(j.sent) > 0 {
+		return ms
+	}
+	if j.inputName != "" {
+		ms = append(ms, inputMount(j.inputSource, j.inputName, j.inputOwned))
 	}
 	for _, m := range j.more {
-		if len(j.sent) > 0 {
-			break
-		}
-		opts := []string{"ro", "nosuid", "nodev", "noexec", "rprivate"}
-		if m.owned {
-			opts = append(opts, "U")
-		}
-		s.Mounts = append(s.Mounts, spec.Mount{Type: "bind", Source: m.source, Destination: path.Join(containerDataDir, m.name), Options: opts})
+		ms = append(ms, inputMount(m.source, m.name, m.owned))
 	}
+	return ms
+}
 
-	// Resource ceilings: cgroups where the service can hold them; rlimits
-	// always (explicit, so the service does not try to raise nofile and
-	// nproc past what it may without CAP_SYS_RESOURCE).
+// inputMount binds an input file read-only at /mnt/data/name (owned: its
+// owner mapped to the sandbox's user).
+func inputMount(source, name string, owned bool) spec.Mount {
+	opts := []string{"ro", "nosuid", "nodev", "noexec", "rprivate"}
+	if owned {
+		opts = append(opts, "U")
+	}
+	return spec.Mount{Type: "bind", Source: source, Destination: path.Join(containerDataDir, name), Options: opts}
+}
+
+// resources are the cgroup ceilings the service can hold (nil: none).
+func resources(lim Limits, j job) *spec.LinuxResources {
 	res := &spec.LinuxResources{}
 	if j.cgroups.Memory {
 		mem, swap := lim.Memory, lim.Memory // no swap: memory+swap = memory
@@ -306,11 +323,10 @@ func buildSpec(lim Limits, j job) *specgen.SpecGenerator {
 		quota := int64(math.Ceil(lim.CPUs * float64(period)))
 		res.CPU = &spec.LinuxCPU{Period: &period, Quota: &quota}
 	}
-	if res.Memory != nil || res.Pids != nil || res.CPU != nil {
-		s.ResourceLimits = res
+	if res.Memory == nil && res.Pids == nil && res.CPU == nil {
+		return nil
 	}
-	s.Rlimits = rlimits(lim, j)
-	return s
+	return res
 }
 
 // rlimits are the per-process limits of the container. Podman names them

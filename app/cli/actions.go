@@ -40,12 +40,9 @@ func cmdActionsAdd(env *cliEnv, args []string) int {
 	privacy := fs.String("privacy-url", "", "the API's privacy policy `URL`")
 	allowLocal := fs.Bool("allow-local", false, "let its calls reach this machine and its networks (loopback, private, link-local, CGNAT, unique-local and metadata addresses): for an API you run yourself")
 	asJSON := fs.Bool("json", false, "print the action as JSON")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 2, "actions add takes ASSISTANT and SCHEMA (a file, or - to read it from standard input)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("actions add takes ASSISTANT and SCHEMA (a file, or - to read it from standard input)")
 	}
 	if pos[1] == "-" && (*keyStdin || *secretStdin) {
 		return env.usage("the schema and the key cannot both come from standard input: give the schema as a file")
@@ -67,16 +64,8 @@ func cmdActionsAdd(env *cliEnv, args []string) int {
 	if *clientID != "" || *authURL != "" || *tokenURL != "" {
 		in.OAuth = &assistant.OAuthClient{ClientID: *clientID, AuthURL: *authURL, TokenURL: *tokenURL, Scope: *scope}
 	}
-	if *keyStdin || *secretStdin {
-		line, err := readSecret(env)
-		if err != nil {
-			return env.fail(err)
-		}
-		if *keyStdin {
-			in.Key = line
-		} else {
-			in.ClientSecret = line
-		}
+	if in.Key, in.ClientSecret, err = readKeyOrSecret(env, *keyStdin, *secretStdin); err != nil {
+		return env.fail(err)
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)
@@ -112,6 +101,19 @@ func printWaiting(env *cliEnv, assistantID string, in core.ActionInfo) {
 }
 
 // readSecret reads one line from stdin, without echo on a terminal.
+// readKeyOrSecret reads one line from standard input when --key-stdin or
+// --client-secret-stdin asks for it: the API key or the OAuth client's secret.
+func readKeyOrSecret(env *cliEnv, keyStdin, secretStdin bool) (key, secret string, err error) {
+	if !keyStdin && !secretStdin {
+		return "", "", nil
+	}
+	line, err := readSecret(env)
+	if err != nil || !keyStdin {
+		return "", line, err
+	}
+	return line, "", nil
+}
+
 func readSecret(env *cliEnv) (string, error) {
 	if isTerminal(env.stdin) {
 		fmt.Fprint(env.stderr, "key: ")
@@ -142,12 +144,9 @@ func printOperations(env *cliEnv, info core.ActionInfo) {
 func cmdActionsList(env *cliEnv, args []string) int {
 	fs := env.flags("actions list", "actions list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print the actions as JSON")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 1, "actions list takes ASSISTANT")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return env.usage("actions list takes ASSISTANT")
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)
@@ -209,12 +208,9 @@ func cmdActionsAllowLocal(env *cliEnv, args []string) int {
 	fs := env.flags("actions allow-local", "actions allow-local ASSISTANT ACTION [--off] [--json]")
 	off := fs.Bool("off", false, "take the allowance back: its calls to this machine and its networks are refused again")
 	asJSON := fs.Bool("json", false, "print the action as JSON")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 2, "actions allow-local takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("actions allow-local takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)")
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)
@@ -239,12 +235,9 @@ func cmdActionsTest(env *cliEnv, args []string) int {
 	argsJSON := fs.String("args", "{}", "the call's arguments as a JSON object")
 	yes := fs.Bool("yes", false, "make a call that needs confirming without asking")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 2, "actions test takes ASSISTANT and OPERATION")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("actions test takes ASSISTANT and OPERATION")
 	}
 	if !json.Valid([]byte(*argsJSON)) {
 		return env.usage("--args is not JSON: give an object, e.g. --args '{\"id\": \"42\"}'")
@@ -256,10 +249,7 @@ func cmdActionsTest(env *cliEnv, args []string) int {
 	defer cancel()
 	res, err := env.c.Actions().Test(ctx, pos[0], pos[1], *argsJSON, confirmer(env, *yes))
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(res)
@@ -273,12 +263,9 @@ func cmdActionsTest(env *cliEnv, args []string) int {
 
 func cmdActionsSignIn(env *cliEnv, args []string) int {
 	fs := env.flags("actions signin", "actions signin ASSISTANT ACTION")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 2, "actions signin takes ASSISTANT and ACTION")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("actions signin takes ASSISTANT and ACTION")
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)
@@ -290,10 +277,7 @@ func cmdActionsSignIn(env *cliEnv, args []string) int {
 		return nil
 	})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	fmt.Fprintf(env.stdout, "signed in: %s can call %s\n", pos[0], pos[1])
 	return exitOK
@@ -301,12 +285,9 @@ func cmdActionsSignIn(env *cliEnv, args []string) int {
 
 func cmdActionsRm(env *cliEnv, args []string) int {
 	fs := env.flags("actions rm", "actions rm ASSISTANT NAME")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 2, "actions rm takes ASSISTANT and NAME (see `rehome actions list ASSISTANT`)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("actions rm takes ASSISTANT and NAME (see `rehome actions list ASSISTANT`)")
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)

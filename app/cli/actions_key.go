@@ -15,12 +15,9 @@ func cmdActionsKey(env *cliEnv, args []string) int {
 	secretStdin := fs.Bool("client-secret-stdin", false, "read the OAuth client secret from standard input")
 	clientID := fs.String("client-id", "", "the OAuth client `id` registered with the provider")
 	asJSON := fs.Bool("json", false, "print the action as JSON")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 2, "actions key takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("actions key takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)")
 	}
 	if *keyStdin && *secretStdin {
 		return env.usage("give either --key-stdin or --client-secret-stdin")
@@ -29,16 +26,9 @@ func cmdActionsKey(env *cliEnv, args []string) int {
 		return env.usage("actions key: give --key-stdin (an API key), or --client-id ID and --client-secret-stdin (an OAuth client)")
 	}
 	in := core.ActionCredentials{ClientID: *clientID}
-	if *keyStdin || *secretStdin {
-		line, err := readSecret(env)
-		if err != nil {
-			return env.fail(err)
-		}
-		if *keyStdin {
-			in.Key = line
-		} else {
-			in.ClientSecret = line
-		}
+	var err error
+	if in.Key, in.ClientSecret, err = readKeyOrSecret(env, *keyStdin, *secretStdin); err != nil {
+		return env.fail(err)
 	}
 	if _, err := env.openStore(); err != nil {
 		return env.fail(err)

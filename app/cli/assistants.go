@@ -4,10 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"rehome/backend/assistant"
+	"rehome/backend/bytesize"
 	"rehome/backend/core"
 )
 
@@ -26,6 +28,7 @@ func cmdAssistants(env *cliEnv, args []string) int {
 // assistantFlags are the fields add and edit accept.
 type assistantFlags struct {
 	name, description, instructions, instructionsFile, notes string
+	welcome, model, picture                                  string
 	starters, capabilities                                   stringList
 	json                                                     bool
 }
@@ -36,6 +39,9 @@ func (f *assistantFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.instructions, "instructions", "", "the instructions (system prompt)")
 	fs.StringVar(&f.instructionsFile, "instructions-file", "", "read the instructions from this file")
 	fs.StringVar(&f.notes, "notes", "", "your notes")
+	fs.StringVar(&f.welcome, "welcome", "", "the welcome message a new chat opens with")
+	fs.StringVar(&f.model, "model", "", "the default model, as its server names it (\"\" lets rehome choose)")
+	fs.StringVar(&f.picture, "picture", "", "a PNG, JPEG or WebP picture file (\"\" removes it)")
 	fs.Var(&f.starters, "starter", "a conversation starter (repeat for more)")
 	fs.Var(&f.capabilities, "capability", "a capability: "+capList()+" (repeat for more)")
 	fs.BoolVar(&f.json, "json", false, "print JSON")
@@ -61,6 +67,14 @@ func (f *assistantFlags) apply(env *cliEnv, fs *flag.FlagSet, a *assistant.Assis
 			a.Instructions = string(b)
 		case "notes":
 			a.Notes = f.notes
+		case "welcome":
+			a.WelcomeMessage = f.welcome
+		case "model":
+			a.Model = f.model
+		case "picture":
+			if code = f.applyPicture(env, a); code != exitOK {
+				return
+			}
 		case "starter":
 			a.Starters = f.starters
 		case "capability":
@@ -78,6 +92,23 @@ func (f *assistantFlags) apply(env *cliEnv, fs *flag.FlagSet, a *assistant.Assis
 	return code
 }
 
+// applyPicture readies --picture's file (bounded, scaled, stripped) as
+// the assistant's picture, or removes it for "".
+func (f *assistantFlags) applyPicture(env *cliEnv, a *assistant.Assistant) int {
+	if f.picture == "" {
+		a.Picture = ""
+		return exitOK
+	}
+	b, err := readFileAtMost(env.path(f.picture), core.MaxPictureFile, "a picture")
+	if err == nil {
+		a.Picture, err = core.Picture(filepath.Base(f.picture), b)
+	}
+	if err != nil {
+		return env.usage("--picture: %v", err)
+	}
+	return exitOK
+}
+
 func capList() string {
 	s := make([]string, len(assistant.Capabilities))
 	for i, c := range assistant.Capabilities {
@@ -87,7 +118,7 @@ func capList() string {
 }
 
 func cmdAssistantsAdd(env *cliEnv, args []string) int {
-	fs := env.flags("assistants add", "assistants add --name NAME [--description D] [--instructions TEXT] [--starter S]... [--capability C]... [--json]")
+	fs := env.flags("assistants add", "assistants add --name NAME [--description D] [--instructions TEXT] [--starter S]... [--capability C]... [--welcome TEXT] [--model M] [--picture FILE] [--json]")
 	var f assistantFlags
 	f.register(fs)
 	if code, ok := env.parse(fs, args); !ok {
@@ -115,7 +146,7 @@ func cmdAssistantsAdd(env *cliEnv, args []string) int {
 }
 
 func cmdAssistantsEdit(env *cliEnv, args []string) int {
-	fs := env.flags("assistants edit", "assistants edit ID [--name NAME] [--description D] [--instructions TEXT] [--starter S]... [--capability C]... [--json]")
+	fs := env.flags("assistants edit", "assistants edit ID [--name NAME] [--description D] [--instructions TEXT] [--starter S]... [--capability C]... [--welcome TEXT] [--model M] [--picture FILE] [--json]")
 	var f assistantFlags
 	f.register(fs)
 	id, code, ok := parseID(env, fs, args, ", then the flags to change")
@@ -180,13 +211,7 @@ func cmdAssistantsList(env *cliEnv, args []string) int {
 }
 
 func cmdAssistantsShow(env *cliEnv, args []string) int {
-	fs := env.flags("assistants show", "assistants show ID [--json]")
-	asJSON := fs.Bool("json", false, "print JSON")
-	id, code, ok := parseID(env, fs, args, "")
-	if !ok {
-		return code
-	}
-	svc, code := assistantService(env)
+	svc, id, asJSON, code := assistantByID(env, "show", args)
 	if svc == nil {
 		return code
 	}
@@ -194,17 +219,11 @@ func cmdAssistantsShow(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(fmt.Errorf("%w (see `rehome assistants list`)", err))
 	}
-	return printAssistant(env, a, *asJSON)
+	return printAssistant(env, a, asJSON)
 }
 
 func cmdAssistantsRm(env *cliEnv, args []string) int {
-	fs := env.flags("assistants rm", "assistants rm ID [--json]")
-	asJSON := fs.Bool("json", false, "print JSON")
-	id, code, ok := parseID(env, fs, args, "")
-	if !ok {
-		return code
-	}
-	svc, code := assistantService(env)
+	svc, id, asJSON, code := assistantByID(env, "rm", args)
 	if svc == nil {
 		return code
 	}
@@ -214,7 +233,7 @@ func cmdAssistantsRm(env *cliEnv, args []string) int {
 	if err := env.c.Knowledge().Forget(id); err != nil {
 		fmt.Fprintf(env.stderr, "rehome: the assistant is deleted but its knowledge files are not: %v\n", err)
 	}
-	if *asJSON {
+	if asJSON {
 		return env.json(map[string]string{"deleted": id})
 	}
 	fmt.Fprintf(env.stdout, "Deleted assistant %s.\n", id)
@@ -260,6 +279,19 @@ func needsValue(flagArg string) bool {
 	return true
 }
 
+// assistantByID parses `assistants VERB ID [--json]` and opens the
+// assistants; svc is nil where it failed, with the code to exit with.
+func assistantByID(env *cliEnv, verb string, args []string) (svc *core.Assistants, id string, asJSON bool, code int) {
+	fs := env.flags("assistants "+verb, "assistants "+verb+" ID [--json]")
+	jsonFlag := fs.Bool("json", false, "print JSON")
+	id, code, ok := parseID(env, fs, args, "")
+	if !ok {
+		return nil, "", false, code
+	}
+	svc, code = assistantService(env)
+	return svc, id, *jsonFlag, code
+}
+
 func assistantService(env *cliEnv) (*core.Assistants, int) {
 	if _, err := env.openStore(); err != nil {
 		return nil, env.fail(err)
@@ -278,6 +310,16 @@ func printAssistant(env *cliEnv, a assistant.Assistant, asJSON bool) int {
 		fmt.Fprintf(w, "Description:   %s\n", a.Description)
 	}
 	fmt.Fprintf(w, "Capabilities:  %s\n", capsText(a.Capabilities))
+	if a.Model != "" {
+		fmt.Fprintf(w, "Model:         %s\n", a.Model)
+	}
+	if a.Picture != "" {
+		kind, _, _ := strings.Cut(strings.TrimPrefix(a.Picture, "data:image/"), ";")
+		fmt.Fprintf(w, "Picture:       %s, %s\n", strings.ToUpper(kind), bytesize.Format(int64(len(a.Picture))))
+	}
+	if a.WelcomeMessage != "" {
+		fmt.Fprintf(w, "Welcome:       %s\n", oneLine(a.WelcomeMessage))
+	}
 	for _, s := range a.Starters {
 		fmt.Fprintf(w, "Starter:       %s\n", oneLine(s))
 	}

@@ -22,12 +22,9 @@ func cmdAssistantsImport(env *cliEnv, args []string) int {
 	var knowledge stringList
 	fs.Var(&knowledge, "knowledge", "a knowledge file to attach: copied into <data dir>/knowledge, named by its SHA-256 (repeat for more)")
 	asJSON := fs.Bool("json", false, "print the stored assistant and the warnings as JSON")
-	pos, code, ok := parseMixed(env, fs, args)
+	pos, code, ok := mixedN(env, fs, args, 1, "assistants import: give one file (a GPT's JSON from ChatGPT, rehome's JSON or a rehome bundle), or - for JSON on stdin")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return env.usage("assistants import: give one file (a GPT's JSON from ChatGPT, rehome's JSON or a rehome bundle), or - for JSON on stdin")
 	}
 	file := env.path(pos[0])
 	knowledge = env.paths(knowledge)
@@ -189,12 +186,9 @@ func cmdAssistantsExport(env *cliEnv, args []string) int {
 	allowMissing := fs.Bool("allow-missing", false, "bundle: go on when a knowledge file is not where it was attached (its reference is kept)")
 	out := fs.String("o", "", "write to this file (.zip makes a zip bundle); a bundle needs it, the others default to stdout")
 	asJSON := fs.Bool("json", false, "print where the export went and its warnings as JSON")
-	pos, code, ok := parseMixed(env, fs, args)
+	pos, code, ok := mixedN(env, fs, args, 1, "assistants export: give one assistant id (see `rehome assistants list`)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return env.usage("assistants export: give one assistant id (see `rehome assistants list`)")
 	}
 	id := pos[0]
 	switch *format {

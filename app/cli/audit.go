@@ -301,12 +301,9 @@ func cmdAuditList(env *cliEnv, args []string) int {
 func cmdAuditShow(env *cliEnv, args []string) int {
 	fs := env.flags("audit show", "audit show ID [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code, ok := parseMixed(env, fs, args)
+	pos, code, ok := mixedN(env, fs, args, 1, "audit show: give one audit id (see `rehome audit list`)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return env.usage("audit show: give one audit id (see `rehome audit list`)")
 	}
 	svc, _, err := auditService(env)
 	if err != nil {
@@ -326,12 +323,9 @@ func cmdAuditShow(env *cliEnv, args []string) int {
 func cmdAuditCompare(env *cliEnv, args []string) int {
 	fs := env.flags("audit compare", "audit compare ID ID [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code, ok := parseMixed(env, fs, args)
+	pos, code, ok := mixedN(env, fs, args, 2, "audit compare: give two audit ids (see `rehome audit list`)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 2 {
-		return env.usage("audit compare: give two audit ids (see `rehome audit list`)")
 	}
 	svc, _, err := auditService(env)
 	if err != nil {
@@ -385,12 +379,9 @@ func catLabel(c audit.Category) string {
 func cmdAuditChecklist(env *cliEnv, args []string) int {
 	fs := env.flags("audit checklist", "audit checklist ASSISTANT_ID [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code, ok := parseMixed(env, fs, args)
+	pos, code, ok := mixedN(env, fs, args, 1, "audit checklist: give one assistant id (see `rehome assistants list`)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return env.usage("audit checklist: give one assistant id (see `rehome assistants list`)")
 	}
 	svc, _, err := auditService(env)
 	if err != nil {
@@ -443,12 +434,9 @@ func cmdAuditRules(env *cliEnv, args []string) int {
 
 func cmdAuditRm(env *cliEnv, args []string) int {
 	fs := env.flags("audit rm", "audit rm ID")
-	pos, code, ok := parseMixed(env, fs, args)
+	pos, code, ok := mixedN(env, fs, args, 1, "audit rm: give one audit id")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return env.usage("audit rm: give one audit id")
 	}
 	svc, _, err := auditService(env)
 	if err != nil {

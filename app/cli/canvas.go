@@ -21,12 +21,9 @@ func cmdCanvas(env *cliEnv, args []string) int {
 }
 
 func canvasService(env *cliEnv) (*core.Canvas, int) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err)
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err)
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code
 	}
 	return c.Canvas(), exitOK
 }
@@ -34,12 +31,9 @@ func canvasService(env *cliEnv) (*core.Canvas, int) {
 func cmdCanvasShow(env *cliEnv, args []string) int {
 	fs := env.flags("canvas show", "canvas show CONVERSATION [--json]")
 	asJSON := fs.Bool("json", false, "print the textdocs, their versions and comments as JSON")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 1, "canvas show takes a conversation id (see `rehome conversations list`)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return env.usage("canvas show takes a conversation id (see `rehome conversations list`)")
 	}
 	cv, code := canvasService(env)
 	if cv == nil {
@@ -103,12 +97,9 @@ func at(s []string, i int) string {
 func cmdCanvasEdit(env *cliEnv, args []string) int {
 	fs := env.flags("canvas edit", "canvas edit CONVERSATION [--doc ID] < NEW-TEXT")
 	doc := canvasDoc(fs)
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 1, "canvas edit takes a conversation id; the new text comes on stdin")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return env.usage("canvas edit takes a conversation id; the new text comes on stdin")
 	}
 	data, err := io.ReadAll(io.LimitReader(env.stdin, 1<<20))
 	if err != nil {

@@ -13,12 +13,9 @@ func cmdCanvasRun(env *cliEnv, args []string) int {
 	fs := env.flags("canvas run", "canvas run CONVERSATION [--doc ID] [--json]")
 	doc := canvasDoc(fs)
 	asJSON := fs.Bool("json", false, "print the cell's result as JSON")
-	pos, code, ok := parseInterspersed(env, fs, args)
+	pos, code, ok := interspersedN(env, fs, args, 1, "canvas run takes a conversation id (see `rehome conversations list`)")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return env.usage("canvas run takes a conversation id (see `rehome conversations list`)")
 	}
 	cv, code := canvasService(env)
 	if cv == nil {
@@ -26,10 +23,7 @@ func cmdCanvasRun(env *cliEnv, args []string) int {
 	}
 	run, err := cv.Run(env.context(), core.CanvasRunRequest{ConversationID: pos[0], DocID: *doc})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		env.json(run)

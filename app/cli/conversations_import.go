@@ -55,10 +55,7 @@ func cmdConvImport(env *cliEnv, args []string) int {
 		printImport(safeWriter(env.stdout), rep)
 	}
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	return exitOK
 }

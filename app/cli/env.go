@@ -131,6 +131,28 @@ func (e *cliEnv) fail(err error) int {
 	return exitFail
 }
 
+// failOrStop is fail, except that an error Ctrl-C caused ends quietly with
+// exitInterrupted: the command's own progress lines have said it stopped.
+func (e *cliEnv) failOrStop(err error) int {
+	if e.interrupted(err) {
+		return exitInterrupted
+	}
+	return e.fail(err)
+}
+
+// readyCore opens the core and its database for a command; c is nil
+// where that failed, with the code to exit with.
+func (e *cliEnv) readyCore() (c *core.Core, code int) {
+	c, err := e.core(core.Options{})
+	if err != nil {
+		return nil, e.fail(err)
+	}
+	if err := c.Ready(); err != nil {
+		return nil, e.fail(err)
+	}
+	return c, exitOK
+}
+
 // usage reports a usage error on one line and returns the usage code.
 func (e *cliEnv) usage(format string, a ...any) int {
 	fmt.Fprintf(e.stderr, "rehome: "+format+"\n", a...)

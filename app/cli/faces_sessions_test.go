@@ -72,3 +72,25 @@ func TestSessionsSameFromBothFaces(t *testing.T) {
 		}
 	}
 }
+
+// Interrupt, restart and stop by id are core.Sessions' from both faces: an
+// id that is no id, or names no session, gets the same words from the
+// terminal's commands and the window's methods (no Podman needed to say so).
+func TestSessionControlSameFromBothFaces(t *testing.T) {
+	home := t.TempDir()
+	a := app.New(app.Config{DataDir: home})
+	if err := a.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	window := map[string]func(string) error{"interrupt": a.InterruptSession, "restart": a.RestartSession, "stop": a.StopSession}
+	for _, c := range []struct{ id, want string }{{"../x", `"../x" is not a session id`}, {"nosuchsession", "no session nosuchsession"}} {
+		for verb, method := range window {
+			r := rehomeCLI(t, home, "session", verb, c.id)
+			err := method(c.id)
+			if r.code != 1 || !strings.Contains(r.stderr, c.want) || err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("session %s %s: want %q from both: the terminal's %+v, the window's %v", verb, c.id, c.want, r, err)
+			}
+		}
+	}
+}

@@ -87,26 +87,7 @@ func cmdFit(env *cliEnv, args []string) int {
 	}
 
 	if req.Model == "" && req.GGUF == "" {
-		all, err := models.Catalog()
-		if err != nil {
-			return env.fail(err)
-		}
-		ctx := req.Context
-		if ctx == 0 {
-			ctx = 8192
-		}
-		picks := models.Best(all, mach, ctx, max(*best, 1))
-		if *asJSON {
-			return env.json(struct {
-				Machine models.Machine `json:"machine"`
-				Context int            `json:"context"`
-				Best    []models.Pick  `json:"best"`
-			}{mach, ctx, nonNil(picks)})
-		}
-		if err := models.WritePicks(env.stdout, mach, ctx, picks); err != nil {
-			return env.fail(err)
-		}
-		return exitOK
+		return fitBest(env, req.Context, mach, *best, *asJSON)
 	}
 
 	if req.Model != "" {
@@ -125,6 +106,30 @@ func cmdFit(env *cliEnv, args []string) int {
 		return env.json(res)
 	}
 	if err := res.WriteText(env.stdout); err != nil {
+		return env.fail(err)
+	}
+	return exitOK
+}
+
+// fitBest ranks the catalog's best models for the machine, at ctx tokens
+// of context (0: 8192).
+func fitBest(env *cliEnv, ctx int, mach models.Machine, best int, asJSON bool) int {
+	all, err := models.Catalog()
+	if err != nil {
+		return env.fail(err)
+	}
+	if ctx == 0 {
+		ctx = 8192
+	}
+	picks := models.Best(all, mach, ctx, max(best, 1))
+	if asJSON {
+		return env.json(struct {
+			Machine models.Machine `json:"machine"`
+			Context int            `json:"context"`
+			Best    []models.Pick  `json:"best"`
+		}{mach, ctx, nonNil(picks)})
+	}
+	if err := models.WritePicks(env.stdout, mach, ctx, picks); err != nil {
 		return env.fail(err)
 	}
 	return exitOK

@@ -23,12 +23,9 @@ func cmdKnowledge(env *cliEnv, args []string) int {
 }
 
 func knowledgeService(env *cliEnv) (*core.Knowledge, int) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err)
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err)
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code
 	}
 	return c.Knowledge(), exitOK
 }
@@ -103,12 +100,9 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 func cmdKnowledgeList(env *cliEnv, args []string) int {
 	fs := env.flags("knowledge list", "knowledge list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "knowledge list takes one assistant (id or name)")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("knowledge list takes one assistant (id or name)")
 	}
 	k, code := knowledgeService(env)
 	if k == nil {
@@ -184,12 +178,9 @@ func cmdKnowledgeSearch(env *cliEnv, args []string) int {
 
 func cmdKnowledgeRm(env *cliEnv, args []string) int {
 	fs := env.flags("knowledge rm", "knowledge rm ASSISTANT FILE|SHA256-PREFIX")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 2, "knowledge rm takes an assistant (id or name) and a file: its name as listed, or the start of its sha256 (see `rehome knowledge list`)")
 	if !ok {
 		return code
-	}
-	if len(words) != 2 {
-		return env.usage("knowledge rm takes an assistant (id or name) and a file: its name as listed, or the start of its sha256 (see `rehome knowledge list`)")
 	}
 	k, code := knowledgeService(env)
 	if k == nil {

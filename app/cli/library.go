@@ -25,12 +25,9 @@ func cmdLibrary(env *cliEnv, args []string) int {
 }
 
 func browseService(env *cliEnv) (*core.Browse, int) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err)
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err)
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code
 	}
 	return c.Browse(), exitOK
 }
@@ -40,12 +37,9 @@ func cmdLibraryAdd(env *cliEnv, args []string) int {
 	copyIt := fs.Bool("copy", false, "keep rehome's own copy in the data folder (the library keeps working when the file goes)")
 	name := fs.String("name", "", "the name in zim:// addresses (default: the file's name without .zim, in lower case)")
 	asJSON := fs.Bool("json", false, "print the record as JSON")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "give one .zim file: rehome library add FILE.zim")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("give one .zim file: rehome library add FILE.zim")
 	}
 	b, code := browseService(env)
 	if b == nil {
@@ -66,10 +60,7 @@ func cmdLibraryAdd(env *cliEnv, args []string) int {
 		}
 	}})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(lib)
@@ -147,10 +138,7 @@ func cmdLibrarySearch(env *cliEnv, args []string) int {
 	start := time.Now()
 	res, err := b.Search(ctx, query, browse.SearchOptions{Top: *top, Library: *name, Web: *web})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(res)
@@ -172,12 +160,9 @@ func cmdLibraryOpen(env *cliEnv, args []string) int {
 	fs := env.flags("library open", "library open [--json] zim://LIBRARY/PATH|URL")
 	asJSON := fs.Bool("json", false, "print the article as JSON")
 	env.addPodmanFlags(fs)
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "give one address: rehome library open zim://LIBRARY/PATH")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("give one address: rehome library open zim://LIBRARY/PATH")
 	}
 	b, code := browseService(env)
 	if b == nil {
@@ -187,10 +172,7 @@ func cmdLibraryOpen(env *cliEnv, args []string) int {
 	defer cancel()
 	a, err := b.Open(ctx, words[0], false, false)
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(a)
@@ -204,12 +186,9 @@ func cmdLibraryOpen(env *cliEnv, args []string) int {
 
 func cmdLibraryRm(env *cliEnv, args []string) int {
 	fs := env.flags("library rm", "library rm NAME")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "give the library's name: rehome library rm NAME (see `rehome library list`)")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("give the library's name: rehome library rm NAME (see `rehome library list`)")
 	}
 	b, code := browseService(env)
 	if b == nil {

@@ -20,6 +20,7 @@ func localModelCommands() []command {
 		{"local", "list the carried models, with how each fits this machine", cmdModelsLocal},
 		{"rm", "forget a carried model (rehome's copy deleted; your file never)", cmdModelsRm},
 		{"serve", "run a carried model with llama-server in the foreground, for other clients", cmdModelsServe},
+		{"settings", "a model's saved temperature, context length and system prompt (what `rehome ask` and the window use)", cmdModelsSettings},
 		{"pull", "have the Ollama server on this machine pull a catalog model (rehome downloads nothing itself)", cmdModelsPull},
 	}
 }
@@ -44,12 +45,9 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 	name := fs.String("name", "", "the name to ask it by (default: the file's name without .gguf)")
 	embedding := fs.Bool("embedding", false, "mark it an embedding model (for knowledge) when its header does not say so")
 	asJSON := fs.Bool("json", false, "print the record as JSON")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "give one .gguf file: rehome models add FILE.gguf")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("give one .gguf file: rehome models add FILE.gguf")
 	}
 	c, err := env.core(core.Options{})
 	if err != nil {
@@ -65,10 +63,7 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 		}
 	}})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(m)
@@ -135,12 +130,9 @@ func cmdModelsLocal(env *cliEnv, args []string) int {
 
 func cmdModelsRm(env *cliEnv, args []string) int {
 	fs := env.flags("models rm", "models rm NAME")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "give the model's name: rehome models rm NAME (see rehome models local)")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("give the model's name: rehome models rm NAME (see rehome models local)")
 	}
 	c, err := env.core(core.Options{})
 	if err != nil {
@@ -162,12 +154,9 @@ func cmdModelsServe(env *cliEnv, args []string) int {
 	fs := env.flags("models serve", "models serve NAME [--ctx N] [--json]")
 	ctxLen := fs.Int("ctx", 0, "context length in tokens (default 8192, or what fits)")
 	asJSON := fs.Bool("json", false, "print the server's URL, key and plan as JSON once it is ready")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "give the model's name: rehome models serve NAME (see rehome models local)")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("give the model's name: rehome models serve NAME (see rehome models local)")
 	}
 	c, err := env.core(core.Options{})
 	if err != nil {
@@ -194,10 +183,7 @@ func cmdModelsServe(env *cliEnv, args []string) int {
 		}
 	})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	defer srv.Stop()
 	if *asJSON {

@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"rehome/backend/core"
-	"rehome/backend/mcpserve"
+	"rehome/app/mcpserve"
 )
 
 // cmdMCP is `rehome mcp`: rehome's assistants served to MCP clients.
@@ -34,12 +33,9 @@ func cmdMCPServe(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return env.fail(err)
-	}
-	if err := c.Ready(); err != nil {
-		return env.fail(err)
+	c, code := env.readyCore()
+	if c == nil {
+		return code
 	}
 	ctx, stop := env.interruptible()
 	defer stop()

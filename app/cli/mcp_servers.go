@@ -9,17 +9,6 @@ import (
 	"rehome/backend/mcphost"
 )
 
-func mcpService(env *cliEnv) (*core.Core, int) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err)
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err)
-	}
-	return c, exitOK
-}
-
 func cmdMCPAdd(env *cliEnv, args []string) int {
 	fs := env.flags("mcp add", "mcp add ASSISTANT NAME [--env KEY=VALUE]... -- COMMAND [ARGS...]  |  mcp add ASSISTANT NAME --url URL")
 	var envs stringList
@@ -32,14 +21,11 @@ func cmdMCPAdd(env *cliEnv, args []string) int {
 			break
 		}
 	}
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 2, "mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL")
 	if !ok {
 		return code
 	}
-	if len(words) != 2 {
-		return env.usage("mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL")
-	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}
@@ -54,14 +40,11 @@ func cmdMCPAdd(env *cliEnv, args []string) int {
 func cmdMCPList(env *cliEnv, args []string) int {
 	fs := env.flags("mcp list", "mcp list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print the servers as JSON")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "mcp list takes an assistant (id or name)")
 	if !ok {
 		return code
 	}
-	if len(words) != 1 {
-		return env.usage("mcp list takes an assistant (id or name)")
-	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}
@@ -97,7 +80,7 @@ func cmdMCPRm(env *cliEnv, args []string) int {
 	if len(args) != 2 {
 		return env.usage("mcp rm takes an assistant and a server's name")
 	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}
@@ -113,7 +96,7 @@ func cmdMCPOn(env *cliEnv, args []string, on bool) int {
 	if len(args) != 2 {
 		return env.usage("mcp %s takes an assistant and a server's name", word)
 	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}
@@ -131,14 +114,11 @@ func cmdMCPOn(env *cliEnv, args []string, on bool) int {
 func cmdMCPTest(env *cliEnv, args []string) int {
 	fs := env.flags("mcp test", "mcp test ASSISTANT NAME [--json]")
 	asJSON := fs.Bool("json", false, "print the tools as JSON")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 2, "mcp test takes an assistant and a server's name")
 	if !ok {
 		return code
 	}
-	if len(words) != 2 {
-		return env.usage("mcp test takes an assistant and a server's name")
-	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}
@@ -171,18 +151,15 @@ func cmdMCPImport(env *cliEnv, args []string) int {
 	fs := env.flags("mcp import", "mcp import ASSISTANT FILE [--only NAME]...")
 	var only stringList
 	fs.Var(&only, "only", "import only this server (repeat)")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 2, "mcp import takes an assistant and an MCP host's configuration file (e.g. ~/.lmstudio/mcp.json)")
 	if !ok {
 		return code
-	}
-	if len(words) != 2 {
-		return env.usage("mcp import takes an assistant and an MCP host's configuration file (e.g. ~/.lmstudio/mcp.json)")
 	}
 	data, err := readFileAtMost(env.path(words[1]), mcphost.MaxHostConfig, "an MCP configuration")
 	if err != nil {
 		return env.fail(err)
 	}
-	c, code := mcpService(env)
+	c, code := env.readyCore()
 	if c == nil {
 		return code
 	}

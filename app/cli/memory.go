@@ -24,12 +24,9 @@ func cmdMemory(env *cliEnv, args []string) int {
 }
 
 func memoryService(env *cliEnv) (*core.Memory, int) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err)
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err)
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code
 	}
 	return c.Memory(), exitOK
 }
@@ -139,12 +136,9 @@ func cmdMemoryImport(env *cliEnv, args []string) int {
 	fs := env.flags("memory import", "memory import [--assistant ID|NAME] [--json] FILE|-")
 	owner := fs.String("assistant", "", "import them as this assistant's own (`id or name`; default: shared by every chat)")
 	asJSON := fs.Bool("json", false, "print what was imported as JSON")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "memory import takes one file (or - for stdin): the memories ChatGPT lists, one a line")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("memory import takes one file (or - for stdin): the memories ChatGPT lists, one a line")
 	}
 	var r io.Reader = env.stdin
 	if words[0] != "-" {

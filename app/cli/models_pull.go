@@ -13,12 +13,9 @@ import (
 func cmdModelsPull(env *cliEnv, args []string) int {
 	fs := env.flags("models pull", "models pull NAME [--json]  (NAME: a catalog id or an Ollama tag)")
 	asJSON := fs.Bool("json", false, "print the last progress as JSON")
-	words, code, ok := parseInterspersed(env, fs, args)
+	words, code, ok := interspersedN(env, fs, args, 1, "give one model: rehome models pull NAME (a catalog id from `rehome models`, or an Ollama tag)")
 	if !ok {
 		return code
-	}
-	if len(words) != 1 {
-		return env.usage("give one model: rehome models pull NAME (a catalog id from `rehome models`, or an Ollama tag)")
 	}
 	pulls := env.sandboxCore().Pulls()
 	t, err := pulls.Target(words[0])
@@ -44,10 +41,7 @@ func cmdModelsPull(env *cliEnv, args []string) int {
 		}
 	})
 	if err != nil {
-		if env.interrupted(err) {
-			return exitInterrupted
-		}
-		return env.fail(err)
+		return env.failOrStop(err)
 	}
 	if *asJSON {
 		return env.json(last)

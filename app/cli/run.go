@@ -35,22 +35,9 @@ func cmdRun(env *cliEnv, args []string) int {
 	}
 	// The flags given override the limits saved in Settings, field by
 	// field, as a request of the window does.
-	var lim core.Limits
-	var badMemory error
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "timeout":
-			lim.Timeout = *timeout
-		case "memory":
-			lim.Memory, badMemory = bytesize.Parse(*memory)
-		case "cpus":
-			lim.CPUs = *cpus
-		case "pids":
-			lim.Pids = *pids
-		}
-	})
-	if badMemory != nil {
-		return env.usage("--memory: %v", badMemory)
+	lim, err := givenLimits(fs, *timeout, *memory, *cpus, *pids)
+	if err != nil {
+		return env.usage("--memory: %v", err)
 	}
 	code, err := readScript(env, fs.Arg(0))
 	if err != nil {
@@ -85,17 +72,7 @@ func cmdRun(env *cliEnv, args []string) int {
 	req := core.RunRequest{Code: code, InputPath: env.path(*file), Limits: lim, OutputDir: env.path(*outDir)}
 	// On a terminal the code's output is shown, never obeyed (term.go).
 	show := newShower(env)
-	res, err := runs.Run(ctx, req, "cli", func(p core.Progress) {
-		switch {
-		case *asJSON:
-		case p.Stage == "output" && p.Stream == "stdout":
-			show.stdout(p.Text)
-		case p.Stage == "output":
-			show.stderr(p.Text)
-		case p.Stage == "image" && p.Message != "":
-			fmt.Fprintf(env.stderr, "rehome: %s\n", p.Message)
-		}
-	})
+	res, err := runs.Run(ctx, req, "cli", runProgress(env, show, *asJSON))
 	switch {
 	case res == nil && (errors.Is(err, core.ErrImageMissing) || errors.Is(err, core.ErrPodmanMissing)):
 		return env.fail(err)
@@ -118,6 +95,43 @@ func cmdRun(env *cliEnv, args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// givenLimits are the limits the flags given set, field by field (zero:
+// as saved in Settings); an error is --memory's.
+func givenLimits(fs *flag.FlagSet, timeout time.Duration, memory string, cpus float64, pids int64) (core.Limits, error) {
+	var lim core.Limits
+	var badMemory error
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "timeout":
+			lim.Timeout = timeout
+		case "memory":
+			lim.Memory, badMemory = bytesize.Parse(memory)
+		case "cpus":
+			lim.CPUs = cpus
+		case "pids":
+			lim.Pids = pids
+		}
+	})
+	return lim, badMemory
+}
+
+// runProgress shows a run's steps: what the code prints, through show
+// (on a terminal: shown, never obeyed), and the image's loading; nothing
+// with --json.
+func runProgress(env *cliEnv, show *shower, asJSON bool) func(core.Progress) {
+	return func(p core.Progress) {
+		switch {
+		case asJSON:
+		case p.Stage == "output" && p.Stream == "stdout":
+			show.stdout(p.Text)
+		case p.Stage == "output":
+			show.stderr(p.Text)
+		case p.Stage == "image" && p.Message != "":
+			fmt.Fprintf(env.stderr, "rehome: %s\n", p.Message)
+		}
+	}
 }
 
 // runProbeWait is how long `rehome run` waits on the database's lock

@@ -81,22 +81,17 @@ func (e *cliEnv) traceStep(step string) {
 	}
 }
 
-// engine starts the command's sandbox engine, through its core.
-func (p podmanFlags) engine(ctx context.Context) (*core.Engine, error) {
-	return p.env.sandboxCore().Engine(ctx)
-}
-
 // connect starts the engine for one command under its context, which
-// Ctrl-C ends; done stops the engine (a private Podman service that does
-// not linger stops with it).
-func (p podmanFlags) connect() (ctx context.Context, e *core.Engine, done func(), err error) {
+// Ctrl-C ends, and hands out the core's sandbox service; done stops the
+// engine (a private Podman service that does not linger stops with it).
+func (p podmanFlags) connect() (ctx context.Context, sb *core.Sandbox, done func(), err error) {
 	ctx, cancel := p.env.interruptible()
 	c := p.env.sandboxCore()
-	if e, err = c.Engine(ctx); err != nil {
+	if _, err = c.Engine(ctx); err != nil {
 		cancel()
 		return ctx, nil, func() {}, err
 	}
-	return ctx, e, func() {
+	return ctx, c.Sandbox(), func() {
 		if !p.env.held(c) {
 			c.CloseEngine()
 		}
@@ -109,7 +104,7 @@ func (p podmanFlags) connect() (ctx context.Context, e *core.Engine, done func()
 // arguments, or the one that oneArg names), the engine started under a
 // context Ctrl-C ends. run does the command's own work; the engine stops
 // after it.
-func (env *cliEnv) withEngine(fs *flag.FlagSet, args []string, oneArg string, run func(ctx context.Context, e *core.Engine) int) int {
+func (env *cliEnv) withEngine(fs *flag.FlagSet, args []string, oneArg string, run func(ctx context.Context, sb *core.Sandbox) int) int {
 	pf := env.addPodmanFlags(fs)
 	if oneArg == "" {
 		if code, ok := env.parseNoArgs(fs, args); !ok {
@@ -123,12 +118,12 @@ func (env *cliEnv) withEngine(fs *flag.FlagSet, args []string, oneArg string, ru
 			return env.usage("%s takes one %s (see `rehome %s --help`)", fs.Name(), oneArg, fs.Name())
 		}
 	}
-	ctx, e, done, err := pf.connect()
+	ctx, sb, done, err := pf.connect()
 	if err != nil {
 		return env.fail(err)
 	}
 	defer done()
-	return run(ctx, e)
+	return run(ctx, sb)
 }
 
 func cmdImageBuild(env *cliEnv, args []string) int {
@@ -136,16 +131,16 @@ func cmdImageBuild(env *cliEnv, args []string) int {
 	asJSON := fs.Bool("json", false, "print the build report as JSON")
 	quiet := fs.Bool("quiet", false, "do not print the build's output")
 	force := fs.Bool("force", false, "build even when the image of this recipe is present or its archive is cached")
-	return env.withEngine(fs, args, "", func(ctx context.Context, e *core.Engine) int {
-		return imageBuild(ctx, env, e, *force, *quiet, *asJSON)
+	return env.withEngine(fs, args, "", func(ctx context.Context, sb *core.Sandbox) int {
+		return imageBuild(ctx, env, sb, *force, *quiet, *asJSON)
 	})
 }
 
-func imageBuild(ctx context.Context, env *cliEnv, e *core.Engine, force, quiet, asJSON bool) int {
+func imageBuild(ctx context.Context, env *cliEnv, sb *core.Sandbox, force, quiet, asJSON bool) int {
 	if !force {
 		// The image is versioned by its recipe: present, or archived in
 		// the cache, it is the same image, and nothing needs building.
-		st, err := e.ImageStatus(ctx)
+		st, err := sb.ImageStatus(ctx)
 		if err != nil {
 			return env.fail(err)
 		}
@@ -154,15 +149,19 @@ func imageBuild(ctx context.Context, env *cliEnv, e *core.Engine, force, quiet, 
 			fmt.Fprintf(env.stdout, "%s is already built (use --force to rebuild)\n", st.Image)
 			return exitOK
 		case st.ArchivePresent:
-			if _, err := e.LoadImage(ctx, st.Archive); err != nil {
+			if _, err := env.sandboxCore().LoadImage(ctx, st.Archive, nil); err != nil {
 				return env.fail(err)
 			}
 			fmt.Fprintf(env.stdout, "%s loaded from the cached archive %s (use --force to rebuild)\n", st.Image, st.Archive)
 			return exitOK
 		}
 	}
-	fmt.Fprintf(env.stderr, "building %s from Debian packages (about two minutes)…\n", e.Image())
-	rep, err := e.BuildImage(ctx, func(line string) {
+	image, err := sb.Image(ctx)
+	if err != nil {
+		return env.fail(err)
+	}
+	fmt.Fprintf(env.stderr, "building %s from Debian packages (about two minutes)…\n", image)
+	rep, err := sb.BuildImage(ctx, func(line string) {
 		if !quiet {
 			fmt.Fprintln(env.stderr, line)
 		}
@@ -194,7 +193,7 @@ func cmdImageLoad(env *cliEnv, args []string) int {
 	ctx, cancel := env.interruptible()
 	defer cancel()
 	c := env.sandboxCore()
-	e, err := c.Engine(ctx)
+	image, err := c.Sandbox().Image(ctx)
 	if err != nil {
 		return env.fail(err)
 	}
@@ -208,7 +207,7 @@ func cmdImageLoad(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	if *asJSON {
-		return env.json(map[string]any{"loaded": names, "image": e.Image(), "duration_ms": time.Since(start).Milliseconds()})
+		return env.json(map[string]any{"loaded": names, "image": image, "duration_ms": time.Since(start).Milliseconds()})
 	}
 	fmt.Fprintf(env.stdout, "loaded %s in %s\n", strings.Join(names, ", "), time.Since(start).Round(100*time.Millisecond))
 	return exitOK
@@ -216,14 +215,12 @@ func cmdImageLoad(env *cliEnv, args []string) int {
 
 func cmdImageSave(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image save", "sandbox image save FILE")
-	return env.withEngine(fs, args, "output file", func(ctx context.Context, e *core.Engine) int {
-		if err := e.EnsureImage(ctx, nil); err != nil {
+	return env.withEngine(fs, args, "output file", func(ctx context.Context, sb *core.Sandbox) int {
+		if err := sb.SaveImage(ctx, env.path(fs.Arg(0))); err != nil {
 			return env.fail(err)
 		}
-		if err := e.SaveImage(ctx, env.path(fs.Arg(0))); err != nil {
-			return env.fail(err)
-		}
-		fmt.Fprintf(env.stdout, "saved %s to %s\n", e.Image(), fs.Arg(0))
+		image, _ := sb.Image(ctx)
+		fmt.Fprintf(env.stdout, "saved %s to %s\n", image, fs.Arg(0))
 		return exitOK
 	})
 }
@@ -231,13 +228,13 @@ func cmdImageSave(env *cliEnv, args []string) int {
 func cmdImageStatus(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image status", "sandbox image status [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	return env.withEngine(fs, args, "", func(ctx context.Context, e *core.Engine) int {
-		return imageStatus(ctx, env, e, *asJSON)
+	return env.withEngine(fs, args, "", func(ctx context.Context, sb *core.Sandbox) int {
+		return imageStatus(ctx, env, sb, *asJSON)
 	})
 }
 
-func imageStatus(ctx context.Context, env *cliEnv, e *core.Engine, asJSON bool) int {
-	st, err := e.ImageStatus(ctx)
+func imageStatus(ctx context.Context, env *cliEnv, sb *core.Sandbox, asJSON bool) int {
+	st, err := sb.ImageStatus(ctx)
 	if err != nil {
 		return env.fail(err)
 	}
@@ -268,9 +265,8 @@ func imageStatus(ctx context.Context, env *cliEnv, e *core.Engine, asJSON bool) 
 
 func cmdSandboxClean(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox clean", "sandbox clean")
-	return env.withEngine(fs, args, "", func(ctx context.Context, e *core.Engine) int {
-		n := e.Sweep(ctx)
-		removed, err := e.RemoveStale(ctx)
+	return env.withEngine(fs, args, "", func(ctx context.Context, sb *core.Sandbox) int {
+		n, removed, err := sb.Clean(ctx)
 		if err != nil {
 			return env.fail(err)
 		}
@@ -289,9 +285,7 @@ func cmdSandboxDoctor(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	ctx, cancel := env.interruptible()
-	defer cancel()
-	e, err := pf.engine(ctx)
+	ctx, sb, done, err := pf.connect()
 	if err != nil {
 		rep := core.NoPodmanReport(err)
 		if *asJSON {
@@ -301,10 +295,10 @@ func cmdSandboxDoctor(env *cliEnv, args []string) int {
 		}
 		return exitFail
 	}
-	if !env.held(env.sandboxCore()) {
-		defer e.Close()
-	}
-	rep := e.Doctor(ctx, func(check string) {
+	defer done()
+	// Kept for the checklist's last item, for the window and `rehome
+	// doctor` too (core.Sandbox.Doctor).
+	rep := sb.Doctor(ctx, func(check string) {
 		if !*asJSON {
 			fmt.Fprintf(env.stderr, "checking %s…\n", check)
 		}
@@ -313,12 +307,6 @@ func cmdSandboxDoctor(env *cliEnv, args []string) int {
 		env.json(rep)
 	} else {
 		printDoctor(env, rep)
-	}
-	if !rep.Interrupted {
-		// The checklist's last item, for the window and `rehome doctor` too.
-		if err := env.sandboxCore().KeepSelfTest(rep.OK, rep.Summary); err != nil {
-			env.log.Warn("keep the self-test's outcome", "err", err)
-		}
 	}
 	switch {
 	case rep.Interrupted:

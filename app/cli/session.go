@@ -401,9 +401,9 @@ func cmdSessionList(env *cliEnv, args []string) int {
 	return exitOK
 }
 
-// sessionControl is interrupt, restart and stop: one id, one action,
-// through the session's relay.
-func sessionControl(env *cliEnv, name string, args []string, act func(context.Context, *core.Session) error) int {
+// sessionControl is interrupt, restart and stop: one id, one action of
+// core.Sessions (through the session's relay).
+func sessionControl(env *cliEnv, name string, args []string, act func(context.Context, *core.Sessions, string) error) int {
 	fs := env.flags("session "+name, "session "+name+" ID")
 	if code, ok := env.parse(fs, args); !ok {
 		return code
@@ -411,37 +411,31 @@ func sessionControl(env *cliEnv, name string, args []string, act func(context.Co
 	if fs.NArg() != 1 {
 		return env.usage("session %s takes a session id", name)
 	}
-	dir, err := sessionDir(env, fs.Arg(0))
-	if err != nil {
-		return env.fail(err)
-	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
-	s, err := core.OpenSession(ctx, dir)
-	if err != nil {
-		return env.fail(err)
-	}
-	defer s.Close()
-	if err := act(ctx, s); err != nil {
+	var idErr *core.SessionIDError
+	if err := act(ctx, env.sessions(), fs.Arg(0)); errors.As(err, &idErr) {
+		return env.fail(fmt.Errorf("%w (see `rehome session list`)", err))
+	} else if err != nil {
 		return env.fail(err)
 	}
 	return exitOK
 }
 
 func cmdSessionInterrupt(env *cliEnv, args []string) int {
-	return sessionControl(env, "interrupt", args, func(_ context.Context, s *core.Session) error { return s.Interrupt() })
+	return sessionControl(env, "interrupt", args, func(ctx context.Context, s *core.Sessions, id string) error { return s.Interrupt(ctx, id) })
 }
 
 func cmdSessionRestart(env *cliEnv, args []string) int {
-	return sessionControl(env, "restart", args, func(ctx context.Context, s *core.Session) error { return s.Restart(ctx) })
+	return sessionControl(env, "restart", args, func(ctx context.Context, s *core.Sessions, id string) error { return s.Restart(ctx, id) })
 }
 
 func cmdSessionStop(env *cliEnv, args []string) int {
-	return sessionControl(env, "stop", args, func(ctx context.Context, s *core.Session) error {
-		if err := s.Stop(ctx); err != nil {
+	return sessionControl(env, "stop", args, func(ctx context.Context, s *core.Sessions, id string) error {
+		if err := s.Stop(ctx, id); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stderr, "rehome: session %s stopped; its cells stay for `rehome session export`\n", s.ID())
+		fmt.Fprintf(env.stderr, "rehome: session %s stopped; its cells stay for `rehome session export`\n", id)
 		return nil
 	})
 }

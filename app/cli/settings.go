@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -24,6 +25,12 @@ func cmdSettings(env *cliEnv, args []string) int {
 	}
 	fs := env.flags("settings", "settings [--json] | settings set KEY=VALUE... | settings reset")
 	asJSON := fs.Bool("json", false, "print the saved limits and this machine's range as JSON")
+	return settingsShow(env, fs, args, asJSON, (*core.Runs).Saved)
+}
+
+// settingsShow parses a command that takes no words, gets the limits from
+// the run service with limits, and shows them.
+func settingsShow(env *cliEnv, fs *flag.FlagSet, args []string, asJSON *bool, limits func(*core.Runs) (core.Limits, error)) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
@@ -31,7 +38,7 @@ func cmdSettings(env *cliEnv, args []string) int {
 	if !ok {
 		return code
 	}
-	l, err := runs.Saved()
+	l, err := limits(runs)
 	if err != nil {
 		return env.fail(err)
 	}
@@ -177,28 +184,14 @@ func cmdSettingsSet(env *cliEnv, args []string) int {
 
 func cmdSettingsReset(env *cliEnv, args []string) int {
 	fs := env.flags("settings reset", "settings reset")
-	if code, ok := env.parseNoArgs(fs, args); !ok {
-		return code
-	}
-	runs, code, ok := settingsRuns(env)
-	if !ok {
-		return code
-	}
-	l, err := runs.Reset()
-	if err != nil {
-		return env.fail(err)
-	}
-	return showSettings(env, l, runs.Bounds(), false)
+	return settingsShow(env, fs, args, new(bool), (*core.Runs).Reset)
 }
 
 // settingsRuns opens the core's run service, which keeps the limits.
 func settingsRuns(env *cliEnv) (*core.Runs, int, bool) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, env.fail(err), false
-	}
-	if err := c.Ready(); err != nil {
-		return nil, env.fail(err), false
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code, false
 	}
 	return c.Runs(), exitOK, true
 }

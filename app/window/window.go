@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -58,10 +59,9 @@ func Run(cfg Config) int {
 	}
 	log, closeLog := logs.New(logs.Options{Dir: dir, Verbose: cfg.Verbose, Stderr: os.Stderr})
 	defer closeLog()
-	openFile := cfg.Open
 	var files []string
-	if openFile != "" {
-		abs, err := filepath.Abs(openFile)
+	if cfg.Open != "" {
+		abs, err := filepath.Abs(cfg.Open)
 		if err != nil {
 			return windowFail(err)
 		}
@@ -86,31 +86,40 @@ func Run(cfg Config) int {
 	if err != nil {
 		return windowFail(err)
 	}
-	a := app.New(app.Config{DataDir: dir, Log: log})
-	w := &window{log: log, opened: files}
-	geo := loadGeometry(dir)
+	l := &launch{cfg: cfg, dir: dir, log: log, files: files, guard: guard,
+		a: app.New(app.Config{DataDir: dir, Log: log}), geo: loadGeometry(dir), stopDoor: func() {}}
+	l.w = &window{log: log, opened: files, host: l.a}
+	lighten() // lighter.go
+	if err := wails.Run(l.options(assets)); err != nil {
+		return windowFail(fmt.Errorf("open the window: %w (run `rehome serve` to use rehome in a browser)", err))
+	}
+	return 0
+}
+
+// launch is one window's run: what Run set up, and the hooks Wails calls.
+type launch struct {
+	cfg      Config
+	dir      string
+	log      *slog.Logger
+	files    []string     // the files to open
+	guard    net.Listener // the single-instance guard (nil: none)
+	a        *app.Host
+	w        *window
+	geo      geometry
+	stopDoor func()
+}
+
+// options are the window's Wails options.
+func (l *launch) options(assets fs.FS) *options.App {
 	width, height := defaultWidth, defaultHeight
-	if geo.valid() {
-		width, height = geo.Width, geo.Height
+	if l.geo.valid() {
+		width, height = l.geo.Width, l.geo.Height
 	}
 	startState := options.Normal
-	if geo.Maximised {
+	if l.geo.Maximised {
 		startState = options.Maximised
 	}
-	var lock *options.SingleInstanceLock
-	if guard == nil && goruntime.GOOS != "linux" {
-		// Elsewhere Wails' own guard (named pipes, Mach ports) stands in.
-		lock = &options.SingleInstanceLock{
-			UniqueId: "io.rehome.desktop",
-			OnSecondInstanceLaunch: func(d options.SecondInstanceData) {
-				w.receive(resolveArgs(d.Args, d.WorkingDirectory))
-			},
-		}
-	}
-
-	stopDoor := func() {}
-	lighten() // lighter.go
-	err = wails.Run(&options.App{
+	return &options.App{
 		Title:            "rehome",
 		Width:            width,
 		Height:           height,
@@ -120,73 +129,89 @@ func Run(cfg Config) int {
 		AssetServer: &assetserver.Options{
 			Assets: assets,
 			// Plots and outputs of runs, shown inline (<img src="/api/file?path=…">).
-			Handler: fileRoutes(a.App),
+			Handler: fileRoutes(l.a.App),
 		},
 		BackgroundColour: options.NewRGB(0x1b, 0x1d, 0x23),
-		OnStartup: func(ctx context.Context) {
-			w.attach(ctx)
-			// The store opens here, after the single-instance check, so a
-			// second launch focuses this window instead of failing on the
-			// database lock. An open error is shown by the UI.
-			if a.Open() == nil && cfg.Door != nil {
-				stopDoor = cfg.Door(a, log)
-			}
-			a.SetEmitter(w)
-			app.StartFirstRun(a.App) // loads a shipped sandbox image, with progress
-			// Real file drops land in the UI through runtime.OnFileDrop
-			// (JS); this records them for support and tests, and lets the
-			// UI read them (the user gave them: see app/access.go).
-			runtime.OnFileDrop(ctx, func(x, y int, paths []string) {
-				app.GrantRead(a.App, paths...)
-				log.Info("file dropped", "x", x, "y", y, "paths", paths)
-			})
-			if guard != nil {
-				go w.serveSecondLaunches(guard)
-			}
-			log.Info("window started", "data", dir, "open", files)
-		},
-		OnDomReady: func(ctx context.Context) {
-			if geo.valid() && !geo.Maximised {
-				runtime.WindowSetPosition(ctx, geo.X, geo.Y)
-			}
-			if w.hasOpened() {
-				w.showCode()
-			}
-		},
+		OnStartup:        l.startup,
+		OnDomReady:       l.domReady,
 		// Closing the window, and SIGTERM/SIGINT (Wails turns them into a
 		// close), remember where the window was.
 		OnBeforeClose: func(ctx context.Context) bool {
-			geometryOf(ctx).save(dir, log)
+			geometryOf(ctx).save(l.dir, l.log)
 			return false
 		},
-		OnShutdown: func(ctx context.Context) {
-			if guard != nil {
-				guard.Close()
-			}
-			stopDoor() // the terminal's commands end before the App closes
-			// Cancels the App's context (runs, answers, image loads end),
-			// stops the Podman service rehome started, if any, and
-			// releases the store.
-			a.Close()
-		},
+		OnShutdown: l.shutdown,
 		// One bound method, Calls.Call, reaches the App's (the Host, Open and
 		// Close, is not bound): Wails v2 recovers no panic on its call path.
-		Bind: []any{app.NewCalls(a.App)},
+		Bind: []any{app.NewCalls(l.a.App)},
 		DragAndDrop: &options.DragAndDrop{
 			EnableFileDrop: true,
 		},
-		SingleInstanceLock: lock,
+		SingleInstanceLock: l.instanceLock(),
 		Linux: &linux.Options{
 			ProgramName:         "rehome",
-			Icon:                cfg.Icon,
+			Icon:                l.cfg.Icon,
 			WindowIsTranslucent: false,
 			WebviewGpuPolicy:    gpuPolicy(), // lighter.go
 		},
-	})
-	if err != nil {
-		return windowFail(fmt.Errorf("open the window: %w (run `rehome serve` to use rehome in a browser)", err))
 	}
-	return 0
+}
+
+// instanceLock is Wails' own single-instance guard (named pipes, Mach
+// ports), standing in where rehome's is not (off Linux); nil on Linux.
+func (l *launch) instanceLock() *options.SingleInstanceLock {
+	if l.guard != nil || goruntime.GOOS == "linux" {
+		return nil
+	}
+	return &options.SingleInstanceLock{
+		UniqueId: "io.rehome.desktop",
+		OnSecondInstanceLaunch: func(d options.SecondInstanceData) {
+			l.w.receive(resolveArgs(d.Args, d.WorkingDirectory))
+		},
+	}
+}
+
+func (l *launch) startup(ctx context.Context) {
+	a, log := l.a, l.log
+	l.w.attach(ctx)
+	// The store opens here, after the single-instance check, so a second
+	// launch focuses this window instead of failing on the database lock.
+	// An open error is shown by the UI.
+	if a.Open() == nil && l.cfg.Door != nil {
+		l.stopDoor = l.cfg.Door(a, log)
+	}
+	a.SetEmitter(l.w)
+	app.StartFirstRun(a.App) // loads a shipped sandbox image, with progress
+	// Real file drops land in the UI through runtime.OnFileDrop (JS); this
+	// records them for support and tests, and lets the UI read them (the
+	// user gave them: see app/access.go).
+	runtime.OnFileDrop(ctx, func(x, y int, paths []string) {
+		app.GrantRead(a.App, paths...)
+		log.Info("file dropped", "x", x, "y", y, "paths", paths)
+	})
+	if l.guard != nil {
+		go l.w.serveSecondLaunches(l.guard)
+	}
+	log.Info("window started", "data", l.dir, "open", l.files)
+}
+
+func (l *launch) domReady(ctx context.Context) {
+	if l.geo.valid() && !l.geo.Maximised {
+		runtime.WindowSetPosition(ctx, l.geo.X, l.geo.Y)
+	}
+	if l.w.hasOpened() {
+		l.w.showCode()
+	}
+}
+
+func (l *launch) shutdown(context.Context) {
+	if l.guard != nil {
+		l.guard.Close()
+	}
+	l.stopDoor() // the terminal's commands end before the App closes
+	// Cancels the App's context (runs, answers, image loads end), stops
+	// the Podman service rehome started, if any, and releases the store.
+	l.a.Close()
 }
 
 // fileRoutes answers the window's requests that are not the UI's own files.
@@ -200,6 +225,7 @@ func fileRoutes(a *app.App) http.Handler {
 // dialogs, and the files opened with rehome.
 type window struct {
 	log    *slog.Logger
+	host   *app.Host // its events go out through the App's emitter (this window)
 	mu     sync.Mutex
 	ctx    context.Context
 	opened []string
@@ -238,6 +264,20 @@ func (w *window) OpenFileDialog(title string, filters []app.FileFilter) (string,
 	}
 	home, _ := os.UserHomeDir()
 	return runtime.OpenFileDialog(ctx, runtime.OpenDialogOptions{Title: title, Filters: fs, DefaultDirectory: home})
+}
+
+// OpenFilesDialog shows GTK's file chooser for one or more files,
+// starting in dir.
+func (w *window) OpenFilesDialog(title, dir string, filters []app.FileFilter) ([]string, error) {
+	ctx := w.context()
+	if ctx == nil {
+		return nil, errors.New("the window is still starting: try again in a moment")
+	}
+	var fs []runtime.FileFilter
+	for _, f := range filters {
+		fs = append(fs, runtime.FileFilter{DisplayName: f.Name, Pattern: f.Patterns})
+	}
+	return runtime.OpenMultipleFilesDialog(ctx, runtime.OpenDialogOptions{Title: title, Filters: fs, DefaultDirectory: dir})
 }
 
 // ConfirmDialog asks a yes/no question in GTK's own message dialog, which
@@ -288,7 +328,12 @@ func (w *window) showCode() {
 		return
 	}
 	runtime.WindowExecJS(ctx, `if (location.hash !== '#/code') location.hash = '#/code';`)
-	runtime.EventsEmit(ctx, "file:open", nil)
+	w.mu.Lock()
+	n := len(w.opened)
+	w.mu.Unlock()
+	if w.host != nil {
+		w.host.FilesOpened(n) // through the App's emitter: typed in the UI
+	}
 }
 
 // receive handles a second launch: bring the window forward and open its files.

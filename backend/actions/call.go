@@ -240,7 +240,7 @@ func (c *Client) http(s *Spec, sg *signed) *http.Client {
 func (c *Client) transport(sg *signed) http.RoundTripper {
 	rt := c.Transport
 	if rt == nil {
-		d := &net.Dialer{Timeout: 10 * time.Second, Resolver: c.Resolver, Control: dialGuard(c.AllowLocal, c.AirGapped)}
+		d := Guard{AllowLocal: c.AllowLocal, AirGapped: c.AirGapped}.Dialer(c.Resolver)
 		rt = &http.Transport{DialContext: d.DialContext, Proxy: nil, TLSHandshakeTimeout: 10 * time.Second, MaxResponseHeaderBytes: 64 << 10}
 	}
 	if sg != nil && len(sg.header) > 0 {

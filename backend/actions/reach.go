@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"syscall"
+	"time"
 )
 
 // Where an action may call: the address a call actually dials (after DNS,
@@ -133,25 +134,57 @@ func trimDot(s string) string {
 	return s
 }
 
-// dialGuard is the dialer's Control: it sees the address about to be
-// dialled, after DNS, and refuses what the call may not reach.
-func dialGuard(allowLocal, airGapped bool) func(network, address string, _ syscall.RawConn) error {
-	return func(network, address string, _ syscall.RawConn) error {
-		ap, err := netip.ParseAddrPort(address)
-		if err != nil {
-			return refused("the address %s does not parse: rehome calls only addresses it can check", address)
-		}
-		r := Classify(ap.Addr())
-		switch {
-		case airGapped && !airGappedReach(r):
-			return refused("the machine is air-gapped (the audit's setting) and %s is %s, outside loopback and the private LAN: rehome calls only this machine and the LAN there; run the API on this machine or the LAN, or audit the assistant as online", address, words(r))
-		case r == ReachReserved:
-			return refused("%s is a reserved address (multicast, broadcast, documentation or benchmarking), where no API answers: rehome does not call it", address)
-		case r != ReachPublic && !allowLocal:
-			return &LocalError{Address: address, Reach: r}
-		}
-		return nil
+// Guard is what a dial may reach, checked on the address about to be
+// dialled (after DNS, on every redirect and retry), so a name that
+// resolves elsewhere than it looked (DNS rebinding) cannot pass.
+type Guard struct {
+	// AllowLocal lets the dial reach every local kind (loopback,
+	// private, link-local, CGNAT, metadata): an action the user allowed.
+	AllowLocal bool
+	// AllowNear lets it reach this machine, the LAN and CGNAT, never the
+	// link or a metadata service: an address the user typed himself (an
+	// MCP server's URL), which no import carries.
+	AllowNear bool
+	// AirGapped refuses all but loopback and the private LAN.
+	AirGapped bool
+	// What names the thing dialled in the refusals (default "the API");
+	// AirGappedBy says what made the machine air-gapped (default "the
+	// audit's setting").
+	What, AirGappedBy string
+}
+
+// Dialer dials with the guard as its Control, within 10 seconds; a nil
+// resolver is the system's.
+func (g Guard) Dialer(res *net.Resolver) *net.Dialer {
+	return &net.Dialer{Timeout: 10 * time.Second, Resolver: res, Control: g.Control}
+}
+
+// Control is the dialer's Control: it sees the address about to be
+// dialled, after DNS, and refuses what the dial may not reach.
+func (g Guard) Control(network, address string, _ syscall.RawConn) error {
+	what, by := g.What, g.AirGappedBy
+	if what == "" {
+		what = "the API"
 	}
+	if by == "" {
+		by = "the audit's setting"
+	}
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return refused("the address %s does not parse: rehome calls only addresses it can check", address)
+	}
+	r := Classify(ap.Addr())
+	switch {
+	case g.AirGapped && !airGappedReach(r):
+		return refused("the machine is air-gapped (%s) and %s is %s, outside loopback and the private LAN: rehome calls only this machine and the LAN there; run %s on this machine or the LAN, or audit the assistant as online", by, address, words(r), what)
+	case r == ReachReserved:
+		return refused("%s is a reserved address (multicast, broadcast, documentation or benchmarking), where no API answers: rehome does not call it", address)
+	case g.AllowNear && (r == ReachMetadata || r == ReachLinkLocal):
+		return refused("%s is %s: rehome never dials the link's addresses for %s (a cloud's metadata service answers there and hands out this machine's credentials); give %s's address on this machine or the LAN", address, words(r), what, what)
+	case r != ReachPublic && !g.AllowLocal && !g.AllowNear:
+		return &LocalError{Address: address, Reach: r}
+	}
+	return nil
 }
 
 func words(r Reach) string {

@@ -120,25 +120,28 @@ func (s *Secrets) Get(key string) (Secret, bool, error) {
 // Update changes the credentials under key with fn (given the stored
 // ones, or zero) and writes the file.
 func (s *Secrets) Update(key string, fn func(*Secret)) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	unlock, err := s.lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	m, err := s.load()
-	if err != nil {
-		return err
-	}
-	v := m[key]
-	fn(&v)
-	m[key] = v
-	return s.save(m)
+	return s.change(func(m map[string]Secret) bool {
+		v := m[key]
+		fn(&v)
+		m[key] = v
+		return true
+	})
 }
 
 // Delete removes the credentials under key.
 func (s *Secrets) Delete(key string) error {
+	return s.change(func(m map[string]Secret) bool {
+		if _, ok := m[key]; !ok {
+			return false
+		}
+		delete(m, key)
+		return true
+	})
+}
+
+// change loads the file under both locks, lets fn change the map, and
+// writes it back when fn says it changed something.
+func (s *Secrets) change(fn func(m map[string]Secret) bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	unlock, err := s.lock()
@@ -150,10 +153,9 @@ func (s *Secrets) Delete(key string) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := m[key]; !ok {
+	if !fn(m) {
 		return nil
 	}
-	delete(m, key)
 	return s.save(m)
 }
 

@@ -39,9 +39,30 @@ func (s *Spec) operation(place, path, method string, item *openapi3.PathItem, op
 	if v, ok := op.Extensions["x-openai-isConsequential"].(bool); ok {
 		o.Consequential = &v
 	}
-	var probs []Problem
-	props := map[string]any{}
-	var required []string
+	args := &argSchema{props: map[string]any{}}
+	params, order := mergedParams(item, op)
+	probs := s.addParams(&o, args, place, params, order)
+	probs = append(probs, undeclaredPathParams(place, path, params)...)
+	if rb := op.RequestBody; rb != nil && rb.Value != nil {
+		s.addBody(&o, args, rb.Value)
+	}
+	o.Parameters = map[string]any{"type": "object", "properties": args.props}
+	if len(args.required) > 0 {
+		o.Parameters["required"] = args.required
+	}
+	return o, probs
+}
+
+// argSchema is the JSON schema of an operation's arguments as the model
+// sees them: its properties and the required ones.
+type argSchema struct {
+	props    map[string]any
+	required []string
+}
+
+// mergedParams are the path item's parameters with the operation's over
+// them, by "in:name", in the order first declared.
+func mergedParams(item *openapi3.PathItem, op *openapi3.Operation) (map[string]*openapi3.Parameter, []string) {
 	params := map[string]*openapi3.Parameter{}
 	var order []string
 	for _, list := range []openapi3.Parameters{item.Parameters, op.Parameters} {
@@ -56,6 +77,13 @@ func (s *Spec) operation(place, path, method string, item *openapi3.PathItem, op
 			params[key] = pr.Value
 		}
 	}
+	return params, order
+}
+
+// addParams adds the path, query and header parameters to the arguments
+// (a cookie's is a problem; a path parameter the path lacks, a note).
+func (s *Spec) addParams(o *Operation, args *argSchema, place string, params map[string]*openapi3.Parameter, order []string) []Problem {
+	var probs []Problem
 	for _, key := range order {
 		p := params[key]
 		switch p.In {
@@ -73,17 +101,24 @@ func (s *Spec) operation(place, path, method string, item *openapi3.PathItem, op
 		} else if d, ok := sch["description"].(string); ok {
 			sch["description"] = cutRunes(d, MaxParamDescription)
 		}
-		if p.In == "path" && !strings.Contains(path, "{"+p.Name+"}") {
+		if p.In == "path" && !strings.Contains(o.Path, "{"+p.Name+"}") {
 			o.notes = append(o.notes, place+".parameters."+p.Name+": a path parameter the path does not contain: it is left out (add {"+p.Name+"} to the path to send it)")
 			continue
 		}
-		props[p.Name] = sch
+		args.props[p.Name] = sch
 		req := p.Required || p.In == "path"
 		if req {
-			required = append(required, p.Name)
+			args.required = append(args.required, p.Name)
 		}
 		o.params = append(o.params, param{Name: p.Name, In: p.In, Required: req})
 	}
+	return probs
+}
+
+// undeclaredPathParams are the problems of the path's {segments} that no
+// parameter declares.
+func undeclaredPathParams(place, path string, params map[string]*openapi3.Parameter) []Problem {
+	var probs []Problem
 	for _, seg := range strings.Split(path, "/") {
 		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
 			if _, ok := params["path:"+seg[1:len(seg)-1]]; !ok {
@@ -91,50 +126,50 @@ func (s *Spec) operation(place, path, method string, item *openapi3.PathItem, op
 			}
 		}
 	}
-	if rb := op.RequestBody; rb != nil && rb.Value != nil {
-		mt := rb.Value.Content.Get("application/json")
-		if mt == nil || mt.Schema == nil {
-			o.skip = fmt.Sprintf("its request body is %s, and actions send JSON only: this operation is left out (describe the body under content: application/json: schema to call it)", strings.Join(contentTypes(rb.Value.Content), ", "))
-		} else {
-			o.body = true
-			body := s.schemaMap(mt.Schema)
-			bp, _ := body["properties"].(map[string]any)
-			flat := bp != nil
-			for k := range bp {
-				if _, clash := props[k]; clash {
-					flat = false
-				}
+	return probs
+}
+
+// addBody adds a JSON request body to the arguments: its properties
+// beside the parameters where no name clashes, else as "body". A body of
+// another type leaves the operation out.
+func (s *Spec) addBody(o *Operation, args *argSchema, rb *openapi3.RequestBody) {
+	mt := rb.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil {
+		o.skip = fmt.Sprintf("its request body is %s, and actions send JSON only: this operation is left out (describe the body under content: application/json: schema to call it)", strings.Join(contentTypes(rb.Content), ", "))
+		return
+	}
+	o.body = true
+	body := s.schemaMap(mt.Schema)
+	bp, _ := body["properties"].(map[string]any)
+	flat := bp != nil
+	for k := range bp {
+		if _, clash := args.props[k]; clash {
+			flat = false
+		}
+	}
+	if !flat {
+		args.props["body"] = body
+		if rb.Required {
+			args.required = append(args.required, "body")
+		}
+		return
+	}
+	o.bodyFlat = true
+	for k, v := range bp {
+		if m, ok := v.(map[string]any); ok {
+			if d, ok := m["description"].(string); ok {
+				m["description"] = cutRunes(d, MaxParamDescription)
 			}
-			if flat {
-				o.bodyFlat = true
-				for k, v := range bp {
-					if m, ok := v.(map[string]any); ok {
-						if d, ok := m["description"].(string); ok {
-							m["description"] = cutRunes(d, MaxParamDescription)
-						}
-					}
-					props[k] = v
-				}
-				if req, ok := body["required"].([]any); ok {
-					for _, r := range req {
-						if rs, ok := r.(string); ok {
-							required = append(required, rs)
-						}
-					}
-				}
-			} else {
-				props["body"] = body
-				if rb.Value.Required {
-					required = append(required, "body")
-				}
+		}
+		args.props[k] = v
+	}
+	if req, ok := body["required"].([]any); ok {
+		for _, r := range req {
+			if rs, ok := r.(string); ok {
+				args.required = append(args.required, rs)
 			}
 		}
 	}
-	o.Parameters = map[string]any{"type": "object", "properties": props}
-	if len(required) > 0 {
-		o.Parameters["required"] = required
-	}
-	return o, probs
 }
 
 func contentTypes(c openapi3.Content) []string {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"rehome/backend/store"
+	"rehome/backend/vision"
 )
 
 // SchemaVersion is the version of the Assistant record this build writes.
@@ -141,7 +142,10 @@ type Assistant struct {
 	// Model is the model to ask with by default, as a model server names
 	// it (an Ollama tag such as qwen2.5:7b); "" lets rehome choose. Older
 	// records, without it, load as "".
-	Model   string    `json:"model,omitempty"`
+	Model string `json:"model,omitempty"`
+	// Picture is its picture as a PNG or JPEG data: URL, at most
+	// vision.PictureSide on a side (see vision.Picture), "" for none.
+	Picture string    `json:"picture,omitempty"`
 	Created time.Time `json:"created"`
 	Updated time.Time `json:"updated"`
 }
@@ -151,6 +155,7 @@ const (
 	MaxName         = 200
 	MaxInstructions = 256 * 1024
 	MaxStarters     = 32
+	MaxWelcome      = 4096
 )
 
 // Normalize trims text fields, drops empty starters, de-duplicates
@@ -201,6 +206,13 @@ func (a *Assistant) Validate() error {
 		return fmt.Errorf("%w: instructions are %d bytes, more than the %d allowed", ErrInvalid, len(a.Instructions), MaxInstructions)
 	case len(a.Starters) > MaxStarters:
 		return fmt.Errorf("%w: %d conversation starters, at most %d allowed", ErrInvalid, len(a.Starters), MaxStarters)
+	case !utf8.ValidString(a.WelcomeMessage):
+		return fmt.Errorf("%w: the welcome message is not valid UTF-8", ErrInvalid)
+	case utf8.RuneCountInString(a.WelcomeMessage) > MaxWelcome:
+		return fmt.Errorf("%w: the welcome message is longer than %d characters", ErrInvalid, MaxWelcome)
+	}
+	if err := vision.CheckPicture(a.Picture); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
 	for _, c := range a.Capabilities {
 		if !slices.Contains(Capabilities, c) {

@@ -21,6 +21,7 @@ import (
 
 	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
+	"rehome/backend/ids"
 	"rehome/backend/store"
 )
 
@@ -392,7 +393,7 @@ func (r *bundleReader) readManifest(rd io.Reader) error {
 		if bf.Missing {
 			continue
 		}
-		if !isSHA256(bf.SHA256) || bf.Size < 0 || bf.Entry != entryName(k) {
+		if !ids.IsSHA256(bf.SHA256) || bf.Size < 0 || bf.Entry != entryName(k) {
 			return fmt.Errorf("%w: files[%d] (%q) has a bad hash, size or entry name", ErrBadBundle, i, k.Name)
 		}
 		if bf.Size > MaxKnowledgeBytes {

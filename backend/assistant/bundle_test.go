@@ -16,6 +16,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"image"
+	"image/png"
+
+	"rehome/backend/ids"
+	"rehome/backend/vision"
 )
 
 // richAssistant is a stored assistant with every field set and knowledge
@@ -46,11 +52,29 @@ func richAssistant(t *testing.T, svc *Service, dir string) Assistant {
 		Capabilities: []Capability{CodeInterpreter, Voice},
 		Actions:      []Action{{Schema: "openapi: 3.0.0\nservers:\n  - url: https://x.example.com\n", Auth: "oauth", PrivacyURL: "https://x.example.com/privacy"}},
 		Notes:        "notes",
+		// The editor's fields travel in a bundle too.
+		WelcomeMessage: "Hello! Drop your quarterly CSV.", Model: "qwen2.5:7b", Picture: testPicture(t),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// testPicture is a picture as the editor keeps one (vision.Picture's).
+func testPicture(t *testing.T) string {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 32, 32))
+	for i := range img.Pix {
+		img.Pix[i] = byte(i)
+	}
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	url, err := vision.Picture("me.png", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
 }
 
 func exportBundle(t *testing.T, a Assistant, kind BundleKind, opts BundleOptions) string {
@@ -128,7 +152,7 @@ func TestBundleRoundTripsLosslessly(t *testing.T) {
 				t.Errorf("%d folders extracted, want 3", len(entries))
 			}
 			for _, e := range entries {
-				if !isSHA256(e.Name()) || !e.IsDir() {
+				if !ids.IsSHA256(e.Name()) || !e.IsDir() {
 					t.Errorf("extracted %s: not a folder named by its sha256", e.Name())
 				}
 			}

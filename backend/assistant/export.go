@@ -333,13 +333,17 @@ func OpenWebUI(a Assistant, opts ExportOptions) ([]byte, []string, error) {
 	}
 	warnings := []string{}
 	has := func(c Capability) bool { return slices.Contains(a.Capabilities, c) }
+	profile := "/static/favicon.png"
+	if a.Picture != "" {
+		profile = a.Picture // Open WebUI keeps its own model pictures as data: URLs too
+	}
 	m := OpenWebUIModel{
 		ID: openWebUIID(a), BaseModelID: opts.Model, Name: a.Name,
 		Params:        map[string]any{},
 		AccessControl: json.RawMessage(privateAccess), IsActive: true,
 		CreatedAt: a.Created.Unix(), UpdatedAt: a.Updated.Unix(),
 		Meta: OpenWebUIMeta{
-			ProfileImageURL:   "/static/favicon.png",
+			ProfileImageURL:   profile,
 			SuggestionPrompts: []OpenWebUISuggestion{},
 			Tags:              []map[string]string{{"name": "rehome"}},
 			Capabilities: map[string]bool{

@@ -8,12 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"rehome/backend/ids"
 )
 
 // Imported is a parsed or stored import, with what the user should know:
@@ -222,6 +225,24 @@ func (p *parser) array(obj map[string]any, key, path string) []any {
 	return arr
 }
 
+// objects yields the objects of obj's array key, each with its path
+// (key[i]); at an element that is not an object it fails and stops.
+func (p *parser) objects(obj map[string]any, key string) iter.Seq2[string, map[string]any] {
+	return func(yield func(string, map[string]any) bool) {
+		for i, v := range p.array(obj, key, key) {
+			path := fmt.Sprintf("%s[%d]", key, i)
+			m, ok := v.(map[string]any)
+			if !ok {
+				p.fail(path, "an object", v)
+				return
+			}
+			if !yield(path, m) {
+				return
+			}
+		}
+	}
+}
+
 func (p *parser) object(obj map[string]any, key, path string) map[string]any {
 	v, ok := obj[key]
 	if !ok || v == nil {
@@ -309,13 +330,7 @@ func (p *parser) assistant() Assistant {
 }
 
 func (p *parser) knowledge(o map[string]any) {
-	for i, v := range p.array(o, "knowledge", "knowledge") {
-		path := fmt.Sprintf("knowledge[%d]", i)
-		m, ok := v.(map[string]any)
-		if !ok {
-			p.fail(path, "an object", v)
-			return
-		}
+	for path, m := range p.objects(o, "knowledge") {
 		var k KnowledgeFile
 		k.Name, _ = p.str(m, "name", path+".name")
 		k.SHA256, _ = p.str(m, "sha256", path+".sha256")
@@ -331,7 +346,7 @@ func (p *parser) knowledge(o map[string]any) {
 		if p.err != nil {
 			return
 		}
-		if k.SHA256 != "" && !isSHA256(k.SHA256) {
+		if k.SHA256 != "" && !ids.IsSHA256(k.SHA256) {
 			p.err = fmt.Errorf("%w: %s.sha256: expected 64 hexadecimal digits, got %q", ErrInvalid, path, k.SHA256)
 			return
 		}
@@ -340,13 +355,7 @@ func (p *parser) knowledge(o map[string]any) {
 }
 
 func (p *parser) actions(o map[string]any, a *Assistant) {
-	for i, v := range p.array(o, "actions", "actions") {
-		path := fmt.Sprintf("actions[%d]", i)
-		m, ok := v.(map[string]any)
-		if !ok {
-			p.fail(path, "an object", v)
-			return
-		}
+	for path, m := range p.objects(o, "actions") {
 		var ac Action
 		switch s := m["schema"].(type) {
 		case string:
@@ -387,83 +396,11 @@ func (p *parser) openAI(o map[string]any, a *Assistant) {
 			notes = append(notes, key+": "+n.String())
 		}
 	}
-	fileSearch := false
-	for i, v := range p.array(o, "tools", "tools") {
-		path := fmt.Sprintf("tools[%d]", i)
-		t, ok := v.(map[string]any)
-		if !ok {
-			p.fail(path, "an object", v)
-			return
-		}
-		typ, ok := p.str(t, "type", path+".type")
-		if p.err != nil {
-			return
-		}
-		if !ok {
-			p.err = fmt.Errorf("%w: %s.type: missing: expected code_interpreter, file_search or function", ErrInvalid, path)
-			return
-		}
-		switch typ {
-		case "code_interpreter":
-			a.Capabilities = append(a.Capabilities, CodeInterpreter)
-		case "file_search", "retrieval":
-			fileSearch = true
-			a.Capabilities = append(a.Capabilities, Knowledge)
-		case "function":
-			fn := p.object(t, "function", path+".function")
-			if p.err != nil {
-				return
-			}
-			if fn == nil {
-				p.err = fmt.Errorf("%w: %s.function: missing: a function tool needs its name and parameters", ErrInvalid, path)
-				return
-			}
-			name, ok := p.str(fn, "name", path+".function.name")
-			if p.err != nil {
-				return
-			}
-			if !ok || name == "" {
-				p.err = fmt.Errorf("%w: %s.function.name: missing: every function needs a name", ErrInvalid, path)
-				return
-			}
-			p.str(fn, "description", path+".function.description")
-			p.object(fn, "parameters", path+".function.parameters")
-			if p.err != nil {
-				return
-			}
-			// The function's JSON schema is kept as the action's schema text.
-			b, _ := json.MarshalIndent(map[string]any{"type": "function", "function": fn}, "", "  ")
-			a.Actions = append(a.Actions, Action{Schema: string(b), Auth: "none"})
-		default:
-			if c, ok := capabilityAliases[capabilityKey(typ)]; ok {
-				a.Capabilities = append(a.Capabilities, c)
-			} else {
-				p.warn("%s: tool type %q has no local counterpart rehome knows; it was left out", path, typ)
-			}
-		}
+	fileSearch, ok := p.openAITools(o, a)
+	if !ok {
+		return
 	}
-	res := p.object(o, "tool_resources", "tool_resources")
-	if ci := p.object(res, "code_interpreter", "tool_resources.code_interpreter"); ci != nil {
-		if ids := p.stringList(ci, "file_ids"); len(ids) > 0 {
-			p.remote(a, CodeInterpreter, "file", ids)
-			p.warn("tool_resources.code_interpreter.file_ids: %d file(s) live on OpenAI's servers and are not in this JSON (%s): code interpreter is kept; download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
-		}
-	}
-	if fs := p.object(res, "file_search", "tool_resources.file_search"); fs != nil {
-		if ids := p.stringList(fs, "vector_store_ids"); len(ids) > 0 {
-			p.remote(a, Knowledge, "vector_store", ids)
-			p.warn("tool_resources.file_search.vector_store_ids: %d vector store(s) on OpenAI's servers (%s); their files are not in this JSON: knowledge is kept; download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
-		}
-	}
-	if ids := p.stringList(o, "file_ids"); len(ids) > 0 {
-		// Assistants API v1: one list for retrieval and code interpreter.
-		tool := CodeInterpreter
-		if fileSearch {
-			tool = Knowledge
-		}
-		p.remote(a, tool, "file", ids)
-		p.warn("file_ids: %d file(s) live on OpenAI's servers and are not in this JSON (%s): download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
-	}
+	p.openAIResources(o, a, fileSearch)
 	if a.Name == "" {
 		// The Assistants API allows a null name; the record needs one.
 		if id, _ := p.str(o, "id", "id"); id != "" {
@@ -490,6 +427,103 @@ func (p *parser) openAI(o map[string]any, a *Assistant) {
 	}
 }
 
+// openAITools reads the assistant's tools: code interpreter, file search
+// (fileSearch), functions (kept as actions) and the aliases rehome knows;
+// ok is false where the JSON is refused (p.err says why).
+func (p *parser) openAITools(o map[string]any, a *Assistant) (fileSearch, ok bool) {
+	for i, v := range p.array(o, "tools", "tools") {
+		path := fmt.Sprintf("tools[%d]", i)
+		t, ok := v.(map[string]any)
+		if !ok {
+			p.fail(path, "an object", v)
+			return false, false
+		}
+		typ, ok := p.str(t, "type", path+".type")
+		if p.err != nil {
+			return false, false
+		}
+		if !ok {
+			p.err = fmt.Errorf("%w: %s.type: missing: expected code_interpreter, file_search or function", ErrInvalid, path)
+			return false, false
+		}
+		switch typ {
+		case "code_interpreter":
+			a.Capabilities = append(a.Capabilities, CodeInterpreter)
+		case "file_search", "retrieval":
+			fileSearch = true
+			a.Capabilities = append(a.Capabilities, Knowledge)
+		case "function":
+			if !p.functionTool(t, path, a) {
+				return false, false
+			}
+		default:
+			if c, ok := capabilityAliases[capabilityKey(typ)]; ok {
+				a.Capabilities = append(a.Capabilities, c)
+			} else {
+				p.warn("%s: tool type %q has no local counterpart rehome knows; it was left out", path, typ)
+			}
+		}
+	}
+	return fileSearch, true
+}
+
+// functionTool keeps a function tool's JSON schema as an action; false
+// where the tool is refused (p.err says why).
+func (p *parser) functionTool(t map[string]any, path string, a *Assistant) bool {
+	fn := p.object(t, "function", path+".function")
+	if p.err != nil {
+		return false
+	}
+	if fn == nil {
+		p.err = fmt.Errorf("%w: %s.function: missing: a function tool needs its name and parameters", ErrInvalid, path)
+		return false
+	}
+	name, ok := p.str(fn, "name", path+".function.name")
+	if p.err != nil {
+		return false
+	}
+	if !ok || name == "" {
+		p.err = fmt.Errorf("%w: %s.function.name: missing: every function needs a name", ErrInvalid, path)
+		return false
+	}
+	p.str(fn, "description", path+".function.description")
+	p.object(fn, "parameters", path+".function.parameters")
+	if p.err != nil {
+		return false
+	}
+	// The function's JSON schema is kept as the action's schema text.
+	b, _ := json.MarshalIndent(map[string]any{"type": "function", "function": fn}, "", "  ")
+	a.Actions = append(a.Actions, Action{Schema: string(b), Auth: "none"})
+	return true
+}
+
+// openAIResources warns of the files and vector stores that stayed on
+// OpenAI's servers, and keeps the tool they belong to.
+func (p *parser) openAIResources(o map[string]any, a *Assistant, fileSearch bool) {
+	res := p.object(o, "tool_resources", "tool_resources")
+	if ci := p.object(res, "code_interpreter", "tool_resources.code_interpreter"); ci != nil {
+		if ids := p.stringList(ci, "file_ids"); len(ids) > 0 {
+			p.remote(a, CodeInterpreter, "file", ids)
+			p.warn("tool_resources.code_interpreter.file_ids: %d file(s) live on OpenAI's servers and are not in this JSON (%s): code interpreter is kept; download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
+		}
+	}
+	if fs := p.object(res, "file_search", "tool_resources.file_search"); fs != nil {
+		if ids := p.stringList(fs, "vector_store_ids"); len(ids) > 0 {
+			p.remote(a, Knowledge, "vector_store", ids)
+			p.warn("tool_resources.file_search.vector_store_ids: %d vector store(s) on OpenAI's servers (%s); their files are not in this JSON: knowledge is kept; download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
+		}
+	}
+	if ids := p.stringList(o, "file_ids"); len(ids) > 0 {
+		// Assistants API v1: one list for retrieval and code interpreter.
+		tool := CodeInterpreter
+		if fileSearch {
+			tool = Knowledge
+		}
+		p.remote(a, tool, "file", ids)
+		p.warn("file_ids: %d file(s) live on OpenAI's servers and are not in this JSON (%s): download them and attach them with --knowledge", len(ids), strings.Join(ids, ", "))
+	}
+}
+
 // remote records files that stayed on OpenAI's servers.
 func (p *parser) remote(a *Assistant, tool Capability, kind string, ids []string) {
 	for _, id := range ids {
@@ -497,14 +531,6 @@ func (p *parser) remote(a *Assistant, tool Capability, kind string, ids []string
 			a.RemoteFiles = append(a.RemoteFiles, RemoteFile{Tool: tool, Kind: kind, ID: id})
 		}
 	}
-}
-
-func isSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil && strings.ToLower(s) == s
 }
 
 // HashFile describes the file at path as a knowledge file: its name,

@@ -14,6 +14,7 @@ import (
 
 	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
+	"rehome/backend/ids"
 )
 
 // KnowledgeDir is the folder, under rehome's data folder, that holds
@@ -136,7 +137,7 @@ func (l Library) AddAs(ctx context.Context, path, name string) (KnowledgeFile, e
 // CopyOf is the library's copy of the bytes with hash sum, "" when it
 // has none.
 func (l Library) CopyOf(sum string) string {
-	if !isSHA256(sum) || !l.ownFolder(sum) {
+	if !ids.IsSHA256(sum) || !l.ownFolder(sum) {
 		return ""
 	}
 	entries, _ := os.ReadDir(filepath.Join(l.dir, sum))
@@ -210,7 +211,7 @@ func openKnowledge(path string) (*os.File, error) {
 // rehome versions placed them), a regular file, not a link. Whether it
 // still holds k's bytes is for the reader to check.
 func (l Library) Owns(k KnowledgeFile) bool {
-	if k.Path == "" || !isSHA256(k.SHA256) || l.dir == "" || l.dir == "." {
+	if k.Path == "" || !ids.IsSHA256(k.SHA256) || l.dir == "" || l.dir == "." {
 		return false
 	}
 	p := filepath.Clean(k.Path)

@@ -472,22 +472,30 @@ func verdict(aa AssistantAudit, req Request, model *Model) Verdict {
 		add("against", fmt.Sprintf("Moving takes about %s h of work and %s h a month of upkeep.", num(e.Hours), num(e.OpsHoursPerMonth)), false)
 	}
 	v.Label = v.Decision.Label()
+	v.Headline = headline(v, aa.Capabilities, len(rebuild) > 0, rebuildNames)
+	return v
+}
+
+// headline is the verdict in one line: what moves, after what, and what
+// stays behind.
+func headline(v Verdict, caps []Result, toRebuild bool, rebuildNames string) string {
+	h := ""
 	switch v.Decision {
 	case Move:
-		v.Headline = "Move: everything it uses runs on this machine."
-		if len(rebuild) > 0 {
-			v.Headline = fmt.Sprintf("Move: everything it uses runs here, after you rebuild %s.", rebuildNames)
+		h = "Move: everything it uses runs on this machine."
+		if toRebuild {
+			h = fmt.Sprintf("Move: everything it uses runs here, after you rebuild %s.", rebuildNames)
 		}
-		if filesBehind(aa.Capabilities) {
-			v.Headline = strings.TrimSuffix(v.Headline, ".") + ", once you bring the files that stayed on OpenAI."
+		if filesBehind(caps) {
+			h = strings.TrimSuffix(h, ".") + ", once you bring the files that stayed on OpenAI."
 		}
 	case MoveInPart:
-		_, behind := names(aa.Capabilities, func(r Result) bool { return slices.Contains(v.StaysBehind, r.ID) })
-		v.Headline = fmt.Sprintf("Move in part: %s stays behind.", behind)
+		_, behind := names(caps, func(r Result) bool { return slices.Contains(v.StaysBehind, r.ID) })
+		h = fmt.Sprintf("Move in part: %s stays behind.", behind)
 	case Keep:
-		v.Headline = "Keep it on ChatGPT for now."
+		h = "Keep it on ChatGPT for now."
 	}
-	return v
+	return h
 }
 
 func across(cat *Catalog, audits []AssistantAudit) []CapabilityUse {

@@ -50,41 +50,82 @@ func (s *Service) Checklist(assistantID string) (Checklist, error) {
 // ports, then what is rebuilt, then what stays behind, then testing and a
 // portable copy. A "keep" verdict gives the reasons and when to look again.
 func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checklist {
-	c := Checklist{
+	c := &Checklist{
 		AssistantID: a.ID, Name: a.Name, AuditID: rec.ID, Audited: rec.Created,
 		Decision: aa.Verdict.Decision, Headline: aa.Verdict.Headline, Steps: []Step{},
 	}
-	add := func(st Step) {
-		st.N = len(c.Steps) + 1
-		if st.Commands == nil {
-			st.Commands = []string{}
-		}
-		c.Steps = append(c.Steps, st)
-	}
 	m := rec.ModelFor(aa)
-	hw := fmt.Sprintf("%s of VRAM and %s of RAM", bytesize.Format(rec.Machine.VRAMBytes), bytesize.Format(rec.Machine.RAMBytes))
 	if aa.Verdict.Decision == Keep || m == nil {
-		var why []string
-		for _, r := range aa.Verdict.Reasons {
-			if r.Deciding {
-				why = append(why, r.Text)
-			}
-		}
-		add(Step{Title: "Keep it on ChatGPT for now", Detail: strings.Join(why, " ")})
-		add(Step{Title: "Keep a portable copy", Detail: "Export the assistant with its knowledge files, so it is ready when you move.",
-			Commands: []string{fmt.Sprintf("rehome assistants export %s --format bundle -o %s.rehome.tar.gz", a.ID, assistant.Slug(a.Name))}})
-		add(Step{Title: "Audit again when things change", Detail: "More VRAM, a new model, or data that may no longer leave the machine all change the answer.",
-			Commands: []string{fmt.Sprintf("rehome audit --assistant %s", a.ID)}})
-		return c
+		c.keepSteps(aa, a)
+		return *c
 	}
+	hw := fmt.Sprintf("%s of VRAM and %s of RAM", bytesize.Format(rec.Machine.VRAMBytes), bytesize.Format(rec.Machine.RAMBytes))
 	where := "on the GPU"
 	if m.OnCPU {
 		where = "on the CPU, from system RAM"
 	}
-	add(Step{Title: "Check the machine", Detail: fmt.Sprintf("The audit of %s assumed %s; %s runs %s.", rec.Created.Format("2 Jan 2006"), hw, m.Name, where),
+	c.add(Step{Title: "Check the machine", Detail: fmt.Sprintf("The audit of %s assumed %s; %s runs %s.", rec.Created.Format("2 Jan 2006"), hw, m.Name, where),
 		Commands: []string{"rehome hw", "rehome fit"}})
 	slug := assistant.Slug(a.Name)
-	ref := m.Tag // what FROM and --model take
+	weights, ref := weightsStep(rec, m)
+	c.add(weights)
+	c.add(Step{Title: "Create the local assistant", Detail: "The Modelfile carries the instructions as the system prompt and the conversation starters; Ollama builds the assistant from it.",
+		Commands: []string{
+			fmt.Sprintf("rehome assistants export %s --format modelfile --model %s -o %s.Modelfile", a.ID, ref, slug),
+			fmt.Sprintf("ollama create %s -f %s.Modelfile", slug, slug),
+			fmt.Sprintf("ollama run %s", slug),
+		}, Capability: Instructions, Category: Ports})
+	c.add(Step{Title: "Or use it in Open WebUI", Detail: "Import the model file in Open WebUI (Workspace → Models → Import): the starters become prompt suggestions.",
+		Commands: []string{fmt.Sprintf("rehome assistants export %s --format openwebui --model %s -o %s.openwebui.json", a.ID, ref, slug)}})
+	for _, cat := range []Category{Ports, Hosts, Rebuild} {
+		for _, r := range aa.Capabilities {
+			if r.Category != cat || r.ID == Instructions || r.ID == ConversationStarters || contains(aa.Verdict.StaysBehind, r.ID) {
+				continue
+			}
+			c.add(capabilityStep(r, a))
+		}
+	}
+	c.leftBehindSteps(rec, aa, a)
+	test := "Ask the local assistant what you used to ask ChatGPT and compare the answers before you switch."
+	if len(a.Starters) > 0 {
+		test = fmt.Sprintf("Run each conversation starter on both and compare: %s.", quoteList(a.Starters))
+	}
+	c.add(Step{Title: "Test side by side", Detail: test, Commands: []string{"ollama run " + slug}})
+	c.add(Step{Title: "Keep a portable copy", Detail: "The bundle holds the assistant and its knowledge files, hashed, and imports back losslessly.",
+		Commands: []string{fmt.Sprintf("rehome assistants export %s --format bundle -o %s.rehome.tar.gz", a.ID, slug)}})
+	c.add(Step{Title: "Cancel the subscription last", Detail: "Only once no assistant, and no part of one, stays on ChatGPT: see the across-assistants view of your latest audit."})
+	return *c
+}
+
+// add numbers st and adds it to the checklist.
+func (c *Checklist) add(st Step) {
+	st.N = len(c.Steps) + 1
+	if st.Commands == nil {
+		st.Commands = []string{}
+	}
+	c.Steps = append(c.Steps, st)
+}
+
+// keepSteps are the checklist of an assistant that stays on ChatGPT: why,
+// a portable copy, and when to audit again.
+func (c *Checklist) keepSteps(aa AssistantAudit, a assistant.Assistant) {
+	var why []string
+	for _, r := range aa.Verdict.Reasons {
+		if r.Deciding {
+			why = append(why, r.Text)
+		}
+	}
+	c.add(Step{Title: "Keep it on ChatGPT for now", Detail: strings.Join(why, " ")})
+	c.add(Step{Title: "Keep a portable copy", Detail: "Export the assistant with its knowledge files, so it is ready when you move.",
+		Commands: []string{fmt.Sprintf("rehome assistants export %s --format bundle -o %s.rehome.tar.gz", a.ID, assistant.Slug(a.Name))}})
+	c.add(Step{Title: "Audit again when things change", Detail: "More VRAM, a new model, or data that may no longer leave the machine all change the answer.",
+		Commands: []string{fmt.Sprintf("rehome audit --assistant %s", a.ID)}})
+}
+
+// weightsStep says how to get the model's weights (fetched, or carried
+// onto an air-gapped machine), and ref, what FROM and --model take.
+func weightsStep(rec Record, m *Model) (st Step, ref string) {
+	ref = m.Tag
 	file, carry, known := carryFile(m)
 	switch {
 	case rec.Request.AirGapped && known:
@@ -95,9 +136,8 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 			detail += fmt.Sprintf(" With Ollama on the connected machine, `ollama pull %s` and carrying its model store (~/.ollama/models) works too.%s", m.Tag, tagNote(m))
 			cmds = append(cmds, "ollama pull "+m.Tag+"   # or: with Ollama, on the connected machine")
 		}
-		add(Step{Title: "Bring the model's weights in", Detail: detail, Commands: cmds})
+		return Step{Title: "Bring the model's weights in", Detail: detail, Commands: cmds}, ref
 	case m.Tag == "":
-		ref = "/path/to/model.gguf"
 		detail := fmt.Sprintf("Download a GGUF file of %s from its publisher's page", m.Name)
 		if known {
 			detail = fmt.Sprintf("Download %s (%s) from its publisher's page", file, m.Name)
@@ -105,88 +145,77 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 		if rec.Request.AirGapped {
 			detail += " on a connected machine and carry it across on removable media; nothing is fetched on this machine"
 		}
-		add(Step{Title: "Get the model's weights", Detail: detail + ". The Modelfile's FROM line points at the file."})
+		return Step{Title: "Get the model's weights", Detail: detail + ". The Modelfile's FROM line points at the file."}, "/path/to/model.gguf"
 	case rec.Request.AirGapped:
-		add(Step{Title: "Bring the model's weights in", Detail: fmt.Sprintf("This machine is air-gapped: on a connected machine pull %s, then carry the Ollama model store (~/.ollama/models) or the GGUF file across on removable media. Nothing is fetched on this machine.%s", m.Tag, tagNote(m)),
-			Commands: []string{"ollama pull " + m.Tag + "   # on the connected machine"}})
+		return Step{Title: "Bring the model's weights in", Detail: fmt.Sprintf("This machine is air-gapped: on a connected machine pull %s, then carry the Ollama model store (~/.ollama/models) or the GGUF file across on removable media. Nothing is fetched on this machine.%s", m.Tag, tagNote(m)),
+			Commands: []string{"ollama pull " + m.Tag + "   # on the connected machine"}}, ref
 	default:
-		add(Step{Title: "Get the model's weights", Detail: fmt.Sprintf("Download %s once; after that it runs offline.%s", m.Name, tagNote(m)),
-			Commands: []string{"ollama pull " + m.Tag}})
+		return Step{Title: "Get the model's weights", Detail: fmt.Sprintf("Download %s once; after that it runs offline.%s", m.Name, tagNote(m)),
+			Commands: []string{"ollama pull " + m.Tag}}, ref
 	}
-	add(Step{Title: "Create the local assistant", Detail: "The Modelfile carries the instructions as the system prompt and the conversation starters; Ollama builds the assistant from it.",
-		Commands: []string{
-			fmt.Sprintf("rehome assistants export %s --format modelfile --model %s -o %s.Modelfile", a.ID, ref, slug),
-			fmt.Sprintf("ollama create %s -f %s.Modelfile", slug, slug),
-			fmt.Sprintf("ollama run %s", slug),
-		}, Capability: Instructions, Category: Ports})
-	add(Step{Title: "Or use it in Open WebUI", Detail: "Import the model file in Open WebUI (Workspace → Models → Import): the starters become prompt suggestions.",
-		Commands: []string{fmt.Sprintf("rehome assistants export %s --format openwebui --model %s -o %s.openwebui.json", a.ID, ref, slug)}})
-	for _, cat := range []Category{Ports, Hosts, Rebuild} {
-		for _, r := range aa.Capabilities {
-			if r.Category != cat || r.ID == Instructions || r.ID == ConversationStarters || contains(aa.Verdict.StaysBehind, r.ID) {
-				continue
-			}
-			st := Step{Capability: r.ID, Category: r.Category, Link: r.Link, Title: "Set up " + lower(r.Name), Detail: r.Replacement + "."}
-			if cat == Hosts {
-				st.Title = "Let rehome host " + lower(r.Name)
-				st.Detail = fmt.Sprintf("%s. About %s h of work", r.Replacement, num(r.Cost.Hours))
-				if r.Cost.Ops != "" {
-					st.Detail += "; then: " + r.Cost.Ops
-				} else {
-					st.Detail += "."
-				}
-			}
-			if cat == Rebuild {
-				st.Title = "Rebuild " + lower(r.Name)
-				st.Detail = fmt.Sprintf("%s. About %s h of work", r.Replacement, num(r.Cost.Hours))
-				if r.Cost.Ops != "" {
-					st.Detail += "; then: " + r.Cost.Ops
-				} else {
-					st.Detail += "."
-				}
-			}
-			switch r.ID {
-			case Knowledge:
-				var files []string
-				for _, k := range a.Knowledge {
-					files = append(files, fmt.Sprintf("%s (%s, sha256 %.12s…)", k.Name, bytesize.Format(k.Size), k.SHA256))
-				}
-				if len(files) > 0 {
-					st.Detail += " Index these files: " + strings.Join(files, "; ") + "."
-				}
-				if cat == Hosts {
-					st.Commands = []string{fmt.Sprintf("rehome knowledge add %s FILE…", a.ID), fmt.Sprintf("rehome knowledge list %s", a.ID)}
-				}
-			case CodeInterpreter:
-				st.Commands = []string{"rehome sandbox doctor"}
-			case WebBrowsing:
-				zim, _ := SuggestZIM(a.Name, a.Description+"\n"+a.Instructions)
-				st.Commands = []string{"rehome library add /media/usb/" + ZIMFile(zim) + " --copy", "rehome library settings searxng=http://127.0.0.1:8888"}
-				if cat == Hosts {
-					st.Commands = []string{"rehome library list", fmt.Sprintf("rehome ask --assistant %s --browse \"…\"", a.ID)}
-				}
-			}
-			if r.Bring != "" {
-				st.Detail = r.Bring + " " + st.Detail
-			}
-			if r.OnChatGPT != "" {
-				st.Detail = r.OnChatGPT + " " + st.Detail
-			}
-			switch r.ID {
-			case Actions:
-				if steps, cmds := importedActions(a); len(steps) > 0 {
-					st.Detail += " " + steps
-					st.Commands = cmds
-				} else if r.Category == Hosts {
-					st.Detail += " Paste each action's schema from the GPT editor and enter its key again; the key stays on this machine."
-					st.Commands = []string{fmt.Sprintf("rehome actions add %s schema.yaml --auth bearer --key-stdin", a.ID), fmt.Sprintf("rehome actions list %s", a.ID)}
-				} else {
-					st.Detail += " Import each action's OpenAPI schema as a tool server and enter its credentials again."
-				}
-			}
-			add(st)
+}
+
+// capabilityStep is the step that sets up, hosts or rebuilds one of the
+// assistant's capabilities locally.
+func capabilityStep(r Result, a assistant.Assistant) Step {
+	cat := r.Category
+	st := Step{Capability: r.ID, Category: r.Category, Link: r.Link, Title: "Set up " + lower(r.Name), Detail: r.Replacement + "."}
+	if cat == Hosts || cat == Rebuild {
+		st.Title = "Let rehome host " + lower(r.Name)
+		if cat == Rebuild {
+			st.Title = "Rebuild " + lower(r.Name)
+		}
+		st.Detail = fmt.Sprintf("%s. About %s h of work", r.Replacement, num(r.Cost.Hours))
+		if r.Cost.Ops != "" {
+			st.Detail += "; then: " + r.Cost.Ops
+		} else {
+			st.Detail += "."
 		}
 	}
+	switch r.ID {
+	case Knowledge:
+		var files []string
+		for _, k := range a.Knowledge {
+			files = append(files, fmt.Sprintf("%s (%s, sha256 %.12s…)", k.Name, bytesize.Format(k.Size), k.SHA256))
+		}
+		if len(files) > 0 {
+			st.Detail += " Index these files: " + strings.Join(files, "; ") + "."
+		}
+		if cat == Hosts {
+			st.Commands = []string{fmt.Sprintf("rehome knowledge add %s FILE…", a.ID), fmt.Sprintf("rehome knowledge list %s", a.ID)}
+		}
+	case CodeInterpreter:
+		st.Commands = []string{"rehome sandbox doctor"}
+	case WebBrowsing:
+		zim, _ := SuggestZIM(a.Name, a.Description+"\n"+a.Instructions)
+		st.Commands = []string{"rehome library add /media/usb/" + ZIMFile(zim) + " --copy", "rehome library settings searxng=http://127.0.0.1:8888"}
+		if cat == Hosts {
+			st.Commands = []string{"rehome library list", fmt.Sprintf("rehome ask --assistant %s --browse \"…\"", a.ID)}
+		}
+	}
+	if r.Bring != "" {
+		st.Detail = r.Bring + " " + st.Detail
+	}
+	if r.OnChatGPT != "" {
+		st.Detail = r.OnChatGPT + " " + st.Detail
+	}
+	if r.ID == Actions {
+		if steps, cmds := importedActions(a); len(steps) > 0 {
+			st.Detail += " " + steps
+			st.Commands = cmds
+		} else if r.Category == Hosts {
+			st.Detail += " Paste each action's schema from the GPT editor and enter its key again; the key stays on this machine."
+			st.Commands = []string{fmt.Sprintf("rehome actions add %s schema.yaml --auth bearer --key-stdin", a.ID), fmt.Sprintf("rehome actions list %s", a.ID)}
+		} else {
+			st.Detail += " Import each action's OpenAPI schema as a tool server and enter its credentials again."
+		}
+	}
+	return st
+}
+
+// leftBehindSteps say what stays behind, and why, where the data allows
+// ChatGPT no more.
+func (c *Checklist) leftBehindSteps(rec Record, aa AssistantAudit, a assistant.Assistant) {
 	for _, id := range aa.Verdict.StaysBehind {
 		for _, r := range aa.Capabilities {
 			if r.ID != id {
@@ -201,18 +230,9 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 				zim, _ := SuggestZIM(a.Name, a.Description+"\n"+a.Instructions)
 				st.Commands = []string{"rehome library add /media/usb/" + ZIMFile(zim) + " --copy"}
 			}
-			add(st)
+			c.add(st)
 		}
 	}
-	test := "Ask the local assistant what you used to ask ChatGPT and compare the answers before you switch."
-	if len(a.Starters) > 0 {
-		test = fmt.Sprintf("Run each conversation starter on both and compare: %s.", quoteList(a.Starters))
-	}
-	add(Step{Title: "Test side by side", Detail: test, Commands: []string{"ollama run " + slug}})
-	add(Step{Title: "Keep a portable copy", Detail: "The bundle holds the assistant and its knowledge files, hashed, and imports back losslessly.",
-		Commands: []string{fmt.Sprintf("rehome assistants export %s --format bundle -o %s.rehome.tar.gz", a.ID, slug)}})
-	add(Step{Title: "Cancel the subscription last", Detail: "Only once no assistant, and no part of one, stays on ChatGPT: see the across-assistants view of your latest audit."})
-	return c
 }
 
 // tagNote says when the Ollama tag holds a smaller build than the

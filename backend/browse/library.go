@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"rehome/backend/atomicfile"
+	"rehome/backend/progressio"
 	"rehome/backend/store"
 )
 
@@ -297,7 +298,7 @@ func (s *Service) copyIn(ctx context.Context, src, sum string, size int64, progr
 		return "", err
 	}
 	defer f.Cleanup()
-	if _, err := io.Copy(f, &ctxReader{ctx: ctx, r: in, total: size, progress: progress}); err != nil {
+	if _, err := io.Copy(f, &progressio.Reader{Ctx: ctx, R: in, Total: size, Progress: progress}); err != nil {
 		return "", fmt.Errorf("copy %s: %w", src, err)
 	}
 	return dst, f.Commit()

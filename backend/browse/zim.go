@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"rehome/backend/progressio"
 )
 
 // zimMagic is the first four bytes of every ZIM file (72173914, little
@@ -99,7 +100,7 @@ func Verify(ctx context.Context, path string, progress func(done, total int64)) 
 	}
 	defer f.Close()
 	sum := md5.New()
-	r := &ctxReader{ctx: ctx, r: io.LimitReader(f, int64(h.ChecksumPos)), total: size, progress: progress}
+	r := &progressio.Reader{Ctx: ctx, R: io.LimitReader(f, int64(h.ChecksumPos)), Total: size, Progress: progress}
 	if _, err := io.Copy(sum, r); err != nil {
 		return h, size, "", err
 	}
@@ -113,28 +114,4 @@ func Verify(ctx context.Context, path string, progress func(done, total int64)) 
 		return h, size, "", fmt.Errorf("%w: %s (MD5 %x, the file says %x): the copy is damaged; copy it again", ErrZIMChecksum, path, got, want)
 	}
 	return h, size, hex.EncodeToString(got), nil
-}
-
-// ctxReader stops a long read when ctx ends and reports progress every
-// 64 MiB.
-type ctxReader struct {
-	ctx      context.Context
-	r        io.Reader
-	done     int64
-	next     int64
-	total    int64
-	progress func(done, total int64)
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	n, err := c.r.Read(p)
-	c.done += int64(n)
-	if c.done >= c.next {
-		c.progress(c.done, c.total)
-		c.next = c.done + 64<<20
-	}
-	return n, err
 }

@@ -2,17 +2,14 @@ package core
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"rehome/backend/actions"
 
-	"rehome/backend/assistant"
 	"rehome/backend/llm"
 	"rehome/backend/llm/sandboxexec"
-	"rehome/backend/models"
 	"rehome/sandbox"
 )
 
@@ -58,15 +55,15 @@ type AskRequest struct {
 	// Browse offers web_search and open_url whatever the assistant's
 	// capabilities say (`rehome ask --browse`).
 	Browse bool
-	// MakeRoom may stop one of the face's own sessions when too many run
-	// (after the conversations' least recently used); may be nil.
-	MakeRoom func() bool
 	// Temporary makes a new conversation a temporary chat: no memory read
 	// or saved (a continued one stays as it began).
 	Temporary bool
 	// Images are image files the question shows the model (vetted by
 	// Check; see vision.go): refused when the model does not read images.
 	Images []string
+	// Settings go over the model's saved settings field by field (the
+	// terminal's --temperature, --context, --system-prompt).
+	Settings ModelSettings
 }
 
 // Ask is a question ready to run: the model picked, the files described,
@@ -81,6 +78,11 @@ type Ask struct {
 	Fit           string         // how Model fits this machine ("" unknown)
 	Fresh         bool           // a new Python session for a conversation with cells
 	Limits        sandbox.Limits // each cell's
+	// Settings are the model's, as applied: saved, with the face's over
+	// them. Context is the context a carried model's server runs with
+	// (its -c; 0 for a served model, whose server decides).
+	Settings ModelSettings
+	Context  int
 
 	asks     *Asks
 	question string
@@ -106,7 +108,6 @@ type Asks struct {
 type askSession struct {
 	x     *sandboxexec.Session
 	files string // the host paths, joined: other files need another session
-	used  time.Time
 }
 
 // Asks is the ask service.
@@ -121,122 +122,32 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	if q == "" {
 		return nil, ErrNoQuestion
 	}
-	st := s.c.Store()
-	conv := llm.NewConversation()
-	if req.ConversationID != "" {
-		c, err := llm.GetConversation(st, req.ConversationID)
-		if err != nil {
-			return nil, err
-		}
-		conv = c
-		if err := conv.Rewind(req.Rewind); err != nil {
-			return nil, err
-		}
-		if req.AssistantID == "" {
-			req.AssistantID = c.AssistantID
-		}
-		if req.AssistantID == "" && c.GizmoID != "" {
-			req.AssistantID, _ = s.c.Conversations().assistantOf(c.GizmoID) // an imported GPT's chat: its assistant, once imported
-		}
-	}
-	conv.Temporary = conv.Temporary || (req.Temporary && len(conv.Exchanges) == 0)
-	a := &Ask{Conversation: conv, asks: s, question: q}
-	// Files given before — the conversation's — are known; any other is
-	// vetted by the face. The assistant's knowledge is never taken from a
-	// path: only rehome's own copies are mounted (an import may not choose
-	// host files), checked each time; the others are refused with a note.
-	known := map[string]bool{}
-	instructions, suggested := "", ""
-	var knowledge, refused []string
-	stale := map[string]bool{} // the conversation's copies of knowledge references
-	if req.AssistantID != "" {
-		as, err := s.c.ResolveAssistant(req.AssistantID) // an id or a name
-		if err != nil {
-			return nil, err
-		}
-		req.AssistantID = as.ID
-		if req.KeepModel && req.Model != "" {
-			if as, err = s.c.Assistants().Edit(as.ID, func(x *assistant.Assistant) error {
-				x.Model = req.Model
-				return nil
-			}); err != nil {
-				return nil, err
-			}
-			a.KeptModel = true
-		}
-		instructions = as.Instructions
-		if req.Model == "" && as.Model != "" {
-			req.Model, a.FromAssistant = as.Model, true
-		}
-		suggested = as.Model
-		conv.AssistantID, conv.AssistantName = as.ID, as.Name
-		knowledge, refused = s.c.Assistants().Library().Mounts(as)
-		for _, k := range as.Knowledge {
-			stale[k.Path] = k.Path != ""
-		}
-	}
-	for _, f := range conv.Files {
-		if !stale[f.HostPath] {
-			known[f.HostPath] = true
-		}
-	}
-	var files []string
-	if req.KeepFiles || len(req.Files) == 0 {
-		for _, p := range llm.HostPaths(conv.Files) {
-			if !stale[p] {
-				files = append(files, p)
-			}
-		}
-	}
-	for _, p := range req.Files {
-		if stale[p] {
-			continue // the assistant's knowledge, added below if it is rehome's copy
-		}
-		if !known[p] && req.Check != nil {
-			var err error
-			if p, err = req.Check(p); err != nil {
-				return nil, err
-			}
-		}
-		files = append(files, p)
-	}
-	// Every file is at /mnt/data, and the assistant's knowledge too.
-	infos, notes, err := llm.DescribeFiles(uniq(append(files, knowledge...)))
+	conv, err := s.conversation(&req)
 	if err != nil {
 		return nil, err
 	}
-	conv.Files, a.Notes = infos, append(refused, notes...)
+	conv.Temporary = conv.Temporary || (req.Temporary && len(conv.Exchanges) == 0)
+	a := &Ask{Conversation: conv, asks: s, question: q}
+	as, err := s.lendAssistant(a, &req)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.mountFiles(req, as); err != nil {
+		return nil, err
+	}
 	imgs, names, err := questionImages(req.Images, req.Check) // vision.go
 	if err != nil {
 		return nil, err
 	}
-
-	// The server named, else a carried model rehome starts itself (by its
-	// name, or the first when no server runs), else one running here.
-	conn, err := s.c.LocalModels().PickServer(ctx, req.Server, req.Model, llm.SuggestedModel(st, req.AssistantID, suggested), req.Progress)
-	if err != nil {
-		if a.FromAssistant {
-			err = fmt.Errorf("%w (%s is the assistant's default model)", err, req.Model)
-		}
+	if err := s.connect(ctx, a, req, as.suggested); err != nil {
 		return nil, err
 	}
-	a.conn = conn
 	prepared := false
 	defer func() {
 		if !prepared {
-			conn.Release() // a question that cannot be asked holds no server
+			a.conn.Release() // a question that cannot be asked holds no server
 		}
 	}()
-	srv, model := conn.Server, conn.Model
-	a.Server, a.Model = srv, model
-	conv.Server, conv.Model = srv.BaseURL, model
-	// The choice is remembered, overall and for the assistant.
-	if err := llm.RememberChoice(st, req.AssistantID, llm.ServerChoice{Server: srv.BaseURL, Model: model}); err != nil {
-		s.c.log.Warn("remember the model chosen", "err", err)
-	}
-	if rep, err := s.c.Hardware().Report(ctx); err == nil {
-		a.Fit = llm.FitNote(model, models.MachineFrom(rep))
-	}
 	if a.Limits, err = s.c.Sessions().Limits(req.Limits); err != nil {
 		return nil, err
 	}
@@ -249,28 +160,13 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 	// The assistant's knowledge is its file_search tool; the context length
 	// the server reports bounds what the model is given (and says what was
 	// cut).
-	client := conn.Client
+	client := a.conn.Client
 	client.Deadline = req.Deadline
-	var tools []llm.LoopTool
-	if t, ok := s.c.Knowledge().Tool(conv.AssistantID); ok {
-		tools = append(tools, t)
+	tools, err := s.tools(ctx, a, req)
+	if err != nil {
+		return nil, err
 	}
-	// The assistant's OpenAPI actions, each a tool rehome calls itself.
-	if conv.AssistantID != "" {
-		acts, notes, err := s.c.Actions().Tools(conv.AssistantID, req.Confirm)
-		if err != nil {
-			return nil, err
-		}
-		tools = append(tools, acts...)
-		a.Notes = append(a.Notes, notes...)
-		// The MCP servers' tools, after every built-in name is taken.
-		mcps, notes := s.c.MCPServers().Tools(ctx, conv.AssistantID, conv.AssistantName, req.Confirm, takenNames(tools))
-		tools = append(tools, mcps...)
-		a.Notes = append(a.Notes, notes...)
-	}
-	if tools, a.Notes, err = s.c.Browse().AddTools(tools, a.Notes, conv.AssistantID, req.Browse); err != nil {
-		return nil, err // browse_tools.go: web_search and open_url
-	}
+	srv, model := a.Server, a.Model
 	if len(imgs) > 0 && !srv.ReadsImages(model) { // vision.go: never sent to a model that cannot read them
 		carried, _ := s.c.LocalModels().List(ctx)
 		return nil, &NoVisionError{Model: model, Readers: imageReaders(ctx, carried)}
@@ -280,9 +176,9 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 		tools, a.Notes = append(tools, t), append(a.Notes, notes...)
 	}
 	tools = append(tools, s.c.Canvas().Tools(conv)...) // the canvas tools (canvas.go)
-	a.loop = &llm.Loop{Client: client, Model: model, Instructions: instructions, Tools: tools, Context: window,
+	a.loop = &llm.Loop{Client: client, Model: model, Instructions: withSystemPrompt(as.instructions, a.Settings.SystemPrompt), Tools: tools, Context: window,
 		Files: conv.Files, Exec: ex, Vision: srv.ReadsImages(model), MaxSteps: req.MaxSteps, Mode: req.Mode, History: conv.History(),
-		Images: imgs, ImageNames: names}
+		Images: imgs, ImageNames: names, Temperature: a.Settings.Temperature}
 	prepared = true
 	return a, nil
 }
@@ -313,6 +209,10 @@ func (a *Ask) Run(ctx context.Context, onEvent func(llm.Event)) *llm.Transcript 
 		}
 	}
 	t := a.loop.Ask(ctx, a.question)
+	if used := a.Settings; !used.IsZero() || a.Context > 0 {
+		used.Context = a.Context // a served model's server decides its own
+		t.Settings = &used
+	}
 	a.Conversation.Add(t)
 	a.asks.c.log.Info("ask", "conversation", a.Conversation.ID, "model", a.Model, "stopped", t.Stopped, "cells", len(t.Cells()), "ms", t.DurationMS)
 	return t
@@ -323,18 +223,21 @@ func (a *Ask) Keep() error { return llm.SaveConversation(a.asks.c.Store(), a.Con
 
 // session returns the session executor of conv, started before with the
 // same files, or a new one (fresh) — replacing one started with other
-// files.
+// files. It is one of the Core's open sessions (sessions_open.go): at the
+// bound of sessions the one used longest ago gives way, a face's or a
+// conversation's.
 func (s *Asks) session(conv *llm.Conversation, e *sandbox.Engine, lim sandbox.Limits, req AskRequest) (*sandboxexec.Session, bool) {
 	key := strings.Join(llm.HostPaths(conv.Files), "\x00")
+	ckey := conversationKey(conv.ID)
 	s.mu.Lock()
 	if s.sessions == nil {
 		s.sessions = map[string]*askSession{}
 	}
 	old := s.sessions[conv.ID]
 	if old != nil && old.files == key {
-		old.used = time.Now()
 		old.x.Request.Limits = lim // the limits saved since apply to the next start
 		s.mu.Unlock()
+		s.c.open.touch(ckey)
 		return old.x, false
 	}
 	sessions := s.c.Sessions()
@@ -343,44 +246,37 @@ func (s *Asks) session(conv *llm.Conversation, e *sandbox.Engine, lim sandbox.Li
 		DirFor:  sessions.Dir,
 		Earlier: conv.HasCells(),
 		MakeRoom: func() bool {
-			// At the limit of sessions: the conversation used longest ago
-			// gives way, else one of the face's.
-			return s.Evict(conv.ID, nil) || (req.MakeRoom != nil && req.MakeRoom())
+			// At the limit of sessions: the session used longest ago gives way.
+			return sessions.Evict(ckey)
 		},
 		Done: func(code string, res *sandbox.CellResult) {
 			sessions.Keep(code, res, "ask") // a record not kept is logged
 		}}
-	s.sessions[conv.ID] = &askSession{x: x, files: key, used: time.Now()}
+	as := &askSession{x: x, files: key}
+	s.sessions[conv.ID] = as
 	s.mu.Unlock()
+	s.c.open.put(ckey, &openSession{
+		mayGo: func() bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return x.Started() && !s.answering[conv.ID]
+		},
+		stop: func(ctx context.Context) error { return s.forget(conv.ID, as).x.Close(ctx) },
+	})
 	if old != nil {
 		old.x.Close(context.Background())
 	}
 	return x, true
 }
 
-// Evict stops the session of the conversation used longest ago, other
-// than keep's and those busy reports (may be nil); false when there is
-// none.
-func (s *Asks) Evict(keep string, busy func(conversationID string) bool) bool {
+// forget drops as, conversationID's session, from the conversations'.
+func (s *Asks) forget(conversationID string, as *askSession) *askSession {
 	s.mu.Lock()
-	var oldest string
-	for id, x := range s.sessions {
-		if id == keep || !x.x.Started() || s.answering[id] || (busy != nil && busy(id)) {
-			continue
-		}
-		if oldest == "" || x.used.Before(s.sessions[oldest].used) {
-			oldest = id
-		}
+	defer s.mu.Unlock()
+	if s.sessions[conversationID] == as {
+		delete(s.sessions, conversationID)
 	}
-	x := s.sessions[oldest]
-	delete(s.sessions, oldest)
-	s.mu.Unlock()
-	if x == nil {
-		return false
-	}
-	s.c.log.Info("conversation's session stopped for a newer one", "conversation", oldest)
-	x.x.Close(context.Background())
-	return true
+	return as
 }
 
 // Close ends a conversation's session, if it has one.
@@ -392,6 +288,7 @@ func (s *Asks) Close(ctx context.Context, conversationID string) error {
 	if x == nil {
 		return nil
 	}
+	s.c.open.drop(conversationKey(conversationID), nil)
 	return x.x.Close(ctx)
 }
 
@@ -412,7 +309,8 @@ func (s *Asks) CloseAll() {
 	list := s.sessions
 	s.sessions = nil
 	s.mu.Unlock()
-	for _, x := range list {
+	for id, x := range list {
+		s.c.open.drop(conversationKey(id), nil)
 		x.x.Close(context.Background())
 	}
 }

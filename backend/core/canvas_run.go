@@ -16,9 +16,6 @@ type CanvasRunRequest struct {
 	DocID string
 	// InlinePlots keeps plots' data: URLs in the result (the window).
 	InlinePlots bool
-	// MakeRoom may stop one of the face's own sessions when too many run
-	// (after the conversations' least recently used); may be nil.
-	MakeRoom func() bool
 }
 
 // CanvasRun is what a code textdoc's run did: the cell, in the
@@ -59,7 +56,7 @@ func (cv *Canvas) Run(ctx context.Context, req CanvasRunRequest) (*CanvasRun, er
 	if err != nil {
 		return nil, err
 	}
-	ex, _ := asks.session(conv, e, lim, AskRequest{InlinePlots: req.InlinePlots, MakeRoom: req.MakeRoom})
+	ex, _ := asks.session(conv, e, lim, AskRequest{InlinePlots: req.InlinePlots})
 	res, err := ex.Exec(ctx, d.Content)
 	if err != nil {
 		return nil, err

@@ -49,6 +49,7 @@ type Core struct {
 	hw     *hardware.Cache
 	runSvc *Runs
 	askSvc *Asks
+	open   openSessions // sessions_open.go: the open sessions, one eviction
 
 	st         *store.Store
 	assistants *assistant.Service
@@ -111,6 +112,7 @@ func (c *Core) Open() error {
 // that does not linger) and releases the database.
 func (c *Core) Close() error {
 	c.askSvc.CloseAll()
+	c.open.closeAll()
 	if c.mcpSvc != nil {
 		c.mcpSvc.CloseAll()
 	}

@@ -17,6 +17,10 @@ var (
 	ErrNotKept = errors.New("the run's record could not be stored")
 	// ErrNoQuestion is an ask with nothing to ask.
 	ErrNoQuestion = errors.New("type a question first")
+	// ErrModelSettings is a model setting out of its range.
+	ErrModelSettings = errors.New("that model setting cannot be kept")
+	// ErrNotInAnswer is a block to run that the answer does not hold.
+	ErrNotInAnswer = errors.New("that code is not a python block of the answer")
 	// ErrNoAction is returned for an action name the assistant lacks.
 	ErrNoAction = errors.New("no such action")
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"rehome/backend/assistant"
+	"rehome/backend/ids"
 	"rehome/backend/knowledge"
 	"rehome/backend/llm"
 )
@@ -250,7 +251,7 @@ func (k *Knowledge) pruneLibrary() error {
 		return nil // no library yet
 	}
 	for _, e := range entries {
-		if e.IsDir() && knowledge.IsSHA256(e.Name()) && !used[e.Name()] && !held[e.Name()] {
+		if e.IsDir() && ids.IsSHA256(e.Name()) && !used[e.Name()] && !held[e.Name()] {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}

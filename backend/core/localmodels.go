@@ -196,7 +196,7 @@ func (cn *Connection) Release() {
 // server was named: ok is false when name is no carried model (the caller
 // then looks for a running server). With name "" it takes the first
 // carried chat model, if any (for a machine where no server runs).
-func (l *LocalModels) ForAsk(ctx context.Context, name string, progress llamarun.Progress) (*Connection, bool, error) {
+func (l *LocalModels) ForAsk(ctx context.Context, name string, contextLen int, progress llamarun.Progress) (*Connection, bool, error) {
 	s, err := l.svc()
 	if err != nil {
 		return nil, false, err
@@ -225,7 +225,7 @@ func (l *LocalModels) ForAsk(ctx context.Context, name string, progress llamarun
 	if m.Embedding {
 		return nil, true, fmt.Errorf("%s is an embedding model (for knowledge), not one to ask: name a chat model (see `rehome models local`)", m.Name)
 	}
-	lease, err := l.Serve(ctx, m.Name, 0, progress)
+	lease, err := l.Serve(ctx, m.Name, contextLen, progress)
 	if err != nil {
 		return nil, true, err
 	}
@@ -238,17 +238,18 @@ func (l *LocalModels) ForAsk(ctx context.Context, name string, progress llamarun
 // every face: the server named by url; else a carried model named model
 // (started by rehome); else a server running on this machine; else, with
 // no model named, the first carried chat model. Release the Connection
-// when the question ends.
-func (l *LocalModels) PickServer(ctx context.Context, url, model, suggested string, progress llamarun.Progress) (*Connection, error) {
+// when the question ends. A carried model starts with contextLen tokens
+// of context (0: llamarun.DefaultContext, cut to what fits).
+func (l *LocalModels) PickServer(ctx context.Context, url, model, suggested string, contextLen int, progress llamarun.Progress) (*Connection, error) {
 	if url == "" {
-		if cn, ok, err := l.ForAsk(ctx, model, progress); ok || err != nil {
+		if cn, ok, err := l.ForAsk(ctx, model, contextLen, progress); ok || err != nil {
 			return cn, err
 		}
 	}
 	srv, mdl, err := llm.Pick(ctx, url, model, llm.CatalogToolsHint, suggested)
 	var none *llm.NoServerError
 	if errors.As(err, &none) && url == "" && model == "" {
-		if cn, ok, err := l.ForAsk(ctx, "", progress); ok || err != nil {
+		if cn, ok, err := l.ForAsk(ctx, "", contextLen, progress); ok || err != nil {
 			return cn, err
 		}
 	}

@@ -22,7 +22,7 @@ const MCPDir = "mcp"
 // MCP is what `rehome mcp serve` offers an MCP client of an assistant:
 // the same tools the ask loop gives a model (file_search, the actions,
 // python), its instructions and starters, its knowledge files. The
-// server face (backend/mcpserve) only translates them to the protocol.
+// server face (app/mcpserve) only translates them to the protocol.
 type MCP struct{ c *Core }
 
 // MCP is the MCP service.

@@ -29,7 +29,9 @@ type MCPServers struct {
 type mcpConn struct {
 	conn *mcphost.Conn
 	srv  mcphost.Server
-	used time.Time
+	// airGapped is the guard the connection was made with.
+	airGapped bool
+	used      time.Time
 }
 
 // mcpIdle is how long an unused server connection is kept.
@@ -190,22 +192,35 @@ func (m *MCPServers) conn(ctx context.Context, id, name string) (*mcphost.Conn, 
 	}
 	s := rec.Servers[i]
 	key := id + "/" + name
+	lim := mcphost.DefaultLimits
+	lim.AirGapped = m.airGapped(id)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if old := m.conns[key]; old != nil && slices.Equal(old.srv.Command, s.Command) && old.srv.URL == s.URL && slices.Equal(old.srv.Env, s.Env) {
+	if old := m.conns[key]; old != nil && slices.Equal(old.srv.Command, s.Command) && old.srv.URL == s.URL && slices.Equal(old.srv.Env, s.Env) && old.airGapped == lim.AirGapped {
 		old.used = time.Now()
 		return old.conn, nil
 	}
-	c, err := mcphost.Connect(ctx, s, filepath.Join(m.c.dir, MCPDir, "servers", id, name), mcphost.DefaultLimits)
+	c, err := mcphost.Connect(ctx, s, filepath.Join(m.c.dir, MCPDir, "servers", id, name), lim)
 	if err != nil {
 		return nil, err
 	}
 	if old := m.conns[key]; old != nil {
 		old.conn.Close()
 	}
-	m.conns[key] = &mcpConn{conn: c, srv: s, used: time.Now()}
+	m.conns[key] = &mcpConn{conn: c, srv: s, airGapped: lim.AirGapped, used: time.Now()}
 	m.reapLocked()
 	return c, nil
+}
+
+// airGapped says whether the assistant's HTTP servers are reached as on
+// an air-gapped machine: its latest audit says so (as for its actions),
+// or Settings → Browsing's air-gapped switch is on (as for browsing).
+func (m *MCPServers) airGapped(id string) bool {
+	if m.c.Actions().AirGapped(id) {
+		return true
+	}
+	set, err := m.c.Browse().Settings()
+	return err == nil && set.AirGapped
 }
 
 func (m *MCPServers) drop(id, name string) {

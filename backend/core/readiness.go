@@ -52,7 +52,7 @@ var checkTitles = map[string]string{
 func (c *Core) Readiness(ctx context.Context) []Check {
 	var out []Check
 	add := func(id, state, detail string) *Check {
-		out = append(out, Check{ID: id, Title: checkTitles[id], State: state, Detail: detail})
+		out = append(out, newCheck(id, state, detail))
 		return &out[len(out)-1]
 	}
 
@@ -69,21 +69,7 @@ func (c *Core) Readiness(ctx context.Context) []Check {
 	}
 
 	// 2. Rootless: subordinate ids, the user's socket.
-	rc := sandbox.CheckRootless()
-	switch {
-	case rc.Root:
-		add("rootless", "ok", "rehome runs as root, so it uses rootful Podman, with an unprivileged user inside each sandbox").Title = "Podman runs as root"
-	case !rc.SubUIDs || !rc.SubGIDs || !rc.NewUIDMap:
-		add("rootless", "fail", fmt.Sprintf("%s has no subordinate user or group ids (/etc/subuid, /etc/subgid) or newuidmap is missing; an administrator adds them once", rc.User)).Command = rc.FixIDs
-	case !rc.Socket:
-		it := add("rootless", "warn", "your Podman socket is not enabled, so each rehome session starts a private Podman service (about a second more at start)")
-		it.Command = rc.FixSocket
-		if rc.Systemd {
-			it.Fix = "Enable the socket"
-		}
-	default:
-		add("rootless", "ok", "subordinate ids set; your Podman socket listens at "+rc.SocketPath)
-	}
+	out = append(out, rootlessCheck())
 
 	if e == nil {
 		for _, id := range CheckIDs[2:] {
@@ -101,23 +87,7 @@ func (c *Core) Readiness(ctx context.Context) []Check {
 	}
 
 	// 4. The image.
-	img, err := e.ImageStatus(ctx)
-	switch {
-	case err != nil:
-		add("image", "fail", err.Error())
-	case img.Ready(): // the words of `rehome sandbox image status` (ImageStatus.State)
-		add("image", "ok", img.Image+": "+img.Summary())
-	default:
-		it := add("image", "fail", "")
-		if p := sandbox.PackagedImageArchive(); p != "" {
-			it.Detail, it.Fix, it.Command = "the rehome-sandbox-image package is installed: load it ("+p+")", "Load the image", "rehome sandbox image load "+p
-		} else if img.ArchivePresent {
-			it.Detail, it.Fix, it.Command = "a cached archive is at "+img.Archive, "Load the image", "rehome sandbox image load "+img.Archive
-		} else {
-			it.Detail = "install the rehome-sandbox-image package (in the offline bundle), build the image (needs the Debian mirror, a few minutes), or load an archive made elsewhere (Settings → Sandbox → Load from file)"
-			it.Command = "sudo apt-get install ./rehome-sandbox-image_*.deb   # or: rehome sandbox image build"
-		}
-	}
+	out = append(out, imageCheck(e.ImageStatus(ctx)))
 
 	// 5. The self-test, for this image.
 	st := c.readinessState()
@@ -132,6 +102,57 @@ func (c *Core) Readiness(ctx context.Context) []Check {
 		it.Fix, it.Command = "Run it again", "rehome sandbox doctor"
 	}
 	return out
+}
+
+// newCheck is an item of the checklist, with its title.
+func newCheck(id, state, detail string) Check {
+	return Check{ID: id, Title: checkTitles[id], State: state, Detail: detail}
+}
+
+// rootlessCheck says whether rootless Podman is ready: subordinate ids,
+// newuidmap, the user's socket (or that rehome runs as root).
+func rootlessCheck() Check {
+	rc := sandbox.CheckRootless()
+	switch {
+	case rc.Root:
+		it := newCheck("rootless", "ok", "rehome runs as root, so it uses rootful Podman, with an unprivileged user inside each sandbox")
+		it.Title = "Podman runs as root"
+		return it
+	case !rc.SubUIDs || !rc.SubGIDs || !rc.NewUIDMap:
+		it := newCheck("rootless", "fail", fmt.Sprintf("%s has no subordinate user or group ids (/etc/subuid, /etc/subgid) or newuidmap is missing; an administrator adds them once", rc.User))
+		it.Command = rc.FixIDs
+		return it
+	case !rc.Socket:
+		it := newCheck("rootless", "warn", "your Podman socket is not enabled, so each rehome session starts a private Podman service (about a second more at start)")
+		it.Command = rc.FixSocket
+		if rc.Systemd {
+			it.Fix = "Enable the socket"
+		}
+		return it
+	default:
+		return newCheck("rootless", "ok", "subordinate ids set; your Podman socket listens at "+rc.SocketPath)
+	}
+}
+
+// imageCheck says whether the sandbox image is loaded, and else how to
+// load it: the package's archive, a cached one, or a build.
+func imageCheck(img sandbox.ImageStatus, err error) Check {
+	switch {
+	case err != nil:
+		return newCheck("image", "fail", err.Error())
+	case img.Ready(): // the words of `rehome sandbox image status` (ImageStatus.State)
+		return newCheck("image", "ok", img.Image+": "+img.Summary())
+	}
+	it := newCheck("image", "fail", "")
+	if p := sandbox.PackagedImageArchive(); p != "" {
+		it.Detail, it.Fix, it.Command = "the rehome-sandbox-image package is installed: load it ("+p+")", "Load the image", "rehome sandbox image load "+p
+	} else if img.ArchivePresent {
+		it.Detail, it.Fix, it.Command = "a cached archive is at "+img.Archive, "Load the image", "rehome sandbox image load "+img.Archive
+	} else {
+		it.Detail = "install the rehome-sandbox-image package (in the offline bundle), build the image (needs the Debian mirror, a few minutes), or load an archive made elsewhere (Settings → Sandbox → Load from file)"
+		it.Command = "sudo apt-get install ./rehome-sandbox-image_*.deb   # or: rehome sandbox image build"
+	}
+	return it
 }
 
 // readinessFile keeps the self-test's outcome and whether the user put

@@ -16,7 +16,7 @@ import (
 // sessions folder (no separators, not hidden), and the folder holds a
 // session (its session.json). *SessionIDError names the id otherwise.
 func (s *Sessions) Find(id string) (string, error) {
-	if id == "" || strings.ContainsAny(id, `/\.`) || filepath.Base(id) != id {
+	if !validSessionID(id) {
 		return "", &SessionIDError{ID: id}
 	}
 	d := s.Dir(id)
@@ -26,14 +26,24 @@ func (s *Sessions) Find(id string) (string, error) {
 	return d, nil
 }
 
+// validSessionID is the id rule: a folder name of the sessions folder (no
+// separators, not hidden).
+func validSessionID(id string) bool {
+	return id != "" && !strings.ContainsAny(id, `/\.`) && filepath.Base(id) == id
+}
+
 // SessionIDError is a session id that is not one, or names no session.
 type SessionIDError struct {
 	ID      string
 	Missing bool // a well-formed id of no session
+	Open    bool // of no session this process holds open (Sessions.Opened)
 }
 
 // Error says what is wrong with the id.
 func (e *SessionIDError) Error() string {
+	if e.Open {
+		return errNotOpen(e.ID)
+	}
 	if e.Missing {
 		return fmt.Sprintf("no session %s", e.ID)
 	}

@@ -121,10 +121,33 @@ func peekDelimited(p *Preview, text string, complete bool, ext string, o Options
 	var names []string
 	var data [][]string
 	p.Header, names, data = splitHeader(records)
-	width := len(names)
+	p.Problems = append(p.Problems, raggedRows(data, offsets[len(records)-len(data):], len(names))...)
+
+	showTable(p, names, data, o, "file")
+
+	countDelimitedRows(p, complete, total, len(records)-len(data), len(data), offsets)
+}
+
+// showTable sets the preview's columns (at most maxColumns: the note says
+// how many the file or sheet, whole, has) and its first rows.
+func showTable(p *Preview, names []string, data [][]string, o Options, whole string) {
+	if len(names) > maxColumns {
+		p.Note = joinNote(p.Note, fmt.Sprintf("The %s has %d columns; the preview shows the first %d.", whole, len(names), maxColumns))
+		names = names[:maxColumns]
+	}
+	p.Columns = inferColumns(names, data)
+	for i := 0; i < len(data) && i < o.MaxRows; i++ {
+		p.Rows = append(p.Rows, displayRow(data[i], len(names)))
+	}
+}
+
+// raggedRows are the problems of the rows with more or fewer values than
+// there are columns (width); offsets are the rows'.
+func raggedRows(data [][]string, offsets []recordPos, width int) []string {
+	var probs []string
 	raggedMore, raggedFewer, firstMore, firstFewer := 0, 0, 0, 0
 	for i, r := range data {
-		line := offsets[i+len(records)-len(data)].line
+		line := offsets[i].line
 		switch {
 		case len(r) > width:
 			raggedMore++
@@ -139,25 +162,20 @@ func peekDelimited(p *Preview, text string, complete bool, ext string, o Options
 		}
 	}
 	if raggedMore > 0 {
-		p.Problems = append(p.Problems, fmt.Sprintf("%d of the first %d rows have more values than there are columns (the first is line %d). pandas refuses such a file: fix those lines, or read it with on_bad_lines='skip' to drop them.", raggedMore, len(data), firstMore))
+		probs = append(probs, fmt.Sprintf("%d of the first %d rows have more values than there are columns (the first is line %d). pandas refuses such a file: fix those lines, or read it with on_bad_lines='skip' to drop them.", raggedMore, len(data), firstMore))
 	}
 	if raggedFewer > 0 {
-		p.Problems = append(p.Problems, fmt.Sprintf("%d of the first %d rows have fewer values than there are columns (the first is line %d); the missing values read as empty.", raggedFewer, len(data), firstFewer))
+		probs = append(probs, fmt.Sprintf("%d of the first %d rows have fewer values than there are columns (the first is line %d); the missing values read as empty.", raggedFewer, len(data), firstFewer))
 	}
+	return probs
+}
 
-	if len(names) > maxColumns {
-		p.Note = joinNote(p.Note, fmt.Sprintf("The file has %d columns; the preview shows the first %d.", len(names), maxColumns))
-		names = names[:maxColumns]
-	}
-	p.Columns = inferColumns(names, data)
-	for i := 0; i < len(data) && i < o.MaxRows; i++ {
-		p.Rows = append(p.Rows, displayRow(data[i], len(names)))
-	}
-
-	// Row count: exact when the head is the whole file, else extrapolated
-	// from the bytes per row seen so far.
+// countDelimitedRows sets the row count: exact when the head is the whole
+// file (total records, headerRows of them the header), else extrapolated
+// from the bytes per row of the n data rows seen so far.
+func countDelimitedRows(p *Preview, complete bool, total, headerRows, n int, offsets []recordPos) {
 	if complete {
-		p.RowCount = int64(total - (len(records) - len(data)))
+		p.RowCount = int64(total - headerRows)
 		p.RowCountKind = CountExact
 		return
 	}
@@ -167,12 +185,12 @@ func peekDelimited(p *Preview, text string, complete bool, ext string, o Options
 		headerEnd = offsets[0].end
 	}
 	last := offsets[len(offsets)-1].end
-	if n := int64(len(data)); n > 0 && last > headerEnd {
+	if n > 0 && last > headerEnd {
 		perRow := float64(last-headerEnd) / float64(n)
 		p.RowCount = int64(float64(p.Size-headerEnd)/perRow + 0.5)
 	}
-	if p.RowCount < int64(len(data)) {
-		p.RowCount = int64(len(data))
+	if p.RowCount < int64(n) {
+		p.RowCount = int64(n)
 	}
 }
 

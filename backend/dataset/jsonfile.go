@@ -15,29 +15,7 @@ import (
 func peekJSON(p *Preview, text string, complete bool, ext string, o Options) bool {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
-	var records []map[string]any
-	var keys []string
-	seen := map[string]bool{}
-	keyPos := map[string]int{}
-	addRecord := func(v any) {
-		m, ok := v.(map[string]any)
-		if !ok {
-			m = map[string]any{"0": v} // pandas names a list of scalars' column 0
-		}
-		if len(records) < sampleRows {
-			records = append(records, m)
-		}
-		for _, k := range orderedKeys(text, m, keyPos) {
-			if !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
-		}
-	}
-	var count int64
-	var lastEnd int64
-	var parseErr error
-
+	r := &jsonRecords{text: text, seen: map[string]bool{}, keyPos: map[string]int{}}
 	lines := ext == ".jsonl" || ext == ".ndjson"
 	first, err := dec.Token()
 	if err != nil {
@@ -53,41 +31,12 @@ func peekJSON(p *Preview, text string, complete bool, ext string, o Options) boo
 	switch {
 	case first == json.Delim('[') && !lines:
 		p.Format = JSON
-		for dec.More() {
-			var v any
-			if err := dec.Decode(&v); err != nil {
-				parseErr = err
-				break
-			}
-			count++
-			lastEnd = dec.InputOffset()
-			addRecord(v)
-		}
-		if parseErr == nil {
-			if _, err := dec.Token(); err != nil && complete {
-				parseErr = err
-			}
-		}
+		r.readArray(dec, complete)
 	case first == json.Delim('{'):
 		// JSON Lines (several objects, one a line), or one object.
-		dec = json.NewDecoder(strings.NewReader(text))
-		dec.UseNumber()
-		for {
-			var v any
-			err := dec.Decode(&v)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				parseErr = err
-				break
-			}
-			count++
-			lastEnd = dec.InputOffset()
-			addRecord(v)
-		}
-		if count == 1 && parseErr == nil && !lines {
-			return peekObject(p, records[0], text)
+		r.readLines()
+		if r.count == 1 && r.parseErr == nil && !lines {
+			return peekObject(p, r.records[0], text)
 		}
 		p.Format = JSONL
 		start = 0
@@ -100,24 +49,97 @@ func peekJSON(p *Preview, text string, complete bool, ext string, o Options) boo
 		p.Note = "This JSON file holds a single value, not a list of records; code can load it with json.load."
 		return true
 	}
-	if count == 0 && parseErr != nil && ext != ".json" && !lines {
+	if r.count == 0 && r.parseErr != nil && ext != ".json" && !lines {
 		return false // not JSON after all
 	}
-	if parseErr != nil && (complete || int64(len(text))-lastEnd > 64<<10) {
-		p.Problems = append(p.Problems, jsonProblem(text, lastEnd, parseErr))
+	if r.parseErr != nil && (complete || int64(len(text))-r.lastEnd > 64<<10) {
+		p.Problems = append(p.Problems, jsonProblem(text, r.lastEnd, r.parseErr))
 	}
-	if len(records) == 0 && parseErr != nil && !complete && count == 0 {
+	if len(r.records) == 0 && r.parseErr != nil && !complete && r.count == 0 {
 		p.Problems = append(p.Problems, "The first record is larger than the preview reads (8 MiB).")
 	}
+	r.show(p, o)
+	r.countRows(p, complete, start)
+	return true
+}
+
+// jsonRecords are the records a JSON file's preview read: the first
+// sampleRows, every key in order, how many, and where reading stopped.
+type jsonRecords struct {
+	text     string
+	records  []map[string]any
+	keys     []string
+	seen     map[string]bool
+	keyPos   map[string]int
+	count    int64
+	lastEnd  int64 // the offset after the last record read
+	parseErr error
+}
+
+// add counts one record (a scalar is pandas' column 0) and its keys.
+func (r *jsonRecords) add(v any, end int64) {
+	r.count++
+	r.lastEnd = end
+	m, ok := v.(map[string]any)
+	if !ok {
+		m = map[string]any{"0": v} // pandas names a list of scalars' column 0
+	}
+	if len(r.records) < sampleRows {
+		r.records = append(r.records, m)
+	}
+	for _, k := range orderedKeys(r.text, m, r.keyPos) {
+		if !r.seen[k] {
+			r.seen[k] = true
+			r.keys = append(r.keys, k)
+		}
+	}
+}
+
+// readArray reads the records of a JSON array, after its '['.
+func (r *jsonRecords) readArray(dec *json.Decoder, complete bool) {
+	for dec.More() {
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			r.parseErr = err
+			return
+		}
+		r.add(v, dec.InputOffset())
+	}
+	if _, err := dec.Token(); err != nil && complete {
+		r.parseErr = err
+	}
+}
+
+// readLines reads the text's objects one after another (JSON Lines).
+func (r *jsonRecords) readLines() {
+	dec := json.NewDecoder(strings.NewReader(r.text))
+	dec.UseNumber()
+	for {
+		var v any
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			r.parseErr = err
+			return
+		}
+		r.add(v, dec.InputOffset())
+	}
+}
+
+// show sets the preview's columns (at most maxColumns) and first rows.
+func (r *jsonRecords) show(p *Preview, o Options) {
+	keys := r.keys
 	if len(keys) > maxColumns {
 		p.Note = joinNote(p.Note, fmt.Sprintf("The records have %d fields; the preview shows the first %d.", len(keys), maxColumns))
 		keys = keys[:maxColumns]
 	}
-	rows := make([][]string, len(records))
-	for i, r := range records {
+	rows := make([][]string, len(r.records))
+	for i, rec := range r.records {
 		row := make([]string, len(keys))
 		for j, k := range keys {
-			row[j] = jsonCell(r[k])
+			row[j] = jsonCell(rec[k])
 		}
 		rows[i] = row
 	}
@@ -126,18 +148,22 @@ func peekJSON(p *Preview, text string, complete bool, ext string, o Options) boo
 	for i := 0; i < len(rows) && i < o.MaxRows; i++ {
 		p.Rows = append(p.Rows, displayRow(rows[i], len(keys)))
 	}
-	if complete && (parseErr == nil || count > 0) {
-		p.RowCount = count
+}
+
+// countRows sets the row count: exact when the whole text was read, else
+// estimated from the records' average size since start.
+func (r *jsonRecords) countRows(p *Preview, complete bool, start int64) {
+	if complete && (r.parseErr == nil || r.count > 0) {
+		p.RowCount = r.count
 		p.RowCountKind = CountExact
-		return true
+		return
 	}
 	p.RowCountKind = CountEstimate
-	p.RowCount = count
-	if count > 0 && lastEnd > start && p.Compression == "" {
-		perRow := float64(lastEnd-start) / float64(count)
-		p.RowCount = max(count, int64(float64(p.Size-start)/perRow+0.5))
+	p.RowCount = r.count
+	if r.count > 0 && r.lastEnd > start && p.Compression == "" {
+		perRow := float64(r.lastEnd-start) / float64(r.count)
+		p.RowCount = max(r.count, int64(float64(p.Size-start)/perRow+0.5))
 	}
-	return true
 }
 
 // peekObject previews a JSON file that is one object: its keys and values.

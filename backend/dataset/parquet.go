@@ -90,33 +90,8 @@ func readParquetMeta(b []byte) (parquetMeta, error) {
 				return errors.New("schema is not a list of structs")
 			}
 			for i := 0; i < n; i++ {
-				el := schemaElement{physical: -1, converted: -1}
-				if err := r.readStruct(func(id int16, typ byte) error {
-					switch {
-					case id == 1 && typ == tI32:
-						v, err := r.varint()
-						el.physical = int32(v)
-						return err
-					case id == 4 && typ == tBinary:
-						s, err := r.binary()
-						el.name = string(s)
-						return err
-					case id == 5 && typ == tI32:
-						v, err := r.varint()
-						el.numChildren, el.hasChildCount = int32(v), true
-						return err
-					case id == 6 && typ == tI32:
-						v, err := r.varint()
-						el.converted = int32(v)
-						return err
-					case id == 10 && typ == tStruct:
-						return r.readStruct(func(id int16, typ byte) error {
-							el.logical = id
-							return r.skip(typ)
-						})
-					}
-					return r.skip(typ)
-				}); err != nil {
+				el, err := r.schemaElement()
+				if err != nil {
 					return err
 				}
 				schema = append(schema, el)
@@ -135,7 +110,47 @@ func readParquetMeta(b []byte) (parquetMeta, error) {
 	if len(schema) == 0 {
 		return m, errors.New("it has no schema")
 	}
-	// schema[0] is the root; the rest is a depth-first tree.
+	m.columns, err = leafColumns(schema)
+	return m, err
+}
+
+// schemaElement reads one SchemaElement: its name, physical, converted
+// and logical types, and its number of children.
+func (r *thriftReader) schemaElement() (schemaElement, error) {
+	el := schemaElement{physical: -1, converted: -1}
+	err := r.readStruct(func(id int16, typ byte) error {
+		switch {
+		case id == 1 && typ == tI32:
+			v, err := r.varint()
+			el.physical = int32(v)
+			return err
+		case id == 4 && typ == tBinary:
+			s, err := r.binary()
+			el.name = string(s)
+			return err
+		case id == 5 && typ == tI32:
+			v, err := r.varint()
+			el.numChildren, el.hasChildCount = int32(v), true
+			return err
+		case id == 6 && typ == tI32:
+			v, err := r.varint()
+			el.converted = int32(v)
+			return err
+		case id == 10 && typ == tStruct:
+			return r.readStruct(func(id int16, typ byte) error {
+				el.logical = id
+				return r.skip(typ)
+			})
+		}
+		return r.skip(typ)
+	})
+	return el, err
+}
+
+// leafColumns are the schema's leaves, named by their path ("a.b"):
+// schema[0] is the root; the rest is a depth-first tree.
+func leafColumns(schema []schemaElement) ([]parquetColumn, error) {
+	var cols []parquetColumn
 	i := 1
 	var walk func(prefix string, children int32) error
 	walk = func(prefix string, children int32) error {
@@ -155,14 +170,12 @@ func readParquetMeta(b []byte) (parquetMeta, error) {
 				}
 				continue
 			}
-			m.columns = append(m.columns, parquetColumn{name: name, typ: parquetType(el)})
+			cols = append(cols, parquetColumn{name: name, typ: parquetType(el)})
 		}
 		return nil
 	}
-	if err := walk("", schema[0].numChildren); err != nil {
-		return m, err
-	}
-	return m, nil
+	err := walk("", schema[0].numChildren)
+	return cols, err
 }
 
 // parquetType maps a leaf's physical and logical types to a column type.

@@ -79,14 +79,7 @@ func peekXLSX(p *Preview, f file, o Options) {
 	var names []string
 	var data [][]string
 	p.Header, names, data = splitHeader(records)
-	if len(names) > maxColumns {
-		p.Note = joinNote(p.Note, fmt.Sprintf("The sheet has %d columns; the preview shows the first %d.", len(names), maxColumns))
-		names = names[:maxColumns]
-	}
-	p.Columns = inferColumns(names, data)
-	for i := 0; i < len(data) && i < o.MaxRows; i++ {
-		p.Rows = append(p.Rows, displayRow(data[i], len(names)))
-	}
+	showTable(p, names, data, o, "sheet")
 	switch {
 	case len(records) <= xlsxSampleRows:
 		p.RowCount, p.RowCountKind = int64(len(data)), CountExact
@@ -304,90 +297,114 @@ func sheetRows(zf *zip.File, strs []string, dates []bool, limit int) (rows [][]s
 	}
 	defer rc.Close()
 	dec := xml.NewDecoder(io.LimitReader(rc, xlsxSheetMax))
-	var (
-		row               []string
-		inRow, inV, inIS  bool
-		cellType, cellRef string
-		cellStyle         int
-		val               strings.Builder
-		nextRow           = 1
-		width             int
-	)
+	sr := &sheetReader{strs: strs, dates: dates, limit: limit, nextRow: 1}
 	for {
 		tok, terr := dec.Token()
 		if terr == io.EOF {
 			break
 		}
 		if terr != nil {
-			return rows, dim, terr
+			return sr.rows, sr.dim, terr
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			switch t.Name.Local {
-			case "dimension":
-				dim = dimensionRows(attr(t, "ref"))
-			case "row":
-				inRow = true
-				row = row[:0:0]
-				if r, err := strconv.Atoi(attr(t, "r")); err == nil && r > nextRow && len(rows) > 0 {
-					for ; nextRow < r && len(rows) < limit; nextRow++ {
-						rows = append(rows, []string{}) // pandas keeps blank rows inside the table as NaN
-					}
-				}
-			case "c":
-				cellType, cellRef = attr(t, "t"), attr(t, "r")
-				cellStyle, _ = strconv.Atoi(attr(t, "s"))
-				val.Reset()
-			case "v":
-				inV = true
-			case "is":
-				inIS = true
-			case "t":
-				if inIS {
-					inV = true
-				}
-			}
+			sr.start(t)
 		case xml.EndElement:
-			switch t.Name.Local {
-			case "v":
-				inV = false
-			case "t":
-				if inIS {
-					inV = false
-				}
-			case "is":
-				inIS = false
-			case "c":
-				col := len(row)
-				if c, ok := columnIndex(cellRef); ok {
-					col = c
-				}
-				if col < 16384 {
-					for len(row) <= col {
-						row = append(row, "")
-					}
-					row[col] = cellText(cellType, val.String(), cellStyle, strs, dates)
-				}
-			case "row":
-				inRow = false
-				if len(rows) == 0 && allEmpty(row) {
-					nextRow++
-					continue // leading blank rows are skipped, as pandas does
-				}
-				width = max(width, len(row))
-				rows = append(rows, row)
-				nextRow++
-				if len(rows) >= limit {
-					return padRows(rows, width), dim, nil
-				}
+			if sr.end(t) {
+				return padRows(sr.rows, sr.width), sr.dim, nil
 			}
 		case xml.CharData:
-			if inRow && inV {
-				val.Write(t)
+			if sr.inRow && sr.inV {
+				sr.val.Write(t)
 			}
 		}
 	}
-	return padRows(rows, width), dim, nil
+	return padRows(sr.rows, sr.width), sr.dim, nil
+}
+
+// sheetReader is a worksheet's XML as it is read: the rows so far (up to
+// limit) and the row and cell being read.
+type sheetReader struct {
+	strs  []string // the shared strings
+	dates []bool   // by style: whether a number is a date
+	limit int
+
+	rows              [][]string
+	dim               int // the rows the sheet's dimension says
+	width             int
+	nextRow           int
+	row               []string
+	inRow, inV, inIS  bool
+	cellType, cellRef string
+	cellStyle         int
+	val               strings.Builder
+}
+
+// start reads an element's start: a row (the blank rows before it kept
+// inside the table, as pandas keeps them as NaN), a cell, its value.
+func (sr *sheetReader) start(t xml.StartElement) {
+	switch t.Name.Local {
+	case "dimension":
+		sr.dim = dimensionRows(attr(t, "ref"))
+	case "row":
+		sr.inRow = true
+		sr.row = sr.row[:0:0]
+		if r, err := strconv.Atoi(attr(t, "r")); err == nil && r > sr.nextRow && len(sr.rows) > 0 {
+			for ; sr.nextRow < r && len(sr.rows) < sr.limit; sr.nextRow++ {
+				sr.rows = append(sr.rows, []string{}) // pandas keeps blank rows inside the table as NaN
+			}
+		}
+	case "c":
+		sr.cellType, sr.cellRef = attr(t, "t"), attr(t, "r")
+		sr.cellStyle, _ = strconv.Atoi(attr(t, "s"))
+		sr.val.Reset()
+	case "v":
+		sr.inV = true
+	case "is":
+		sr.inIS = true
+	case "t":
+		if sr.inIS {
+			sr.inV = true
+		}
+	}
+}
+
+// end reads an element's end: a cell's text goes into its column, a row
+// into the rows (leading blank rows skipped, as pandas does). It says
+// whether limit rows are read.
+func (sr *sheetReader) end(t xml.EndElement) bool {
+	switch t.Name.Local {
+	case "v":
+		sr.inV = false
+	case "t":
+		if sr.inIS {
+			sr.inV = false
+		}
+	case "is":
+		sr.inIS = false
+	case "c":
+		col := len(sr.row)
+		if c, ok := columnIndex(sr.cellRef); ok {
+			col = c
+		}
+		if col < 16384 {
+			for len(sr.row) <= col {
+				sr.row = append(sr.row, "")
+			}
+			sr.row[col] = cellText(sr.cellType, sr.val.String(), sr.cellStyle, sr.strs, sr.dates)
+		}
+	case "row":
+		sr.inRow = false
+		if len(sr.rows) == 0 && allEmpty(sr.row) {
+			sr.nextRow++
+			return false // leading blank rows are skipped, as pandas does
+		}
+		sr.width = max(sr.width, len(sr.row))
+		sr.rows = append(sr.rows, sr.row)
+		sr.nextRow++
+		return len(sr.rows) >= sr.limit
+	}
+	return false
 }
 
 func padRows(rows [][]string, width int) [][]string {

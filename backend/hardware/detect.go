@@ -79,26 +79,7 @@ func (d *Detector) Root() string { return d.root }
 func (d *Detector) Detect(ctx context.Context) (Report, error) {
 	start := time.Now()
 	r := Report{Root: d.root, GPUs: []GPU{}, OtherDisplays: []GPU{}, Notes: []string{}, DetectedAt: start.UTC()}
-	note := func(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }
-
-	cpu, err := readCPUInfo(d.root)
-	if err != nil {
-		note("Could not read the CPU from /proc/cpuinfo (%v).", err)
-		cpu = CPU{Model: "unknown CPU", Features: []string{}, Source: SourceUnknown}
-		if d.host {
-			cpu.Threads, cpu.Cores, cpu.Sockets = runtime.NumCPU(), runtime.NumCPU(), 1
-		}
-	}
-	if cpu.Arch == "" && d.host {
-		cpu.Arch = runtime.GOARCH
-	}
-	r.CPU = cpu
-	mem, err := readMeminfo(d.root)
-	if err != nil {
-		note("Could not read system RAM from /proc/meminfo (%v); enter it by hand to plan.", err)
-		mem.Source = SourceUnknown
-	}
-	r.Memory = mem
+	d.readHost(&r)
 	if err := ctx.Err(); err != nil {
 		return r, err
 	}
@@ -107,7 +88,7 @@ func (d *Detector) Detect(ctx context.Context) (Report, error) {
 	r.PCIIDs = dbPath
 	displays, err := enumerateDisplays(d.root, db)
 	if err != nil {
-		note("Could not list PCI devices (%v).", err)
+		r.note("Could not list PCI devices (%v).", err)
 	}
 	pciVisible := dirHasEntries(filepath.Join(d.root, "sys", "bus", "pci", "devices"))
 
@@ -119,17 +100,58 @@ func (d *Detector) Detect(ctx context.Context) (Report, error) {
 			wantNvidia = true
 		}
 	}
-	var nv map[string]nvidiaGPU
-	var nvOrder []string
-	var nvProblems []string
+	var nv nvidiaAnswers
 	if wantNvidia {
-		nv, nvOrder, nvProblems = d.nvidia(ctx)
+		nv.byBus, nv.order, nv.problems = d.nvidia(ctx)
 	}
 	if err := ctx.Err(); err != nil {
 		return r, err
 	}
+	named := d.addGPUs(&r, displays, nv)
+	d.summarize(&r, named)
+	r.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+	return r, nil
+}
 
-	named := false
+// note adds a note in words to the report.
+func (r *Report) note(format string, a ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, a...)) }
+
+// readHost reads the CPU and the system RAM, with a note where either
+// could not be read.
+func (d *Detector) readHost(r *Report) {
+	cpu, err := readCPUInfo(d.root)
+	if err != nil {
+		r.note("Could not read the CPU from /proc/cpuinfo (%v).", err)
+		cpu = CPU{Model: "unknown CPU", Features: []string{}, Source: SourceUnknown}
+		if d.host {
+			cpu.Threads, cpu.Cores, cpu.Sockets = runtime.NumCPU(), runtime.NumCPU(), 1
+		}
+	}
+	if cpu.Arch == "" && d.host {
+		cpu.Arch = runtime.GOARCH
+	}
+	r.CPU = cpu
+	mem, err := readMeminfo(d.root)
+	if err != nil {
+		r.note("Could not read system RAM from /proc/meminfo (%v); enter it by hand to plan.", err)
+		mem.Source = SourceUnknown
+	}
+	r.Memory = mem
+}
+
+// nvidiaAnswers are what NVIDIA's tools said: by normalized bus id, in
+// their order, and what went wrong.
+type nvidiaAnswers struct {
+	byBus    map[string]nvidiaGPU
+	order    []string
+	problems []string
+}
+
+// addGPUs lists the display devices: the compute GPUs, each filled in by
+// its vendor's sources, then the GPUs NVIDIA's tools see that the PCI bus
+// does not show (containers); the others as other displays. named says a
+// product had no name in the PCI database.
+func (d *Detector) addGPUs(r *Report, displays []display, nv nvidiaAnswers) (named bool) {
 	for _, ds := range displays {
 		g := GPU{
 			Vendor:     vendorName(ds.vendorID, ds.vendor),
@@ -154,31 +176,35 @@ func (d *Detector) Detect(ctx context.Context) (Report, error) {
 		}
 		switch ds.vendorID {
 		case "10de":
-			d.fillNvidia(&g, nv, nvProblems, mem)
-			delete(nv, g.PCIAddress)
+			d.fillNvidia(&g, nv.byBus, nv.problems, r.Memory)
+			delete(nv.byBus, g.PCIAddress)
 		case "1002", "1022":
 			d.fillAMD(&g)
 		case "8086":
-			fillIntel(&g, mem)
+			fillIntel(&g, r.Memory)
 		}
 		g.Index = len(r.GPUs)
 		r.GPUs = append(r.GPUs, g)
 	}
-	// GPUs the NVIDIA tools see but the PCI bus does not show (containers).
-	for _, bus := range nvOrder {
-		n, ok := nv[bus]
+	for _, bus := range nv.order {
+		n, ok := nv.byBus[bus]
 		if !ok {
 			continue
 		}
 		g := GPU{Vendor: "NVIDIA", VendorID: "10de", Product: n.name, PCIAddress: bus, Class: "3D controller", Driver: "nvidia", VRAMSource: SourceUnknown}
-		d.fillNvidia(&g, nv, nvProblems, mem)
+		d.fillNvidia(&g, nv.byBus, nv.problems, r.Memory)
 		g.Notes = append(g.Notes, "Seen by "+n.source+" only: the PCI bus is not visible here (a container?).")
 		g.Index = len(r.GPUs)
 		r.GPUs = append(r.GPUs, g)
 	}
+	return named
+}
 
-	if named && dbPath == "" {
-		note("%s", pciIDsHint)
+// summarize says what the report lacks: the PCI names, a GPU at all, a
+// GPU's VRAM.
+func (d *Detector) summarize(r *Report, named bool) {
+	if named && r.PCIIDs == "" {
+		r.note("%s", pciIDsHint)
 	}
 	r.CPUOnly = len(r.GPUs) == 0
 	if r.CPUOnly {
@@ -186,15 +212,13 @@ func (d *Detector) Detect(ctx context.Context) (Report, error) {
 		if len(r.OtherDisplays) > 0 || !dirHasEntries(filepath.Join(d.root, "sys", "class", "drm")) {
 			msg += " This is what a virtual machine or container without a passed-through GPU looks like."
 		}
-		note("%s", msg)
+		r.note("%s", msg)
 	}
 	for _, g := range r.GPUs {
 		if g.VRAMSource == SourceUnknown {
-			note("The VRAM of GPU %d (%s) is unknown: fit estimates leave it out. Enter it by hand under \"plan a purchase\" (`rehome fit --vram 24GiB`).", g.Index, g.Product)
+			r.note("The VRAM of GPU %d (%s) is unknown: fit estimates leave it out. Enter it by hand under \"plan a purchase\" (`rehome fit --vram 24GiB`).", g.Index, g.Product)
 		}
 	}
-	r.DurationMS = float64(time.Since(start).Microseconds()) / 1000
-	return r, nil
 }
 
 // nvidia asks NVML, then nvidia-smi for what NVML could not say. It returns

@@ -72,33 +72,7 @@ func readCPUInfo(root string) (CPU, error) {
 	if err != nil {
 		return CPU{}, err
 	}
-	cpu := CPU{Source: sourceProcCPU}
-	type coreKey struct{ pkg, core string }
-	cores := map[coreKey]bool{}
-	pkgs := map[string]bool{}
-	var armOrder []string
-	armCount := map[string]int{}
-	flags := map[string]bool{}
-	var pkg, core, impl, part string
-	flush := func() {
-		if core != "" {
-			cores[coreKey{pkg, core}] = true
-		}
-		if pkg != "" {
-			pkgs[pkg] = true
-		}
-		if part != "" {
-			name := armParts[impl+"/"+part]
-			if name == "" {
-				name = "Arm core " + impl + "/" + part
-			}
-			if armCount[name] == 0 {
-				armOrder = append(armOrder, name)
-			}
-			armCount[name]++
-		}
-		pkg, core, impl, part = "", "", "", ""
-	}
+	c := &cpuinfo{cpu: CPU{Source: sourceProcCPU}, cores: map[coreKey]bool{}, pkgs: map[string]bool{}, armCount: map[string]int{}, flags: map[string]bool{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
@@ -106,50 +80,98 @@ func readCPUInfo(root string) (CPU, error) {
 		key, val, ok := strings.Cut(line, ":")
 		if !ok {
 			if strings.TrimSpace(line) == "" {
-				flush()
+				c.flush()
 			}
 			continue
 		}
-		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-		switch key {
-		case "processor":
-			if _, err := strconv.Atoi(val); err == nil {
-				cpu.Threads++
-			}
-		case "model name", "Model Name":
-			if cpu.Model == "" {
-				cpu.Model = val
-			}
-		case "vendor_id":
-			cpu.Vendor = val
-		case "physical id":
-			pkg = val
-		case "core id":
-			core = val
-		case "CPU implementer":
-			impl = val
-		case "CPU part":
-			part = val
-		case "flags", "Features":
-			for _, f := range strings.Fields(val) {
-				flags[f] = true
-			}
-		}
+		c.field(strings.TrimSpace(key), strings.TrimSpace(val))
 	}
-	flush()
-	if cpu.Threads == 0 {
+	c.flush()
+	if c.cpu.Threads == 0 {
 		return CPU{}, fmt.Errorf("no processor entries in %s", filepath.Join(root, "proc", "cpuinfo"))
 	}
+	return c.summary(), nil
+}
+
+// coreKey is a physical core: its package and its core id.
+type coreKey struct{ pkg, core string }
+
+// cpuinfo is /proc/cpuinfo as it is read: what the processor entries
+// add up to, and the entry being read.
+type cpuinfo struct {
+	cpu                   CPU
+	cores                 map[coreKey]bool
+	pkgs                  map[string]bool
+	armOrder              []string       // the Arm core names, in order
+	armCount              map[string]int // by name
+	flags                 map[string]bool
+	pkg, core, impl, part string // the processor entry being read
+}
+
+// field reads one "key: value" line of a processor entry.
+func (c *cpuinfo) field(key, val string) {
+	switch key {
+	case "processor":
+		if _, err := strconv.Atoi(val); err == nil {
+			c.cpu.Threads++
+		}
+	case "model name", "Model Name":
+		if c.cpu.Model == "" {
+			c.cpu.Model = val
+		}
+	case "vendor_id":
+		c.cpu.Vendor = val
+	case "physical id":
+		c.pkg = val
+	case "core id":
+		c.core = val
+	case "CPU implementer":
+		c.impl = val
+	case "CPU part":
+		c.part = val
+	case "flags", "Features":
+		for _, f := range strings.Fields(val) {
+			c.flags[f] = true
+		}
+	}
+}
+
+// flush counts the processor entry read and starts the next.
+func (c *cpuinfo) flush() {
+	if c.core != "" {
+		c.cores[coreKey{c.pkg, c.core}] = true
+	}
+	if c.pkg != "" {
+		c.pkgs[c.pkg] = true
+	}
+	if c.part != "" {
+		name := armParts[c.impl+"/"+c.part]
+		if name == "" {
+			name = "Arm core " + c.impl + "/" + c.part
+		}
+		if c.armCount[name] == 0 {
+			c.armOrder = append(c.armOrder, name)
+		}
+		c.armCount[name]++
+	}
+	c.pkg, c.core, c.impl, c.part = "", "", "", ""
+}
+
+// summary is the CPU the entries describe: its architecture, its name
+// (an Arm machine's from its core parts), its sockets, cores and the
+// features that matter.
+func (c *cpuinfo) summary() CPU {
+	cpu := c.cpu
 	switch {
-	case flags["asimd"] || impl != "" || len(armOrder) > 0:
+	case c.flags["asimd"] || c.impl != "" || len(c.armOrder) > 0:
 		cpu.Arch = "arm64"
-	case flags["lm"]:
+	case c.flags["lm"]:
 		cpu.Arch = "x86_64"
 	}
-	if cpu.Model == "" && len(armOrder) > 0 {
-		parts := make([]string, len(armOrder))
-		for i, n := range armOrder {
-			parts[i] = fmt.Sprintf("%d× %s", armCount[n], n)
+	if cpu.Model == "" && len(c.armOrder) > 0 {
+		parts := make([]string, len(c.armOrder))
+		for i, n := range c.armOrder {
+			parts[i] = fmt.Sprintf("%d× %s", c.armCount[n], n)
 		}
 		cpu.Model = strings.Join(parts, " + ")
 		cpu.Vendor = "Arm"
@@ -157,16 +179,16 @@ func readCPUInfo(root string) (CPU, error) {
 	if cpu.Model == "" {
 		cpu.Model = "unknown CPU"
 	}
-	cpu.Sockets = max(len(pkgs), 1)
-	cpu.Cores = len(cores)
+	cpu.Sockets = max(len(c.pkgs), 1)
+	cpu.Cores = len(c.cores)
 	if cpu.Cores == 0 {
 		cpu.Cores = cpu.Threads // Arm and most VMs: one thread per core
 	}
 	cpu.Features = []string{}
 	for _, f := range cpuFeatures {
-		if flags[f] {
+		if c.flags[f] {
 			cpu.Features = append(cpu.Features, f)
 		}
 	}
-	return cpu, nil
+	return cpu
 }

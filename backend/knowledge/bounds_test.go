@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"rehome/backend/ids"
 )
 
 // peakHeap runs fn and returns the most heap its objects held meanwhile
@@ -112,7 +114,7 @@ func assertNoLibraryCopies(t *testing.T, data string) {
 	t.Helper()
 	entries, _ := os.ReadDir(data)
 	for _, e := range entries {
-		if IsSHA256(e.Name()) {
+		if ids.IsSHA256(e.Name()) {
 			t.Errorf("a refused file's copy stayed in the library: %s", e.Name())
 		}
 	}

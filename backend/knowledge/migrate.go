@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"rehome/backend/ids"
 )
 
 // legacyBlobs is the folder where rehome before the shared library kept
@@ -64,7 +66,7 @@ func (s *Service) migrateManifest(dir, blobs string) error {
 	changed := false
 	for i := range m.Files {
 		f := &m.Files[i]
-		if !IsSHA256(f.SHA256) {
+		if !ids.IsSHA256(f.SHA256) {
 			continue
 		}
 		// Source named the library's copy <dir>/<sha256>/<name>.

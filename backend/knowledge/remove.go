@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"rehome/backend/ids"
 )
 
 // hold keeps the library's copy of sum while an Add records it.
@@ -69,27 +71,13 @@ func (s *Service) Held() (map[string]bool, error) {
 // knowledge names it, no Add is copying it and nothing else uses it
 // (Options.InUse).
 func (s *Service) DropIfUnused(sum string) {
-	if !IsSHA256(sum) {
+	if !ids.IsSHA256(sum) {
 		return
 	}
 	if held, err := s.Held(); err != nil || held[sum] || s.inUse(sum) {
 		return
 	}
 	os.RemoveAll(filepath.Join(s.dir, sum))
-}
-
-// IsSHA256 says whether s is a SHA-256 written as 64 lower-case hex digits
-// (the name of a file's folder in the library).
-func IsSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // Find is the assistant's file ref names: its name as listed, the start

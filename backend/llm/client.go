@@ -230,14 +230,24 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	}
 }
 
-func (c *Client) models(ctx context.Context) ([]Model, error) {
-	req, err := c.newRequest(ctx, http.MethodGet, "/models", nil)
+// call sends one request to the server's API and returns its response;
+// the caller closes the body.
+func (c *Client) call(ctx context.Context, method, path string, in any) (*http.Response, error) {
+	req, err := c.newRequest(ctx, method, path, in)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := c.http().Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("reach the model server at %s: %w", c.BaseURL, err)
+	}
+	return resp, nil
+}
+
+func (c *Client) models(ctx context.Context) ([]Model, error) {
+	resp, err := c.call(ctx, http.MethodGet, "/models", nil)
+	if err != nil {
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))

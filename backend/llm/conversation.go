@@ -10,6 +10,7 @@ import (
 
 	"rehome/backend/bytesize"
 	"rehome/backend/canvas"
+	"rehome/backend/ipynb"
 	"rehome/backend/store"
 )
 
@@ -211,91 +212,88 @@ func orDefault(s, d string) string {
 // questions and answers as Markdown cells, code cells with their outputs,
 // plots embedded as PNG.
 func (c *Conversation) Notebook() ([]byte, error) {
-	type output map[string]any
-	type cell map[string]any
-	lines := func(s string) []string {
-		if s == "" {
-			return []string{}
-		}
-		parts := strings.SplitAfter(s, "\n")
-		if parts[len(parts)-1] == "" {
-			parts = parts[:len(parts)-1]
-		}
-		return parts
-	}
-	md := func(s string) cell {
-		return cell{"cell_type": "markdown", "metadata": map[string]any{}, "source": lines(s)}
-	}
-	var cells []cell
+	var cells []nbCell
 	n := 0
 	plots := &exportPlots{left: maxExportPlots}
 	head := fmt.Sprintf("Model: %s at %s", safeMarkdown(oneLine(c.Model)), safeMarkdown(oneLine(c.Server)))
 	if c.Source != "" && c.Server == "" {
 		head = fmt.Sprintf("Imported from %s (model %s)", safeMarkdown(oneLine(c.Source)), safeMarkdown(oneLine(c.Model)))
 	}
-	cells = append(cells, md(fmt.Sprintf("# %s\n\n%s", safeMarkdown(oneLine(orDefault(c.Title, "Conversation"))), head)))
+	cells = append(cells, nbMarkdown(fmt.Sprintf("# %s\n\n%s", safeMarkdown(oneLine(orDefault(c.Title, "Conversation"))), head)))
 	for _, t := range c.Exchanges {
-		cells = append(cells, md("**Question:** "+safeMarkdown(t.Question)))
+		cells = append(cells, nbMarkdown("**Question:** "+safeMarkdown(t.Question)))
 		for i, tu := range t.Turns {
 			final := i == len(t.Turns)-1 && len(tu.Cells) == 0
 			if s := strings.TrimSpace(tu.Text); s != "" && !final {
-				cells = append(cells, md(safeMarkdown(s)))
+				cells = append(cells, nbMarkdown(safeMarkdown(s)))
 			}
 			for _, ce := range tu.Cells {
 				n++
-				outs := []output{}
-				if ce.Result.Stdout != "" {
-					outs = append(outs, output{"output_type": "stream", "name": "stdout", "text": lines(ce.Result.Stdout)})
-				}
-				if ce.Result.Stderr != "" {
-					outs = append(outs, output{"output_type": "stream", "name": "stderr", "text": lines(ce.Result.Stderr)})
-				}
-				if ce.Error != "" {
-					outs = append(outs, output{"output_type": "stream", "name": "stderr", "text": []string{"rehome: " + ce.Error + "\n"}})
-				}
-				for _, f := range ce.Result.Files {
-					if f.Kind != "plot" {
-						continue
-					}
-					data, why, err := plots.read(f.Path)
-					if why != "" {
-						outs = append(outs, output{"output_type": "stream", "name": "stderr", "text": []string{"rehome: the plot " + f.Name + " " + why + ": its file is " + f.Path + "\n"}})
-						continue
-					}
-					if err != nil {
-						if rest, ok := strings.CutPrefix(f.DataURL, "data:image/png;base64,"); ok {
-							outs = append(outs, output{"output_type": "display_data", "metadata": map[string]any{}, "data": map[string]any{"image/png": rest}})
-						}
-						continue
-					}
-					outs = append(outs, output{"output_type": "display_data", "metadata": map[string]any{},
-						"data": map[string]any{"image/png": base64.StdEncoding.EncodeToString(data)}})
-				}
-				cells = append(cells, cell{"cell_type": "code", "execution_count": n, "metadata": map[string]any{},
-					"source": lines(strings.TrimRight(ce.Code, "\n")), "outputs": outs})
+				cells = append(cells, nbCell{"cell_type": "code", "execution_count": n, "metadata": map[string]any{},
+					"source": ipynb.Lines(strings.TrimRight(ce.Code, "\n")), "outputs": nbOutputs(ce, plots)})
 			}
 		}
 		if s := strings.TrimSpace(t.Answer); s != "" {
-			cells = append(cells, md(safeMarkdown(s+"\n\n"+SourcesMarkdown(t.Citations))))
+			cells = append(cells, nbMarkdown(safeMarkdown(s+"\n\n"+SourcesMarkdown(t.Citations))))
 		}
 		for _, n := range append(append([]string(nil), t.Cuts...), t.Note, t.Error, t.Shortened) {
 			if n != "" {
-				cells = append(cells, md(rehomeNote(n)))
+				cells = append(cells, nbMarkdown(rehomeNote(n)))
 			}
 		}
-	}
-	nb := map[string]any{
-		"nbformat": 4, "nbformat_minor": 5,
-		"metadata": map[string]any{
-			"kernelspec":    map[string]any{"name": "python3", "display_name": "Python 3", "language": "python"},
-			"language_info": map[string]any{"name": "python"},
-		},
-		"cells": cells,
 	}
 	for i, ce := range cells {
 		ce["id"] = fmt.Sprintf("cell-%d", i)
 	}
-	return json.MarshalIndent(nb, "", " ")
+	return json.MarshalIndent(ipynb.Document(cells), "", " ")
+}
+
+// nbCell and nbOutput are a notebook's cell and a code cell's output.
+type (
+	nbCell   map[string]any
+	nbOutput map[string]any
+)
+
+// nbMarkdown is a Markdown cell of s.
+func nbMarkdown(s string) nbCell {
+	return nbCell{"cell_type": "markdown", "metadata": map[string]any{}, "source": ipynb.Lines(s)}
+}
+
+// nbOutputs are a code cell's outputs: its streams, its error, and its
+// plots embedded as PNG (within what plots allows; else said in words).
+func nbOutputs(ce Cell, plots *exportPlots) []nbOutput {
+	stderr := func(s string) nbOutput {
+		return nbOutput{"output_type": "stream", "name": "stderr", "text": []string{s}}
+	}
+	outs := []nbOutput{}
+	if ce.Result.Stdout != "" {
+		outs = append(outs, nbOutput{"output_type": "stream", "name": "stdout", "text": ipynb.Lines(ce.Result.Stdout)})
+	}
+	if ce.Result.Stderr != "" {
+		outs = append(outs, nbOutput{"output_type": "stream", "name": "stderr", "text": ipynb.Lines(ce.Result.Stderr)})
+	}
+	if ce.Error != "" {
+		outs = append(outs, stderr("rehome: "+ce.Error+"\n"))
+	}
+	for _, f := range ce.Result.Files {
+		if f.Kind != "plot" {
+			continue
+		}
+		data, why, err := plots.read(f.Path)
+		if why != "" {
+			outs = append(outs, stderr("rehome: the plot "+f.Name+" "+why+": its file is "+f.Path+"\n"))
+			continue
+		}
+		if err != nil {
+			if rest, ok := strings.CutPrefix(f.DataURL, "data:image/png;base64,"); ok {
+				outs = append(outs, nbOutput{"output_type": "display_data", "metadata": map[string]any{}, "data": map[string]any{"image/png": rest}})
+			}
+			continue
+		}
+		outs = append(outs, nbOutput{"output_type": "display_data", "metadata": map[string]any{},
+			"data": map[string]any{"image/png": base64.StdEncoding.EncodeToString(data)}})
+	}
+	return outs
 }
 
 // SourcesMarkdown lists citations as a Markdown block under an answer:

@@ -14,13 +14,9 @@ import (
 // A server without embeddings answers with an error status: a
 // *ServerError.
 func (c *Client) Embed(ctx context.Context, model string, inputs []string) ([][]float32, error) {
-	req, err := c.newRequest(ctx, http.MethodPost, "/embeddings", map[string]any{"model": model, "input": inputs})
+	resp, err := c.call(ctx, http.MethodPost, "/embeddings", map[string]any{"model": model, "input": inputs})
 	if err != nil {
 		return nil, err
-	}
-	resp, err := c.http().Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("reach the model server at %s: %w", c.BaseURL, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))

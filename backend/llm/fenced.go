@@ -68,3 +68,28 @@ func ActionBlock(text string) (code string, ok bool) {
 func stripFences(text string) string {
 	return strings.TrimSpace(fence.ReplaceAllString(text, ""))
 }
+
+// PythonBlocks are the closed ```python (py, python3, ipython) blocks of
+// a text read as Markdown, wherever they sit, in order: those the Ask
+// screen offers to run when the user clicks Run.
+func PythonBlocks(text string) []string {
+	src := []byte(text)
+	doc := mdParser.Parse(textm.NewReader(src))
+	var out []string
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		fc, ok := n.(*ast.FencedCodeBlock)
+		if !entering || !ok || fc.Info == nil || !pythonInfo[strings.ToLower(string(fc.Language(src)))] {
+			return ast.WalkContinue, nil
+		}
+		var b strings.Builder
+		for i := 0; i < fc.Lines().Len(); i++ {
+			seg := fc.Lines().At(i)
+			b.Write(seg.Value(src))
+		}
+		if code := strings.TrimSuffix(b.String(), "\n"); strings.TrimSpace(code) != "" {
+			out = append(out, code)
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	return out
+}

@@ -51,15 +51,7 @@ func SearchConversations(st *store.Store, query string, limit int) ([]Conversati
 				return true, nil
 			}
 		}
-		s, err := summarize(raw)
-		if err != nil {
-			return false, fmt.Errorf("read conversation %s: %w", id, err)
-		}
-		if s.ID == "" {
-			s.ID = id
-		}
-		out = append(out, s)
-		return limit <= 0 || len(out) < limit, nil
+		return collectSummary(&out, id, raw, limit)
 	})
 	return out, err
 }

@@ -46,17 +46,23 @@ const (
 func ListConversations(st *store.Store, limit int) ([]ConversationSummary, error) {
 	out := []ConversationSummary{}
 	err := st.Each(store.Conversations, func(id string, raw []byte) (bool, error) {
-		s, err := summarize(raw)
-		if err != nil {
-			return false, fmt.Errorf("read conversation %s: %w", id, err)
-		}
-		if s.ID == "" {
-			s.ID = id
-		}
-		out = append(out, s)
-		return limit <= 0 || len(out) < limit, nil
+		return collectSummary(&out, id, raw, limit)
 	})
 	return out, err
+}
+
+// collectSummary appends the summary of record id to out and says whether
+// a list of at most limit (all when limit <= 0) wants more.
+func collectSummary(out *[]ConversationSummary, id string, raw []byte, limit int) (bool, error) {
+	s, err := summarize(raw)
+	if err != nil {
+		return false, fmt.Errorf("read conversation %s: %w", id, err)
+	}
+	if s.ID == "" {
+		s.ID = id
+	}
+	*out = append(*out, s)
+	return limit <= 0 || len(*out) < limit, nil
 }
 
 // summarize reads the summary's fields from the head of a record, up to

@@ -7,6 +7,8 @@ import (
 	"hash"
 	"io"
 	"os"
+
+	"rehome/backend/progressio"
 )
 
 type hasher struct{ h hash.Hash }
@@ -15,30 +17,6 @@ func newHasher() *hasher                      { return &hasher{h: sha256.New()} 
 func (h *hasher) Write(p []byte) (int, error) { return h.h.Write(p) }
 func (h *hasher) sum() string                 { return hex.EncodeToString(h.h.Sum(nil)) }
 
-// ctxReader stops a long copy or hash when ctx ends and reports progress
-// every 64 MiB.
-type ctxReader struct {
-	ctx      context.Context
-	r        io.Reader
-	done     int64
-	next     int64
-	total    int64
-	progress func(done, total int64)
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	n, err := c.r.Read(p)
-	c.done += int64(n)
-	if c.done >= c.next || err == io.EOF {
-		c.progress(c.done, c.total)
-		c.next = c.done + 64<<20
-	}
-	return n, err
-}
-
 func hashCtx(ctx context.Context, path string, size int64, progress func(int64, int64)) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -46,7 +24,7 @@ func hashCtx(ctx context.Context, path string, size int64, progress func(int64, 
 	}
 	defer f.Close()
 	h := newHasher()
-	if _, err := io.Copy(h, &ctxReader{ctx: ctx, r: f, total: size, progress: progress}); err != nil {
+	if _, err := io.Copy(h, &progressio.Reader{Ctx: ctx, R: f, Total: size, Progress: progress}); err != nil {
 		return "", err
 	}
 	return h.sum(), nil

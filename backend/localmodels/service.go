@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rehome/backend/atomicfile"
+	"rehome/backend/progressio"
 	"rehome/backend/store"
 )
 
@@ -126,7 +127,7 @@ func (s *Service) copyIn(ctx context.Context, src string, size int64, progress f
 	}
 	defer f.Cleanup()
 	h := newHasher()
-	if _, err := io.Copy(io.MultiWriter(f, h), &ctxReader{ctx: ctx, r: in, total: size, progress: progress}); err != nil {
+	if _, err := io.Copy(io.MultiWriter(f, h), &progressio.Reader{Ctx: ctx, R: in, Total: size, Progress: progress}); err != nil {
 		return "", "", fmt.Errorf("copy %s: %w", src, err)
 	}
 	sum := h.sum()

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"rehome/backend/actions"
 )
 
 // Limits bound what a server may take and give.
@@ -27,6 +29,13 @@ type Limits struct {
 	// the most bytes of one HTTP answer.
 	MaxTools, MaxOutput int
 	MaxBody             int64
+	// AirGapped: an HTTP server is reached on loopback or the private
+	// LAN only (the assistant's air-gapped audit, or Settings →
+	// Browsing's air-gapped switch).
+	AirGapped bool
+	// Resolver, when set, looks an HTTP server's name up (default: the
+	// system's); whatever it answers, the address dialled is checked.
+	Resolver *net.Resolver
 }
 
 // DefaultLimits are the bounds rehome uses.
@@ -215,10 +224,23 @@ func (t *tail) String() string {
 	return string(t.b)
 }
 
-// boundedClient reaches only u's host (no redirect elsewhere), waits at
-// most the call bound for headers, and reads at most MaxBody of an answer.
+// boundedClient reaches only u's host (no redirect elsewhere), dials
+// with the actions' dial guard, waits at most the call bound for
+// headers, and reads at most MaxBody of an answer.
+//
+// The guard lets the dial reach this machine, the LAN and CGNAT
+// (AllowNear), where an action needs the user's --allow-local: an
+// action's server comes in an imported schema, so a local one could be
+// someone else's probe of this machine, while an MCP server's URL is
+// one the user typed (no bundle or export carries it), and a server on
+// this machine is the usual case. A link-local or metadata address is
+// refused still (a cloud's metadata service hands out credentials), and
+// an air-gapped machine reaches loopback and the private LAN only.
 func boundedClient(u string, lim Limits) *http.Client {
-	base := &http.Transport{ResponseHeaderTimeout: lim.Call, MaxResponseHeaderBytes: 64 << 10}
+	g := actions.Guard{AllowNear: true, AirGapped: lim.AirGapped, What: "the MCP server",
+		AirGappedBy: "the assistant's audit, or Settings → Browsing's air-gapped switch"}
+	base := &http.Transport{DialContext: g.Dialer(lim.Resolver).DialContext, Proxy: nil, TLSHandshakeTimeout: 10 * time.Second,
+		ResponseHeaderTimeout: lim.Call, MaxResponseHeaderBytes: 64 << 10}
 	return &http.Client{Transport: capped{base, lim.MaxBody},
 		CheckRedirect: func(r *http.Request, via []*http.Request) error {
 			if r.URL.Host != via[0].URL.Host {

@@ -277,56 +277,8 @@ func evaluate(m Model, l Layout, o Options, mach Machine) FitResult {
 	r.TotalBytes = r.WeightsBytes + r.KVCacheBytes + r.ComputeBytes + r.OverheadBytes + r.VisionBytes
 
 	usable := mach.UsableRAM()
-	if gpu {
-		// Each GPU holds whole layers and its own compute buffer: with
-		// several, up to a layer per extra GPU is lost to the split.
-		budget := mach.VRAMBytes
-		gpuCompute := r.ComputeBytes * u(mach.GPUs)
-		if mach.GPUs > 1 {
-			var largest int64
-			for i := range l.LayerBytes {
-				largest = max(largest, l.LayerBytes[i]+kvLayer[i])
-			}
-			budget -= min(budget, largest*u(mach.GPUs-1)+gpuCompute-r.ComputeBytes)
-		}
-		// Everything but the token embeddings (always in RAM) on the GPU.
-		full := r.TotalBytes - l.TokenEmbdBytes
-		if full <= budget && l.TokenEmbdBytes+ramSide(mach, full) <= usable {
-			r.Verdict, r.LayersOnGPU = VerdictGPU, m.Layers
-			r.VRAMNeededBytes, r.RAMNeededBytes = full, l.TokenEmbdBytes
-			r.VerdictText = "Fits fully in VRAM"
-			if mach.Unified {
-				r.VerdictText = "Fits fully in the GPU's share of unified memory"
-			}
-			if float64(full) > 0.95*float64(mach.VRAMBytes) {
-				r.Notes = append(r.Notes, fmt.Sprintf("Tight: %s of %s VRAM, under 5%% to spare. Close other programs that use the GPU, or pick a smaller context or quantization.",
-					bytesize.Format(full), bytesize.Format(mach.VRAMBytes)))
-			}
-			return r
-		}
-		// llama.cpp offloads the last N layers; the output head joins them
-		// only with all layers, so here it stays in RAM.
-		onGPU := r.ComputeBytes + r.OverheadBytes + r.VisionBytes
-		n := 0
-		for i := m.Layers - 1; i >= 0; i-- {
-			if onGPU+l.LayerBytes[i]+kvLayer[i] > budget {
-				break
-			}
-			onGPU += l.LayerBytes[i] + kvLayer[i]
-			n++
-		}
-		if n > 0 {
-			inRAM := l.TokenEmbdBytes + l.OutputBytes + r.ComputeBytes
-			for i := 0; i < m.Layers-n; i++ {
-				inRAM += l.LayerBytes[i] + kvLayer[i]
-			}
-			if inRAM+ramSide(mach, onGPU) <= usable {
-				r.Verdict, r.LayersOnGPU = VerdictPartial, n
-				r.VRAMNeededBytes, r.RAMNeededBytes = onGPU, inRAM
-				r.VerdictText = fmt.Sprintf("Fits with %d of %d layers offloaded to the GPU (the other %d in RAM, slower)", n, m.Layers, m.Layers-n)
-				return r
-			}
-		}
+	if gpu && fitGPU(&r, m, l, mach, kvLayer) {
+		return r
 	}
 	cpuTotal := r.WeightsBytes + r.KVCacheBytes + r.ComputeBytes + cpuOverhead + r.VisionBytes
 	if cpuTotal <= usable {
@@ -345,6 +297,62 @@ func evaluate(m Model, l Layout, o Options, mach Machine) FitResult {
 		r.VerdictText = fmt.Sprintf("Does not fit in memory: needs %s, the machine has %s of usable RAM", bytesize.Format(cpuTotal), bytesize.Format(usable))
 	}
 	return r
+}
+
+// fitGPU says whether the model fits on the machine's GPUs, fully or
+// with some layers offloaded, and fills r if so.
+func fitGPU(r *FitResult, m Model, l Layout, mach Machine, kvLayer []int64) bool {
+	usable := mach.UsableRAM()
+	// Each GPU holds whole layers and its own compute buffer: with
+	// several, up to a layer per extra GPU is lost to the split.
+	budget := mach.VRAMBytes
+	gpuCompute := r.ComputeBytes * u(mach.GPUs)
+	if mach.GPUs > 1 {
+		var largest int64
+		for i := range l.LayerBytes {
+			largest = max(largest, l.LayerBytes[i]+kvLayer[i])
+		}
+		budget -= min(budget, largest*u(mach.GPUs-1)+gpuCompute-r.ComputeBytes)
+	}
+	// Everything but the token embeddings (always in RAM) on the GPU.
+	full := r.TotalBytes - l.TokenEmbdBytes
+	if full <= budget && l.TokenEmbdBytes+ramSide(mach, full) <= usable {
+		r.Verdict, r.LayersOnGPU = VerdictGPU, m.Layers
+		r.VRAMNeededBytes, r.RAMNeededBytes = full, l.TokenEmbdBytes
+		r.VerdictText = "Fits fully in VRAM"
+		if mach.Unified {
+			r.VerdictText = "Fits fully in the GPU's share of unified memory"
+		}
+		if float64(full) > 0.95*float64(mach.VRAMBytes) {
+			r.Notes = append(r.Notes, fmt.Sprintf("Tight: %s of %s VRAM, under 5%% to spare. Close other programs that use the GPU, or pick a smaller context or quantization.",
+				bytesize.Format(full), bytesize.Format(mach.VRAMBytes)))
+		}
+		return true
+	}
+	// llama.cpp offloads the last N layers; the output head joins them
+	// only with all layers, so here it stays in RAM.
+	onGPU := r.ComputeBytes + r.OverheadBytes + r.VisionBytes
+	n := 0
+	for i := m.Layers - 1; i >= 0; i-- {
+		if onGPU+l.LayerBytes[i]+kvLayer[i] > budget {
+			break
+		}
+		onGPU += l.LayerBytes[i] + kvLayer[i]
+		n++
+	}
+	if n > 0 {
+		inRAM := l.TokenEmbdBytes + l.OutputBytes + r.ComputeBytes
+		for i := 0; i < m.Layers-n; i++ {
+			inRAM += l.LayerBytes[i] + kvLayer[i]
+		}
+		if inRAM+ramSide(mach, onGPU) <= usable {
+			r.Verdict, r.LayersOnGPU = VerdictPartial, n
+			r.VRAMNeededBytes, r.RAMNeededBytes = onGPU, inRAM
+			r.VerdictText = fmt.Sprintf("Fits with %d of %d layers offloaded to the GPU (the other %d in RAM, slower)", n, m.Layers, m.Layers-n)
+			return true
+		}
+	}
+	return false
 }
 
 // quickFit is Fit without the search for the largest context: for trying

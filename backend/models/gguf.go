@@ -30,27 +30,49 @@ func FromGGUF(path string) (m Model, l Layout, err error) {
 }
 
 func fromGGUF(path string) (Model, Layout, error) {
+	gf, err := openGGUF(path)
+	if err != nil {
+		return Model{}, Layout{}, err
+	}
+	m, err := modelOfHeader(path, gf)
+	if err != nil {
+		return Model{}, Layout{}, err
+	}
+	l := tensorLayout(gf, &m)
+	if m.IntermediateSize == 0 && m.Experts == 0 {
+		m.IntermediateSize = 4 * m.HiddenSize
+	}
+	return m, l, nil
+}
+
+// openGGUF parses the header of the file at path, saying in words what
+// the file is where it is not a GGUF language model's.
+func openGGUF(path string) (*gguf.GGUFFile, error) {
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Model{}, Layout{}, fmt.Errorf("no file %s: give the path of a .gguf model file", path)
+		return nil, fmt.Errorf("no file %s: give the path of a .gguf model file", path)
 	case err != nil:
-		return Model{}, Layout{}, fmt.Errorf("cannot read %s: %w", path, err)
+		return nil, fmt.Errorf("cannot read %s: %w", path, err)
 	case st.IsDir():
-		return Model{}, Layout{}, fmt.Errorf("%s is a folder: give the path of a .gguf model file in it", path)
+		return nil, fmt.Errorf("%s is a folder: give the path of a .gguf model file in it", path)
 	}
 	gf, err := parseGGUF(path)
 	if err != nil && isBadHeader(err) {
-		return Model{}, Layout{}, fmt.Errorf("%s is not a readable GGUF model file: its header is refused (%v)", path, err)
+		return nil, fmt.Errorf("%s is not a readable GGUF model file: its header is refused (%v)", path, err)
 	}
 	if err != nil {
-		return Model{}, Layout{}, fmt.Errorf("%s is not a readable GGUF model file (%v): llama.cpp models end in .gguf; a safetensors or .bin checkpoint must be converted first", path, err)
+		return nil, fmt.Errorf("%s is not a readable GGUF model file (%v): llama.cpp models end in .gguf; a safetensors or .bin checkpoint must be converted first", path, err)
 	}
-	a := gf.Architecture()
-	if a.Type != "model" {
-		return Model{}, Layout{}, fmt.Errorf("%s holds a %s (%s), not a language model: give the model's main .gguf file", path, a.Type, a.Architecture)
+	if a := gf.Architecture(); a.Type != "model" {
+		return nil, fmt.Errorf("%s holds a %s (%s), not a language model: give the model's main .gguf file", path, a.Type, a.Architecture)
 	}
-	md := gf.Metadata()
+	return gf, nil
+}
+
+// modelOfHeader is the model the header's architecture figures describe.
+func modelOfHeader(path string, gf *gguf.GGUFFile) (Model, error) {
+	a, md := gf.Architecture(), gf.Metadata()
 	base := filepath.Base(path)
 	m := Model{
 		ID:                     "gguf:" + base,
@@ -98,11 +120,17 @@ func fromGGUF(path string) (Model, Layout, error) {
 		}
 	}
 	if m.Layers <= 0 || m.HiddenSize <= 0 || m.Heads <= 0 || m.KVHeads <= 0 || m.VocabSize <= 0 {
-		return Model{}, Layout{}, fmt.Errorf("%s lacks the %s architecture figures rehome needs (layers %d, hidden %d, heads %d, KV heads %d, vocab %d)",
+		return Model{}, fmt.Errorf("%s lacks the %s architecture figures rehome needs (layers %d, hidden %d, heads %d, KV heads %d, vocab %d)",
 			path, a.Architecture, m.Layers, m.HiddenSize, m.Heads, m.KVHeads, m.VocabSize)
 	}
+	return m, nil
+}
 
-	quant := strings.TrimPrefix(md.FileType.String(), "MOSTLY_")
+// tensorLayout sums the file's tensors by layer and type (the exact
+// layout), and sets m's parameter counts, its quantization and whether
+// its embeddings are tied.
+func tensorLayout(gf *gguf.GGUFFile, m *Model) Layout {
+	quant := strings.TrimPrefix(gf.Metadata().FileType.String(), "MOSTLY_")
 	l := Layout{Quant: quant, LayerBytes: make([]int64, m.Layers), ByType: map[string]int64{}, Exact: true}
 	var params, experts, embd int64
 	for _, ti := range gf.TensorInfos {
@@ -142,10 +170,7 @@ func fromGGUF(path string) (Model, Layout, error) {
 		m.ParamsActive -= embd
 	}
 	m.Quants = []string{quant}
-	if m.IntermediateSize == 0 && m.Experts == 0 {
-		m.IntermediateSize = 4 * m.HiddenSize
-	}
-	return m, l, nil
+	return l
 }
 
 // ParseGGUF is the one way rehome parses a GGUF header (models and

@@ -38,14 +38,24 @@ func (s *Store) PutAll(b Bucket, recs []Record) error {
 // there is none.
 func (s *Store) GetRaw(b Bucket, id string, fn func(raw []byte) error) error {
 	return s.view(func(tx *bolt.Tx) error {
-		bk := tx.Bucket([]byte(b))
-		if bk == nil {
-			return fmt.Errorf("no bucket %q", b)
-		}
-		raw := bk.Get([]byte(id))
-		if raw == nil {
-			return fmt.Errorf("%s %q: %w", singular(b), id, ErrNotFound)
+		_, raw, err := findRecord(tx, b, id)
+		if err != nil {
+			return err
 		}
 		return fn(raw)
 	})
+}
+
+// findRecord finds bucket b and the stored bytes of its record id in tx; the
+// error wraps ErrNotFound when there is no such record.
+func findRecord(tx *bolt.Tx, b Bucket, id string) (*bolt.Bucket, []byte, error) {
+	bk := tx.Bucket([]byte(b))
+	if bk == nil {
+		return nil, nil, fmt.Errorf("no bucket %q", b)
+	}
+	raw := bk.Get([]byte(id))
+	if raw == nil {
+		return nil, nil, fmt.Errorf("%s %q: %w", singular(b), id, ErrNotFound)
+	}
+	return bk, raw, nil
 }

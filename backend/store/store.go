@@ -242,17 +242,7 @@ func (s *Store) PutJSON(b Bucket, recs map[string]any) error {
 // Get decodes the record id of bucket b into v. It returns an error
 // wrapping ErrNotFound when there is none.
 func (s *Store) Get(b Bucket, id string, v any) error {
-	return s.view(func(tx *bolt.Tx) error {
-		bk := tx.Bucket([]byte(b))
-		if bk == nil {
-			return fmt.Errorf("no bucket %q", b)
-		}
-		raw := bk.Get([]byte(id))
-		if raw == nil {
-			return fmt.Errorf("%s %q: %w", singular(b), id, ErrNotFound)
-		}
-		return json.Unmarshal(raw, v)
-	})
+	return s.GetRaw(b, id, func(raw []byte) error { return json.Unmarshal(raw, v) })
 }
 
 // Modify decodes record id of bucket b into v, calls fn, which changes v,
@@ -262,13 +252,9 @@ func (s *Store) Get(b Bucket, id string, v any) error {
 // ErrNotFound when there is no record id.
 func (s *Store) Modify(b Bucket, id string, v any, fn func() error) error {
 	return s.update(func(tx *bolt.Tx) error {
-		bk := tx.Bucket([]byte(b))
-		if bk == nil {
-			return fmt.Errorf("no bucket %q", b)
-		}
-		raw := bk.Get([]byte(id))
-		if raw == nil {
-			return fmt.Errorf("%s %q: %w", singular(b), id, ErrNotFound)
+		bk, raw, err := findRecord(tx, b, id)
+		if err != nil {
+			return err
 		}
 		if err := json.Unmarshal(raw, v); err != nil {
 			return fmt.Errorf("decode %s %s: %w", singular(b), id, err)

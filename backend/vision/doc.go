@@ -8,4 +8,8 @@
 // EXIF (the camera, the place, the time) and every other metadata block —
 // scaled down to MaxSendSide, and returned as a data: URL for an OpenAI
 // image_url content part.
+//
+// Picture readies an assistant's picture the same way (PNG, JPEG or WebP,
+// the same bounds, scaled to PictureSide), and CheckPicture vets a kept
+// one that comes from a bundle or a page.
 package vision

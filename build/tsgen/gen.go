@@ -22,10 +22,14 @@ const (
 // Config says what to generate from.
 type Config struct {
 	Package string // import path of the bound type's package
-	Type    string // the bound type; its pointer's exported methods are the API
-	Tags    string // build tags the package needs (comma or space separated)
-	Dir     string // where to run the go tool; "" is the current folder
-	Emit    string // the bound type's method that sends events to the UI ("emit")
+	// Type is the bound type: its pointer's exported methods are the
+	// API, unless it embeds services (pointers to types of its package
+	// with exported methods), which are then the bound types, each its own
+	// area of the API. Its Emit method is where the events come from.
+	Type string
+	Tags string // build tags the package needs (comma or space separated)
+	Dir  string // where to run the go tool; "" is the current folder
+	Emit string // the bound type's method that sends events to the UI ("emit")
 	// NullSlices types a slice or map as "T[] | null", as encoding/json
 	// writes a nil one. Off, they are typed T[] (as Wails' own generator
 	// does): the UI then trusts Go to send [] where it matters.
@@ -34,9 +38,10 @@ type Config struct {
 
 // Method is one method the UI may call.
 type Method struct {
-	Name   string
-	Params []Param
-	Result string // the TypeScript type the call resolves to
+	Service string // the bound type it is on
+	Name    string
+	Params  []Param
+	Result  string // the TypeScript type the call resolves to
 }
 
 // Param is one argument of a Method.
@@ -114,16 +119,7 @@ func load(cfg Config) ([]Method, *gen, error) {
 	if named, ok := obj.Type().(*types.Named); ok {
 		g.evs = g.events(named, cfg.Emit, info, files)
 	}
-	var methods []Method
-	ms := types.NewMethodSet(types.NewPointer(obj.Type()))
-	for i := 0; i < ms.Len(); i++ {
-		fn := ms.At(i).Obj().(*types.Func)
-		if !fn.Exported() {
-			continue
-		}
-		g.where = cfg.Type + "." + fn.Name()
-		methods = append(methods, g.method(fn))
-	}
+	methods := g.boundMethods(obj)
 	// A namespace per Go package: two packages of one name would merge.
 	paths := map[string]string{}
 	for obj := range g.decls {
@@ -394,15 +390,36 @@ type field struct {
 // "-", unexported fields left out, embedded structs' fields promoted, and
 // of several with one name the shallowest (or the one tagged) wins.
 func fields(st *types.Struct) []field {
-	type level struct {
-		st       *types.Struct
-		index    []int
-		optional bool
-	}
+	all, depth := allFields(st)
+	out := dominant(all, depth)
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].index, out[j].index
+		for k := 0; k < len(a) && k < len(b); k++ {
+			if a[k] != b[k] {
+				return a[k] < b[k]
+			}
+		}
+		return len(a) < len(b)
+	})
+	return out
+}
+
+// fieldLevel is one struct to read in allFields' breadth-first walk: the
+// index path to it and whether it sits behind an embedded pointer.
+type fieldLevel struct {
+	st       *types.Struct
+	index    []int
+	optional bool
+}
+
+// allFields walks st and its embedded structs breadth first, as
+// encoding/json does, and gives every field JSON would see with the
+// shallowest depth each name is found at.
+func allFields(st *types.Struct) ([]field, map[string]int) {
 	var all []field
 	depth := map[string]int{}
 	visited := map[*types.Struct]bool{}
-	next := []level{{st: st}}
+	next := []fieldLevel{{st: st}}
 	for d := 0; len(next) > 0; d++ {
 		current := next
 		next = nil
@@ -412,48 +429,13 @@ func fields(st *types.Struct) []field {
 			}
 			visited[l.st] = true
 			for i := 0; i < l.st.NumFields(); i++ {
-				sf := l.st.Field(i)
-				tag := reflect.StructTag(l.st.Tag(i)).Get("json")
-				ft := sf.Type()
-				viaPtr := false
-				if p, ok := types.Unalias(ft).(*types.Pointer); ok && sf.Anonymous() {
-					ft, viaPtr = p.Elem(), true
-				}
-				inner, isStruct := ft.Underlying().(*types.Struct)
-				if n, ok := types.Unalias(ft).(*types.Named); ok {
-					if _, sp := special[qualified(n.Obj())]; sp {
-						isStruct = false
-					}
-				}
-				if sf.Anonymous() {
-					if !sf.Exported() && !isStruct {
-						continue
-					}
-				} else if !sf.Exported() {
+				f, embed, ok := fieldOf(l, i)
+				if !ok {
 					continue
 				}
-				if tag == "-" {
+				if embed != nil {
+					next = append(next, *embed)
 					continue
-				}
-				name, opts, _ := strings.Cut(tag, ",")
-				index := append(append([]int(nil), l.index...), i)
-				if name == "" && sf.Anonymous() && isStruct {
-					next = append(next, level{st: inner, index: index, optional: l.optional || viaPtr})
-					continue
-				}
-				f := field{name: name, tagged: name != "", index: index, typ: sf.Type(), optional: l.optional}
-				if f.name == "" {
-					f.name = sf.Name()
-				}
-				for _, o := range strings.Split(opts, ",") {
-					switch o {
-					case "omitempty":
-						f.omit = f.omit || omitEmptyApplies(sf.Type())
-					case "omitzero":
-						f.omit = true
-					case "string":
-						f.asString = true
-					}
 				}
 				if _, ok := depth[f.name]; !ok {
 					depth[f.name] = d
@@ -462,8 +444,60 @@ func fields(st *types.Struct) []field {
 			}
 		}
 	}
-	// Of the fields with one name, keep the shallowest; of several at
-	// that depth, the one tagged; of several tagged (or none), none.
+	return all, depth
+}
+
+// fieldOf reads field i of l's struct: the field JSON sees, or the
+// embedded struct to walk next (embed), or ok false when JSON skips it.
+func fieldOf(l fieldLevel, i int) (f field, embed *fieldLevel, ok bool) {
+	sf := l.st.Field(i)
+	tag := reflect.StructTag(l.st.Tag(i)).Get("json")
+	ft := sf.Type()
+	viaPtr := false
+	if p, isPtr := types.Unalias(ft).(*types.Pointer); isPtr && sf.Anonymous() {
+		ft, viaPtr = p.Elem(), true
+	}
+	inner, isStruct := ft.Underlying().(*types.Struct)
+	if n, isNamed := types.Unalias(ft).(*types.Named); isNamed {
+		if _, sp := special[qualified(n.Obj())]; sp {
+			isStruct = false
+		}
+	}
+	if sf.Anonymous() {
+		if !sf.Exported() && !isStruct {
+			return field{}, nil, false
+		}
+	} else if !sf.Exported() {
+		return field{}, nil, false
+	}
+	if tag == "-" {
+		return field{}, nil, false
+	}
+	name, opts, _ := strings.Cut(tag, ",")
+	index := append(append([]int(nil), l.index...), i)
+	if name == "" && sf.Anonymous() && isStruct {
+		return field{}, &fieldLevel{st: inner, index: index, optional: l.optional || viaPtr}, true
+	}
+	f = field{name: name, tagged: name != "", index: index, typ: sf.Type(), optional: l.optional}
+	if f.name == "" {
+		f.name = sf.Name()
+	}
+	for _, o := range strings.Split(opts, ",") {
+		switch o {
+		case "omitempty":
+			f.omit = f.omit || omitEmptyApplies(sf.Type())
+		case "omitzero":
+			f.omit = true
+		case "string":
+			f.asString = true
+		}
+	}
+	return f, nil, true
+}
+
+// dominant keeps, of the fields with one name, the shallowest; of several
+// at that depth, the one tagged; of several tagged (or none), none.
+func dominant(all []field, depth map[string]int) []field {
 	byName := map[string][]field{}
 	for _, f := range all {
 		if len(f.index) == depth[f.name]+1 {
@@ -486,15 +520,6 @@ func fields(st *types.Struct) []field {
 			out = append(out, tagged[0])
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].index, out[j].index
-		for k := 0; k < len(a) && k < len(b); k++ {
-			if a[k] != b[k] {
-				return a[k] < b[k]
-			}
-		}
-		return len(a) < len(b)
-	})
 	return out
 }
 
@@ -591,7 +616,15 @@ func (g *gen) render(cfg Config, methods []Method) []byte {
 	b.WriteString("// which reaches Go through call() in the window and over the bridge alike.\n\n")
 	b.WriteString("/* eslint-disable */\n")
 	b.WriteString("import { call, on } from '../api';\n")
+	g.renderTypes(&b)
+	g.renderEvents(&b)
+	renderMethods(&b, methods)
+	renderServices(&b, methods)
+	return b.Bytes()
+}
 
+// renderTypes writes the types, in a namespace per Go package.
+func (g *gen) renderTypes(b *bytes.Buffer) {
 	byNS := map[string][]*types.TypeName{}
 	paths := map[string]string{}
 	for obj := range g.decls {
@@ -607,7 +640,7 @@ func (g *gen) render(cfg Config, methods []Method) []byte {
 	for _, ns := range nss {
 		objs := byNS[ns]
 		sort.Slice(objs, func(i, j int) bool { return objs[i].Name() < objs[j].Name() })
-		fmt.Fprintf(&b, "\n/** Types of Go package %s. */\nexport namespace %s {\n", paths[ns], ns)
+		fmt.Fprintf(b, "\n/** Types of Go package %s. */\nexport namespace %s {\n", paths[ns], ns)
 		for i, obj := range objs {
 			if i > 0 {
 				b.WriteString("\n")
@@ -618,7 +651,10 @@ func (g *gen) render(cfg Config, methods []Method) []byte {
 		}
 		b.WriteString("}\n")
 	}
+}
 
+// renderEvents writes Input<T> and the events Go sends, typed.
+func (g *gen) renderEvents(b *bytes.Buffer) {
 	b.WriteString(`
 /**
  * What Go accepts for T as an argument: encoding/json leaves a member that
@@ -642,6 +678,10 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
   return on(event, handler);
 }
 `)
+}
+
+// renderMethods writes the methods' names and one function per method.
+func renderMethods(b *bytes.Buffer, methods []Method) {
 	b.WriteString("\n/** The names of the methods, as the bridge serves them. */\n")
 	b.WriteString("export const methods = [\n")
 	for _, m := range methods {
@@ -658,8 +698,7 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 		if len(args) > 0 {
 			callArgs += ", " + strings.Join(args, ", ")
 		}
-		fmt.Fprintf(&b, "\nexport function %s(%s): Promise<%s> {\n  return call<%s>(%s);\n}\n",
-			m.Name, strings.Join(params, ", "), m.Result, m.Result, callArgs)
+		fmt.Fprintf(b, "\n/** %s.%s */\nexport function %s(%s): Promise<%s> {\n  return call<%s>(%s);\n}\n",
+			m.Service, m.Name, m.Name, strings.Join(params, ", "), m.Result, m.Result, callArgs)
 	}
-	return b.Bytes()
 }

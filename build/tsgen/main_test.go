@@ -94,7 +94,8 @@ func firstDiff(old, new []byte) string {
 // bridge of `rehome serve` agree: every generated method is served (a call
 // with malformed arguments is refused as such, never as an unknown
 // method), and the generated list is exactly the methods the window binds
-// (Wails binds every exported method of *app.App, as the bridge does).
+// (the methods of the App's services, which *app.App embeds, so its
+// method set is theirs), each on the service app.Calls routes it to.
 func TestBridgeServesEveryMethod(t *testing.T) {
 	g := generate()
 	if g.err != nil {
@@ -116,6 +117,13 @@ func TestBridgeServesEveryMethod(t *testing.T) {
 	}
 
 	a := app.New(app.Config{DataDir: t.TempDir()})
+	// Each generated method is on the service the door routes it to.
+	calls := app.NewCalls(a.App)
+	for _, m := range g.methods {
+		if got := calls.Service(m.Name); got != m.Service || got == "" {
+			t.Errorf("%s: generated on service %q, the door routes it to %q", m.Name, m.Service, got)
+		}
+	}
 	const token, host = "0123456789abcdef0123456789abcdef", "127.0.0.1:1"
 	srv := bridge.NewServer(a.App, bridge.ServerOptions{
 		Assets: fstest.MapFS{"index.html": {Data: []byte("<!doctype html><html><head></head></html>")}},

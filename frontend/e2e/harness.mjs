@@ -96,10 +96,12 @@ export async function openApp(browser, url, { hash = '' } = {}) {
  * A loopback server that looks like Ollama and answers each chat request
  * with the next recorded answer of its scenarios (backend/llm/testdata/NAME,
  * one scenario after another), event by event, as tokens arrive over time. Resolves to the listening
- * http.Server; its URL for the ask loop is http://127.0.0.1:PORT/v1.
+ * http.Server; its URL for the ask loop is http://127.0.0.1:PORT/v1. Its
+ * `bodies` are the chat requests' bodies, as sent, in order.
  */
 export function recordedOllama(...scenarios) {
   let asked = 0;
+  const bodies = [];
   // Each scenario's answers, one after another.
   const answers = scenarios.flatMap((sc) =>
     readdirSync(join(testdata, sc)).filter((f) => /^\d\d/.test(f)).sort().map((f) => join(testdata, sc, f)),
@@ -114,6 +116,7 @@ export function recordedOllama(...scenarios) {
         if (req.url === '/v1/models') return res.end(disc('ollama-models.json'));
         if (req.url === '/api/show') return res.end(disc(`ollama-show-${JSON.parse(body).model.split(':')[0]}.json`));
         if (req.url !== '/v1/chat/completions') return res.writeHead(404).end();
+        bodies.push(body);
         const f = answers[asked++];
         if (!f) return res.writeHead(500).end('{"error":{"message":"no more recorded answers"}}');
         res.writeHead(200, { 'Content-Type': 'text/event-stream' });
@@ -124,6 +127,7 @@ export function recordedOllama(...scenarios) {
         res.end();
       });
     });
+    s.bodies = bodies;
     s.listen(0, '127.0.0.1', () => ok(s));
   });
 }

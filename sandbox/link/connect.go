@@ -394,29 +394,13 @@ func runService(ctx context.Context, opts ConnectOptions, path, rt, dir string, 
 	if rt != "" {
 		args = append([]string{"--runtime", rt}, args...)
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Dir = dir
-	// A service is local by definition: variables that would turn this
-	// podman into a remote client (where --runtime and `system service` do
-	// not exist) are not passed on.
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k != "CONTAINER_HOST" && k != "CONTAINER_CONNECTION" && k != "CONTAINER_SSHKEY" {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
+	cmd := serviceCommand(path, args, dir, linger)
 	logf, err := os.Create(filepath.Join(dir, "service.log"))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// The service dies with rehome: no orphan keeps the socket. A lingering
-	// one is a session of its own that ends by itself when idle.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
-	if linger {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		if !linger {
@@ -435,37 +419,68 @@ func runService(ctx context.Context, opts ConnectOptions, path, rt, dir string, 
 		c.svc, c.dir = nil, ""
 		stop = func() error { stopGroup(cmd.Process.Pid, done); os.Remove(sock); return nil }
 	}
+	if err := awaitService(ctx, c, opts.StartTimeout, sock, dir, linger, stop); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
 
-	limit := opts.StartTimeout
+// serviceCommand is the `podman system service` command, run in dir. A
+// service is local by definition: variables that would turn this podman
+// into a remote client (where --runtime and `system service` do not
+// exist) are not passed on. The service dies with rehome, so that no
+// orphan keeps the socket; a lingering one is a session of its own that
+// ends by itself when idle.
+func serviceCommand(path string, args []string, dir string, linger bool) *exec.Cmd {
+	cmd := exec.Command(path, args...)
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k != "CONTAINER_HOST" && k != "CONTAINER_CONNECTION" && k != "CONTAINER_SSHKEY" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
+	if linger {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
+	return cmd
+}
+
+// awaitService waits until the started service answers on sock (c's
+// connection is then set), within limit (0: 20 s); a service that exits
+// or does not answer in time, or a cancelled ctx, is an error, its log's
+// tail said, and it is stopped.
+func awaitService(ctx context.Context, c *Connection, limit time.Duration, sock, dir string, linger bool, stop func() error) error {
 	if limit == 0 {
 		limit = 20 * time.Second
 	}
 	deadline := time.Now().Add(limit)
 	for {
 		select {
-		case <-done:
+		case <-c.done:
 			tail := logTail(filepath.Join(dir, "service.log"))
 			if !linger {
 				os.RemoveAll(dir)
 			}
-			return nil, fmt.Errorf("`podman system service` exited at once: %s", tail)
+			return fmt.Errorf("`podman system service` exited at once: %s", tail)
 		default:
 		}
 		if _, err := os.Stat(sock); err == nil {
-			if cctx, err := dial(ctx, uri); err == nil {
+			if cctx, err := dial(ctx, c.URI); err == nil {
 				c.ctx = cctx
-				return c, nil
+				return nil
 			}
 		}
 		if time.Now().After(deadline) {
 			tail := logTail(filepath.Join(dir, "service.log"))
 			stop()
-			return nil, fmt.Errorf("`podman system service` did not answer within %s: %s", limit, tail)
+			return fmt.Errorf("`podman system service` did not answer within %s: %s", limit, tail)
 		}
 		select {
 		case <-ctx.Done():
 			stop()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(25 * time.Millisecond):
 		}
 	}

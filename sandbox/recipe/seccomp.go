@@ -77,8 +77,19 @@ func makeSeccompProfile() []byte {
 	for i := range p.ArchMap {
 		p.ArchMap[i].SubArches = nil
 	}
+	p.Syscalls = append(defaultRulesKept(p.Syscalls), argumentRules()...)
+	data, err := json.Marshal(p)
+	if err != nil {
+		panic(err) // a fixed structure of strings and numbers
+	}
+	return data
+}
+
+// defaultRulesKept are the default profile's rules without the calls
+// rehome denies or replaces with rules of its own.
+func defaultRulesKept(rules []*seccomp.Syscall) []*seccomp.Syscall {
 	var kept []*seccomp.Syscall
-	for _, sc := range p.Syscalls {
+	for _, sc := range rules {
 		names := slices.DeleteFunc(slices.Clone(sc.Names), func(n string) bool {
 			return slices.Contains(seccompDenied, n) || slices.Contains(seccompReplaced, n)
 		})
@@ -92,15 +103,27 @@ func makeSeccompProfile() []byte {
 		sc.Names = names
 		kept = append(kept, sc)
 	}
-	errno := func(names []string, e unix.Errno, args ...*seccomp.Arg) *seccomp.Syscall {
-		ret := uint(e)
-		return &seccomp.Syscall{Names: names, Action: seccomp.ActErrno, Errno: unix.ErrnoName(e), ErrnoRet: &ret, Args: append([]*seccomp.Arg{}, args...)}
-	}
-	allow := func(names []string, args ...*seccomp.Arg) *seccomp.Syscall {
-		return &seccomp.Syscall{Names: names, Action: seccomp.ActAllow, Args: append([]*seccomp.Arg{}, args...)}
-	}
+	return kept
+}
+
+// seccompErrno fails the calls (where args match) with e.
+func seccompErrno(names []string, e unix.Errno, args ...*seccomp.Arg) *seccomp.Syscall {
+	ret := uint(e)
+	return &seccomp.Syscall{Names: names, Action: seccomp.ActErrno, Errno: unix.ErrnoName(e), ErrnoRet: &ret, Args: append([]*seccomp.Arg{}, args...)}
+}
+
+// seccompAllow allows the calls where args match.
+func seccompAllow(names []string, args ...*seccomp.Arg) *seccomp.Syscall {
+	return &seccomp.Syscall{Names: names, Action: seccomp.ActAllow, Args: append([]*seccomp.Arg{}, args...)}
+}
+
+// argumentRules are rehome's own rules: the denied calls, and the calls
+// allowed by their arguments (clone without a user namespace, the socket
+// families, the calls that must not reach the runner, PID 1).
+func argumentRules() []*seccomp.Syscall {
+	errno, allow := seccompErrno, seccompAllow
 	newUser := uint64(unix.CLONE_NEWUSER)
-	kept = append(kept,
+	rules := []*seccomp.Syscall{
 		errno(seccompDenied, unix.EPERM),
 		// fork and threads: clone without CLONE_NEWUSER (other namespace
 		// flags need CAP_SYS_ADMIN, which the code never has).
@@ -120,7 +143,7 @@ func makeSeccompProfile() []byte {
 		// prlimit64 reads any process's limits, and sets those of any
 		// process but the runner.
 		allow([]string{"prlimit64"}, &seccomp.Arg{Index: 2, Value: 0, Op: seccomp.OpEqualTo}),
-	)
+	}
 	// "Not the runner": the kernel reads a pid (and setpriority's who) as a
 	// 32-bit int while the filter sees the whole 64-bit register, so
 	// 0x100000001 is pid 1 too. An argument whose low 32 bits are not 1
@@ -134,20 +157,15 @@ func makeSeccompProfile() []byte {
 		return out
 	}
 	for _, a := range notOne(0) {
-		kept = append(kept, allow(append(slices.Clone(seccompNotOnRunner), "prlimit64"), a))
+		rules = append(rules, allow(append(slices.Clone(seccompNotOnRunner), "prlimit64"), a))
 	}
 	// setpriority(which, who): PRIO_PROCESS or PRIO_PGRP (never
 	// PRIO_USER, which reaches the runner), who not 1.
 	for _, a := range notOne(1) {
-		kept = append(kept, allow([]string{"setpriority"}, &seccomp.Arg{Index: 0, Value: unix.PRIO_USER, Op: seccomp.OpLessThan}, a))
+		rules = append(rules, allow([]string{"setpriority"}, &seccomp.Arg{Index: 0, Value: unix.PRIO_USER, Op: seccomp.OpLessThan}, a))
 		// ioprio_set(which, who): IOPRIO_WHO_PROCESS or _PGRP (1, 2),
 		// never _USER (3), who not 1.
-		kept = append(kept, allow([]string{"ioprio_set"}, &seccomp.Arg{Index: 0, Value: 3, Op: seccomp.OpLessThan}, a))
+		rules = append(rules, allow([]string{"ioprio_set"}, &seccomp.Arg{Index: 0, Value: 3, Op: seccomp.OpLessThan}, a))
 	}
-	p.Syscalls = kept
-	data, err := json.Marshal(p)
-	if err != nil {
-		panic(err) // a fixed structure of strings and numbers
-	}
-	return data
+	return rules
 }

@@ -1,6 +1,6 @@
 // The one place that talks to Go. In the desktop window the Wails runtime
 // has injected `window.go.app.Calls` (one method, Call, the door to every
-// method of the Go App, which turns a panic into an error: app/calls.go)
+// method of the Go App's services, which turns a panic into an error: app/calls.go)
 // and `window.runtime`; in a browser
 // (`rehome serve`) the same methods are reached over the HTTP bridge and
 // events arrive as Server-Sent Events. No screen knows the difference.

@@ -35,7 +35,33 @@ export function emptyAssistant(): AssistantDraft {
     capabilities: [],
     actions: [],
     notes: '',
+    welcome_message: '',
+    model: '',
+    picture: '',
   };
+}
+
+/** The name a new assistant is saved under when a file or an action is
+ * added before its first Save (the user renames it at will). */
+export const draftName = 'Untitled assistant';
+
+/** The largest picture file taken (Go's vision.MaxPictureFile). */
+export const maxPictureFile = 5 << 20;
+/** The largest schema file read (Go's core.MaxSchemaBytes). */
+export const maxSchemaFile = 1 << 20;
+
+/** Why a picture file is refused before it is sent, or ''. */
+export function pictureFileProblem(f: { name: string; size: number; type: string }): string {
+  if (!/^image\/(png|jpeg|webp)$/.test(f.type) && !/\.(png|jpe?g|webp)$/i.test(f.name)) return `${f.name} is not a PNG, JPEG or WebP picture.`;
+  if (f.size > maxPictureFile) return `${f.name} is ${(f.size / 2 ** 20).toFixed(1)} MiB: a picture is at most 5 MiB (save it smaller).`;
+  return '';
+}
+
+/** Why a schema file is refused before it is read, or ''. */
+export function schemaFileProblem(f: { name: string; size: number }): string {
+  if (f.size > maxSchemaFile) return `${f.name} is ${(f.size / 2 ** 20).toFixed(1)} MiB: a schema is at most 1 MiB. Is it the right file?`;
+  if (f.size === 0) return `${f.name} is empty.`;
+  return '';
 }
 
 /** Starters typed one per line become a clean list (no blanks, trimmed). */
@@ -62,4 +88,30 @@ export function ago(iso: string | undefined, now = Date.now()): string {
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
   if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
   return new Date(iso).toLocaleDateString();
+}
+
+/** The letter shown for an assistant without a picture. */
+export function initial(name: string): string {
+  const c = [...name.trim()][0];
+  return c ? c.toLocaleUpperCase() : '?';
+}
+
+/** One question of the editor's preview and what came of it. */
+export type PreviewExchange = { question: string; answer: string; note: string };
+
+/** What the preview shows of an answer: its text, and a note when code
+ * was asked for (it does not run in the preview) or the answer stopped. */
+export function previewWords(t: { answer: string; error?: string; note?: string; stopped: string; turns?: { cells?: unknown[] | null }[] }): { answer: string; note: string } {
+  const cells = (t.turns ?? []).some((tu) => (tu.cells?.length ?? 0) > 0);
+  const notes: string[] = [];
+  if (cells) notes.push('The model wrote code: it does not run in the preview (Ask runs it in the sandbox).');
+  if (t.error) notes.push(t.error);
+  else if (!t.answer && t.note) notes.push(t.note);
+  return { answer: t.answer, note: notes.join(' ') };
+}
+
+/** The preview's answer so far: the latest turn that has text. */
+export function streamed(turns: string[]): string {
+  for (let i = turns.length - 1; i >= 0; i--) if (turns[i].trim()) return turns[i];
+  return '';
 }

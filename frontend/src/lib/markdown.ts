@@ -70,6 +70,9 @@ export function highlight(code: string, lang: string): string {
   return esc(code);
 }
 
+/** The languages of a block the Ask screen offers to run (those rehome runs: llm.pythonInfo). */
+const runnableLangs = new Set(['python', 'py', 'python3', 'ipython']);
+
 function makeRenderer(): MD {
   const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
   // The plugin hands its options to KaTeX: trust: false refuses \href,
@@ -77,13 +80,17 @@ function makeRenderer(): MD {
   // classes); sizes and macro expansion are bounded.
   const katexOptions = { throwOnError: false, trust: false, maxSize: 20, maxExpand: 500, strict: 'ignore', output: 'htmlAndMathml' };
   md.use(katexPlugin, katexOptions as { throwOnError: boolean });
-  md.renderer.rules.fence = (tokens, idx) => {
+  md.renderer.rules.fence = (tokens, idx, _options, env) => {
     const t = tokens[idx];
     const lang = (t.info || '').trim().split(/\s+/)[0];
     const label = lang ? `<span class="lang">${esc(lang)}</span>` : '';
+    // A python block of an answer may be run, when the user clicks Run.
+    const run = (env as { runnable?: boolean })?.runnable && runnableLangs.has(lang.toLowerCase())
+      ? `<button type="button" class="run" data-run="python" title="Run this code in the conversation's sandbox session (its files at /mnt/data, the saved limits)">Run</button>`
+      : '';
     return (
       `<div class="codeblock">` +
-      `<div class="codebar">${label}<button type="button" class="copy" data-copy="code" title="Copy the code">Copy</button></div>` +
+      `<div class="codebar">${label}${run}<button type="button" class="copy" data-copy="code" title="Copy the code">Copy</button></div>` +
       `<pre><code class="hljs${lang ? ' language-' + esc(lang) : ''}">${highlight(t.content, lang)}</code></pre></div>\n`
     );
   };
@@ -194,7 +201,7 @@ function purifier(): typeof DOMPurify {
   if (hooked) return DOMPurify;
   hooked = true;
   DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
-    if (data.attrName.startsWith('data-') && data.attrName !== 'data-copy' && data.attrName !== 'data-cite') data.keepAttr = false;
+    if (data.attrName.startsWith('data-') && data.attrName !== 'data-copy' && data.attrName !== 'data-cite' && data.attrName !== 'data-run') data.keepAttr = false;
     if (data.attrName === 'style') {
       const inKatex = (node as Element).closest?.('.katex, .katex-display') != null;
       if (!inKatex || !katexStyleOK(data.attrValue)) data.keepAttr = false;
@@ -224,8 +231,8 @@ export function sanitize(html: string): string {
 }
 
 /** Markdown (CommonMark + tables + math + code) as safe HTML. */
-export function renderMarkdown(src: string, citations?: Citation[] | null): string {
-  const env = { citations: new Map((citations ?? []).map((c) => [c.n, c])) };
+export function renderMarkdown(src: string, citations?: Citation[] | null, opts: { runnable?: boolean } = {}): string {
+  const env = { citations: new Map((citations ?? []).map((c) => [c.n, c])), runnable: !!opts.runnable };
   return sanitize(md.render(normalizeMath(src ?? ''), env));
 }
 

@@ -12,8 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"rehome/backend/llm"
-	"rehome/backend/llm/sandboxexec"
+	"rehome/backend/core"
 )
 
 // session is what one MCP session holds: per assistant its python
@@ -21,7 +20,7 @@ import (
 // client sent for it.
 type session struct {
 	id      string
-	python  map[string]*sandboxexec.Session
+	python  map[string]*core.PythonSession
 	uploads map[string][]string
 }
 
@@ -35,7 +34,7 @@ func (s *Server) state(ss *mcp.ServerSession) *session {
 	}
 	b := make([]byte, 8)
 	rand.Read(b)
-	st := &session{id: "s" + hex.EncodeToString(b), python: map[string]*sandboxexec.Session{}, uploads: map[string][]string{}}
+	st := &session{id: "s" + hex.EncodeToString(b), python: map[string]*core.PythonSession{}, uploads: map[string][]string{}}
 	s.sessions[ss] = st
 	if ss != nil {
 		go func() {
@@ -141,7 +140,7 @@ func (s *Server) callUpload(e *entry) mcp.ToolHandler {
 	}
 }
 
-func (s *Server) executor(ctx context.Context, ss *mcp.ServerSession, e *entry) (*sandboxexec.Session, error) {
+func (s *Server) executor(ctx context.Context, ss *mcp.ServerSession, e *entry) (*core.PythonSession, error) {
 	st := s.state(ss)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -182,7 +181,7 @@ func (s *Server) callPython(e *entry) mcp.ToolHandler {
 
 // cellResult is a cell as the client reads it: what it printed, why it
 // ended, its plots as images and the files it wrote by name.
-func cellResult(r llm.CellResult) *mcp.CallToolResult {
+func cellResult(r core.AnswerCellResult) *mcp.CallToolResult {
 	var b strings.Builder
 	if r.StateLost != "" {
 		b.WriteString("(" + r.StateLost + ")\n")

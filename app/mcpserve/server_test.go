@@ -76,7 +76,7 @@ func fixture(t testing.TB) (*core.Core, assistant.Assistant, *api) {
 		t.Fatal(err)
 	}
 	srv := newAPI(t)
-	schema, err := os.ReadFile("../actions/testdata/shop.yaml")
+	schema, err := os.ReadFile("../../backend/actions/testdata/shop.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

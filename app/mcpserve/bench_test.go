@@ -5,7 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"rehome/backend/llm"
+	"rehome/backend/core"
 )
 
 // BenchmarkFileSearch: one file_search through MCP (the Go SDK's client
@@ -22,7 +22,7 @@ func BenchmarkFileSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var direct llm.LoopTool
+	var direct core.LoopTool
 	for _, tl := range ma.Tools {
 		if tl.Name == "file_search" {
 			direct = tl
@@ -30,7 +30,7 @@ func BenchmarkFileSearch(b *testing.B) {
 	}
 	b.Run("ask-loop", func(b *testing.B) {
 		for b.Loop() {
-			if out := direct.Call(b.Context(), llm.ToolInput{Arguments: `{"query": "return within days"}`, FirstCitation: 1}); out.Error != "" {
+			if out := direct.Call(b.Context(), core.ToolInput{Arguments: `{"query": "return within days"}`, FirstCitation: 1}); out.Error != "" {
 				b.Fatal(out.Error)
 			}
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"rehome/backend/core"
-	"rehome/backend/llm"
 )
 
 // The resources' URIs: rehome://knowledge/<assistant id>/<file name>.
@@ -75,7 +74,7 @@ func readBounded(p string, max int64) ([]byte, error) {
 }
 
 // citationLink is a passage's source as a link to its file.
-func citationLink(a *core.MCPAssistant, c llm.Citation) mcp.Content {
+func citationLink(a *core.MCPAssistant, c core.Citation) mcp.Content {
 	title := fmt.Sprintf("[%d] %s", c.N, c.File)
 	switch {
 	case c.Page > 0 && c.PageEnd > c.Page:

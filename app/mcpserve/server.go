@@ -13,7 +13,6 @@ import (
 
 	"rehome/backend/actions"
 	"rehome/backend/core"
-	"rehome/backend/llm"
 )
 
 // Options say what Serve offers.
@@ -139,7 +138,7 @@ func (s *Server) addAssistant(e *entry, seen map[string]string) {
 
 // annotations are t's MCP annotations; a tool with no hints says nothing
 // (MCP's defaults: it may change anything).
-func annotations(t llm.LoopTool) *mcp.ToolAnnotations {
+func annotations(t core.LoopTool) *mcp.ToolAnnotations {
 	if t.Hints == nil {
 		return nil
 	}
@@ -147,7 +146,7 @@ func annotations(t llm.LoopTool) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: h.Title, ReadOnlyHint: h.ReadOnly, DestructiveHint: &h.Destructive, OpenWorldHint: &h.OpenWorld}
 }
 
-func loopTool(prefix string, t llm.LoopTool) *mcp.Tool {
+func loopTool(prefix string, t core.LoopTool) *mcp.Tool {
 	schema := t.Parameters
 	if schema == nil {
 		schema = map[string]any{"type": "object"}
@@ -159,7 +158,7 @@ func loopTool(prefix string, t llm.LoopTool) *mcp.Tool {
 // needs the user's confirmation is asked through the client when it can
 // elicit (MCP's multi round-trip: the first round returns the question,
 // the second carries the answer; the SDK asks older clients directly).
-func (s *Server) callLoopTool(e *entry, t llm.LoopTool) mcp.ToolHandler {
+func (s *Server) callLoopTool(e *entry, t core.LoopTool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := "{}"
 		if req.Params != nil && len(req.Params.Arguments) > 0 {
@@ -171,7 +170,7 @@ func (s *Server) callLoopTool(e *entry, t llm.LoopTool) mcp.ToolHandler {
 			d := decision(r)
 			slot.answer = &d
 		}
-		out := t.Call(context.WithValue(ctx, slotKey{}, slot), llm.ToolInput{Arguments: args, FirstCitation: 1})
+		out := t.Call(context.WithValue(ctx, slotKey{}, slot), core.ToolInput{Arguments: args, FirstCitation: 1})
 		if slot.pending != nil && slot.answer == nil {
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{confirmInput: slot.pending}}, nil
 		}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"go/types"
+	"sort"
+)
+
+// boundMethods returns the methods of obj's services (or of obj, which
+// has none), each method name once across them all.
+func (g *gen) boundMethods(obj *types.TypeName) []Method {
+	var methods []Method
+	seen := map[string]string{}
+	for _, svc := range services(obj) {
+		ms := types.NewMethodSet(types.NewPointer(svc.Type()))
+		for i := 0; i < ms.Len(); i++ {
+			fn := ms.At(i).Obj().(*types.Func)
+			if !fn.Exported() {
+				continue
+			}
+			g.where = svc.Name() + "." + fn.Name()
+			if other, ok := seen[fn.Name()]; ok {
+				g.fail("%s.%s has the same name: the UI calls a method by its name alone", other, fn.Name())
+				continue
+			}
+			seen[fn.Name()] = svc.Name()
+			m := g.method(fn)
+			m.Service = svc.Name()
+			methods = append(methods, m)
+		}
+	}
+	return methods
+}
+
+// services are the bound types of obj: its embedded pointers to types of
+// its own package that have exported methods, or obj itself.
+func services(obj *types.TypeName) []*types.TypeName {
+	var out []*types.TypeName
+	if st, ok := obj.Type().Underlying().(*types.Struct); ok {
+		for i := 0; i < st.NumFields(); i++ {
+			f := st.Field(i)
+			p, ok := f.Type().(*types.Pointer)
+			if !f.Embedded() || !ok {
+				continue
+			}
+			n, ok := p.Elem().(*types.Named)
+			if !ok || n.Obj().Pkg() != obj.Pkg() {
+				continue
+			}
+			ms := types.NewMethodSet(p)
+			for j := 0; j < ms.Len(); j++ {
+				if ms.At(j).Obj().Exported() {
+					out = append(out, n.Obj())
+					break
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, obj)
+	}
+	return out
+}
+
+// renderServices writes one object per bound type, its methods by name
+// (api.AssistantService.ListAssistants is api.ListAssistants).
+func renderServices(b *bytes.Buffer, methods []Method) {
+	by := map[string][]string{}
+	var names []string
+	for _, m := range methods {
+		if _, ok := by[m.Service]; !ok {
+			names = append(names, m.Service)
+		}
+		by[m.Service] = append(by[m.Service], m.Name)
+	}
+	sort.Strings(names)
+	b.WriteString("\n/** The bound services, each with its methods. */\n")
+	for _, n := range names {
+		fmt.Fprintf(b, "export const %s = {\n", n)
+		for _, m := range by[n] {
+			fmt.Fprintf(b, "  %s,\n", m)
+		}
+		b.WriteString("} as const;\n")
+	}
+}

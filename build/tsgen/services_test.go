@@ -1,0 +1,39 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A bound type that embeds services binds theirs: each function names its
+// service, each service is an object of its functions, the events are the
+// state's, and a name on two services is refused.
+func TestServicesAreTheBoundTypes(t *testing.T) {
+	src, methods, err := Generate(Config{Package: "rehome/build/tsgen/internal/fixture/services", Type: "API"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range methods {
+		got = append(got, m.Service+"."+m.Name)
+	}
+	if strings.Join(got, " ") != "Shelves.Count Books.ListBooks" {
+		t.Fatalf("methods: %v", got)
+	}
+	ts := string(src)
+	for _, want := range []string{
+		"/** Books.ListBooks */\nexport function ListBooks(): Promise<string[]>",
+		"/** Shelves.Count */\nexport function Count(shelf: string): Promise<number>",
+		"export const Books = {\n  ListBooks,\n} as const;",
+		"export const Shelves = {\n  Count,\n} as const;",
+		"'books:changed': number;",
+	} {
+		if !strings.Contains(ts, want) {
+			t.Errorf("no %q in:\n%s", want, ts)
+		}
+	}
+	_, _, err = Generate(Config{Package: "rehome/build/tsgen/internal/fixture/services/dup", Type: "API"})
+	if err == nil || !strings.Contains(err.Error(), "A.Same has the same name") {
+		t.Fatalf("a name on two services: %v", err)
+	}
+}
