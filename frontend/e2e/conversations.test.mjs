@@ -1,6 +1,6 @@
 // ChatGPT's conversations into the browser's conversation list (`rehome
 // serve`, headless Chromium): a real export (backend/chatgptexport/testdata,
-// cited in its README) chosen in the list's "Import from ChatGPT…" is
+// cited in its README) chosen in the list's "Import chats from ChatGPT…" is
 // uploaded, imported with a progress line, reported per GPT, and its
 // conversations show in the list; a second import makes no copies; a file
 // that is not an export is refused in words.
