@@ -7,6 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TAGS="remote,exclude_graphdriver_btrfs,btrfs_noversion,exclude_graphdriver_devicemapper,containers_image_openpgp"
 FUZZTIME=${FUZZTIME:-10s}
+# Go minimizes each new input it finds for up to a minute by default, and
+# counts that against FUZZTIME: from a seed of tens of KB (a real export)
+# that ate the whole budget with no input run. One second each.
+FUZZMINIMIZE=${FUZZMINIMIZE:-1s}
 fuzzers=(
   "./backend/models FuzzGGUFHeader"
   "./backend/knowledge FuzzParseText"
@@ -14,11 +18,14 @@ fuzzers=(
   "./backend/llm FuzzReadSSE"
   "./backend/actions FuzzParseSchema"
   "./backend/assistant FuzzReadBundle"
+  "./backend/assistant FuzzImportGPT"
+  "./backend/chatgptexport FuzzExport"
   "./backend/dataset FuzzPeek"
   "./sandbox FuzzDemux"
+  "./sandbox FuzzDecoder"
 )
 for f in "${fuzzers[@]}"; do
   set -- $f
   echo "fuzz $1 $2 ($FUZZTIME)"
-  go test -tags "$TAGS" -run '^$' -fuzz "^$2\$" -fuzztime "$FUZZTIME" -parallel 2 "$1"
+  go test -tags "$TAGS" -run '^$' -fuzz "^$2\$" -fuzztime "$FUZZTIME" -fuzzminimizetime "$FUZZMINIMIZE" -parallel 2 "$1"
 done
