@@ -248,6 +248,11 @@ func (s *Spec) checkServers() []Problem {
 	var probs []Problem
 	for i, sv := range s.doc.Servers {
 		place := fmt.Sprintf("servers[%d].url", i)
+		if sv == nil {
+			// `servers:` with an empty item (`-`): the fuzzer's panic.
+			probs = append(probs, Problem{place, "missing: write the item as {url: https://your.api}"})
+			continue
+		}
 		u, err := url.Parse(sv.URL)
 		if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 			probs = append(probs, Problem{place, fmt.Sprintf("%q is not a full http(s) address: write it as https://host/base", sv.URL)})
