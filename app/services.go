@@ -8,37 +8,37 @@ package app
 // bridge's /api/call/{method} route stays as it was; Calls (calls.go) is
 // the one door to all of them, with the guard on every method.
 
-// AssistantService: the assistants, their editor (pictures, schemas, the
+// AssistantService holds the assistants, their editor (pictures, schemas, the
 // preview) and the ChatGPT import (assistants.go, assistant_editor.go,
 // gptimport.go).
 type AssistantService struct{ app *App }
 
-// ActionService: an assistant's actions, their sign-in and the user's
+// ActionService holds an assistant's actions, their sign-in and the user's
 // answers to their calls (actions.go).
 type ActionService struct{ app *App }
 
-// KnowledgeService: an assistant's knowledge files and the offline
+// KnowledgeService holds an assistant's knowledge files and the offline
 // libraries (knowledge.go, browse.go).
 type KnowledgeService struct{ app *App }
 
-// AuditService: the audits, the checklist and the assistants' import and
+// AuditService holds the audits, the checklist and the assistants' import and
 // export (audit.go).
 type AuditService struct{ app *App }
 
-// ModelService: the hardware, the model catalog and its fit, the carried
+// ModelService holds the hardware, the model catalog and its fit, the carried
 // models, pulls, model servers and model settings (hardware.go,
 // carried.go, pull.go, servers.go, modelsettings.go).
 type ModelService struct{ app *App }
 
-// RunService: code runs, sessions, the canvas, run limits and the sandbox
+// RunService holds code runs, sessions, the canvas, run limits and the sandbox
 // host (sandbox.go, session.go, canvas.go, limits.go, teamhost.go).
 type RunService struct{ app *App }
 
-// AskService: asking, the conversations and their export, and memory
+// AskService holds asking, the conversations and their export, and memory
 // (ask.go, conversations.go, export_save.go, memory.go).
 type AskService struct{ app *App }
 
-// SystemService: status, dialogs, files, the first run's checklist,
+// SystemService holds status, dialogs, files, the first run's checklist,
 // backups and MCP servers (app.go, dialogs.go, files.go, firstrun.go,
 // backup.go, mcp.go).
 type SystemService struct{ app *App }
