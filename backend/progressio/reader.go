@@ -1,6 +1,3 @@
-// Package progressio holds the reader that the long copies and hashes of
-// large files (models, libraries) read through: it stops when the context
-// ends and reports how far it has come.
 package progressio
 
 import (
@@ -22,6 +19,7 @@ type Reader struct {
 	next     int64
 }
 
+// Read reads from R, first checking Ctx, and reports progress as it goes.
 func (c *Reader) Read(p []byte) (int, error) {
 	if err := c.Ctx.Err(); err != nil {
 		return 0, err
