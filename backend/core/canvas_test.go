@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,15 @@ func TestCanvasToolsAndVersions(t *testing.T) {
 	kept, _ := c.Canvas().Docs(conv.ID)
 	if len(kept) != 1 || len(kept[0].Versions) != 4 || kept[0].Versions[2].By != "user" || kept[0].Versions[3].By != "restore" {
 		t.Fatalf("kept %+v", kept[0].Versions)
+	}
+	// `rehome conversations show --json` and the bridge's view carry the
+	// canvas with its versions.
+	v, err := c.Conversations().View(conv.ID)
+	if err != nil || len(v.Canvas) != 1 || len(v.Canvas[0].Versions) != 4 || v.Canvas[0].Versions[3].By != "restore" {
+		t.Fatalf("the conversation's view has no canvas: %+v %v", v, err)
+	}
+	if raw, _ := json.Marshal(v); !strings.Contains(string(raw), `"canvas":[{`) {
+		t.Fatalf("the view's JSON has no canvas: %s", raw)
 	}
 	dir := t.TempDir()
 	files, err := c.Canvas().Export(conv.ID, dir, "")

@@ -4,12 +4,14 @@ import (
 	"strings"
 	"time"
 
+	"rehome/backend/canvas"
 	"rehome/backend/llm"
 )
 
 // ConversationView is a conversation as data, as `rehome conversations
 // show --json` and the bridge give it: turns with their role and text,
-// the cells the assistant ran, its sources, its assistant and gizmo id.
+// the cells the assistant ran, its sources, its assistant and gizmo id,
+// and its canvas with every version.
 type ConversationView struct {
 	ID            string         `json:"id"`
 	Title         string         `json:"title"`
@@ -29,6 +31,9 @@ type ConversationView struct {
 	// stands beside the main one.
 	Alternatives []ViewBranch `json:"alternatives,omitempty"`
 	Notes        []string     `json:"notes,omitempty"`
+	// Canvas is the textdocs beside the chat, each with its versions (who
+	// made each: the model, the user, a restore) and comments.
+	Canvas []*canvas.Doc `json:"canvas,omitempty"`
 }
 
 // ViewTurn is one turn: the user's question or the assistant's answer.
@@ -74,7 +79,7 @@ func (s *Conversations) View(ref string) (*ConversationView, error) {
 	}
 	v := &ConversationView{ID: c.ID, Title: c.Title, AssistantID: c.AssistantID, AssistantName: c.AssistantName, GizmoID: c.GizmoID,
 		Source: c.Source, SourceID: c.SourceID, Model: c.Model, Server: c.Server, Created: c.Created, Updated: c.Updated,
-		Files: c.Files, Turns: viewTurns(c.Exchanges), Notes: c.Notes}
+		Files: c.Files, Turns: viewTurns(c.Exchanges), Notes: c.Notes, Canvas: c.Canvas}
 	for _, a := range c.Alternatives {
 		v.Alternatives = append(v.Alternatives, ViewBranch{From: len(viewTurns(c.Exchanges[:min(a.From, len(c.Exchanges))])), Turns: viewTurns(a.Exchanges)})
 	}

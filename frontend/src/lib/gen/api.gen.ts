@@ -754,6 +754,7 @@ export namespace core {
     turns: core.ViewTurn[];
     alternatives?: core.ViewBranch[];
     notes?: string[];
+    canvas?: (canvas.Doc | null)[];
   }
 
   export interface ImportFiled {
