@@ -174,7 +174,7 @@ test('the window: the model writes a canvas; the user edits it in the pane and r
     since = logLines(app.log);
     click(X, app.id, ...c.fields['canvas-save']);
     c = await canvasAt((e) => /version 3 by user/.test(e.version), since, 'version 3 by the user');
-    assert.match(c.text, /^Day 1: Lyon\s*Day 2: Annecy$/, 'the edit renders as Markdown (the ** gone)');
+    assert.match(c.text.trim(), /^Day 1: Lyon\s*Day 2: Annecy$/, 'the edit renders as Markdown (the ** gone)');
     docs = cli(app, 'canvas', 'show', a.conversation, '--json');
     assert.equal(docs[0].content, 'Day 1: Lyon\n\nDay 2: **Annecy**');
     assert.equal(docs[0].versions.at(-1).by, 'user');
