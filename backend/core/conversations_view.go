@@ -34,6 +34,8 @@ type ConversationView struct {
 	// Canvas is the textdocs beside the chat, each with its versions (who
 	// made each: the model, the user, a restore) and comments.
 	Canvas []*canvas.Doc `json:"canvas,omitempty"`
+	// Temporary: a chat that read and saved no memory.
+	Temporary bool `json:"temporary,omitempty"`
 }
 
 // ViewTurn is one turn: the user's question or the assistant's answer.
@@ -79,7 +81,7 @@ func (s *Conversations) View(ref string) (*ConversationView, error) {
 	}
 	v := &ConversationView{ID: c.ID, Title: c.Title, AssistantID: c.AssistantID, AssistantName: c.AssistantName, GizmoID: c.GizmoID,
 		Source: c.Source, SourceID: c.SourceID, Model: c.Model, Server: c.Server, Created: c.Created, Updated: c.Updated,
-		Files: c.Files, Turns: viewTurns(c.Exchanges), Notes: c.Notes, Canvas: c.Canvas}
+		Files: c.Files, Turns: viewTurns(c.Exchanges), Notes: c.Notes, Canvas: c.Canvas, Temporary: c.Temporary}
 	for _, a := range c.Alternatives {
 		v.Alternatives = append(v.Alternatives, ViewBranch{From: len(viewTurns(c.Exchanges[:min(a.From, len(c.Exchanges))])), Turns: viewTurns(a.Exchanges)})
 	}

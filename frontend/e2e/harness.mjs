@@ -157,10 +157,11 @@ function freePort() {
  * Starts llama.cpp's real llama-server serving the tests' tiny hand-set
  * model (internal/testsupport/tinymodel) as "rehome-tiny", as internal/testsupport/llamatest
  * does for the Go tests. Resolves to { url, model, stop } once /health
- * answers, or to { skip: reason } when there is no llama-server; throws
+ * answers (vision: with the tiny projector, --mmproj, so the model reads
+ * images), or to { skip: reason } when there is no llama-server; throws
  * instead when REHOME_REQUIRE_LLAMA is set.
  */
-export async function startLlama({ script = 'python' } = {}) {
+export async function startLlama({ script = 'python', vision = false } = {}) {
   const bin = llamaBinary();
   if (!bin) {
     const why = 'no llama-server: `make llama` builds it, or set REHOME_LLAMA_SERVER';
@@ -169,10 +170,12 @@ export async function startLlama({ script = 'python' } = {}) {
   }
   const dir = mkdtempSync(join(tmpdir(), 'rehome-llama-'));
   const model = join(dir, 'tiny.gguf');
-  execFileSync('go', ['run', './internal/testsupport/tinymodel/cmd/tinymodel', '-src', dirname(bin), '-script', script, '-o', model], { cwd: root, stdio: 'inherit' });
+  // vision: the tiny projector beside it (--mmproj), so the model reads images.
+  const proj = vision ? ['-mmproj', join(dir, 'mmproj.gguf')] : [];
+  execFileSync('go', ['run', './internal/testsupport/tinymodel/cmd/tinymodel', '-src', dirname(bin), '-script', script, '-o', model, ...proj], { cwd: root, stdio: 'inherit' });
   const port = await freePort();
   const proc = spawn(bin, ['-m', model, '--host', '127.0.0.1', '--port', String(port), '--jinja', '-c', '4096',
-    '--threads', '1', '-np', '1', '--no-webui', '--alias', 'rehome-tiny'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    '--threads', '1', '-np', '1', '--no-webui', '--alias', 'rehome-tiny', ...(vision ? ['--mmproj', proj[1]] : [])], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   proc.stderr.on('data', (d) => (log = (log + d).slice(-8000)));
   const stop = () => {

@@ -17,7 +17,8 @@ func main() {
 	csv := flag.String("csv", "sales.csv", "the CSV `name` the code reads from /mnt/data")
 	group := flag.String("group", "region", "the `column` the plot groups by")
 	value := flag.String("value", "revenue", "the `column` the plot sums")
-	script := flag.String("script", "python", "what the model does: python (reads the CSV, plots), memory (saves a memory with the memory tool), canvas (create_textdoc, then update_textdoc) or code-canvas (create_textdoc of Python that prints 42)")
+	script := flag.String("script", "python", "what the model does: python (reads the CSV, plots), memory (saves a memory with the memory tool), canvas (create_textdoc, then update_textdoc), code-canvas (create_textdoc of Python that prints 42) or vision (answers The chart shows bars., calling no tool; with -mmproj)")
+	mmproj := flag.String("mmproj", "", "also write the tiny vision projector to this `file` (llama-server's --mmproj: the model then reads images)")
 	flag.Parse()
 	if *src == "" {
 		bin, err := exec.Command("bash", "build/llm/llama-server.sh", "--find").Output()
@@ -35,8 +36,15 @@ func main() {
 		sc = tinymodel.CanvasScript()
 	case "code-canvas":
 		sc = tinymodel.CodeCanvasScript()
+	case "vision":
+		sc = tinymodel.VisionScript()
 	default:
-		fail(fmt.Errorf("-script is python, memory, canvas or code-canvas, not %q", *script))
+		fail(fmt.Errorf("-script is python, memory, canvas, code-canvas or vision, not %q", *script))
+	}
+	if *mmproj != "" {
+		if err := tinymodel.WriteProjector(*mmproj); err != nil {
+			fail(err)
+		}
 	}
 	m, err := tinymodel.Build(*src, sc)
 	if err != nil {
