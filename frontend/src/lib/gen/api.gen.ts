@@ -755,6 +755,7 @@ export namespace core {
     alternatives?: core.ViewBranch[];
     notes?: string[];
     canvas?: (canvas.Doc | null)[];
+    temporary?: boolean;
   }
 
   export interface ImportFiled {
