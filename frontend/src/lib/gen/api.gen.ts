@@ -527,6 +527,7 @@ export namespace audit {
     gizmo_id?: string;
     gpt: audit.gptFacts;
     mcp_servers?: audit.MCPServer[];
+    conversations?: number;
   }
 
   export interface Summary {
@@ -755,6 +756,7 @@ export namespace core {
     alternatives?: core.ViewBranch[];
     notes?: string[];
     canvas?: (canvas.Doc | null)[];
+    temporary?: boolean;
   }
 
   export interface ImportFiled {
