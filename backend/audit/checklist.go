@@ -77,6 +77,9 @@ func BuildChecklist(rec Record, aa AssistantAudit, a assistant.Assistant) Checkl
 		}, Capability: Instructions, Category: Ports})
 	c.add(Step{Title: "Or use it in Open WebUI", Detail: "Import the model file in Open WebUI (Workspace → Models → Import): the starters become prompt suggestions.",
 		Commands: []string{fmt.Sprintf("rehome assistants export %s --format openwebui --model %s -o %s.openwebui.json", a.ID, ref, slug)}})
+	if st, ok := conversationsStep(aa.Subject, a); ok {
+		c.add(st)
+	}
 	for _, cat := range []Category{Ports, Hosts, Rebuild} {
 		for _, r := range aa.Capabilities {
 			if r.Category != cat || r.ID == Instructions || r.ID == ConversationStarters || contains(aa.Verdict.StaysBehind, r.ID) {
@@ -267,4 +270,20 @@ func quoteList(ss []string) string {
 		q[i] = "“" + s + "”"
 	}
 	return strings.Join(q, ", ")
+}
+
+// conversationsStep is a GPT's history: how many of its conversations
+// moved from ChatGPT's data export, or how to bring them (ok false for an
+// assistant that did not come from ChatGPT and has none).
+func conversationsStep(sub Subject, a assistant.Assistant) (Step, bool) {
+	if sub.Conversations > 0 {
+		return Step{Title: "Its conversations moved", Detail: fmt.Sprintf("%s with this GPT came from ChatGPT's data export; they are under it on the Ask screen. Import a newer export to bring the rest (nothing is copied twice).",
+			plural(sub.Conversations, "conversation")),
+			Commands: []string{"rehome conversations list", "rehome conversations import EXPORT.zip"}, Link: "ask"}, true
+	}
+	if a.GizmoID == "" {
+		return Step{}, false
+	}
+	return Step{Title: "Bring its conversations", Detail: "None of this GPT's conversations is here yet. On ChatGPT: Settings → Data controls → Export; the .zip it mails you holds them, filed by the GPT's id, so they land under this assistant.",
+		Commands: []string{"rehome conversations import EXPORT.zip"}, Link: "ask"}, true
 }

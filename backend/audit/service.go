@@ -121,6 +121,9 @@ type Options struct {
 	Browsing func() Browsing
 	// MCP lists an assistant's MCP servers (nil: none).
 	MCP func(assistantID string) []MCPServer
+	// Conversations counts the conversations moved from ChatGPT that are
+	// filed under an assistant (nil: none known).
+	Conversations func(assistantID string) int
 }
 
 // Service runs audits and keeps their history in the store.
@@ -133,12 +136,13 @@ type Service struct {
 	now        func() time.Time
 	browsing   func() Browsing
 	mcp        func(assistantID string) []MCPServer
+	convs      func(assistantID string) int
 }
 
 // NewService returns a Service storing audits in st and reading assistants
 // from as.
 func NewService(st *store.Store, as Assistants, opts Options) *Service {
-	s := &Service{st: st, assistants: as, catalog: opts.Catalog, advisor: opts.Advisor, detector: opts.Detector, now: opts.Now, browsing: opts.Browsing, mcp: opts.MCP}
+	s := &Service{st: st, assistants: as, catalog: opts.Catalog, advisor: opts.Advisor, detector: opts.Detector, now: opts.Now, browsing: opts.Browsing, mcp: opts.MCP, convs: opts.Conversations}
 	if s.catalog == nil {
 		s.catalog = DefaultCatalog()
 	}
@@ -234,11 +238,15 @@ func (s *Service) Subjects(req Request) ([]Subject, error) {
 	return out, nil
 }
 
-// subjectFor is SubjectFor with the assistant's MCP servers.
+// subjectFor is SubjectFor with the assistant's MCP servers and the
+// conversations moved from ChatGPT under it.
 func (s *Service) subjectFor(a assistant.Assistant) Subject {
 	sub := SubjectFor(a)
 	if s.mcp != nil {
 		sub.MCP = s.mcp(a.ID)
+	}
+	if s.convs != nil {
+		sub.Conversations = s.convs(a.ID)
 	}
 	return sub
 }

@@ -40,6 +40,9 @@ type Subject struct {
 	GPT     gptFacts `json:"gpt,omitempty"`
 	// MCP are the MCP servers the assistant has in rehome (mcp.go).
 	MCP []MCPServer `json:"mcp_servers,omitempty"`
+	// Conversations is how many of the GPT's conversations moved from
+	// ChatGPT's data export are filed under the assistant.
+	Conversations int `json:"conversations,omitempty"`
 }
 
 // featureAliases maps names people use for a capability to its id.

@@ -226,3 +226,20 @@ func (s *Conversations) assistantOf(gizmoID string) (string, string) {
 	a := s.gizmos()[gizmoID]
 	return a.ID, a.Name
 }
+
+// movedConversations counts the conversations imported from ChatGPT that
+// are filed under assistant id (by the assistant they were imported under,
+// or its GPT's gizmo id): the audit's "conversations moved".
+func (c *Core) movedConversations(id string) int {
+	cs, err := c.Conversations().List(0)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, s := range cs {
+		if s.Source != "" && s.AssistantID == id {
+			n++
+		}
+	}
+	return n
+}

@@ -104,7 +104,7 @@ func (c *Core) Open() error {
 	c.st = st
 	c.assistants = assistant.NewService(st, filepath.Join(c.dir, assistant.KnowledgeDir))
 	c.audits = audit.NewService(st, c.assistants, audit.Options{Detector: audit.HardwareDetector(c.hw), Advisor: audit.ModelsAdvisor{},
-		Browsing: c.browsingFacts, MCP: c.mcpFacts})
+		Browsing: c.browsingFacts, MCP: c.mcpFacts, Conversations: c.movedConversations})
 	return nil
 }
 

@@ -92,6 +92,7 @@ describe('columns and words', () => {
     expect(modelText({ name: 'Qwen', tag: '', vram_bytes: 0, ram_bytes: 8 * 1024 ** 3, on_cpu: true, vision: false, tools: false, coder: false, source: '' })).toBe('Qwen (on the CPU, 8 GiB of RAM)');
     expect(modelText({ name: 'Gemma 3 27B IT at Q4_K_M', tag: 'gemma3:27b', vram_bytes: 18 * 1024 ** 3, ram_bytes: 0, on_cpu: false, vision: true, tools: false, coder: false, source: '' })).toBe('Gemma 3 27B IT at Q4_K_M (on the GPU, 18 GiB; ollama pull gemma3:27b)');
     expect(linkHash('sandbox')).toBe('#/code');
+    expect(linkHash('ask')).toBe('#/ask');
     expect(linkHash(undefined)).toBe('');
   });
   it('finds an assistant’s cell in the across view', () => {

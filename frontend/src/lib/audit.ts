@@ -247,7 +247,7 @@ export function historyTitle(r: AuditRecord): string {
 
 /** The rehome screen a capability's replacement lives on. */
 export function linkHash(link?: string): string {
-  return link === 'sandbox' ? '#/code' : link === 'settings' ? '#/settings' : '';
+  return link === 'sandbox' ? '#/code' : link === 'settings' ? '#/settings' : link === 'ask' ? '#/ask' : '';
 }
 
 /** The cell of the across view: what happens to a capability in one assistant. */

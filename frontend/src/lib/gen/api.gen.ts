@@ -527,6 +527,7 @@ export namespace audit {
     gizmo_id?: string;
     gpt: audit.gptFacts;
     mcp_servers?: audit.MCPServer[];
+    conversations?: number;
   }
 
   export interface Summary {
