@@ -166,6 +166,18 @@ func (h *askHolder) end(id string) {
 	h.mu.Unlock()
 }
 
+// stop cancels what runs for a conversation; false when nothing does.
+func (h *askHolder) stop(id string) bool {
+	h.mu.Lock()
+	cancel := h.cancels[id]
+	h.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	return true
+}
+
 // closeAskSession ends a conversation's session, if it has one.
 func (a *App) closeAskSession(id string) {
 	a.core.Asks().Close(context.Background(), id)
@@ -173,14 +185,9 @@ func (a *App) closeAskSession(id string) {
 
 // StopAsk stops the question a conversation is answering.
 func (svc *AskService) StopAsk(conversationID string) error {
-	a := svc.app
-	a.asks.mu.Lock()
-	cancel := a.asks.cancels[conversationID]
-	a.asks.mu.Unlock()
-	if cancel == nil {
+	if !svc.app.asks.stop(conversationID) {
 		return errors.New("that conversation is not answering")
 	}
-	cancel()
 	return nil
 }
 

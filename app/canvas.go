@@ -53,13 +53,8 @@ func (svc *RunService) CanvasRun(conversationID, docID string) (*core.CanvasRun,
 // StopCanvasRun interrupts the canvas code running in a conversation's
 // session (KeyboardInterrupt; the session and its variables stay).
 func (svc *RunService) StopCanvasRun(conversationID string) error {
-	a := svc.app
-	a.canvasRuns.mu.Lock()
-	cancel := a.canvasRuns.cancels[conversationID]
-	a.canvasRuns.mu.Unlock()
-	if cancel == nil {
+	if !svc.app.canvasRuns.stop(conversationID) {
 		return errors.New("no canvas code runs in that conversation")
 	}
-	cancel()
 	return nil
 }
