@@ -1,7 +1,6 @@
 package actions
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -12,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"golang.org/x/net/dns/dnsmessage"
+	"rehome/internal/testsupport/dnstest"
 )
 
 const echoKey = "sk-echo-canary-5d1f0be2a7c94e83"
@@ -110,7 +109,7 @@ func TestCallLocalNeedsAllowance(t *testing.T) {
 func TestCallLocalByName(t *testing.T) {
 	api := newEchoAPI(t, "127.0.0.1:0")
 	_, port, _ := net.SplitHostPort(api.Listener.Addr().String())
-	res := newDNS(t, map[string]string{"api.rebind.test.": "127.0.0.1", "meta.rebind.test.": "169.254.169.254"})
+	res := dnstest.New(t, map[string]string{"api.rebind.test.": "127.0.0.1", "meta.rebind.test.": "169.254.169.254"})
 	for _, host := range []string{"api.rebind.test", "localhost", "[::ffff:127.0.0.1]", "meta.rebind.test"} {
 		s := mustParse(t, echoSchema("http://"+host+":"+port))
 		_, err := (&Client{Resolver: res}).Call(t.Context(), s, "echo", `{}`)
@@ -125,57 +124,6 @@ func TestCallLocalByName(t *testing.T) {
 	if r, err := (&Client{Resolver: res, AllowLocal: true}).Call(t.Context(), s, "echo", `{}`); err != nil || r.Status != 200 {
 		t.Fatalf("by name with the allowance: %+v %v", r, err)
 	}
-}
-
-// newDNS is a real DNS server on 127.0.0.1 (UDP) answering A queries for
-// names, and a resolver that asks only it.
-func newDNS(t *testing.T, names map[string]string) *net.Resolver {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 1500)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if out := dnsAnswer(buf[:n], names); out != nil {
-				pc.WriteTo(out, from)
-			}
-		}
-	}()
-	addr := pc.LocalAddr().String()
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", addr)
-	}}
-}
-
-func dnsAnswer(q []byte, names map[string]string) []byte {
-	var p dnsmessage.Parser
-	h, err := p.Start(q)
-	if err != nil {
-		return nil
-	}
-	qs, err := p.AllQuestions()
-	if err != nil || len(qs) == 0 {
-		return nil
-	}
-	b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true})
-	b.EnableCompression()
-	b.StartQuestions()
-	b.Question(qs[0])
-	b.StartAnswers()
-	if ip, ok := names[qs[0].Name.String()]; ok && qs[0].Type == dnsmessage.TypeA {
-		a := netip.MustParseAddr(ip).As4()
-		b.AResource(dnsmessage.ResourceHeader{Name: qs[0].Name, Class: dnsmessage.ClassINET, TTL: 0}, dnsmessage.AResource{A: a})
-	}
-	out, _ := b.Finish()
-	return out
 }
 
 // The metadata services (169.254.169.254, fd00:ec2::254) and link-local

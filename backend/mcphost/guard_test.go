@@ -5,14 +5,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/net/dns/dnsmessage"
+
+	"rehome/internal/testsupport/dnstest"
 )
 
 // sumServer is a real MCP server (the SDK's) over Streamable HTTP on
@@ -66,7 +66,7 @@ func TestHTTPMetadataRefused(t *testing.T) {
 // A name that resolves to a link-local address (DNS rebinding's trick)
 // is refused at the dial: the address dialled is checked, not the name.
 func TestHTTPLinkLocalByNameRefused(t *testing.T) {
-	res := newDNS(t, map[string]string{"mcp.example.": "169.254.169.254", "near.example.": "169.254.3.4"})
+	res := dnstest.New(t, map[string]string{"mcp.example.": "169.254.169.254", "near.example.": "169.254.3.4"})
 	mustRefuse(t, "http://mcp.example/mcp", shortLimits(false, res), "169.254.169.254:80", "metadata")
 	mustRefuse(t, "http://near.example:9000/mcp", shortLimits(false, res), "169.254.3.4:9000", "link-local")
 }
@@ -74,7 +74,7 @@ func TestHTTPLinkLocalByNameRefused(t *testing.T) {
 // On an air-gapped machine an address on the internet is refused, by
 // address and by a name resolving to one, saying what to do.
 func TestHTTPAirGappedRefusesInternet(t *testing.T) {
-	res := newDNS(t, map[string]string{"mcp.example.": "93.184.216.34"})
+	res := dnstest.New(t, map[string]string{"mcp.example.": "93.184.216.34"})
 	for _, u := range []string{"http://93.184.216.34/mcp", "http://mcp.example/mcp"} {
 		mustRefuse(t, u, shortLimits(true, res), "air-gapped", "93.184.216.34:80 is on the internet",
 			"run the MCP server on this machine or the LAN, or audit the assistant as online")
@@ -96,53 +96,4 @@ func TestHTTPLoopbackReached(t *testing.T) {
 			t.Fatalf("air-gapped %v: sum: %q %v %v", gapped, out, isErr, err)
 		}
 	}
-}
-
-// newDNS is a real DNS server on 127.0.0.1 (UDP) answering A queries for
-// names, and a resolver that asks only it.
-func newDNS(t *testing.T, names map[string]string) *net.Resolver {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 1500)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if out := dnsAnswer(buf[:n], names); out != nil {
-				pc.WriteTo(out, from)
-			}
-		}
-	}()
-	addr := pc.LocalAddr().String()
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", addr)
-	}}
-}
-
-func dnsAnswer(q []byte, names map[string]string) []byte {
-	var p dnsmessage.Parser
-	h, err := p.Start(q)
-	if err != nil {
-		return nil
-	}
-	qs, err := p.AllQuestions()
-	if err != nil || len(qs) == 0 {
-		return nil
-	}
-	b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true})
-	b.StartQuestions()
-	b.Question(qs[0])
-	b.StartAnswers()
-	if ip, ok := names[qs[0].Name.String()]; ok && qs[0].Type == dnsmessage.TypeA {
-		b.AResource(dnsmessage.ResourceHeader{Name: qs[0].Name, Class: dnsmessage.ClassINET}, dnsmessage.AResource{A: netip.MustParseAddr(ip).As4()})
-	}
-	out, _ := b.Finish()
-	return out
 }
