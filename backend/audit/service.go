@@ -121,9 +121,10 @@ type Options struct {
 	Browsing func() Browsing
 	// MCP lists an assistant's MCP servers (nil: none).
 	MCP func(assistantID string) []MCPServer
-	// Conversations counts the conversations moved from ChatGPT that are
-	// filed under an assistant (nil: none known).
-	Conversations func(assistantID string) int
+	// Conversations counts, by assistant id, the conversations moved from
+	// ChatGPT that are filed under each (nil: none known); read once per
+	// audit, whatever the number of assistants.
+	Conversations func() map[string]int
 }
 
 // Service runs audits and keeps their history in the store.
@@ -136,7 +137,7 @@ type Service struct {
 	now        func() time.Time
 	browsing   func() Browsing
 	mcp        func(assistantID string) []MCPServer
-	convs      func(assistantID string) int
+	convs      func() map[string]int
 }
 
 // NewService returns a Service storing audits in st and reading assistants
@@ -197,6 +198,10 @@ func (s *Service) Machine(ctx context.Context, req Request) (Machine, error) {
 // then the hand-ticked features as one more subject.
 func (s *Service) Subjects(req Request) ([]Subject, error) {
 	var out []Subject
+	var moved map[string]int
+	if s.convs != nil && (req.All || len(req.AssistantIDs) > 0) {
+		moved = s.convs()
+	}
 	switch {
 	case req.All:
 		if s.assistants == nil {
@@ -211,7 +216,7 @@ func (s *Service) Subjects(req Request) ([]Subject, error) {
 		}
 		// Oldest first reads like the list the user built.
 		for i := len(all) - 1; i >= 0; i-- {
-			out = append(out, s.subjectFor(all[i]))
+			out = append(out, s.subjectFor(all[i], moved))
 		}
 	default:
 		for _, id := range req.AssistantIDs {
@@ -225,7 +230,7 @@ func (s *Service) Subjects(req Request) ([]Subject, error) {
 				}
 				return nil, err
 			}
-			out = append(out, s.subjectFor(a))
+			out = append(out, s.subjectFor(a, moved))
 		}
 	}
 	if len(req.Features) > 0 {
@@ -239,15 +244,13 @@ func (s *Service) Subjects(req Request) ([]Subject, error) {
 }
 
 // subjectFor is SubjectFor with the assistant's MCP servers and the
-// conversations moved from ChatGPT under it.
-func (s *Service) subjectFor(a assistant.Assistant) Subject {
+// conversations moved from ChatGPT under it (moved, by assistant id).
+func (s *Service) subjectFor(a assistant.Assistant, moved map[string]int) Subject {
 	sub := SubjectFor(a)
 	if s.mcp != nil {
 		sub.MCP = s.mcp(a.ID)
 	}
-	if s.convs != nil {
-		sub.Conversations = s.convs(a.ID)
-	}
+	sub.Conversations = moved[a.ID]
 	return sub
 }
 

@@ -227,18 +227,19 @@ func (s *Conversations) assistantOf(gizmoID string) (string, string) {
 	return a.ID, a.Name
 }
 
-// movedConversations counts the conversations imported from ChatGPT that
-// are filed under assistant id (by the assistant they were imported under,
-// or its GPT's gizmo id): the audit's "conversations moved".
-func (c *Core) movedConversations(id string) int {
+// movedConversations counts, by assistant id, the conversations imported
+// from ChatGPT that are filed under each (by the assistant they were
+// imported under, or its GPT's gizmo id): the audit's "conversations
+// moved", read in one pass over the conversations.
+func (c *Core) movedConversations() map[string]int {
 	cs, err := c.Conversations().List(0)
 	if err != nil {
-		return 0
+		return nil
 	}
-	n := 0
+	n := map[string]int{}
 	for _, s := range cs {
-		if s.Source != "" && s.AssistantID == id {
-			n++
+		if s.Source != "" && s.AssistantID != "" {
+			n[s.AssistantID]++
 		}
 	}
 	return n
