@@ -167,6 +167,9 @@ func importedActions(a assistant.Assistant) (string, []string) {
 		return "", nil
 	}
 	s := fmt.Sprintf("Its %s came with their schemas and auth.", plural(came, "action"))
+	if came == 1 {
+		s = "Its 1 action came with its schema and auth."
+	}
 	if len(waits) > 0 {
 		s += " Give " + strings.Join(waits, "; ") + ": ChatGPT keeps those secrets and no record holds them; here they stay in the data folder's owner-only file."
 	}
