@@ -149,8 +149,9 @@ type Guard struct {
 	AirGapped bool
 	// What names the thing dialled in the refusals (default "the API");
 	// AirGappedBy says what made the machine air-gapped (default "the
-	// audit's setting").
-	What, AirGappedBy string
+	// audit's setting"); Undo how to stop it (default "audit the assistant
+	// as online").
+	What, AirGappedBy, Undo string
 }
 
 // Dialer dials with the guard as its Control, within 10 seconds; a nil
@@ -169,6 +170,10 @@ func (g Guard) Control(network, address string, _ syscall.RawConn) error {
 	if by == "" {
 		by = "the audit's setting"
 	}
+	undo := g.Undo
+	if undo == "" {
+		undo = "audit the assistant as online"
+	}
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return refused("the address %s does not parse: rehome calls only addresses it can check", address)
@@ -176,7 +181,7 @@ func (g Guard) Control(network, address string, _ syscall.RawConn) error {
 	r := Classify(ap.Addr())
 	switch {
 	case g.AirGapped && !airGappedReach(r):
-		return refused("the machine is air-gapped (%s) and %s is %s, outside loopback and the private LAN: rehome calls only this machine and the LAN there; run %s on this machine or the LAN, or audit the assistant as online", by, address, words(r), what)
+		return refused("the machine is air-gapped (%s) and %s is %s, outside loopback and the private LAN: rehome calls only this machine and the LAN there; run %s on this machine or the LAN, or %s", by, address, words(r), what, undo)
 	case r == ReachReserved:
 		return refused("%s is a reserved address (multicast, broadcast, documentation or benchmarking), where no API answers: rehome does not call it", address)
 	case g.AllowNear && (r == ReachMetadata || r == ReachLinkLocal):

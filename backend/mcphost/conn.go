@@ -238,7 +238,8 @@ func (t *tail) String() string {
 // an air-gapped machine reaches loopback and the private LAN only.
 func boundedClient(u string, lim Limits) *http.Client {
 	g := actions.Guard{AllowNear: true, AirGapped: lim.AirGapped, What: "the MCP server",
-		AirGappedBy: "the assistant's audit, or Settings → Browsing's air-gapped switch"}
+		AirGappedBy: "the assistant's audit, or Settings → Browsing's air-gapped switch",
+		Undo:        "audit the assistant as online and turn Settings → Browsing's air-gapped switch off"}
 	base := &http.Transport{DialContext: g.Dialer(lim.Resolver).DialContext, Proxy: nil, TLSHandshakeTimeout: 10 * time.Second,
 		ResponseHeaderTimeout: lim.Call, MaxResponseHeaderBytes: 64 << 10}
 	return &http.Client{Transport: capped{base, lim.MaxBody},

@@ -77,7 +77,7 @@ func TestHTTPAirGappedRefusesInternet(t *testing.T) {
 	res := dnstest.New(t, map[string]string{"mcp.example.": "93.184.216.34"})
 	for _, u := range []string{"http://93.184.216.34/mcp", "http://mcp.example/mcp"} {
 		mustRefuse(t, u, shortLimits(true, res), "air-gapped", "93.184.216.34:80 is on the internet",
-			"run the MCP server on this machine or the LAN, or audit the assistant as online")
+			"run the MCP server on this machine or the LAN, or audit the assistant as online and turn Settings → Browsing's air-gapped switch off")
 	}
 }
 
