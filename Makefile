@@ -161,13 +161,15 @@ bench: build bench-window
 
 # The window's memory at rest (Xvfb, 15 s after the start, a fresh data
 # folder each time), three alternating rounds: the baseline (GPU
-# compositing on demand, WebKit's web-browser cache model: the window as
-# it ships) against the lighter settings, opt-in until the real window
-# runs with them (docs/window.md, "Memory at rest").
+# compositing on demand, WebKit's web-browser cache model: the window
+# before issue 30) against each lighter setting alone and the window as it
+# ships (docs/window.md, "Memory at rest").
 bench-window: $(WINDOW_BIN)
 	build/bench/window-rest.sh 3 \
-		"baseline=$(WINDOW_BIN)" \
-		"lighter=env REHOME_WEBVIEW_GPU=never REHOME_WEBKIT_CACHE=viewer $(WINDOW_BIN)"
+		"baseline=env REHOME_WEBVIEW_GPU=ondemand REHOME_WEBKIT_CACHE=browser $(WINDOW_BIN)" \
+		"gpu-only=env REHOME_WEBKIT_CACHE=browser $(WINDOW_BIN)" \
+		"cache-only=env REHOME_WEBVIEW_GPU=ondemand $(WINDOW_BIN)" \
+		"rehome=$(WINDOW_BIN)"
 
 clean:
 	rm -rf build/bin $(ARTIFACTS) frontend/dist/assets frontend/dist/index.html

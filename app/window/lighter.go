@@ -2,32 +2,71 @@ package window
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 )
 
-// The window at rest is one page of rehome's own, so WebKit is set for
-// that (docs/window.md, "Memory at rest"): the document-viewer cache model.
-// GPU compositing stays "on demand": "never" saves Mesa's software OpenGL
-// on a machine without a GPU driver, but WebKitGTK aborted in its web view
-// set-up with it in three of ten real-window tests here (SIGABRT in
-// SetupWebview), so it is only what REHOME_WEBVIEW_GPU=never asks for.
+// The window is one page of rehome's own, so WebKit is set for that
+// (docs/window.md, "Memory at rest"):
+//
+//   - GPU compositing only where there is a GPU to composite on. Without a
+//     GPU render node (/dev/dri/renderD*), WebKit's "acceleration" is Mesa's
+//     llvmpipe, OpenGL drawn on the CPU: slower than WebKit's own CPU
+//     drawing and, measured here, about 90 MiB more for the window at rest.
+//   - The document viewer's cache model: one page, loaded once from memory,
+//     so no page or object cache is kept for pages never revisited.
+//
+// REHOME_WEBVIEW_GPU=never|always|ondemand and REHOME_WEBKIT_CACHE=browser
+// set them by hand (a GPU driver that misbehaves; the bench's baseline).
 func gpuPolicy() linux.WebviewGpuPolicy {
-	switch os.Getenv("REHOME_WEBVIEW_GPU") {
+	return gpuPolicyFor(os.Getenv("REHOME_WEBVIEW_GPU"), hasRenderNode("/dev/dri"))
+}
+
+// gpuPolicyFor is the rule: what the user asked for, else on demand where a
+// GPU render node is, never where none is.
+func gpuPolicyFor(asked string, renderNode bool) linux.WebviewGpuPolicy {
+	switch asked {
 	case "never":
 		return linux.WebviewGpuPolicyNever
 	case "always":
 		return linux.WebviewGpuPolicyAlways
+	case "ondemand":
+		return linux.WebviewGpuPolicyOnDemand
 	}
-	return linux.WebviewGpuPolicyOnDemand
+	if renderNode {
+		return linux.WebviewGpuPolicyOnDemand
+	}
+	return linux.WebviewGpuPolicyNever
 }
 
-// lighten sets WebKit up for a one-page app before the window opens,
-// when REHOME_WEBKIT_CACHE=viewer asks for it: the document viewer's cache
-// model (left opt-in, as the GPU policy is, until the real-window suite
-// passes with it: the window aborted at its web view's set-up).
-func lighten() {
-	if os.Getenv("REHOME_WEBKIT_CACHE") == "viewer" {
-		setDocumentViewer()
+// hasRenderNode reports whether dir (/dev/dri) holds a DRM render node, the
+// device a GPU driver draws through.
+func hasRenderNode(dir string) bool {
+	nodes, _ := filepath.Glob(filepath.Join(dir, "renderD*"))
+	return len(nodes) > 0
+}
+
+// lighten sets WebKit up for a one-page app: the document viewer's cache
+// model, unless REHOME_WEBKIT_CACHE=browser keeps WebKit's default. The
+// change is queued on GTK's main loop (webkit_cache.go), so it runs on
+// GTK's thread once the window's loop starts.
+// It returns the cache model set: "viewer" or "browser".
+func lighten() string {
+	if os.Getenv("REHOME_WEBKIT_CACHE") == "browser" {
+		return "browser"
 	}
+	setDocumentViewer()
+	return "viewer"
+}
+
+// gpuPolicyName is the policy in REHOME_WEBVIEW_GPU's words, for the log.
+func gpuPolicyName(p linux.WebviewGpuPolicy) string {
+	switch p {
+	case linux.WebviewGpuPolicyNever:
+		return "never"
+	case linux.WebviewGpuPolicyAlways:
+		return "always"
+	}
+	return "ondemand"
 }

@@ -89,7 +89,8 @@ func Run(cfg Config) int {
 	l := &launch{cfg: cfg, dir: dir, log: log, files: files, guard: guard,
 		a: app.New(app.Config{DataDir: dir, Log: log}), geo: loadGeometry(dir), stopDoor: func() {}}
 	l.w = &window{log: log, opened: files, host: l.a}
-	lighten() // lighter.go
+	l.gpu, l.cache = gpuPolicy(), lighten() // lighter.go
+	log.Info("web view", "gpu", gpuPolicyName(l.gpu), "cache", l.cache)
 	if err := wails.Run(l.options(assets)); err != nil {
 		return windowFail(fmt.Errorf("open the window: %w (run `rehome serve` to use rehome in a browser)", err))
 	}
@@ -107,6 +108,8 @@ type launch struct {
 	w        *window
 	geo      geometry
 	stopDoor func()
+	gpu      linux.WebviewGpuPolicy // WebKit's GPU policy (lighter.go)
+	cache    string                 // WebKit's cache model: "viewer" or "browser"
 }
 
 // options are the window's Wails options.
@@ -152,7 +155,7 @@ func (l *launch) options(assets fs.FS) *options.App {
 			ProgramName:         "rehome",
 			Icon:                l.cfg.Icon,
 			WindowIsTranslucent: false,
-			WebviewGpuPolicy:    gpuPolicy(), // lighter.go
+			WebviewGpuPolicy:    l.gpu, // lighter.go
 		},
 	}
 }
