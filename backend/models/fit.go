@@ -2,12 +2,10 @@ package models
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
 	"rehome/backend/bytesize"
-	"rehome/backend/hardware"
 )
 
 // KV cache element types llama.cpp offers (--cache-type-k/-v), as block
@@ -42,68 +40,6 @@ const (
 type Options struct {
 	Context int    `json:"context"`  // tokens
 	KVCache string `json:"kv_cache"` // f16 (default), q8_0, q4_0
-}
-
-// Machine is the memory a model can use: detected, or given by hand to
-// plan a purchase.
-type Machine struct {
-	// VRAMBytes is the GPU memory a model may fill: the sum over the
-	// dedicated GPUs, or the GPU's share of RAM on unified memory.
-	VRAMBytes int64 `json:"vram_bytes"`
-	GPUs      int   `json:"gpus"`
-	Unified   bool  `json:"unified"`
-	RAMBytes  int64 `json:"ram_bytes"`
-	// ByHand is true for figures the user typed.
-	ByHand      bool   `json:"by_hand"`
-	Description string `json:"description"`
-}
-
-// MachineFrom turns a hardware report into the memory an estimate uses.
-func MachineFrom(r hardware.Report) Machine {
-	vram, unified, n := r.TotalVRAM()
-	m := Machine{VRAMBytes: vram, GPUs: n, Unified: unified, RAMBytes: r.Memory.TotalBytes}
-	switch {
-	case n == 0:
-		m.Description = fmt.Sprintf("this machine: CPU only, %s RAM", bytesize.Format(r.Memory.TotalBytes))
-	case unified:
-		m.Description = fmt.Sprintf("this machine: %s of unified memory usable by the GPU, %s RAM in all", bytesize.Format(vram), bytesize.Format(r.Memory.TotalBytes))
-	default:
-		m.Description = fmt.Sprintf("this machine: %s VRAM on %s, %s RAM", bytesize.Format(vram), gpuCount(n), bytesize.Format(r.Memory.TotalBytes))
-	}
-	return m
-}
-
-// gpuCount says "1 GPU", "2 GPUs" (not "GPU(s)").
-func gpuCount(n int) string {
-	if n == 1 {
-		return "1 GPU"
-	}
-	return fmt.Sprintf("%d GPUs", n)
-}
-
-// ManualMachine is a machine given by hand ("24GiB" of VRAM on one GPU).
-func ManualMachine(vram, ram int64, gpus int, unified bool) Machine {
-	if vram == 0 {
-		gpus = 0
-	} else if gpus <= 0 {
-		gpus = 1
-	}
-	m := Machine{VRAMBytes: vram, GPUs: gpus, Unified: unified, RAMBytes: ram, ByHand: true}
-	if gpus == 0 {
-		m.Description = fmt.Sprintf("planned: CPU only, %s RAM", bytesize.Format(ram))
-	} else {
-		m.Description = fmt.Sprintf("planned: %s VRAM on %s, %s RAM", bytesize.Format(vram), gpuCount(gpus), bytesize.Format(ram))
-	}
-	return m
-}
-
-// UsableRAM is RAM minus what the OS and other programs keep.
-func (m Machine) UsableRAM() int64 {
-	reserve := max(int64(ramReserveMin), m.RAMBytes/ramReserveShare)
-	if m.RAMBytes <= reserve {
-		return 0
-	}
-	return m.RAMBytes - reserve
 }
 
 // Verdicts, from best to worst.
@@ -463,125 +399,4 @@ func fmtParams(n int64) string {
 		return fmt.Sprintf("%.1fM", float64(n)/1e6)
 	}
 	return fmt.Sprint(n)
-}
-
-// Pick is one model recommended for a machine.
-type Pick struct {
-	Rank   int       `json:"rank"`
-	Model  Model     `json:"model"`
-	Result FitResult `json:"result"`
-	Score  float64   `json:"score"`
-	Why    string    `json:"why"`
-}
-
-// Limits of a recommendation: on a GPU, use at most 95% of VRAM; on a CPU,
-// read at most 8 GB per token (about 5 tokens/s on dual-channel DDR5).
-const (
-	bestHeadroom = 0.95
-	cpuMaxRead   = 8e9
-)
-
-// bestQuants are the quantizations worth recommending, best first.
-var bestQuants = []string{"Q8_0", "MXFP4", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M"}
-
-// Best ranks the models that run well on mach at ctx tokens: on a GPU
-// those that fit fully in VRAM, without one those that fit in RAM. Each
-// model appears once, at its best quantization that fits. The score is
-// the model's effective size (for a mixture of experts the geometric mean
-// of total and active parameters) times the quality its quantization
-// keeps; on a CPU it is divided by how much must be read per token, since
-// memory bandwidth limits CPU speed, and models that read more than 8 GB per
-// token are left out as too slow.
-func Best(all []Model, mach Machine, ctx, n int) []Pick {
-	want := VerdictCPU
-	if mach.GPUs > 0 && mach.VRAMBytes > 0 {
-		want = VerdictGPU
-	}
-	var picks []Pick
-	for _, m := range all {
-		best := bestOf(m, mach, min(ctx, m.MaxContext), want)
-		if best != nil {
-			// The chosen one gets the full estimate, notes and all.
-			if full, err := Fit(best.Model, best.Result.Quant, Options{Context: best.Result.Context}, mach); err == nil {
-				best.Result = full
-			}
-			picks = append(picks, *best)
-		}
-	}
-	sort.SliceStable(picks, func(i, j int) bool { return picks[i].Score > picks[j].Score })
-	if len(picks) > n {
-		picks = picks[:n]
-	}
-	for i := range picks {
-		picks[i].Rank = i + 1
-	}
-	return picks
-}
-
-// bestOf is m at its best quantization for mach, or nil when none runs
-// well. Its reason names the figures, and, when the fit table (which
-// shows the best quantization that fits) gives another one, why not
-// that one: too slow on a CPU, too little VRAM left on a GPU.
-func bestOf(m Model, mach Machine, c int, want string) *Pick {
-	var best *Pick
-	var top *FitResult // the first quantization that fits: the table's
-	for _, q := range bestQuants {
-		if !containsFold(m.Quants, q) {
-			continue
-		}
-		r, err := quickFit(m, q, Options{Context: c}, mach)
-		if err != nil || r.Verdict != want {
-			continue
-		}
-		if top == nil {
-			top = &r
-		}
-		// Leave room for the desktop and other programs on a GPU.
-		if want == VerdictGPU && float64(r.VRAMNeededBytes) > bestHeadroom*float64(mach.VRAMBytes) {
-			continue
-		}
-		active := readPerToken(m, r.WeightsBytes)
-		if want == VerdictCPU && active > cpuMaxRead {
-			continue
-		}
-		eff := float64(m.ParamsText)
-		if m.MoE() {
-			eff = math.Sqrt(float64(m.ParamsText) * float64(m.ParamsActive))
-		}
-		score := eff / 1e9 * schemes[q].quality
-		why := fmt.Sprintf("needs %s of %s", bytesize.Format(r.VRAMNeededBytes), describeBudget(mach))
-		if want == VerdictCPU {
-			why = fmt.Sprintf("needs %s of %s", bytesize.Format(r.RAMNeededBytes), describeBudget(mach))
-			score /= 1 + active/4e9
-			why += fmt.Sprintf("; reads about %.1f GB per token: %s", active/1e9, r.CPUSpeed.Words())
-		}
-		if best == nil || score > best.Score {
-			best = &Pick{Model: m, Result: r, Score: score, Why: why}
-		}
-	}
-	if best != nil && top != nil && top.Quant != best.Result.Quant {
-		best.Why += "; " + whyNotTop(m, *top, mach)
-	}
-	return best
-}
-
-// whyNotTop says why the best quantization that fits is not the one
-// recommended.
-func whyNotTop(m Model, top FitResult, mach Machine) string {
-	if top.CPUSpeed != nil {
-		return fmt.Sprintf("%s fits too (%s), at a higher quality, but reads %.1f GB per token: %s",
-			top.Quant, bytesize.Format(top.RAMNeededBytes), readPerToken(m, top.WeightsBytes)/1e9, top.CPUSpeed.Words())
-	}
-	if float64(top.VRAMNeededBytes) <= bestHeadroom*float64(mach.VRAMBytes) {
-		return fmt.Sprintf("%s fits too (%s), at a lower score for its size", top.Quant, bytesize.Format(top.VRAMNeededBytes))
-	}
-	return fmt.Sprintf("%s fits too (%s) but would leave less than %d%% of the %s free for the desktop and other programs",
-		top.Quant, bytesize.Format(top.VRAMNeededBytes), int(math.Round((1-bestHeadroom)*100)), describeBudget(mach))
-}
-
-func describeBudget(m Machine) string {
-	if m.GPUs > 0 && m.VRAMBytes > 0 {
-		return bytesize.Format(m.VRAMBytes) + " VRAM"
-	}
-	return bytesize.Format(m.UsableRAM()) + " usable RAM"
 }
