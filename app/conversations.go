@@ -92,10 +92,7 @@ func (svc *AskService) RenameConversation(id, title string) (core.Conversation, 
 // the error.
 func (svc *AskService) ImportConversations(path string) (core.ImportReport, error) {
 	a := svc.app
-	if err := a.ready(); err != nil {
-		return core.ImportReport{}, err
-	}
-	clean, err := a.readable(path)
+	clean, err := a.readyFile(path)
 	if err != nil {
 		return core.ImportReport{}, err
 	}
@@ -117,14 +114,5 @@ func (svc *AskService) ImportConversations(path string) (core.ImportReport, erro
 // ("" when cancelled), which ImportConversations may then read.
 func (svc *AskService) PickExport() (string, error) {
 	a := svc.app
-	w := a.window()
-	if w == nil {
-		return "", errNoWindow
-	}
-	p, err := w.OpenFileDialog("Choose ChatGPT's data export", []FileFilter{
-		{Name: "ChatGPT data export (.zip, conversations.json)", Patterns: "*.zip;*.json"}, {Name: "All files", Patterns: "*"}})
-	if err == nil && p != "" {
-		GrantRead(a, p)
-	}
-	return p, err
+	return a.pickGiven("Choose ChatGPT's data export", FileFilter{Name: "ChatGPT data export (.zip, conversations.json)", Patterns: "*.zip;*.json"})
 }
