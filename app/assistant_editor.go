@@ -74,11 +74,7 @@ func (svc *AssistantService) PreviewAssistant(req core.PreviewRequest) (core.Tra
 		}
 		defer a.asks.end(key)
 	}
-	t, err := a.core.Asks().Preview(ctx, req)
-	if err != nil {
-		return core.Transcript{}, err
-	}
-	return *t, nil
+	return value(a.core.Asks().Preview(ctx, req))
 }
 
 // PickKnowledgeFiles opens the native dialog to choose one or more files

@@ -36,11 +36,7 @@ func (svc *AskService) GetConversation(id string) (core.Conversation, error) {
 	if err := a.ready(); err != nil {
 		return core.Conversation{}, err
 	}
-	c, err := a.core.Conversations().Get(id)
-	if err != nil {
-		return core.Conversation{}, err
-	}
-	return *c, nil
+	return value(a.core.Conversations().Get(id))
 }
 
 // ShowConversation returns a conversation as data: turns with their role
@@ -51,11 +47,7 @@ func (svc *AskService) ShowConversation(id string) (core.ConversationView, error
 	if err := a.ready(); err != nil {
 		return core.ConversationView{}, err
 	}
-	v, err := a.core.Conversations().View(id)
-	if err != nil {
-		return core.ConversationView{}, err
-	}
-	return *v, nil
+	return value(a.core.Conversations().View(id))
 }
 
 // ExportConversation returns a conversation as Markdown ("md") or a
@@ -76,11 +68,7 @@ func (svc *AskService) RenameConversation(id, title string) (core.Conversation, 
 	if err := a.ready(); err != nil {
 		return core.Conversation{}, err
 	}
-	c, err := a.core.Conversations().Rename(id, title)
-	if err != nil {
-		return core.Conversation{}, err
-	}
-	return *c, nil
+	return value(a.core.Conversations().Rename(id, title))
 }
 
 // ImportConversations imports ChatGPT's data export — its .zip, its
