@@ -106,6 +106,15 @@ func errNotGiven(path string, window bool) error {
 	return fmt.Errorf("%s is not a file you gave rehome: %s (rehome reads only files you choose)", path, how)
 }
 
+// readyFile is readable once the data folder is open (ready): a file the
+// user gave rehome, for a service on the database to read.
+func (a *App) readyFile(path string) (string, error) {
+	if err := a.ready(); err != nil {
+		return "", err
+	}
+	return a.readable(path)
+}
+
 // readable checks that the UI may make rehome read path (see above) and
 // returns it cleaned.
 func (a *App) readable(path string) (string, error) {

@@ -135,6 +135,16 @@ func (a *App) filesOpened(n int) { a.emit("file:open", n) }
 // reason (the store could not be opened, or is not open yet).
 func (a *App) ready() error { return a.core.Ready() }
 
+// value is what a bound method gives of a core call that returns a
+// pointer: the value, or the zero value with the error.
+func value[T any](p *T, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return *p, nil
+}
+
 // StatusInfo is what the UI shows in its header and on failure to start.
 type StatusInfo struct {
 	Version  string `json:"version"`

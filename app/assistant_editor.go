@@ -74,11 +74,7 @@ func (svc *AssistantService) PreviewAssistant(req core.PreviewRequest) (core.Tra
 		}
 		defer a.asks.end(key)
 	}
-	t, err := a.core.Asks().Preview(ctx, req)
-	if err != nil {
-		return core.Transcript{}, err
-	}
-	return *t, nil
+	return value(a.core.Asks().Preview(ctx, req))
 }
 
 // PickKnowledgeFiles opens the native dialog to choose one or more files
@@ -115,10 +111,7 @@ func (svc *AssistantService) PickKnowledgeFiles() ([]string, error) {
 // rehome (dropped on the window, or chosen), within the schema's bounds.
 func (svc *AssistantService) ActionSchemaFile(path string) (string, error) {
 	a := svc.app
-	if err := a.ready(); err != nil {
-		return "", err
-	}
-	p, err := a.readable(path)
+	p, err := a.readyFile(path)
 	if err != nil {
 		return "", err
 	}
@@ -139,27 +132,11 @@ func (svc *AssistantService) PickSchemaFile() (string, error) {
 	return a.pickGiven("Choose the action's OpenAPI schema", FileFilter{Name: "OpenAPI schemas (JSON, YAML)", Patterns: "*.json;*.yaml;*.yml"})
 }
 
-// pickGiven asks for one file with the native dialog and grants it.
-func (a *App) pickGiven(title string, filter FileFilter) (string, error) {
-	w := a.window()
-	if w == nil {
-		return "", errNoWindow
-	}
-	p, err := w.OpenFileDialog(title, []FileFilter{filter, {Name: "All files", Patterns: "*"}})
-	if err == nil && p != "" {
-		GrantRead(a, p)
-	}
-	return p, err
-}
-
 // AssistantPictureFile readies a picture file the user gave rehome (the
 // window's dialog) for an assistant's Picture field, as AssistantPicture.
 func (svc *AssistantService) AssistantPictureFile(path string) (string, error) {
 	a := svc.app
-	if err := a.ready(); err != nil {
-		return "", err
-	}
-	p, err := a.readable(path)
+	p, err := a.readyFile(path)
 	if err != nil {
 		return "", err
 	}

@@ -45,10 +45,7 @@ func (svc *KnowledgeService) Libraries() ([]core.LibraryView, error) {
 // goes out as "library:progress".
 func (svc *KnowledgeService) AddLibrary(path string, copyIn bool) (browse.Library, error) {
 	a := svc.app
-	if err := a.ready(); err != nil {
-		return browse.Library{}, err
-	}
-	clean, err := a.readable(path)
+	clean, err := a.readyFile(path)
 	if err != nil {
 		return browse.Library{}, err
 	}
@@ -87,13 +84,5 @@ func (svc *KnowledgeService) OpenArticle(address string) (core.Reading, error) {
 // when the user cancels.
 func (svc *KnowledgeService) PickLibraryFile() (string, error) {
 	a := svc.app
-	w := a.window()
-	if w == nil {
-		return "", errNoWindow
-	}
-	p, err := w.OpenFileDialog("Choose a Kiwix library (.zim)", []FileFilter{{Name: "Kiwix libraries (ZIM)", Patterns: "*.zim"}, {Name: "All files", Patterns: "*"}})
-	if err == nil && p != "" {
-		GrantRead(a, p)
-	}
-	return p, err
+	return a.pickGiven("Choose a Kiwix library (.zim)", FileFilter{Name: "Kiwix libraries (ZIM)", Patterns: "*.zim"})
 }

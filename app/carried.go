@@ -22,10 +22,7 @@ func (svc *ModelService) CarriedModels() ([]core.CarriedModel, error) {
 func (svc *ModelService) AddCarriedModel(path string, copy bool) (_ localmodels.Model, err error) {
 	a := svc.app
 	defer a.guard("AddCarriedModel", &err)
-	if err := a.ready(); err != nil {
-		return localmodels.Model{}, err
-	}
-	p, err := a.readable(path)
+	p, err := a.readyFile(path)
 	if err != nil {
 		return localmodels.Model{}, err
 	}
@@ -86,13 +83,5 @@ func (svc *ModelService) StopCarriedModel(name string) error {
 // to run `rehome models add FILE` on this machine.
 func (svc *ModelService) PickModelFile() (string, error) {
 	a := svc.app
-	w := a.window()
-	if w == nil {
-		return "", errNoWindow
-	}
-	p, err := w.OpenFileDialog("Choose the model file you carried (.gguf)", []FileFilter{{Name: "GGUF model files", Patterns: "*.gguf"}, {Name: "All files", Patterns: "*"}})
-	if err == nil && p != "" {
-		GrantRead(a, p)
-	}
-	return p, err
+	return a.pickGiven("Choose the model file you carried (.gguf)", FileFilter{Name: "GGUF model files", Patterns: "*.gguf"})
 }

@@ -36,11 +36,7 @@ func (svc *AskService) GetConversation(id string) (core.Conversation, error) {
 	if err := a.ready(); err != nil {
 		return core.Conversation{}, err
 	}
-	c, err := a.core.Conversations().Get(id)
-	if err != nil {
-		return core.Conversation{}, err
-	}
-	return *c, nil
+	return value(a.core.Conversations().Get(id))
 }
 
 // ShowConversation returns a conversation as data: turns with their role
@@ -51,11 +47,7 @@ func (svc *AskService) ShowConversation(id string) (core.ConversationView, error
 	if err := a.ready(); err != nil {
 		return core.ConversationView{}, err
 	}
-	v, err := a.core.Conversations().View(id)
-	if err != nil {
-		return core.ConversationView{}, err
-	}
-	return *v, nil
+	return value(a.core.Conversations().View(id))
 }
 
 // ExportConversation returns a conversation as Markdown ("md") or a
@@ -76,11 +68,7 @@ func (svc *AskService) RenameConversation(id, title string) (core.Conversation, 
 	if err := a.ready(); err != nil {
 		return core.Conversation{}, err
 	}
-	c, err := a.core.Conversations().Rename(id, title)
-	if err != nil {
-		return core.Conversation{}, err
-	}
-	return *c, nil
+	return value(a.core.Conversations().Rename(id, title))
 }
 
 // ImportConversations imports ChatGPT's data export — its .zip, its
@@ -92,10 +80,7 @@ func (svc *AskService) RenameConversation(id, title string) (core.Conversation, 
 // the error.
 func (svc *AskService) ImportConversations(path string) (core.ImportReport, error) {
 	a := svc.app
-	if err := a.ready(); err != nil {
-		return core.ImportReport{}, err
-	}
-	clean, err := a.readable(path)
+	clean, err := a.readyFile(path)
 	if err != nil {
 		return core.ImportReport{}, err
 	}
@@ -117,14 +102,5 @@ func (svc *AskService) ImportConversations(path string) (core.ImportReport, erro
 // ("" when cancelled), which ImportConversations may then read.
 func (svc *AskService) PickExport() (string, error) {
 	a := svc.app
-	w := a.window()
-	if w == nil {
-		return "", errNoWindow
-	}
-	p, err := w.OpenFileDialog("Choose ChatGPT's data export", []FileFilter{
-		{Name: "ChatGPT data export (.zip, conversations.json)", Patterns: "*.zip;*.json"}, {Name: "All files", Patterns: "*"}})
-	if err == nil && p != "" {
-		GrantRead(a, p)
-	}
-	return p, err
+	return a.pickGiven("Choose ChatGPT's data export", FileFilter{Name: "ChatGPT data export (.zip, conversations.json)", Patterns: "*.zip;*.json"})
 }

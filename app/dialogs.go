@@ -48,19 +48,24 @@ func (a *App) window() Window {
 	return w
 }
 
-// PickFile opens the native dialog to choose a data file; "" when the
-// user cancels.
-func (svc *SystemService) PickFile() (string, error) {
-	a := svc.app
+// pickGiven asks for one file with the native dialog and grants it.
+func (a *App) pickGiven(title string, filter FileFilter) (string, error) {
 	w := a.window()
 	if w == nil {
 		return "", errNoWindow
 	}
-	p, err := w.OpenFileDialog("Choose a data file to analyse", []FileFilter{DataFilter, {Name: "All files", Patterns: "*"}})
+	p, err := w.OpenFileDialog(title, []FileFilter{filter, {Name: "All files", Patterns: "*"}})
 	if err == nil && p != "" {
 		GrantRead(a, p)
 	}
 	return p, err
+}
+
+// PickFile opens the native dialog to choose a data file; "" when the
+// user cancels.
+func (svc *SystemService) PickFile() (string, error) {
+	a := svc.app
+	return a.pickGiven("Choose a data file to analyse", DataFilter)
 }
 
 // OpenedFiles returns, once, the files the user opened with rehome (from

@@ -140,15 +140,7 @@ func (svc *KnowledgeService) KnowledgeRemove(assistantID, name string) (knowledg
 // page's file input instead).
 func (svc *KnowledgeService) PickKnowledgeFile() (string, error) {
 	a := svc.app
-	w := a.window()
-	if w == nil {
-		return "", errNoWindow
-	}
-	p, err := w.OpenFileDialog("Choose a file for the assistant's knowledge", []FileFilter{KnowledgeFilter, {Name: "All files", Patterns: "*"}})
-	if err == nil && p != "" {
-		GrantRead(a, p)
-	}
-	return p, err
+	return a.pickGiven("Choose a file for the assistant's knowledge", KnowledgeFilter)
 }
 
 // KnowledgeFilter lists the files the knowledge indexes.

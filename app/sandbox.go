@@ -95,11 +95,7 @@ func (svc *RunService) LoadImage(path string) ([]string, error) {
 // "image:progress" events.
 func (svc *RunService) BuildImage() (core.BuildReport, error) {
 	a := svc.app
-	rep, err := a.core.Sandbox().BuildImage(a.ctx, func(line string) { a.emit("image:progress", line) })
-	if err != nil {
-		return core.BuildReport{}, err
-	}
-	return *rep, nil
+	return value(a.core.Sandbox().BuildImage(a.ctx, func(line string) { a.emit("image:progress", line) }))
 }
 
 // SaveImage writes the sandbox image as an archive to carry to an

@@ -46,29 +46,20 @@ type SystemService struct{ app *App }
 // bindServices gives a its services; an App made as a literal (a test's
 // &App{}) gets them when its Calls are made.
 func (a *App) bindServices() {
-	if a.AssistantService == nil {
-		a.AssistantService = &AssistantService{a}
-	}
-	if a.ActionService == nil {
-		a.ActionService = &ActionService{a}
-	}
-	if a.KnowledgeService == nil {
-		a.KnowledgeService = &KnowledgeService{a}
-	}
-	if a.AuditService == nil {
-		a.AuditService = &AuditService{a}
-	}
-	if a.ModelService == nil {
-		a.ModelService = &ModelService{a}
-	}
-	if a.RunService == nil {
-		a.RunService = &RunService{a}
-	}
-	if a.AskService == nil {
-		a.AskService = &AskService{a}
-	}
-	if a.SystemService == nil {
-		a.SystemService = &SystemService{a}
+	bind(&a.AssistantService, &AssistantService{a})
+	bind(&a.ActionService, &ActionService{a})
+	bind(&a.KnowledgeService, &KnowledgeService{a})
+	bind(&a.AuditService, &AuditService{a})
+	bind(&a.ModelService, &ModelService{a})
+	bind(&a.RunService, &RunService{a})
+	bind(&a.AskService, &AskService{a})
+	bind(&a.SystemService, &SystemService{a})
+}
+
+// bind sets *p to s unless it is set already.
+func bind[S any](p **S, s *S) {
+	if *p == nil {
+		*p = s
 	}
 }
 

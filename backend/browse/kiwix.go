@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"rehome/backend/llamarun"
+	"rehome/backend/logs"
 )
 
 // DefaultKiwixIdle is how long kiwix-serve waits for the next search or
@@ -143,18 +144,12 @@ func (k *Kiwix) tail() string {
 }
 
 func openLog(path string) (*os.File, error) {
-	if path == "" {
-		f, err := os.CreateTemp("", "rehome-kiwix-*.log")
-		if err != nil {
+	if path != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, err
 		}
-		os.Remove(f.Name())
-		return f, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	return os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o600)
+	return logs.OpenChild(path, "rehome-kiwix-*.log")
 }
 
 // Runner keeps one kiwix-serve for the carried libraries: started on the

@@ -51,13 +51,9 @@ type opdsFeed struct {
 
 // Catalog lists the books kiwix-serve serves.
 func (k *Kiwix) Catalog(ctx context.Context) ([]BookInfo, error) {
-	body, err := k.get(ctx, "/catalog/v2/entries?count=-1")
-	if err != nil {
-		return nil, err
-	}
 	var f opdsFeed
-	if err := xml.Unmarshal(body, &f); err != nil {
-		return nil, fmt.Errorf("%w: its catalog does not read: %v", ErrNoKiwix, err)
+	if err := k.getXML(ctx, "/catalog/v2/entries?count=-1", "catalog", &f); err != nil {
+		return nil, err
 	}
 	var out []BookInfo
 	for _, e := range f.Entries {
@@ -105,13 +101,9 @@ var tagRE = regexp.MustCompile(`<[^>]*>`)
 // Search runs query through book's full-text index, at most top hits.
 func (k *Kiwix) Search(ctx context.Context, book, query string, top int) ([]Hit, error) {
 	q := url.Values{"content": {book}, "pattern": {query}, "format": {"xml"}, "pageLength": {strconv.Itoa(top)}}
-	body, err := k.get(ctx, "/search?"+q.Encode())
-	if err != nil {
-		return nil, err
-	}
 	var r searchRSS
-	if err := xml.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("%w: its search answer does not read: %v", ErrNoKiwix, err)
+	if err := k.getXML(ctx, "/search?"+q.Encode(), "search answer", &r); err != nil {
+		return nil, err
 	}
 	var out []Hit
 	prefix := "/" + book + "/"
@@ -154,6 +146,19 @@ func (k *Kiwix) Raw(ctx context.Context, book, path string) ([]byte, string, err
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxKiwixAnswer))
 	return b, resp.Header.Get("Content-Type"), err
+}
+
+// getXML decodes the XML kiwix-serve answers at path into v; what names
+// the answer when it does not read.
+func (k *Kiwix) getXML(ctx context.Context, path, what string, v any) error {
+	body, err := k.get(ctx, path)
+	if err != nil {
+		return err
+	}
+	if err := xml.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%w: its %s does not read: %v", ErrNoKiwix, what, err)
+	}
+	return nil
 }
 
 func (k *Kiwix) get(ctx context.Context, path string) ([]byte, error) {

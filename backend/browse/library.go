@@ -2,7 +2,6 @@ package browse
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -128,34 +127,21 @@ func NewService(st *store.Store, dataDir, logDir string) *Service {
 
 // Settings returns the saved settings (defaults when none are saved).
 func (s *Service) Settings() (Settings, error) {
-	var v Settings
-	err := s.st.Get(store.Settings, settingsID, &v)
-	if errors.Is(err, store.ErrNotFound) {
-		return Settings{Schema: schema}, nil
-	}
-	if err != nil {
-		return v, err
-	}
-	return v, store.CheckSchema(store.Settings, settingsID, v.Schema, schema)
+	v := Settings{Schema: schema}
+	err := s.st.GetChecked(store.Settings, settingsID, &v, &v.Schema, schema)
+	return v, err
 }
 
 // Modify changes the saved settings in one transaction.
 func (s *Service) Modify(fn func(*Settings) error) (Settings, error) {
 	var v Settings
-	err := s.st.Modify(store.Settings, settingsID, &v, func() error {
+	err := s.st.Upsert(store.Settings, settingsID, &v, func() { v = Settings{Schema: schema} }, func() error {
 		if err := store.CheckSchema(store.Settings, settingsID, v.Schema, schema); err != nil {
 			return err
 		}
 		v.Schema = schema
 		return fn(&v)
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		v = Settings{Schema: schema}
-		if err = fn(&v); err != nil {
-			return v, err
-		}
-		err = s.st.Put(store.Settings, settingsID, v)
-	}
 	return v, err
 }
 

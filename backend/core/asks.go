@@ -148,13 +148,11 @@ func (s *Asks) Prepare(ctx context.Context, req AskRequest) (*Ask, error) {
 			a.conn.Release() // a question that cannot be asked holds no server
 		}
 	}()
-	if a.Limits, err = s.c.Sessions().Limits(req.Limits); err != nil {
-		return nil, err
-	}
-	e, err := s.c.Engine(ctx)
+	lim, e, err := s.c.sessionEngine(ctx, req.Limits)
 	if err != nil {
 		return nil, err
 	}
+	a.Limits = lim
 	ex, fresh := s.session(conv, e, a.Limits, req)
 	a.Fresh = fresh && conv.HasCells()
 	// The assistant's knowledge is its file_search tool; the context length

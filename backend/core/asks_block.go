@@ -51,11 +51,7 @@ func (s *Asks) RunBlock(ctx context.Context, req BlockRunRequest) (*BlockRun, er
 	if !ok {
 		return nil, ErrNotInAnswer
 	}
-	lim, err := s.c.Sessions().Limits(sandbox.Limits{})
-	if err != nil {
-		return nil, err
-	}
-	e, err := s.c.Engine(ctx)
+	lim, e, err := s.c.sessionEngine(ctx, sandbox.Limits{})
 	if err != nil {
 		return nil, err
 	}

@@ -48,11 +48,7 @@ func (cv *Canvas) Run(ctx context.Context, req CanvasRunRequest) (*CanvasRun, er
 	if strings.TrimSpace(d.Content) == "" {
 		return nil, fmt.Errorf("the textdoc %q is empty: nothing to run", d.Name)
 	}
-	lim, err := cv.c.Sessions().Limits(sandbox.Limits{})
-	if err != nil {
-		return nil, err
-	}
-	e, err := cv.c.Engine(ctx)
+	lim, e, err := cv.c.sessionEngine(ctx, sandbox.Limits{})
 	if err != nil {
 		return nil, err
 	}

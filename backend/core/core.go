@@ -182,6 +182,18 @@ func (c *Core) Hardware() *Hardware {
 // Runs is the run service.
 func (c *Core) Runs() *Runs { return c.runSvc }
 
+// lazy is *p, made by mk on its first use, under the engine's lock: the
+// services that keep state of their own (knowledge, carried models,
+// pulls) are made once for the Core's life.
+func lazy[T any](c *Core, p **T, mk func() *T) *T {
+	c.engMu.Lock()
+	defer c.engMu.Unlock()
+	if *p == nil {
+		*p = mk()
+	}
+	return *p
+}
+
 // Engine returns the sandbox engine, starting it on first use: it connects
 // to Podman (or starts a private service) once for the Core's life. A
 // failure is not kept: the next call tries again (Podman may have been

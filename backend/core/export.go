@@ -6,6 +6,7 @@ import (
 
 	"rehome/backend/assistant"
 	"rehome/backend/atomicfile"
+	"rehome/backend/progressio"
 )
 
 // ExportRequest is one export of a stored assistant, as every face asks it.
@@ -94,10 +95,10 @@ func (c *Core) Export(req ExportRequest) (Export, error) {
 			return Export{}, fmt.Errorf("a bundle is an archive: it needs a file to be written to")
 		}
 		err = writeAtomic(req.Path, func(w io.Writer) error {
-			cw := &countWriter{w: w}
+			cw := &progressio.Counter{W: w}
 			var werr error
 			out.Warnings, werr = assistant.WriteBundle(cw, assistant.BundleKindFor(req.Path), a, assistant.BundleOptions{AllowMissing: req.AllowMissing, Library: c.assistants.Library()})
-			out.Bytes = cw.n
+			out.Bytes = cw.N
 			return werr
 		})
 	default:
@@ -110,17 +111,6 @@ func (c *Core) Export(req ExportRequest) (Export, error) {
 		out.Warnings = []string{}
 	}
 	return out, nil
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // writeAtomic writes what fill writes to path so that the file appears

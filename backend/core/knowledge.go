@@ -32,15 +32,12 @@ type Knowledge struct {
 // Knowledge is the knowledge service (its files and indexes live in the
 // data folder's knowledge folder).
 func (c *Core) Knowledge() *Knowledge {
-	c.engMu.Lock()
-	defer c.engMu.Unlock()
-	if c.know == nil {
+	return lazy(c, &c.know, func() *Knowledge {
 		k := &Knowledge{c: c}
 		k.svc = knowledge.New(filepath.Join(c.dir, KnowledgeDir), knowledge.Options{Run: c.runSvc, InUse: k.named,
 			Sourceless: func(p string) bool { return within(filepath.Join(c.dir, UploadsDir), p) }})
-		c.know = k
-	}
-	return c.know
+		return k
+	})
 }
 
 // Resolve finds the assistant ref names (Core.ResolveAssistant).

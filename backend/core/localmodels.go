@@ -34,12 +34,9 @@ type CarriedModel struct {
 
 // LocalModels returns the carried models' use case.
 func (c *Core) LocalModels() *LocalModels {
-	c.engMu.Lock()
-	defer c.engMu.Unlock()
-	if c.local == nil {
-		c.local = &LocalModels{c: c, mgr: &llamarun.Manager{LogDir: filepath.Join(c.dir, "logs")}}
-	}
-	return c.local
+	return lazy(c, &c.local, func() *LocalModels {
+		return &LocalModels{c: c, mgr: &llamarun.Manager{LogDir: filepath.Join(c.dir, "logs")}}
+	})
 }
 
 func (l *LocalModels) svc() (*localmodels.Service, error) {

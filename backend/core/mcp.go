@@ -135,11 +135,7 @@ func (m *MCP) sessionDir(session string) (string, error) {
 // session under the saved limits with the assistant's knowledge and the
 // files the client sent at /mnt/data, state kept from call to call.
 func (m *MCP) Python(ctx context.Context, a *MCPAssistant, uploads []string) (*sandboxexec.Session, error) {
-	lim, err := m.c.Sessions().Limits(sandbox.Limits{})
-	if err != nil {
-		return nil, err
-	}
-	e, err := m.c.Engine(ctx)
+	lim, e, err := m.c.sessionEngine(ctx, sandbox.Limits{})
 	if err != nil {
 		return nil, err
 	}

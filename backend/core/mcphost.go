@@ -65,15 +65,8 @@ func (m *MCPServers) load(id string) (mcpRecord, error) {
 func (m *MCPServers) edit(id string, fn func(*mcpRecord) error) error {
 	return m.c.db(func(st *store.Store) error {
 		var rec mcpRecord
-		err := st.Modify(store.Settings, mcpKey(id), &rec, func() error { rec.Schema = 1; return fn(&rec) })
-		if errors.Is(err, store.ErrNotFound) {
-			rec = mcpRecord{Schema: 1}
-			if err := fn(&rec); err != nil {
-				return err
-			}
-			return st.Put(store.Settings, mcpKey(id), rec)
-		}
-		return err
+		return st.Upsert(store.Settings, mcpKey(id), &rec, func() { rec = mcpRecord{} },
+			func() error { rec.Schema = 1; return fn(&rec) })
 	})
 }
 

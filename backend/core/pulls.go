@@ -34,12 +34,7 @@ type PullSource struct {
 
 // Pulls returns the pull use case.
 func (c *Core) Pulls() *Pulls {
-	c.engMu.Lock()
-	defer c.engMu.Unlock()
-	if c.pulls == nil {
-		c.pulls = &Pulls{c: c, running: map[string]context.CancelFunc{}}
-	}
-	return c.pulls
+	return lazy(c, &c.pulls, func() *Pulls { return &Pulls{c: c, running: map[string]context.CancelFunc{}} })
 }
 
 // Source finds the Ollama server that would pull ($OLLAMA_HOST, else

@@ -29,6 +29,20 @@ func (c *Core) Sessions() *Sessions { return &Sessions{c: c} }
 // Dir is the folder of session id.
 func (s *Sessions) Dir(id string) string { return sandbox.SessionDir(s.c.dir, id) }
 
+// sessionEngine is what a session that asks for req starts with: its
+// limits (Sessions.Limits) and the engine.
+func (c *Core) sessionEngine(ctx context.Context, req sandbox.Limits) (sandbox.Limits, *sandbox.Engine, error) {
+	lim, err := c.Sessions().Limits(req)
+	if err != nil {
+		return sandbox.Limits{}, nil, err
+	}
+	e, err := c.Engine(ctx)
+	if err != nil {
+		return sandbox.Limits{}, nil, err
+	}
+	return lim, e, nil
+}
+
 // Limits resolves what a session that asks for req gets: req's fields,
 // the rest as saved in Settings, the rest the sandbox's defaults (with
 // SessionMemory); checked as Runs.Limits checks a run's (a *LimitsError).

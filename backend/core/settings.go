@@ -39,28 +39,10 @@ var LimitKeys = []LimitKey{
 			l.CPUs = f
 			return nil
 		}},
-	{"pids", "most processes and threads at once (256)",
-		func(l sandbox.Limits) string { return strconv.FormatInt(l.Pids, 10) },
-		func(l *sandbox.Limits, v string) error {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n <= 0 {
-				return fmt.Errorf("%q is not a whole number, such as 256", v)
-			}
-			l.Pids = n
-			return nil
-		}},
+	countKey("pids", "most processes and threads at once (256)", "256", func(l *sandbox.Limits) *int64 { return &l.Pids }),
 	{"stdout", "output kept of stdout (1MiB)", sizeGet(func(l *sandbox.Limits) *int64 { return &l.StdoutMax }), sizeSet(func(l *sandbox.Limits) *int64 { return &l.StdoutMax })},
 	{"stderr", "output kept of stderr (1MiB)", sizeGet(func(l *sandbox.Limits) *int64 { return &l.StderrMax }), sizeSet(func(l *sandbox.Limits) *int64 { return &l.StderrMax })},
-	{"files", "most output files taken back (64)",
-		func(l sandbox.Limits) string { return strconv.Itoa(l.OutputFiles) },
-		func(l *sandbox.Limits, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return fmt.Errorf("%q is not a whole number, such as 64", v)
-			}
-			l.OutputFiles = n
-			return nil
-		}},
+	countKey("files", "most output files taken back (64)", "64", func(l *sandbox.Limits) *int { return &l.OutputFiles }),
 	{"output", "total size of the output files (64MiB)", sizeGet(func(l *sandbox.Limits) *int64 { return &l.OutputBytes }), sizeSet(func(l *sandbox.Limits) *int64 { return &l.OutputBytes })},
 	{"tmp", "size of the in-memory /tmp (128MiB)", sizeGet(func(l *sandbox.Limits) *int64 { return &l.TmpSize }), sizeSet(func(l *sandbox.Limits) *int64 { return &l.TmpSize })},
 }
@@ -113,6 +95,21 @@ func parseDuration(v string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a time, such as 3s, 90s or 2m", v)
 	}
 	return d, nil
+}
+
+// countKey is a limit that counts (processes, files): a whole number over
+// 0, such as example.
+func countKey[N int | int64](name, what, example string, field func(*sandbox.Limits) *N) LimitKey {
+	return LimitKey{name, what,
+		func(l sandbox.Limits) string { return strconv.FormatInt(int64(*field(&l)), 10) },
+		func(l *sandbox.Limits, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("%q is not a whole number, such as %s", v, example)
+			}
+			*field(l) = N(n)
+			return nil
+		}}
 }
 
 func sizeGet(field func(*sandbox.Limits) *int64) func(sandbox.Limits) string {

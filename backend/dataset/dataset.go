@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"rehome/backend/progressio"
 )
 
 // Format names what a file holds.
@@ -164,7 +166,7 @@ func peekFile(p *Preview, f file, o Options) {
 		p.Problems = append(p.Problems, "The file is empty.")
 		return
 	}
-	counter := &countingReader{r: f}
+	counter := &progressio.Counter{R: f}
 	magic := make([]byte, 4)
 	n, _ := f.ReadAt(magic, 0)
 	magic = magic[:n]
@@ -182,14 +184,14 @@ func peekFile(p *Preview, f file, o Options) {
 		if err != nil {
 			p.Format = Binary
 			p.Problems = append(p.Problems, "The file looks gzip-compressed but cannot be decompressed: "+err.Error()+".")
-			p.ReadBytes = counter.n
+			p.ReadBytes = counter.N
 			return
 		}
 		zr.Multistream(true)
 		ext = strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(p.Name), ".gz")))
 		head, complete := readHead(zr, o)
 		peekText(p, head, complete, ext, o)
-		p.ReadBytes = counter.n
+		p.ReadBytes = counter.N
 		if !complete {
 			p.RowCountKind = CountAtLeast
 		}
@@ -197,7 +199,7 @@ func peekFile(p *Preview, f file, o Options) {
 	}
 	head, complete := readHead(counter, o)
 	peekText(p, head, complete, ext, o)
-	p.ReadBytes = counter.n
+	p.ReadBytes = counter.N
 }
 
 // readHead reads the head of a text file: o.MaxBytes, grown (up to
@@ -218,17 +220,6 @@ func readHead(r io.Reader, o Options) (head []byte, complete bool) {
 		}
 		limit = min(limit*2, MaxBytesCap)
 	}
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.n += int64(n)
-	return n, err
 }
 
 // peekText previews a head of text: delimited, JSON, or neither.

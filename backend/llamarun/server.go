@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"rehome/backend/logs"
 )
 
 // healthWait is how long a model may take to load before Start gives up.
@@ -170,19 +172,11 @@ func (s *Server) Stop() {
 // openLog opens the server's log for it to write (mode 0600, truncated),
 // and for rehome to read back; "" is an unlinked temporary file.
 func openLog(path string) (*os.File, error) {
-	if path == "" {
-		f, err := os.CreateTemp("", "rehome-llama-*.log")
-		if err != nil {
-			return nil, err
-		}
-		os.Remove(f.Name())
-		return f, nil
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o600)
-	if err != nil {
+	f, err := logs.OpenChild(path, "rehome-llama-*.log")
+	if err != nil && path != "" {
 		return nil, fmt.Errorf("open the model server's log %s: %w", path, err)
 	}
-	return f, nil
+	return f, err
 }
 
 // logTail is the last max bytes of the server's log.

@@ -340,16 +340,11 @@ func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(D
 	req.Stream = true
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	deadline := c.Deadline
-	if deadline <= 0 {
-		deadline = DefaultDeadline
-	}
-	var late atomic.Bool
-	whole := time.AfterFunc(deadline, func() { late.Store(true); cancel() })
-	defer whole.Stop()
+	whole := newAlarm(c.Deadline, DefaultDeadline, cancel)
+	defer whole.t.Stop()
 	end := func(err error, idled bool, idle time.Duration) error {
-		if err != nil && late.Load() {
-			return fmt.Errorf("%w: it was still answering after %s, so rehome stopped waiting (a slow model on a long question: ask again allowing more time with `rehome ask --answer-timeout 1h`, with a narrower question, or with a smaller model)", ErrDeadline, deadline)
+		if err != nil && whole.rang.Load() {
+			return fmt.Errorf("%w: it was still answering after %s, so rehome stopped waiting (a slow model on a long question: ask again allowing more time with `rehome ask --answer-timeout 1h`, with a narrower question, or with a smaller model)", ErrDeadline, whole.d)
 		}
 		return c.explainEnd(ctx, err, idled, idle)
 	}
@@ -366,7 +361,7 @@ func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(D
 	hreq.Header["Idempotency-Key"] = []string{}
 	resp, err := c.http().Do(hreq)
 	if err != nil {
-		if late.Load() {
+		if whole.rang.Load() {
 			return Reply{}, end(err, false, 0)
 		}
 		if ctx.Err() != nil {
@@ -379,14 +374,9 @@ func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(D
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		return Reply{}, statusError(resp.StatusCode, body)
 	}
-	idle := c.IdleTimeout
-	if idle <= 0 {
-		idle = DefaultIdleTimeout
-	}
-	var idled atomic.Bool
-	timer := time.AfterFunc(idle, func() { idled.Store(true); cancel() })
-	defer timer.Stop()
-	tick := func() { timer.Reset(idle) }
+	idle := newAlarm(c.IdleTimeout, DefaultIdleTimeout, cancel)
+	defer idle.t.Stop()
+	tick := func() { idle.t.Reset(idle.d) }
 
 	acc := newAccumulator(onDelta)
 	// A server that ignores stream:true answers with one JSON document.
@@ -404,10 +394,28 @@ func (c *Client) ChatStream(ctx context.Context, req ChatRequest, onDelta func(D
 		default:
 			err = acc.whole(data)
 		}
-		return acc.reply(), end(err, idled.Load(), idle)
+		return acc.reply(), end(err, idle.rang.Load(), idle.d)
 	}
 	err = readSSE(&wireLimit{r: resp.Body, left: MaxWireBytes}, acc, tick)
-	return acc.reply(), end(err, idled.Load(), idle)
+	return acc.reply(), end(err, idle.rang.Load(), idle.d)
+}
+
+// alarm calls cancel once d (def when d is not over 0) has passed and
+// remembers that it rang: an answer's whole deadline, and its idle bound
+// (reset by each event).
+type alarm struct {
+	d    time.Duration
+	t    *time.Timer
+	rang atomic.Bool
+}
+
+func newAlarm(d, def time.Duration, cancel func()) *alarm {
+	if d <= 0 {
+		d = def
+	}
+	a := &alarm{d: d}
+	a.t = time.AfterFunc(d, func() { a.rang.Store(true); cancel() })
+	return a
 }
 
 // explainEnd says why a stream ended badly: the caller's cancel, the idle

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"errors"
 	"fmt"
 
 	"rehome/backend/store"
@@ -58,13 +57,7 @@ type modelSettingsRecord struct {
 // yet: empty).
 func LoadModelSettings(st *store.Store) (map[string]ModelSettings, error) {
 	r := modelSettingsRecord{Schema: ModelSettingsSchema}
-	err := st.Get(store.Settings, modelSettingsKey, &r)
-	if errors.Is(err, store.ErrNotFound) {
-		err = nil
-	}
-	if err == nil {
-		err = store.CheckSchema(store.Settings, modelSettingsKey, r.Schema, ModelSettingsSchema)
-	}
+	err := st.GetChecked(store.Settings, modelSettingsKey, &r, &r.Schema, ModelSettingsSchema)
 	if r.Models == nil {
 		r.Models = map[string]ModelSettings{}
 	}
@@ -86,18 +79,13 @@ func SaveModelSettings(st *store.Store, name string, s ModelSettings) error {
 		}
 	}
 	var r modelSettingsRecord
-	err := st.Modify(store.Settings, modelSettingsKey, &r, func() error {
+	err := st.Upsert(store.Settings, modelSettingsKey, &r, func() { r = modelSettingsRecord{} }, func() error {
 		if err := store.CheckSchema(store.Settings, modelSettingsKey, r.Schema, ModelSettingsSchema); err != nil {
 			return err
 		}
 		change(&r)
 		return nil
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		r = modelSettingsRecord{}
-		change(&r)
-		err = st.Put(store.Settings, modelSettingsKey, r)
-	}
 	if err != nil {
 		return fmt.Errorf("keep the settings of %s: %w", name, err)
 	}

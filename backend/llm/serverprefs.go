@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -38,13 +37,7 @@ type ServerChoice struct {
 // LoadServerPrefs reads the kept servers and choices (none yet: empty).
 func LoadServerPrefs(st *store.Store) (ServerPrefs, error) {
 	p := ServerPrefs{Schema: ServerPrefsSchema}
-	err := st.Get(store.Settings, serverPrefsKey, &p)
-	if errors.Is(err, store.ErrNotFound) {
-		err = nil
-	}
-	if err == nil {
-		err = store.CheckSchema(store.Settings, serverPrefsKey, p.Schema, ServerPrefsSchema)
-	}
+	err := st.GetChecked(store.Settings, serverPrefsKey, &p, &p.Schema, ServerPrefsSchema)
 	if p.Servers == nil {
 		p.Servers = []string{}
 	}

@@ -34,14 +34,8 @@ type Settings struct {
 
 // Settings returns the memory choices.
 func (s *Service) Settings() (Settings, error) {
-	var x Settings
-	err := s.st.Get(store.Settings, settingsID, &x)
-	if errors.Is(err, store.ErrNotFound) {
-		return Settings{Schema: settingsSchema, Assistants: map[string]string{}}, nil
-	}
-	if err == nil {
-		err = store.CheckSchema(store.Settings, settingsID, x.Schema, settingsSchema)
-	}
+	x := Settings{Schema: settingsSchema}
+	err := s.st.GetChecked(store.Settings, settingsID, &x, &x.Schema, settingsSchema)
 	if x.Assistants == nil {
 		x.Assistants = map[string]string{}
 	}
@@ -92,12 +86,8 @@ func (s *Service) change(fn func(*Settings) error) (Settings, error) {
 		x.Schema = settingsSchema
 		return fn(&x)
 	}
-	err := s.st.Modify(store.Settings, settingsID, &x, apply)
-	if errors.Is(err, store.ErrNotFound) {
+	err := s.st.Upsert(store.Settings, settingsID, &x, func() {
 		x = Settings{Schema: settingsSchema, Assistants: map[string]string{}}
-		if err = apply(); err == nil {
-			err = s.st.Put(store.Settings, settingsID, x)
-		}
-	}
+	}, apply)
 	return x, err
 }

@@ -59,22 +59,25 @@ func (g *ggufReader) bytes(n int64) error {
 	return nil
 }
 
+// full reads len(b) bytes into b.
+func (g *ggufReader) full(b []byte) error {
+	if _, err := io.ReadFull(g.r, b); err != nil {
+		return err
+	}
+	g.read += int64(len(b))
+	return nil
+}
+
 func (g *ggufReader) u32() (uint32, error) {
 	var b [4]byte
-	if _, err := io.ReadFull(g.r, b[:]); err != nil {
-		return 0, err
-	}
-	g.read += 4
-	return g.order.Uint32(b[:]), nil
+	err := g.full(b[:])
+	return g.order.Uint32(b[:]), err
 }
 
 func (g *ggufReader) u64() (uint64, error) {
 	var b [8]byte
-	if _, err := io.ReadFull(g.r, b[:]); err != nil {
-		return 0, err
-	}
-	g.read += 8
-	return g.order.Uint64(b[:]), nil
+	err := g.full(b[:])
+	return g.order.Uint64(b[:]), err
 }
 
 // count reads a count or a length (32-bit in GGUF v1).
@@ -101,10 +104,9 @@ func (g *ggufReader) str() (string, error) {
 		return "", g.bytes(int64(n))
 	}
 	b := make([]byte, n)
-	if _, err := io.ReadFull(g.r, b); err != nil {
+	if err := g.full(b); err != nil {
 		return "", err
 	}
-	g.read += int64(n)
 	return string(b), nil
 }
 
