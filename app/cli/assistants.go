@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"rehome/backend/assistant"
 	"rehome/backend/bytesize"
@@ -194,20 +193,10 @@ func cmdAssistantsList(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	if *asJSON {
-		return env.json(list)
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(env.stdout, "No assistants yet. Add one with `rehome assistants add --name NAME`.")
-		return exitOK
-	}
-	tw := tabwriter.NewWriter(env.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tCAPABILITIES\tUPDATED")
-	for _, a := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.ID, oneLine(a.Name), capsText(a.Capabilities), a.Updated.Local().Format("2006-01-02 15:04"))
-	}
-	tw.Flush()
-	return exitOK
+	return printList(env, list, *asJSON, "No assistants yet. Add one with `rehome assistants add --name NAME`.",
+		table[assistant.Assistant]{header: "ID\tNAME\tCAPABILITIES\tUPDATED", row: func(a assistant.Assistant) string {
+			return fmt.Sprintf("%s\t%s\t%s\t%s", a.ID, oneLine(a.Name), capsText(a.Capabilities), a.Updated.Local().Format("2006-01-02 15:04"))
+		}})
 }
 
 func cmdAssistantsShow(env *cliEnv, args []string) int {
@@ -293,10 +282,7 @@ func assistantByID(env *cliEnv, verb string, args []string) (svc *core.Assistant
 }
 
 func assistantService(env *cliEnv) (*core.Assistants, int) {
-	if _, err := env.openStore(); err != nil {
-		return nil, env.fail(err)
-	}
-	return env.c.Assistants(), exitOK
+	return service(env, (*core.Core).Assistants)
 }
 
 func printAssistant(env *cliEnv, a assistant.Assistant, asJSON bool) int {

@@ -278,24 +278,17 @@ func cmdAuditList(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	if *asJSON {
-		return env.json(recs)
+	return printList(env, recs, *asJSON, "No audits yet: run `rehome audit --assistant ID` or `rehome audit --features ...`.",
+		table[audit.Record]{header: "ID\tWHEN\tVRAM\tASSISTANTS\tVERDICTS", row: auditRow})
+}
+
+// auditRow is an audit's row in `rehome audit list`.
+func auditRow(r audit.Record) string {
+	var names []string
+	for _, aa := range r.Assistants {
+		names = append(names, aa.Subject.Name)
 	}
-	if len(recs) == 0 {
-		fmt.Fprintln(env.stdout, "No audits yet: run `rehome audit --assistant ID` or `rehome audit --features ...`.")
-		return exitOK
-	}
-	tw := tabwriter.NewWriter(env.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tWHEN\tVRAM\tASSISTANTS\tVERDICTS")
-	for _, r := range recs {
-		var names []string
-		for _, aa := range r.Assistants {
-			names = append(names, aa.Subject.Name)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), bytesize.Format(r.Machine.VRAMBytes), strings.Join(names, ", "), r.Summary.Headline)
-	}
-	tw.Flush()
-	return exitOK
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", r.ID, r.Created.Local().Format("2006-01-02 15:04"), bytesize.Format(r.Machine.VRAMBytes), strings.Join(names, ", "), r.Summary.Headline)
 }
 
 func cmdAuditShow(env *cliEnv, args []string) int {

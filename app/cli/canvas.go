@@ -20,13 +20,7 @@ func cmdCanvas(env *cliEnv, args []string) int {
 	}, "rehome canvas", args)
 }
 
-func canvasService(env *cliEnv) (*core.Canvas, int) {
-	c, code := env.readyCore()
-	if c == nil {
-		return nil, code
-	}
-	return c.Canvas(), exitOK
-}
+func canvasService(env *cliEnv) (*core.Canvas, int) { return service(env, (*core.Core).Canvas) }
 
 func cmdCanvasShow(env *cliEnv, args []string) int {
 	fs := env.flags("canvas show", "canvas show CONVERSATION [--json]")

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"text/tabwriter"
 	"time"
 
 	"rehome/backend/bytesize"
@@ -100,32 +99,25 @@ func cmdModelsLocal(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	if *asJSON {
-		return env.json(all)
+	return printList(env, all, *asJSON, "No carried models. Add the .gguf file you brought with: rehome models add FILE.gguf",
+		table[core.CarriedModel]{header: "NAME\tKIND\tQUANT\tSIZE\tFIT HERE\tMEASURED", row: localModelRow})
+}
+
+// localModelRow is a carried model's row in `rehome models local`.
+func localModelRow(m core.CarriedModel) string {
+	kind := "chat"
+	if m.Embedding {
+		kind = "embedding"
 	}
-	if len(all) == 0 {
-		fmt.Fprintln(env.stdout, "No carried models. Add the .gguf file you brought with: rehome models add FILE.gguf")
-		return exitOK
+	fit := m.FitError
+	if m.Fit != nil {
+		fit = m.Fit.VerdictText
 	}
-	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tQUANT\tSIZE\tFIT HERE\tMEASURED")
-	for _, m := range all {
-		kind := "chat"
-		if m.Embedding {
-			kind = "embedding"
-		}
-		fit := m.FitError
-		if m.Fit != nil {
-			fit = m.Fit.VerdictText
-		}
-		measured := "-"
-		if m.Measured != nil {
-			measured = fmt.Sprintf("%.1f tok/s (%s)", m.Measured.TokensPerSecond, m.Measured.Backend)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, kind, m.Quant, bytesize.Format(m.Size), termSafe(fit), measured)
+	measured := "-"
+	if m.Measured != nil {
+		measured = fmt.Sprintf("%.1f tok/s (%s)", m.Measured.TokensPerSecond, m.Measured.Backend)
 	}
-	tw.Flush()
-	return exitOK
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", m.Name, kind, m.Quant, bytesize.Format(m.Size), termSafe(fit), measured)
 }
 
 func cmdModelsRm(env *cliEnv, args []string) int {

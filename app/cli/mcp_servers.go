@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"rehome/backend/core"
 	"rehome/backend/mcphost"
@@ -62,17 +61,14 @@ func cmdMCPList(env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stdout, "%s uses no MCP server (add one: rehome mcp add %s NAME -- COMMAND)\n", words[0], words[0])
 		return exitOK
 	}
-	tw := tabwriter.NewWriter(safeWriter(env.stdout), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tON\tWHAT\tALWAYS ALLOWED")
-	for _, s := range list {
+	table[mcphost.Server]{header: "NAME\tKIND\tON\tWHAT\tALWAYS ALLOWED", row: func(s mcphost.Server) string {
 		what := s.URL
 		if what == "" {
 			what = strings.Join(s.Command, " ")
 		}
 		on := map[bool]string{true: "on", false: "off"}[!s.Off]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Kind(), on, what, strings.Join(s.AlwaysAllow, ", "))
-	}
-	tw.Flush()
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", s.Name, s.Kind(), on, what, strings.Join(s.AlwaysAllow, ", "))
+	}}.print(safeWriter(env.stdout), list)
 	return exitOK
 }
 
@@ -132,12 +128,9 @@ func cmdMCPTest(env *cliEnv, args []string) int {
 		return env.json(map[string]any{"tools": tools, "notes": notes})
 	}
 	rules := map[string]string{"none": "runs unasked (read-only)", "ask": "asks; Always allow offered", "every": "asks every call (destructive)"}
-	tw := tabwriter.NewWriter(safeWriter(env.stdout), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tTHE MODEL CALLS IT\tCONFIRMATION")
-	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.LoopName, rules[string(t.Rule)])
-	}
-	tw.Flush()
+	table[core.MCPTool]{header: "TOOL\tTHE MODEL CALLS IT\tCONFIRMATION", row: func(t core.MCPTool) string {
+		return fmt.Sprintf("%s\t%s\t%s", t.Name, t.LoopName, rules[string(t.Rule)])
+	}}.print(safeWriter(env.stdout), tools)
 	for _, n := range notes {
 		fmt.Fprintf(safeWriter(env.stderr), "rehome: note: %s\n", n)
 	}

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"rehome/backend/core"
+)
+
+// service opens the core and its database for a command and returns one
+// of its services: service(env, (*core.Core).Browse). It is nil where the
+// opening failed (reported), with the code to exit with.
+func service[S any](env *cliEnv, of func(*core.Core) *S) (*S, int) {
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code
+	}
+	return of(c), exitOK
+}
+
+// table is how a list prints: a header line and one row an item, their
+// cells separated by tabs and aligned two spaces apart.
+type table[T any] struct {
+	header string
+	row    func(T) string // the item's cells, joined by tabs
+}
+
+// print writes the header and the items' rows to w, aligned. (The lists
+// were written with a minimum cell width of 0 or 2 and a tab width of 0
+// or 4: padded with spaces, two of them, every such table is the same.)
+func (t table[T]) print(w io.Writer, items []T) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, t.header)
+	for _, it := range items {
+		fmt.Fprintln(tw, t.row(it))
+	}
+	tw.Flush()
+}
+
+// printList ends a list command: the items as JSON with asJSON, the line
+// empty on stdout when there are none, else their table on stdout.
+func printList[T any](env *cliEnv, items []T, asJSON bool, empty string, t table[T]) int {
+	if asJSON {
+		return env.json(items)
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(env.stdout, empty)
+		return exitOK
+	}
+	t.print(env.stdout, items)
+	return exitOK
+}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rehome/backend/core"
+)
+
+type listed struct {
+	Name string `json:"name"`
+	N    int    `json:"n"`
+}
+
+func listedRow(l listed) string { return l.Name + "\t" + strings.Repeat("x", l.N) + "\tend" }
+
+// TestPrintList drives the list printer every list command ends with:
+// JSON, the empty line, and the aligned table.
+func TestPrintList(t *testing.T) {
+	run := func(items []listed, asJSON bool) (string, string, int) {
+		var out, errOut bytes.Buffer
+		env := &cliEnv{stdout: &out, stderr: &errOut}
+		code := printList(env, items, asJSON, "nothing here: add one", table[listed]{header: "NAME\tX\tTAIL", row: listedRow})
+		return out.String(), errOut.String(), code
+	}
+	items := []listed{{"a", 1}, {"longer", 0}}
+
+	out, errOut, code := run(items, false)
+	want := "NAME    X  TAIL\na       x  end\nlonger     end\n"
+	if code != exitOK || out != want || errOut != "" {
+		t.Fatalf("table: code %d, stdout %q (want %q), stderr %q", code, out, want, errOut)
+	}
+	out, _, code = run(nil, false)
+	if code != exitOK || out != "nothing here: add one\n" {
+		t.Fatalf("empty: code %d, %q", code, out)
+	}
+	out, _, _ = run(items, true)
+	if want := "[\n  {\n    \"name\": \"a\",\n    \"n\": 1\n  },\n  {\n    \"name\": \"longer\",\n    \"n\": 0\n  }\n]\n"; out != want {
+		t.Fatalf("JSON: %q, want %q", out, want)
+	}
+	// JSON wins over the empty words: a script reads null, as before.
+	if out, _, _ = run(nil, true); out != "null\n" {
+		t.Fatalf("empty JSON: %q", out)
+	}
+}
+
+// TestService opens one service of a data folder's core, and reports a
+// data folder that cannot open on one line with exit 1.
+func TestService(t *testing.T) {
+	var errOut bytes.Buffer
+	env := &cliEnv{stdout: &bytes.Buffer{}, stderr: &errOut, dataDir: t.TempDir()}
+	defer env.close()
+	m, code := service(env, (*core.Core).Memory)
+	if m == nil || code != exitOK {
+		t.Fatalf("service: %v, code %d, stderr %q", m, code, errOut.String())
+	}
+	if _, err := m.Settings(); err != nil {
+		t.Fatalf("the service opened is not ready: %v", err)
+	}
+
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("not a folder"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	errOut.Reset()
+	bad := &cliEnv{stdout: &bytes.Buffer{}, stderr: &errOut, dataDir: file}
+	defer bad.close()
+	if m, code := service(bad, (*core.Core).Memory); m != nil || code != exitFail {
+		t.Fatalf("a file as data folder: %v, code %d", m, code)
+	}
+	if s := errOut.String(); !strings.HasPrefix(s, "rehome: ") || strings.Count(s, "\n") != 1 {
+		t.Fatalf("want one line of error, got %q", s)
+	}
+}
