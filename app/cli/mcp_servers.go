@@ -20,16 +20,12 @@ func cmdMCPAdd(env *cliEnv, args []string) int {
 			break
 		}
 	}
-	words, code, ok := interspersedN(env, fs, args, 2, "mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL")
-	if !ok {
-		return code
-	}
-	c, code := env.readyCore()
-	if c == nil {
+	words, servers, code := parseFor(env, fs, args, 2, "mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL", (*core.Core).MCPServers)
+	if servers == nil {
 		return code
 	}
 	s := mcphost.Server{Name: words[1], Command: command, URL: *url, Env: envs}
-	if err := c.MCPServers().Add(words[0], s); err != nil {
+	if err := servers.Add(words[0], s); err != nil {
 		return env.fail(err)
 	}
 	fmt.Fprintf(env.stdout, "added the MCP server %s to %s; `rehome mcp test %s %s` lists its tools\n", s.Name, words[0], words[0], s.Name)
@@ -39,15 +35,11 @@ func cmdMCPAdd(env *cliEnv, args []string) int {
 func cmdMCPList(env *cliEnv, args []string) int {
 	fs := env.flags("mcp list", "mcp list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print the servers as JSON")
-	words, code, ok := interspersedN(env, fs, args, 1, "mcp list takes an assistant (id or name)")
-	if !ok {
+	words, servers, code := parseFor(env, fs, args, 1, "mcp list takes an assistant (id or name)", (*core.Core).MCPServers)
+	if servers == nil {
 		return code
 	}
-	c, code := env.readyCore()
-	if c == nil {
-		return code
-	}
-	list, err := c.MCPServers().List(words[0])
+	list, err := servers.List(words[0])
 	if err != nil {
 		return env.fail(err)
 	}
@@ -76,11 +68,11 @@ func cmdMCPRm(env *cliEnv, args []string) int {
 	if len(args) != 2 {
 		return env.usage("mcp rm takes an assistant and a server's name")
 	}
-	c, code := env.readyCore()
-	if c == nil {
+	servers, code := service(env, (*core.Core).MCPServers)
+	if servers == nil {
 		return code
 	}
-	if err := c.MCPServers().Remove(args[0], args[1]); err != nil {
+	if err := servers.Remove(args[0], args[1]); err != nil {
 		return env.fail(err)
 	}
 	fmt.Fprintf(env.stdout, "removed the MCP server %s\n", args[1])
@@ -92,11 +84,11 @@ func cmdMCPOn(env *cliEnv, args []string, on bool) int {
 	if len(args) != 2 {
 		return env.usage("mcp %s takes an assistant and a server's name", word)
 	}
-	c, code := env.readyCore()
-	if c == nil {
+	servers, code := service(env, (*core.Core).MCPServers)
+	if servers == nil {
 		return code
 	}
-	if err := c.MCPServers().SetOn(args[0], args[1], on); err != nil {
+	if err := servers.SetOn(args[0], args[1], on); err != nil {
 		return env.fail(err)
 	}
 	if on {
@@ -110,17 +102,13 @@ func cmdMCPOn(env *cliEnv, args []string, on bool) int {
 func cmdMCPTest(env *cliEnv, args []string) int {
 	fs := env.flags("mcp test", "mcp test ASSISTANT NAME [--json]")
 	asJSON := fs.Bool("json", false, "print the tools as JSON")
-	words, code, ok := interspersedN(env, fs, args, 2, "mcp test takes an assistant and a server's name")
-	if !ok {
-		return code
-	}
-	c, code := env.readyCore()
-	if c == nil {
+	words, servers, code := parseFor(env, fs, args, 2, "mcp test takes an assistant and a server's name", (*core.Core).MCPServers)
+	if servers == nil {
 		return code
 	}
 	ctx, stop := env.interruptible()
 	defer stop()
-	tools, notes, err := c.MCPServers().Test(ctx, words[0], words[1])
+	tools, notes, err := servers.Test(ctx, words[0], words[1])
 	if err != nil {
 		return env.fail(err)
 	}
@@ -152,11 +140,11 @@ func cmdMCPImport(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	c, code := env.readyCore()
-	if c == nil {
+	servers, code := service(env, (*core.Core).MCPServers)
+	if servers == nil {
 		return code
 	}
-	res, err := c.MCPServers().Import(words[0], core.MCPSource{Text: string(data)}, only, nil)
+	res, err := servers.Import(words[0], core.MCPSource{Text: string(data)}, only, nil)
 	if err != nil {
 		return env.fail(fmt.Errorf("%s: %w", words[1], err))
 	}

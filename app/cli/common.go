@@ -1,6 +1,11 @@
 package cli
 
+// What the area commands (library, knowledge, canvas, mcp, actions, …)
+// share: their start (the words, then the service of core they work on)
+// and the end of their lists.
+
 import (
+	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -17,6 +22,19 @@ func service[S any](env *cliEnv, of func(*core.Core) *S) (*S, int) {
 		return nil, code
 	}
 	return of(c), exitOK
+}
+
+// parseFor is the start of a command on one area: its flags and exactly
+// n words (interspersedN, with need as the usage error), then the area's
+// service (see service), opened only once the words are right. svc is nil
+// where the command must stop, with code.
+func parseFor[S any](env *cliEnv, fs *flag.FlagSet, args []string, n int, need string, of func(*core.Core) *S) (words []string, svc *S, code int) {
+	words, code, ok := interspersedN(env, fs, args, n, need)
+	if !ok {
+		return nil, nil, code
+	}
+	svc, code = service(env, of)
+	return words, svc, code
 }
 
 // table is how a list prints: a header line and one row an item, their

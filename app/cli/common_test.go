@@ -75,3 +75,35 @@ func TestService(t *testing.T) {
 		t.Fatalf("want one line of error, got %q", s)
 	}
 }
+
+// TestParseFor checks the start of the area commands: wrong words and
+// --help stop before the data folder is opened; right words open it.
+func TestParseFor(t *testing.T) {
+	start := func(args ...string) (*cliEnv, []string, *core.Memory, int, string, string) {
+		var out, errOut bytes.Buffer
+		env := &cliEnv{stdout: &out, stderr: &errOut, dataDir: filepath.Join(t.TempDir(), "data")}
+		t.Cleanup(env.close)
+		fs := env.flags("memory demo", "memory demo ONE TWO [--json]")
+		fs.Bool("json", false, "print JSON")
+		words, m, code := parseFor(env, fs, args, 2, "memory demo takes two words", (*core.Core).Memory)
+		return env, words, m, code, out.String(), errOut.String()
+	}
+	env, words, m, code, _, errOut := start("one", "--json", "two")
+	if m == nil || code != exitOK || strings.Join(words, ",") != "one,two" {
+		t.Fatalf("right words: %q, %v, code %d, stderr %q", words, m, code, errOut)
+	}
+	if env.c == nil {
+		t.Fatal("right words did not open the core")
+	}
+	env, _, m, code, _, errOut = start("one")
+	if m != nil || code != exitUsage || errOut != "rehome: memory demo takes two words\n" || env.c != nil {
+		t.Fatalf("one word: %v, code %d, stderr %q, core opened %v", m, code, errOut, env.c != nil)
+	}
+	env, _, m, code, out, _ := start("--help")
+	if m != nil || code != exitOK || !strings.HasPrefix(out, "usage: rehome memory demo ONE TWO") || env.c != nil {
+		t.Fatalf("--help: %v, code %d, stdout %q, core opened %v", m, code, out, env.c != nil)
+	}
+	if _, err := os.Stat(env.dataDir); !os.IsNotExist(err) {
+		t.Fatalf("--help made the data folder: %v", err)
+	}
+}
