@@ -141,10 +141,12 @@ func printOperations(env *cliEnv, info core.ActionInfo) {
 	}
 }
 
+func actionsService(env *cliEnv) (*core.Actions, int) { return service(env, (*core.Core).Actions) }
+
 func cmdActionsList(env *cliEnv, args []string) int {
 	fs := env.flags("actions list", "actions list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print the actions as JSON")
-	pos, actions, code := parseFor(env, fs, args, 1, "actions list takes ASSISTANT", (*core.Core).Actions)
+	pos, actions, code := parseFor(env, fs, args, 1, "actions list takes ASSISTANT", actionsService)
 	if actions == nil {
 		return code
 	}
@@ -205,7 +207,7 @@ func cmdActionsAllowLocal(env *cliEnv, args []string) int {
 	fs := env.flags("actions allow-local", "actions allow-local ASSISTANT ACTION [--off] [--json]")
 	off := fs.Bool("off", false, "take the allowance back: its calls to this machine and its networks are refused again")
 	asJSON := fs.Bool("json", false, "print the action as JSON")
-	pos, actions, code := parseFor(env, fs, args, 2, "actions allow-local takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)", (*core.Core).Actions)
+	pos, actions, code := parseFor(env, fs, args, 2, "actions allow-local takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)", actionsService)
 	if actions == nil {
 		return code
 	}
@@ -257,7 +259,7 @@ func cmdActionsTest(env *cliEnv, args []string) int {
 
 func cmdActionsSignIn(env *cliEnv, args []string) int {
 	fs := env.flags("actions signin", "actions signin ASSISTANT ACTION")
-	pos, actions, code := parseFor(env, fs, args, 2, "actions signin takes ASSISTANT and ACTION", (*core.Core).Actions)
+	pos, actions, code := parseFor(env, fs, args, 2, "actions signin takes ASSISTANT and ACTION", actionsService)
 	if actions == nil {
 		return code
 	}
@@ -276,7 +278,7 @@ func cmdActionsSignIn(env *cliEnv, args []string) int {
 
 func cmdActionsRm(env *cliEnv, args []string) int {
 	fs := env.flags("actions rm", "actions rm ASSISTANT NAME")
-	pos, actions, code := parseFor(env, fs, args, 2, "actions rm takes ASSISTANT and NAME (see `rehome actions list ASSISTANT`)", (*core.Core).Actions)
+	pos, actions, code := parseFor(env, fs, args, 2, "actions rm takes ASSISTANT and NAME (see `rehome actions list ASSISTANT`)", actionsService)
 	if actions == nil {
 		return code
 	}

@@ -25,7 +25,7 @@ func canvasService(env *cliEnv) (*core.Canvas, int) { return service(env, (*core
 func cmdCanvasShow(env *cliEnv, args []string) int {
 	fs := env.flags("canvas show", "canvas show CONVERSATION [--json]")
 	asJSON := fs.Bool("json", false, "print the textdocs, their versions and comments as JSON")
-	pos, cv, code := parseFor(env, fs, args, 1, "canvas show takes a conversation id (see `rehome conversations list`)", (*core.Core).Canvas)
+	pos, cv, code := parseFor(env, fs, args, 1, "canvas show takes a conversation id (see `rehome conversations list`)", canvasService)
 	if cv == nil {
 		return code
 	}

@@ -15,7 +15,8 @@ import (
 
 // service opens the core and its database for a command and returns one
 // of its services: service(env, (*core.Core).Browse). It is nil where the
-// opening failed (reported), with the code to exit with.
+// opening failed (reported), with the code to exit with. Each area has
+// its getter over it (browseService, …).
 func service[S any](env *cliEnv, of func(*core.Core) *S) (*S, int) {
 	c, code := env.readyCore()
 	if c == nil {
@@ -24,16 +25,27 @@ func service[S any](env *cliEnv, of func(*core.Core) *S) (*S, int) {
 	return of(c), exitOK
 }
 
+// coreService is service without the wait for the database: for an area
+// that works before it is ready (through the door of a window still
+// starting), the carried models.
+func coreService[S any](env *cliEnv, of func(*core.Core) *S) (*S, int) {
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return nil, env.fail(err)
+	}
+	return of(c), exitOK
+}
+
 // parseFor is the start of a command on one area: its flags and exactly
 // n words (interspersedN, with need as the usage error), then the area's
-// service (see service), opened only once the words are right. svc is nil
-// where the command must stop, with code.
-func parseFor[S any](env *cliEnv, fs *flag.FlagSet, args []string, n int, need string, of func(*core.Core) *S) (words []string, svc *S, code int) {
+// service from its getter, opened only once the words are right. svc is
+// nil where the command must stop, with code.
+func parseFor[S any](env *cliEnv, fs *flag.FlagSet, args []string, n int, need string, open func(*cliEnv) (*S, int)) (words []string, svc *S, code int) {
 	words, code, ok := interspersedN(env, fs, args, n, need)
 	if !ok {
 		return nil, nil, code
 	}
-	svc, code = service(env, of)
+	svc, code = open(env)
 	return words, svc, code
 }
 

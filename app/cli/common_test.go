@@ -85,7 +85,7 @@ func TestParseFor(t *testing.T) {
 		t.Cleanup(env.close)
 		fs := env.flags("memory demo", "memory demo ONE TWO [--json]")
 		fs.Bool("json", false, "print JSON")
-		words, m, code := parseFor(env, fs, args, 2, "memory demo takes two words", (*core.Core).Memory)
+		words, m, code := parseFor(env, fs, args, 2, "memory demo takes two words", memoryService)
 		return env, words, m, code, out.String(), errOut.String()
 	}
 	env, words, m, code, _, errOut := start("one", "--json", "two")
@@ -105,5 +105,30 @@ func TestParseFor(t *testing.T) {
 	}
 	if _, err := os.Stat(env.dataDir); !os.IsNotExist(err) {
 		t.Fatalf("--help made the data folder: %v", err)
+	}
+}
+
+// TestCoreService opens a service without asking the database to be
+// ready, and reports a data folder that cannot open with exit 1.
+func TestCoreService(t *testing.T) {
+	var errOut bytes.Buffer
+	env := &cliEnv{stdout: &bytes.Buffer{}, stderr: &errOut, dataDir: t.TempDir()}
+	defer env.close()
+	lm, code := coreService(env, (*core.Core).LocalModels)
+	if lm == nil || code != exitOK {
+		t.Fatalf("coreService: %v, code %d, stderr %q", lm, code, errOut.String())
+	}
+	if all, err := lm.List(env.context()); err != nil || len(all) != 0 {
+		t.Fatalf("a new data folder's carried models: %v, %v", all, err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("not a folder"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	errOut.Reset()
+	bad := &cliEnv{stdout: &bytes.Buffer{}, stderr: &errOut, dataDir: file}
+	defer bad.close()
+	if lm, code := coreService(bad, (*core.Core).LocalModels); lm != nil || code != exitFail || !strings.HasPrefix(errOut.String(), "rehome: ") {
+		t.Fatalf("a file as data folder: %v, code %d, stderr %q", lm, code, errOut.String())
 	}
 }

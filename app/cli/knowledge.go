@@ -95,7 +95,7 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 func cmdKnowledgeList(env *cliEnv, args []string) int {
 	fs := env.flags("knowledge list", "knowledge list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	words, k, code := parseFor(env, fs, args, 1, "knowledge list takes one assistant (id or name)", (*core.Core).Knowledge)
+	words, k, code := parseFor(env, fs, args, 1, "knowledge list takes one assistant (id or name)", knowledgeService)
 	if k == nil {
 		return code
 	}
@@ -162,7 +162,7 @@ func cmdKnowledgeSearch(env *cliEnv, args []string) int {
 
 func cmdKnowledgeRm(env *cliEnv, args []string) int {
 	fs := env.flags("knowledge rm", "knowledge rm ASSISTANT FILE|SHA256-PREFIX")
-	words, k, code := parseFor(env, fs, args, 2, "knowledge rm takes an assistant (id or name) and a file: its name as listed, or the start of its sha256 (see `rehome knowledge list`)", (*core.Core).Knowledge)
+	words, k, code := parseFor(env, fs, args, 2, "knowledge rm takes an assistant (id or name) and a file: its name as listed, or the start of its sha256 (see `rehome knowledge list`)", knowledgeService)
 	if k == nil {
 		return code
 	}

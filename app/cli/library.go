@@ -30,7 +30,7 @@ func cmdLibraryAdd(env *cliEnv, args []string) int {
 	copyIt := fs.Bool("copy", false, "keep rehome's own copy in the data folder (the library keeps working when the file goes)")
 	name := fs.String("name", "", "the name in zim:// addresses (default: the file's name without .zim, in lower case)")
 	asJSON := fs.Bool("json", false, "print the record as JSON")
-	words, b, code := parseFor(env, fs, args, 1, "give one .zim file: rehome library add FILE.zim", (*core.Core).Browse)
+	words, b, code := parseFor(env, fs, args, 1, "give one .zim file: rehome library add FILE.zim", browseService)
 	if b == nil {
 		return code
 	}
@@ -142,7 +142,7 @@ func cmdLibraryOpen(env *cliEnv, args []string) int {
 	fs := env.flags("library open", "library open [--json] zim://LIBRARY/PATH|URL")
 	asJSON := fs.Bool("json", false, "print the article as JSON")
 	env.addPodmanFlags(fs)
-	words, b, code := parseFor(env, fs, args, 1, "give one address: rehome library open zim://LIBRARY/PATH", (*core.Core).Browse)
+	words, b, code := parseFor(env, fs, args, 1, "give one address: rehome library open zim://LIBRARY/PATH", browseService)
 	if b == nil {
 		return code
 	}
@@ -164,7 +164,7 @@ func cmdLibraryOpen(env *cliEnv, args []string) int {
 
 func cmdLibraryRm(env *cliEnv, args []string) int {
 	fs := env.flags("library rm", "library rm NAME")
-	words, b, code := parseFor(env, fs, args, 1, "give the library's name: rehome library rm NAME (see `rehome library list`)", (*core.Core).Browse)
+	words, b, code := parseFor(env, fs, args, 1, "give the library's name: rehome library rm NAME (see `rehome library list`)", browseService)
 	if b == nil {
 		return code
 	}

@@ -37,6 +37,12 @@ func isLocalModelCommand(args []string) bool {
 	return false
 }
 
+// localModelsService is the carried models' service; it does not wait for
+// the database (see coreService).
+func localModelsService(env *cliEnv) (*core.LocalModels, int) {
+	return coreService(env, (*core.Core).LocalModels)
+}
+
 func cmdModelsAdd(env *cliEnv, args []string) int {
 	fs := env.flags("models add", "models add FILE.gguf [--mmproj MMPROJ.gguf] [--copy] [--name NAME] [--embedding] [--json]")
 	mmproj := fs.String("mmproj", "", "the model's image projector (`MMPROJ.gguf`): a vision model then reads images (default: the one mmproj*.gguf beside the model, if any)")
@@ -44,18 +50,14 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 	name := fs.String("name", "", "the name to ask it by (default: the file's name without .gguf)")
 	embedding := fs.Bool("embedding", false, "mark it an embedding model (for knowledge) when its header does not say so")
 	asJSON := fs.Bool("json", false, "print the record as JSON")
-	words, code, ok := interspersedN(env, fs, args, 1, "give one .gguf file: rehome models add FILE.gguf")
-	if !ok {
+	words, lm, code := parseFor(env, fs, args, 1, "give one .gguf file: rehome models add FILE.gguf", localModelsService)
+	if lm == nil {
 		return code
-	}
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return env.fail(err)
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
 	last := time.Now()
-	m, err := c.LocalModels().Add(ctx, env.path(words[0]), localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, MMProj: *mmproj, Progress: func(done, total int64) {
+	m, err := lm.Add(ctx, env.path(words[0]), localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, MMProj: *mmproj, Progress: func(done, total int64) {
 		if time.Since(last) > time.Second && total > 0 && !*asJSON {
 			last = time.Now()
 			fmt.Fprintf(env.stderr, "  %s of %s\n", bytesize.Format(done), bytesize.Format(total))
@@ -91,11 +93,11 @@ func cmdModelsLocal(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return env.fail(err)
+	lm, code := localModelsService(env)
+	if lm == nil {
+		return code
 	}
-	all, err := c.LocalModels().List(env.context())
+	all, err := lm.List(env.context())
 	if err != nil {
 		return env.fail(err)
 	}
@@ -122,15 +124,11 @@ func localModelRow(m core.CarriedModel) string {
 
 func cmdModelsRm(env *cliEnv, args []string) int {
 	fs := env.flags("models rm", "models rm NAME")
-	words, code, ok := interspersedN(env, fs, args, 1, "give the model's name: rehome models rm NAME (see rehome models local)")
-	if !ok {
+	words, lm, code := parseFor(env, fs, args, 1, "give the model's name: rehome models rm NAME (see rehome models local)", localModelsService)
+	if lm == nil {
 		return code
 	}
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return env.fail(err)
-	}
-	m, err := c.LocalModels().Remove(words[0])
+	m, err := lm.Remove(words[0])
 	if err != nil {
 		return env.fail(err)
 	}

@@ -8,6 +8,10 @@ import (
 	"rehome/backend/mcphost"
 )
 
+func mcpServersService(env *cliEnv) (*core.MCPServers, int) {
+	return service(env, (*core.Core).MCPServers)
+}
+
 func cmdMCPAdd(env *cliEnv, args []string) int {
 	fs := env.flags("mcp add", "mcp add ASSISTANT NAME [--env KEY=VALUE]... -- COMMAND [ARGS...]  |  mcp add ASSISTANT NAME --url URL")
 	var envs stringList
@@ -20,7 +24,7 @@ func cmdMCPAdd(env *cliEnv, args []string) int {
 			break
 		}
 	}
-	words, servers, code := parseFor(env, fs, args, 2, "mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL", (*core.Core).MCPServers)
+	words, servers, code := parseFor(env, fs, args, 2, "mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL", mcpServersService)
 	if servers == nil {
 		return code
 	}
@@ -35,7 +39,7 @@ func cmdMCPAdd(env *cliEnv, args []string) int {
 func cmdMCPList(env *cliEnv, args []string) int {
 	fs := env.flags("mcp list", "mcp list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print the servers as JSON")
-	words, servers, code := parseFor(env, fs, args, 1, "mcp list takes an assistant (id or name)", (*core.Core).MCPServers)
+	words, servers, code := parseFor(env, fs, args, 1, "mcp list takes an assistant (id or name)", mcpServersService)
 	if servers == nil {
 		return code
 	}
@@ -68,7 +72,7 @@ func cmdMCPRm(env *cliEnv, args []string) int {
 	if len(args) != 2 {
 		return env.usage("mcp rm takes an assistant and a server's name")
 	}
-	servers, code := service(env, (*core.Core).MCPServers)
+	servers, code := mcpServersService(env)
 	if servers == nil {
 		return code
 	}
@@ -84,7 +88,7 @@ func cmdMCPOn(env *cliEnv, args []string, on bool) int {
 	if len(args) != 2 {
 		return env.usage("mcp %s takes an assistant and a server's name", word)
 	}
-	servers, code := service(env, (*core.Core).MCPServers)
+	servers, code := mcpServersService(env)
 	if servers == nil {
 		return code
 	}
@@ -102,7 +106,7 @@ func cmdMCPOn(env *cliEnv, args []string, on bool) int {
 func cmdMCPTest(env *cliEnv, args []string) int {
 	fs := env.flags("mcp test", "mcp test ASSISTANT NAME [--json]")
 	asJSON := fs.Bool("json", false, "print the tools as JSON")
-	words, servers, code := parseFor(env, fs, args, 2, "mcp test takes an assistant and a server's name", (*core.Core).MCPServers)
+	words, servers, code := parseFor(env, fs, args, 2, "mcp test takes an assistant and a server's name", mcpServersService)
 	if servers == nil {
 		return code
 	}
@@ -140,7 +144,7 @@ func cmdMCPImport(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	servers, code := service(env, (*core.Core).MCPServers)
+	servers, code := mcpServersService(env)
 	if servers == nil {
 		return code
 	}
