@@ -233,14 +233,21 @@ func cmdAssistantsRm(env *cliEnv, args []string) int {
 // before or after the flags, and the flags. A missing or extra id is a usage
 // error; hint follows "give exactly one assistant id".
 func parseID(env *cliEnv, fs *flag.FlagSet, args []string, hint string) (id string, code int, ok bool) {
-	id, rest := splitID(args)
+	return parseOne(env, fs, args, fmt.Sprintf("%s: give exactly one assistant id%s", fs.Name(), hint))
+}
+
+// parseOne parses the arguments of a command on one thing (an assistant,
+// a conversation, a file): its word, before or after the flags (splitID),
+// and the flags. A missing or extra word is the usage error need.
+func parseOne(env *cliEnv, fs *flag.FlagSet, args []string, need string) (word string, code int, ok bool) {
+	word, rest := splitID(args)
 	if code, ok := env.parse(fs, rest); !ok {
 		return "", code, false
 	}
-	if id == "" || fs.NArg() > 0 {
-		return "", env.usage("%s: give exactly one assistant id%s", fs.Name(), hint), false
+	if word == "" || fs.NArg() > 0 {
+		return "", env.usage("%s", need), false
 	}
-	return id, exitOK, true
+	return word, exitOK, true
 }
 
 // splitID takes a leading positional id off args so flags may follow it.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,5 +131,30 @@ func TestCoreService(t *testing.T) {
 	defer bad.close()
 	if lm, code := coreService(bad, (*core.Core).LocalModels); lm != nil || code != exitFail || !strings.HasPrefix(errOut.String(), "rehome: ") {
 		t.Fatalf("a file as data folder: %v, code %d, stderr %q", lm, code, errOut.String())
+	}
+}
+
+// TestParseOne checks the parse of a command on one thing: its word
+// before or after the flags, and the usage error need when it is missing
+// or followed by another.
+func TestParseOne(t *testing.T) {
+	parse := func(args ...string) (string, bool, int, string) {
+		var errOut bytes.Buffer
+		env := &cliEnv{stdout: &bytes.Buffer{}, stderr: &errOut}
+		fs := env.flags("conversations rm", "conversations rm ID")
+		format := fs.String("format", "md", "a flag with a value")
+		asJSON := fs.Bool("json", false, "print JSON")
+		word, code, ok := parseOne(env, fs, args, "give one id: 100% sure")
+		return fmt.Sprintf("%s/%s/%v", word, *format, *asJSON), ok, code, errOut.String()
+	}
+	for _, args := range [][]string{{"c1", "--format", "ipynb", "--json"}, {"--json", "--format=ipynb", "c1"}} {
+		if got, ok, code, _ := parse(args...); !ok || code != exitOK || got != "c1/ipynb/true" {
+			t.Fatalf("%q: %q, ok %v, code %d", args, got, ok, code)
+		}
+	}
+	for _, args := range [][]string{{}, {"c1", "c2"}, {"--format", "ipynb"}} {
+		if _, ok, code, errOut := parse(args...); ok || code != exitUsage || errOut != "rehome: give one id: 100% sure\n" {
+			t.Fatalf("%q: ok %v, code %d, stderr %q", args, ok, code, errOut)
+		}
 	}
 }

@@ -24,12 +24,8 @@ func cmdConversations(env *cliEnv, args []string) int {
 	}, "rehome conversations", args)
 }
 
-func convService(env *cliEnv) (*core.Conversations, error) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return c.Conversations(), nil
+func convService(env *cliEnv) (*core.Conversations, int) {
+	return coreService(env, (*core.Core).Conversations)
 }
 
 func cmdConvList(env *cliEnv, args []string) int {
@@ -38,9 +34,9 @@ func cmdConvList(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
+	svc, code := convService(env)
+	if svc == nil {
+		return code
 	}
 	cs, err := svc.List(0)
 	if err != nil {
@@ -65,9 +61,9 @@ func cmdConvSearch(env *cliEnv, args []string) int {
 	if len(words) == 0 {
 		return env.usage("conversations search: give the words to look for")
 	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
+	svc, code := convService(env)
+	if svc == nil {
+		return code
 	}
 	cs, err := svc.Search(strings.Join(words, " "), 0)
 	if err != nil {
@@ -110,19 +106,16 @@ func cmdConvShow(env *cliEnv, args []string) int {
 	}
 	fs := env.flags("conversations show", "conversations show ID [--json]")
 	asJSON := fs.Bool("json", false, "print the conversation as data: turns, cells, sources, assistant")
-	id, rest := splitID(args)
-	if code, ok := env.parse(fs, rest); !ok {
+	id, code, ok := parseOne(env, fs, args, "conversations show: give one conversation id (see `rehome conversations list`)")
+	if !ok {
 		return code
-	}
-	if id == "" || fs.NArg() > 0 {
-		return env.usage("conversations show: give one conversation id (see `rehome conversations list`)")
 	}
 	if !*asJSON {
 		return cmdConvExport(env, "show", args)
 	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
+	svc, code := convService(env)
+	if svc == nil {
+		return code
 	}
 	v, err := svc.View(id)
 	if err != nil {
@@ -135,16 +128,13 @@ func cmdConvExport(env *cliEnv, name string, args []string) int {
 	fs := env.flags("conversations "+name, "conversations "+name+" ID [--format md|ipynb] [--out FILE]")
 	format := fs.String("format", "md", "md (Markdown) or ipynb (Jupyter notebook)")
 	out := fs.String("out", "", "write to this `file` instead of stdout")
-	id, rest := splitID(args)
-	if code, ok := env.parse(fs, rest); !ok {
+	id, code, ok := parseOne(env, fs, args, fmt.Sprintf("conversations %s: give one conversation id (see `rehome conversations list`)", name))
+	if !ok {
 		return code
 	}
-	if id == "" || fs.NArg() > 0 {
-		return env.usage("conversations %s: give one conversation id (see `rehome conversations list`)", name)
-	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
+	svc, code := convService(env)
+	if svc == nil {
+		return code
 	}
 	data, _, err := svc.Export(id, *format)
 	if err != nil {
@@ -170,9 +160,9 @@ func cmdConvRename(env *cliEnv, args []string) int {
 	if fs.NArg() < 1 {
 		return env.usage("conversations rename: give the conversation id, then its new title (none: its first question)")
 	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
+	svc, code := convService(env)
+	if svc == nil {
+		return code
 	}
 	c, err := svc.Rename(fs.Arg(0), strings.Join(fs.Args()[1:], " "))
 	if err != nil {
@@ -184,16 +174,13 @@ func cmdConvRename(env *cliEnv, args []string) int {
 
 func cmdConvRm(env *cliEnv, args []string) int {
 	fs := env.flags("conversations rm", "conversations rm ID")
-	id, rest := splitID(args)
-	if code, ok := env.parse(fs, rest); !ok {
+	id, code, ok := parseOne(env, fs, args, "conversations rm: give one conversation id (see `rehome conversations list`)")
+	if !ok {
 		return code
 	}
-	if id == "" || fs.NArg() > 0 {
-		return env.usage("conversations rm: give one conversation id (see `rehome conversations list`)")
-	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
+	svc, code := convService(env)
+	if svc == nil {
+		return code
 	}
 	if err := svc.Delete(id); err != nil {
 		return env.fail(err)
