@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -156,5 +157,23 @@ func TestParseOne(t *testing.T) {
 		if _, ok, code, errOut := parse(args...); ok || code != exitUsage || errOut != "rehome: give one id: 100% sure\n" {
 			t.Fatalf("%q: ok %v, code %d, stderr %q", args, ok, code, errOut)
 		}
+	}
+}
+
+// TestFailLimits checks how run, session, ask and settings end on limits
+// core refused: out of range is a usage error in the command's words
+// (wrapped or not), anything else a failure.
+func TestFailLimits(t *testing.T) {
+	end := func(err error, format string) (int, string) {
+		var errOut bytes.Buffer
+		env := &cliEnv{stdout: &bytes.Buffer{}, stderr: &errOut}
+		return env.failLimits(err, format), errOut.String()
+	}
+	limits := &core.LimitsError{Err: errors.New("memory 1TiB is above this machine's 16GiB")}
+	if code, out := end(fmt.Errorf("saving: %w", limits), "%v: nothing was saved"); code != exitUsage || out != "rehome: saving: memory 1TiB is above this machine's 16GiB: nothing was saved\n" {
+		t.Fatalf("limits: code %d, %q", code, out)
+	}
+	if code, out := end(errors.New("the database is closed"), "--timeout: %v"); code != exitFail || out != "rehome: the database is closed\n" {
+		t.Fatalf("other: code %d, %q", code, out)
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -167,11 +166,7 @@ func cmdSettingsSet(env *cliEnv, args []string) int {
 	// The same check as Settings → Sandbox: this machine's range and the
 	// sandbox's own rules.
 	if l, err = runs.Save(l); err != nil {
-		var le *core.LimitsError
-		if errors.As(err, &le) {
-			return env.usage("%v: nothing was saved", err)
-		}
-		return env.fail(err)
+		return env.failLimits(err, "%v: nothing was saved")
 	}
 	if code := saveHost(); code != exitOK {
 		return code
