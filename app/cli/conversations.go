@@ -24,8 +24,12 @@ func cmdConversations(env *cliEnv, args []string) int {
 	}, "rehome conversations", args)
 }
 
-func convService(env *cliEnv) (*core.Conversations, int) {
-	return coreService(env, (*core.Core).Conversations)
+func convService(env *cliEnv) (*core.Conversations, error) {
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return c.Conversations(), nil
 }
 
 func cmdConvList(env *cliEnv, args []string) int {
@@ -34,9 +38,9 @@ func cmdConvList(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	svc, code := convService(env)
-	if svc == nil {
-		return code
+	svc, err := convService(env)
+	if err != nil {
+		return env.fail(err)
 	}
 	cs, err := svc.List(0)
 	if err != nil {
@@ -61,9 +65,9 @@ func cmdConvSearch(env *cliEnv, args []string) int {
 	if len(words) == 0 {
 		return env.usage("conversations search: give the words to look for")
 	}
-	svc, code := convService(env)
-	if svc == nil {
-		return code
+	svc, err := convService(env)
+	if err != nil {
+		return env.fail(err)
 	}
 	cs, err := svc.Search(strings.Join(words, " "), 0)
 	if err != nil {
@@ -113,9 +117,9 @@ func cmdConvShow(env *cliEnv, args []string) int {
 	if !*asJSON {
 		return cmdConvExport(env, "show", args)
 	}
-	svc, code := convService(env)
-	if svc == nil {
-		return code
+	svc, err := convService(env)
+	if err != nil {
+		return env.fail(err)
 	}
 	v, err := svc.View(id)
 	if err != nil {
@@ -132,9 +136,9 @@ func cmdConvExport(env *cliEnv, name string, args []string) int {
 	if !ok {
 		return code
 	}
-	svc, code := convService(env)
-	if svc == nil {
-		return code
+	svc, err := convService(env)
+	if err != nil {
+		return env.fail(err)
 	}
 	data, _, err := svc.Export(id, *format)
 	if err != nil {
@@ -160,9 +164,9 @@ func cmdConvRename(env *cliEnv, args []string) int {
 	if fs.NArg() < 1 {
 		return env.usage("conversations rename: give the conversation id, then its new title (none: its first question)")
 	}
-	svc, code := convService(env)
-	if svc == nil {
-		return code
+	svc, err := convService(env)
+	if err != nil {
+		return env.fail(err)
 	}
 	c, err := svc.Rename(fs.Arg(0), strings.Join(fs.Args()[1:], " "))
 	if err != nil {
@@ -178,9 +182,9 @@ func cmdConvRm(env *cliEnv, args []string) int {
 	if !ok {
 		return code
 	}
-	svc, code := convService(env)
-	if svc == nil {
-		return code
+	svc, err := convService(env)
+	if err != nil {
+		return env.fail(err)
 	}
 	if err := svc.Delete(id); err != nil {
 		return env.fail(err)

@@ -20,9 +20,9 @@ func cmdConvImport(env *cliEnv, args []string) int {
 	if !ok {
 		return code
 	}
-	svc, code := convService(env)
-	if svc == nil {
-		return code
+	svc, err := convService(env)
+	if err != nil {
+		return env.fail(err)
 	}
 	tty := isTerminal(env.stderr)
 	var last time.Time
