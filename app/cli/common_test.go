@@ -177,3 +177,29 @@ func TestFailLimits(t *testing.T) {
 		t.Fatalf("other: code %d, %q", code, out)
 	}
 }
+
+// TestAuditIDs checks the start of audit show, compare, checklist and rm:
+// a wrong count of ids stops before the data folder opens; then flags
+// may follow a --, as they always could there.
+func TestAuditIDs(t *testing.T) {
+	start := func(args ...string) (*cliEnv, []string, *core.Audits, int, bool, string) {
+		var errOut bytes.Buffer
+		env := &cliEnv{stdout: &bytes.Buffer{}, stderr: &errOut, dataDir: filepath.Join(t.TempDir(), "data")}
+		t.Cleanup(env.close)
+		fs := env.flags("audit compare", "audit compare ID ID [--json]")
+		asJSON := fs.Bool("json", false, "print JSON")
+		pos, svc, code := auditIDs(env, fs, args, 2, "audit compare: give two audit ids")
+		return env, pos, svc, code, *asJSON, errOut.String()
+	}
+	env, pos, svc, code, asJSON, errOut := start("a", "--", "b", "--json")
+	if svc == nil || code != exitOK || strings.Join(pos, ",") != "a,b" || !asJSON {
+		t.Fatalf("two ids: %q, %v, code %d, json %v, stderr %q", pos, svc, code, asJSON, errOut)
+	}
+	if env.c == nil {
+		t.Fatal("two ids did not open the core")
+	}
+	env, _, svc, code, _, errOut = start("a")
+	if svc != nil || code != exitUsage || errOut != "rehome: audit compare: give two audit ids\n" || env.c != nil {
+		t.Fatalf("one id: %v, code %d, stderr %q, core opened %v", svc, code, errOut, env.c != nil)
+	}
+}
