@@ -141,17 +141,16 @@ func printOperations(env *cliEnv, info core.ActionInfo) {
 	}
 }
 
+func actionsService(env *cliEnv) (*core.Actions, int) { return service(env, (*core.Core).Actions) }
+
 func cmdActionsList(env *cliEnv, args []string) int {
 	fs := env.flags("actions list", "actions list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print the actions as JSON")
-	pos, code, ok := interspersedN(env, fs, args, 1, "actions list takes ASSISTANT")
-	if !ok {
+	pos, actions, code := parseFor(env, fs, args, 1, "actions list takes ASSISTANT", actionsService)
+	if actions == nil {
 		return code
 	}
-	if _, err := env.openStore(); err != nil {
-		return env.fail(err)
-	}
-	list, err := env.c.Actions().List(pos[0])
+	list, err := actions.List(pos[0])
 	if err != nil {
 		return env.fail(err)
 	}
@@ -208,14 +207,11 @@ func cmdActionsAllowLocal(env *cliEnv, args []string) int {
 	fs := env.flags("actions allow-local", "actions allow-local ASSISTANT ACTION [--off] [--json]")
 	off := fs.Bool("off", false, "take the allowance back: its calls to this machine and its networks are refused again")
 	asJSON := fs.Bool("json", false, "print the action as JSON")
-	pos, code, ok := interspersedN(env, fs, args, 2, "actions allow-local takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)")
-	if !ok {
+	pos, actions, code := parseFor(env, fs, args, 2, "actions allow-local takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)", actionsService)
+	if actions == nil {
 		return code
 	}
-	if _, err := env.openStore(); err != nil {
-		return env.fail(err)
-	}
-	info, err := env.c.Actions().SetAllowLocal(pos[0], pos[1], !*off)
+	info, err := actions.SetAllowLocal(pos[0], pos[1], !*off)
 	if err != nil {
 		return env.fail(err)
 	}
@@ -263,16 +259,13 @@ func cmdActionsTest(env *cliEnv, args []string) int {
 
 func cmdActionsSignIn(env *cliEnv, args []string) int {
 	fs := env.flags("actions signin", "actions signin ASSISTANT ACTION")
-	pos, code, ok := interspersedN(env, fs, args, 2, "actions signin takes ASSISTANT and ACTION")
-	if !ok {
+	pos, actions, code := parseFor(env, fs, args, 2, "actions signin takes ASSISTANT and ACTION", actionsService)
+	if actions == nil {
 		return code
-	}
-	if _, err := env.openStore(); err != nil {
-		return env.fail(err)
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
-	err := env.c.Actions().SignIn(ctx, pos[0], pos[1], func(url string) error {
+	err := actions.SignIn(ctx, pos[0], pos[1], func(url string) error {
 		fmt.Fprintf(env.stderr, "rehome: open this address in your browser to sign in (waiting up to 5 minutes):\n%s\n", url)
 		return nil
 	})
@@ -285,14 +278,11 @@ func cmdActionsSignIn(env *cliEnv, args []string) int {
 
 func cmdActionsRm(env *cliEnv, args []string) int {
 	fs := env.flags("actions rm", "actions rm ASSISTANT NAME")
-	pos, code, ok := interspersedN(env, fs, args, 2, "actions rm takes ASSISTANT and NAME (see `rehome actions list ASSISTANT`)")
-	if !ok {
+	pos, actions, code := parseFor(env, fs, args, 2, "actions rm takes ASSISTANT and NAME (see `rehome actions list ASSISTANT`)", actionsService)
+	if actions == nil {
 		return code
 	}
-	if _, err := env.openStore(); err != nil {
-		return env.fail(err)
-	}
-	if err := env.c.Actions().Remove(pos[0], pos[1]); err != nil {
+	if err := actions.Remove(pos[0], pos[1]); err != nil {
 		return env.fail(err)
 	}
 	fmt.Fprintf(env.stdout, "removed %s and its credentials\n", pos[1])

@@ -26,11 +26,7 @@ func cmdAsk(env *cliEnv, args []string) int {
 	}
 	lim, err := c.Sessions().Limits(f.lim)
 	if err != nil {
-		var le *core.LimitsError
-		if errors.As(err, &le) {
-			return env.usage("--timeout: %v", err)
-		}
-		return env.fail(err)
+		return env.failLimits(err, "--timeout: %v")
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()

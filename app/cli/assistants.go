@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"rehome/backend/assistant"
 	"rehome/backend/bytesize"
@@ -194,20 +193,10 @@ func cmdAssistantsList(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	if *asJSON {
-		return env.json(list)
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(env.stdout, "No assistants yet. Add one with `rehome assistants add --name NAME`.")
-		return exitOK
-	}
-	tw := tabwriter.NewWriter(env.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tCAPABILITIES\tUPDATED")
-	for _, a := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.ID, oneLine(a.Name), capsText(a.Capabilities), a.Updated.Local().Format("2006-01-02 15:04"))
-	}
-	tw.Flush()
-	return exitOK
+	return printList(env, list, *asJSON, "No assistants yet. Add one with `rehome assistants add --name NAME`.",
+		table[assistant.Assistant]{header: "ID\tNAME\tCAPABILITIES\tUPDATED", row: func(a assistant.Assistant) string {
+			return fmt.Sprintf("%s\t%s\t%s\t%s", a.ID, oneLine(a.Name), capsText(a.Capabilities), a.Updated.Local().Format("2006-01-02 15:04"))
+		}})
 }
 
 func cmdAssistantsShow(env *cliEnv, args []string) int {
@@ -244,14 +233,21 @@ func cmdAssistantsRm(env *cliEnv, args []string) int {
 // before or after the flags, and the flags. A missing or extra id is a usage
 // error; hint follows "give exactly one assistant id".
 func parseID(env *cliEnv, fs *flag.FlagSet, args []string, hint string) (id string, code int, ok bool) {
-	id, rest := splitID(args)
+	return parseOne(env, fs, args, fmt.Sprintf("%s: give exactly one assistant id%s", fs.Name(), hint))
+}
+
+// parseOne parses the arguments of a command on one thing (an assistant,
+// a conversation, a file): its word, before or after the flags (splitID),
+// and the flags. A missing or extra word is the usage error need.
+func parseOne(env *cliEnv, fs *flag.FlagSet, args []string, need string) (word string, code int, ok bool) {
+	word, rest := splitID(args)
 	if code, ok := env.parse(fs, rest); !ok {
 		return "", code, false
 	}
-	if id == "" || fs.NArg() > 0 {
-		return "", env.usage("%s: give exactly one assistant id%s", fs.Name(), hint), false
+	if word == "" || fs.NArg() > 0 {
+		return "", env.usage("%s", need), false
 	}
-	return id, exitOK, true
+	return word, exitOK, true
 }
 
 // splitID takes a leading positional id off args so flags may follow it.
@@ -293,10 +289,7 @@ func assistantByID(env *cliEnv, verb string, args []string) (svc *core.Assistant
 }
 
 func assistantService(env *cliEnv) (*core.Assistants, int) {
-	if _, err := env.openStore(); err != nil {
-		return nil, env.fail(err)
-	}
-	return env.c.Assistants(), exitOK
+	return service(env, (*core.Core).Assistants)
 }
 
 func printAssistant(env *cliEnv, a assistant.Assistant, asJSON bool) int {

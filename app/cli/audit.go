@@ -31,11 +31,18 @@ func cmdAudit(env *cliEnv, args []string) int {
 
 // auditService opens the core: the audit wired to the assistants, the
 // hardware detection and the fit estimate, as in the window.
-func auditService(env *cliEnv) (*core.Audits, *core.Assistants, error) {
-	if _, err := env.openStore(); err != nil {
-		return nil, nil, err
+func auditService(env *cliEnv) (*core.Audits, int) { return service(env, (*core.Core).Audits) }
+
+// auditIDs is the start of audit show, compare, checklist and rm: exactly
+// n ids, the flags before, between or after them, then the audits. (It is
+// parseFor with audit's parseMixed, where a -- does not end the flags.)
+func auditIDs(env *cliEnv, fs *flag.FlagSet, args []string, n int, need string) ([]string, *core.Audits, int) {
+	pos, code, ok := mixedN(env, fs, args, n, need)
+	if !ok {
+		return nil, nil, code
 	}
-	return env.c.Audits(), env.c.Assistants(), nil
+	svc, code := auditService(env)
+	return pos, svc, code
 }
 
 // parseMixed parses flags that may come before, between or after the
@@ -126,9 +133,9 @@ func cmdAuditRun(env *cliEnv, args []string) int {
 			return env.usage("audit --features: %v", err)
 		}
 	}
-	svc, _, err := auditService(env)
-	if err != nil {
-		return env.fail(err)
+	svc, code := auditService(env)
+	if svc == nil {
+		return code
 	}
 	req := audit.Request{
 		AssistantIDs: ids, All: *all, Features: features, Label: *label, ActionsLocal: *actionsLocal,
@@ -270,44 +277,33 @@ func cmdAuditList(env *cliEnv, args []string) int {
 	if code, ok := env.parse(fs, args); !ok {
 		return code
 	}
-	svc, _, err := auditService(env)
-	if err != nil {
-		return env.fail(err)
+	svc, code := auditService(env)
+	if svc == nil {
+		return code
 	}
 	recs, err := svc.List(*n)
 	if err != nil {
 		return env.fail(err)
 	}
-	if *asJSON {
-		return env.json(recs)
+	return printList(env, recs, *asJSON, "No audits yet: run `rehome audit --assistant ID` or `rehome audit --features ...`.",
+		table[audit.Record]{header: "ID\tWHEN\tVRAM\tASSISTANTS\tVERDICTS", row: auditRow})
+}
+
+// auditRow is an audit's row in `rehome audit list`.
+func auditRow(r audit.Record) string {
+	var names []string
+	for _, aa := range r.Assistants {
+		names = append(names, aa.Subject.Name)
 	}
-	if len(recs) == 0 {
-		fmt.Fprintln(env.stdout, "No audits yet: run `rehome audit --assistant ID` or `rehome audit --features ...`.")
-		return exitOK
-	}
-	tw := tabwriter.NewWriter(env.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tWHEN\tVRAM\tASSISTANTS\tVERDICTS")
-	for _, r := range recs {
-		var names []string
-		for _, aa := range r.Assistants {
-			names = append(names, aa.Subject.Name)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Created.Local().Format("2006-01-02 15:04"), bytesize.Format(r.Machine.VRAMBytes), strings.Join(names, ", "), r.Summary.Headline)
-	}
-	tw.Flush()
-	return exitOK
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", r.ID, r.Created.Local().Format("2006-01-02 15:04"), bytesize.Format(r.Machine.VRAMBytes), strings.Join(names, ", "), r.Summary.Headline)
 }
 
 func cmdAuditShow(env *cliEnv, args []string) int {
 	fs := env.flags("audit show", "audit show ID [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code, ok := mixedN(env, fs, args, 1, "audit show: give one audit id (see `rehome audit list`)")
-	if !ok {
+	pos, svc, code := auditIDs(env, fs, args, 1, "audit show: give one audit id (see `rehome audit list`)")
+	if svc == nil {
 		return code
-	}
-	svc, _, err := auditService(env)
-	if err != nil {
-		return env.fail(err)
 	}
 	rec, err := svc.Get(pos[0])
 	if err != nil {
@@ -323,13 +319,9 @@ func cmdAuditShow(env *cliEnv, args []string) int {
 func cmdAuditCompare(env *cliEnv, args []string) int {
 	fs := env.flags("audit compare", "audit compare ID ID [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code, ok := mixedN(env, fs, args, 2, "audit compare: give two audit ids (see `rehome audit list`)")
-	if !ok {
+	pos, svc, code := auditIDs(env, fs, args, 2, "audit compare: give two audit ids (see `rehome audit list`)")
+	if svc == nil {
 		return code
-	}
-	svc, _, err := auditService(env)
-	if err != nil {
-		return env.fail(err)
 	}
 	c, err := svc.Compare(pos[0], pos[1])
 	if err != nil {
@@ -379,13 +371,9 @@ func catLabel(c audit.Category) string {
 func cmdAuditChecklist(env *cliEnv, args []string) int {
 	fs := env.flags("audit checklist", "audit checklist ASSISTANT_ID [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code, ok := mixedN(env, fs, args, 1, "audit checklist: give one assistant id (see `rehome assistants list`)")
-	if !ok {
+	pos, svc, code := auditIDs(env, fs, args, 1, "audit checklist: give one assistant id (see `rehome assistants list`)")
+	if svc == nil {
 		return code
-	}
-	svc, _, err := auditService(env)
-	if err != nil {
-		return env.fail(err)
 	}
 	c, err := svc.Checklist(pos[0])
 	if err != nil {
@@ -434,13 +422,9 @@ func cmdAuditRules(env *cliEnv, args []string) int {
 
 func cmdAuditRm(env *cliEnv, args []string) int {
 	fs := env.flags("audit rm", "audit rm ID")
-	pos, code, ok := mixedN(env, fs, args, 1, "audit rm: give one audit id")
-	if !ok {
+	pos, svc, code := auditIDs(env, fs, args, 1, "audit rm: give one audit id")
+	if svc == nil {
 		return code
-	}
-	svc, _, err := auditService(env)
-	if err != nil {
-		return env.fail(err)
 	}
 	if err := svc.Delete(pos[0]); err != nil {
 		return env.fail(err)

@@ -20,22 +20,12 @@ func cmdCanvas(env *cliEnv, args []string) int {
 	}, "rehome canvas", args)
 }
 
-func canvasService(env *cliEnv) (*core.Canvas, int) {
-	c, code := env.readyCore()
-	if c == nil {
-		return nil, code
-	}
-	return c.Canvas(), exitOK
-}
+func canvasService(env *cliEnv) (*core.Canvas, int) { return service(env, (*core.Core).Canvas) }
 
 func cmdCanvasShow(env *cliEnv, args []string) int {
 	fs := env.flags("canvas show", "canvas show CONVERSATION [--json]")
 	asJSON := fs.Bool("json", false, "print the textdocs, their versions and comments as JSON")
-	pos, code, ok := interspersedN(env, fs, args, 1, "canvas show takes a conversation id (see `rehome conversations list`)")
-	if !ok {
-		return code
-	}
-	cv, code := canvasService(env)
+	pos, cv, code := parseFor(env, fs, args, 1, "canvas show takes a conversation id (see `rehome conversations list`)", canvasService)
 	if cv == nil {
 		return code
 	}

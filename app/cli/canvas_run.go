@@ -13,11 +13,7 @@ func cmdCanvasRun(env *cliEnv, args []string) int {
 	fs := env.flags("canvas run", "canvas run CONVERSATION [--doc ID] [--json]")
 	doc := canvasDoc(fs)
 	asJSON := fs.Bool("json", false, "print the cell's result as JSON")
-	pos, code, ok := interspersedN(env, fs, args, 1, "canvas run takes a conversation id (see `rehome conversations list`)")
-	if !ok {
-		return code
-	}
-	cv, code := canvasService(env)
+	pos, cv, code := parseFor(env, fs, args, 1, "canvas run takes a conversation id (see `rehome conversations list`)", canvasService)
 	if cv == nil {
 		return code
 	}

@@ -110,12 +110,9 @@ func cmdConvShow(env *cliEnv, args []string) int {
 	}
 	fs := env.flags("conversations show", "conversations show ID [--json]")
 	asJSON := fs.Bool("json", false, "print the conversation as data: turns, cells, sources, assistant")
-	id, rest := splitID(args)
-	if code, ok := env.parse(fs, rest); !ok {
+	id, code, ok := parseOne(env, fs, args, "conversations show: give one conversation id (see `rehome conversations list`)")
+	if !ok {
 		return code
-	}
-	if id == "" || fs.NArg() > 0 {
-		return env.usage("conversations show: give one conversation id (see `rehome conversations list`)")
 	}
 	if !*asJSON {
 		return cmdConvExport(env, "show", args)
@@ -135,12 +132,9 @@ func cmdConvExport(env *cliEnv, name string, args []string) int {
 	fs := env.flags("conversations "+name, "conversations "+name+" ID [--format md|ipynb] [--out FILE]")
 	format := fs.String("format", "md", "md (Markdown) or ipynb (Jupyter notebook)")
 	out := fs.String("out", "", "write to this `file` instead of stdout")
-	id, rest := splitID(args)
-	if code, ok := env.parse(fs, rest); !ok {
+	id, code, ok := parseOne(env, fs, args, fmt.Sprintf("conversations %s: give one conversation id (see `rehome conversations list`)", name))
+	if !ok {
 		return code
-	}
-	if id == "" || fs.NArg() > 0 {
-		return env.usage("conversations %s: give one conversation id (see `rehome conversations list`)", name)
 	}
 	svc, err := convService(env)
 	if err != nil {
@@ -184,12 +178,9 @@ func cmdConvRename(env *cliEnv, args []string) int {
 
 func cmdConvRm(env *cliEnv, args []string) int {
 	fs := env.flags("conversations rm", "conversations rm ID")
-	id, rest := splitID(args)
-	if code, ok := env.parse(fs, rest); !ok {
+	id, code, ok := parseOne(env, fs, args, "conversations rm: give one conversation id (see `rehome conversations list`)")
+	if !ok {
 		return code
-	}
-	if id == "" || fs.NArg() > 0 {
-		return env.usage("conversations rm: give one conversation id (see `rehome conversations list`)")
 	}
 	svc, err := convService(env)
 	if err != nil {

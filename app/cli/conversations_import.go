@@ -16,12 +16,9 @@ import (
 func cmdConvImport(env *cliEnv, args []string) int {
 	fs := env.flags("conversations import", "conversations import EXPORT.zip|conversations.json [--json]")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	file, rest := splitID(args)
-	if code, ok := env.parse(fs, rest); !ok {
+	file, code, ok := parseOne(env, fs, args, "conversations import: give ChatGPT's data export (the .zip from Settings → Data controls → Export, or its conversations.json)")
+	if !ok {
 		return code
-	}
-	if file == "" || fs.NArg() > 0 {
-		return env.usage("conversations import: give ChatGPT's data export (the .zip from Settings → Data controls → Export, or its conversations.json)")
 	}
 	svc, err := convService(env)
 	if err != nil {

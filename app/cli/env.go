@@ -140,6 +140,17 @@ func (e *cliEnv) failOrStop(err error) int {
 	return e.fail(err)
 }
 
+// failLimits ends a command whose limits core refused: a limit out of
+// this machine's safe range is a usage error, worded by format (one %v,
+// the error); anything else is a failure.
+func (e *cliEnv) failLimits(err error, format string) int {
+	var le *core.LimitsError
+	if errors.As(err, &le) {
+		return e.usage(format, err)
+	}
+	return e.fail(err)
+}
+
 // readyCore opens the core and its database for a command; c is nil
 // where that failed, with the code to exit with.
 func (e *cliEnv) readyCore() (c *core.Core, code int) {

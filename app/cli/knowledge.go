@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"rehome/backend/bytesize"
 	"rehome/backend/core"
@@ -23,11 +22,7 @@ func cmdKnowledge(env *cliEnv, args []string) int {
 }
 
 func knowledgeService(env *cliEnv) (*core.Knowledge, int) {
-	c, code := env.readyCore()
-	if c == nil {
-		return nil, code
-	}
-	return c.Knowledge(), exitOK
+	return service(env, (*core.Core).Knowledge)
 }
 
 func cmdKnowledgeAdd(env *cliEnv, args []string) int {
@@ -100,11 +95,7 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 func cmdKnowledgeList(env *cliEnv, args []string) int {
 	fs := env.flags("knowledge list", "knowledge list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	words, code, ok := interspersedN(env, fs, args, 1, "knowledge list takes one assistant (id or name)")
-	if !ok {
-		return code
-	}
-	k, code := knowledgeService(env)
+	words, k, code := parseFor(env, fs, args, 1, "knowledge list takes one assistant (id or name)", knowledgeService)
 	if k == nil {
 		return code
 	}
@@ -112,27 +103,20 @@ func cmdKnowledgeList(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	if *asJSON {
-		return env.json(files)
+	return printList(env, files, *asJSON, "No knowledge files: add some with `rehome knowledge add ASSISTANT FILE…`.",
+		table[knowledge.File]{header: "FILE\tSHA256\tSIZE\tSTATE\tCONTENT", row: knowledgeRow})
+}
+
+// knowledgeRow is a file's row in `rehome knowledge list`.
+func knowledgeRow(f knowledge.File) string {
+	what := f.Counts()
+	if f.State != knowledge.StateIndexed {
+		what = strings.Join(strings.Fields(f.Reason), " ") // one row a file, whatever a tool wrote (records kept before)
 	}
-	if len(files) == 0 {
-		fmt.Fprintln(env.stdout, "No knowledge files: add some with `rehome knowledge add ASSISTANT FILE…`.")
-		return exitOK
+	if f.Original != "" {
+		what += " (added as " + f.Original + " from " + filepath.Dir(f.Source) + ")"
 	}
-	w := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "FILE\tSHA256\tSIZE\tSTATE\tCONTENT")
-	for _, f := range files {
-		what := f.Counts()
-		if f.State != knowledge.StateIndexed {
-			what = strings.Join(strings.Fields(f.Reason), " ") // one row a file, whatever a tool wrote (records kept before)
-		}
-		if f.Original != "" {
-			what += " (added as " + f.Original + " from " + filepath.Dir(f.Source) + ")"
-		}
-		fmt.Fprintf(w, "%s\t%.12s\t%s\t%s\t%s\n", f.Name, f.SHA256, bytesize.Format(f.Size), f.State, what)
-	}
-	w.Flush()
-	return exitOK
+	return fmt.Sprintf("%s\t%.12s\t%s\t%s\t%s", f.Name, f.SHA256, bytesize.Format(f.Size), f.State, what)
 }
 
 func cmdKnowledgeSearch(env *cliEnv, args []string) int {
@@ -178,11 +162,7 @@ func cmdKnowledgeSearch(env *cliEnv, args []string) int {
 
 func cmdKnowledgeRm(env *cliEnv, args []string) int {
 	fs := env.flags("knowledge rm", "knowledge rm ASSISTANT FILE|SHA256-PREFIX")
-	words, code, ok := interspersedN(env, fs, args, 2, "knowledge rm takes an assistant (id or name) and a file: its name as listed, or the start of its sha256 (see `rehome knowledge list`)")
-	if !ok {
-		return code
-	}
-	k, code := knowledgeService(env)
+	words, k, code := parseFor(env, fs, args, 2, "knowledge rm takes an assistant (id or name) and a file: its name as listed, or the start of its sha256 (see `rehome knowledge list`)", knowledgeService)
 	if k == nil {
 		return code
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"rehome/backend/browse"
@@ -24,24 +23,14 @@ func cmdLibrary(env *cliEnv, args []string) int {
 	}, "rehome library", args)
 }
 
-func browseService(env *cliEnv) (*core.Browse, int) {
-	c, code := env.readyCore()
-	if c == nil {
-		return nil, code
-	}
-	return c.Browse(), exitOK
-}
+func browseService(env *cliEnv) (*core.Browse, int) { return service(env, (*core.Core).Browse) }
 
 func cmdLibraryAdd(env *cliEnv, args []string) int {
 	fs := env.flags("library add", "library add FILE.zim [--copy] [--name NAME] [--json]")
 	copyIt := fs.Bool("copy", false, "keep rehome's own copy in the data folder (the library keeps working when the file goes)")
 	name := fs.String("name", "", "the name in zim:// addresses (default: the file's name without .zim, in lower case)")
 	asJSON := fs.Bool("json", false, "print the record as JSON")
-	words, code, ok := interspersedN(env, fs, args, 1, "give one .zim file: rehome library add FILE.zim")
-	if !ok {
-		return code
-	}
-	b, code := browseService(env)
+	words, b, code := parseFor(env, fs, args, 1, "give one .zim file: rehome library add FILE.zim", browseService)
 	if b == nil {
 		return code
 	}
@@ -91,28 +80,21 @@ func cmdLibraryList(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	if *asJSON {
-		return env.json(libs)
+	return printList(env, libs, *asJSON, "no library is carried: add a Kiwix .zim file with `rehome library add FILE.zim` (Wikipedia's, for one)",
+		table[core.LibraryView]{header: "NAME\tTITLE\tARTICLES\tSIZE\tSEARCH\tFILE", row: libraryRow})
+}
+
+// libraryRow is a library's row in `rehome library list`.
+func libraryRow(l core.LibraryView) string {
+	search := "full text"
+	if !l.FullText {
+		search = "none"
 	}
-	if len(libs) == 0 {
-		fmt.Fprintln(env.stdout, "no library is carried: add a Kiwix .zim file with `rehome library add FILE.zim` (Wikipedia's, for one)")
-		return exitOK
+	file := l.Path
+	if l.Problem != "" {
+		file = "MISSING: " + l.Problem
 	}
-	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTITLE\tARTICLES\tSIZE\tSEARCH\tFILE")
-	for _, l := range libs {
-		search := "full text"
-		if !l.FullText {
-			search = "none"
-		}
-		file := l.Path
-		if l.Problem != "" {
-			file = "MISSING: " + l.Problem
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", l.Name, termSafe(l.Title), l.Articles, bytesize.Format(l.Size), search, termSafe(file))
-	}
-	tw.Flush()
-	return exitOK
+	return fmt.Sprintf("%s\t%s\t%d\t%s\t%s\t%s", l.Name, termSafe(l.Title), l.Articles, bytesize.Format(l.Size), search, termSafe(file))
 }
 
 func cmdLibrarySearch(env *cliEnv, args []string) int {
@@ -160,11 +142,7 @@ func cmdLibraryOpen(env *cliEnv, args []string) int {
 	fs := env.flags("library open", "library open [--json] zim://LIBRARY/PATH|URL")
 	asJSON := fs.Bool("json", false, "print the article as JSON")
 	env.addPodmanFlags(fs)
-	words, code, ok := interspersedN(env, fs, args, 1, "give one address: rehome library open zim://LIBRARY/PATH")
-	if !ok {
-		return code
-	}
-	b, code := browseService(env)
+	words, b, code := parseFor(env, fs, args, 1, "give one address: rehome library open zim://LIBRARY/PATH", browseService)
 	if b == nil {
 		return code
 	}
@@ -186,11 +164,7 @@ func cmdLibraryOpen(env *cliEnv, args []string) int {
 
 func cmdLibraryRm(env *cliEnv, args []string) int {
 	fs := env.flags("library rm", "library rm NAME")
-	words, code, ok := interspersedN(env, fs, args, 1, "give the library's name: rehome library rm NAME (see `rehome library list`)")
-	if !ok {
-		return code
-	}
-	b, code := browseService(env)
+	words, b, code := parseFor(env, fs, args, 1, "give the library's name: rehome library rm NAME (see `rehome library list`)", browseService)
 	if b == nil {
 		return code
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"text/tabwriter"
 	"time"
 
 	"rehome/backend/bytesize"
@@ -38,6 +37,12 @@ func isLocalModelCommand(args []string) bool {
 	return false
 }
 
+// localModelsService is the carried models' service; it does not wait for
+// the database (see coreService).
+func localModelsService(env *cliEnv) (*core.LocalModels, int) {
+	return coreService(env, (*core.Core).LocalModels)
+}
+
 func cmdModelsAdd(env *cliEnv, args []string) int {
 	fs := env.flags("models add", "models add FILE.gguf [--mmproj MMPROJ.gguf] [--copy] [--name NAME] [--embedding] [--json]")
 	mmproj := fs.String("mmproj", "", "the model's image projector (`MMPROJ.gguf`): a vision model then reads images (default: the one mmproj*.gguf beside the model, if any)")
@@ -45,18 +50,14 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 	name := fs.String("name", "", "the name to ask it by (default: the file's name without .gguf)")
 	embedding := fs.Bool("embedding", false, "mark it an embedding model (for knowledge) when its header does not say so")
 	asJSON := fs.Bool("json", false, "print the record as JSON")
-	words, code, ok := interspersedN(env, fs, args, 1, "give one .gguf file: rehome models add FILE.gguf")
-	if !ok {
+	words, lm, code := parseFor(env, fs, args, 1, "give one .gguf file: rehome models add FILE.gguf", localModelsService)
+	if lm == nil {
 		return code
-	}
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return env.fail(err)
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()
 	last := time.Now()
-	m, err := c.LocalModels().Add(ctx, env.path(words[0]), localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, MMProj: *mmproj, Progress: func(done, total int64) {
+	m, err := lm.Add(ctx, env.path(words[0]), localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, MMProj: *mmproj, Progress: func(done, total int64) {
 		if time.Since(last) > time.Second && total > 0 && !*asJSON {
 			last = time.Now()
 			fmt.Fprintf(env.stderr, "  %s of %s\n", bytesize.Format(done), bytesize.Format(total))
@@ -92,53 +93,42 @@ func cmdModelsLocal(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	c, err := env.core(core.Options{})
+	lm, code := localModelsService(env)
+	if lm == nil {
+		return code
+	}
+	all, err := lm.List(env.context())
 	if err != nil {
 		return env.fail(err)
 	}
-	all, err := c.LocalModels().List(env.context())
-	if err != nil {
-		return env.fail(err)
+	return printList(env, all, *asJSON, "No carried models. Add the .gguf file you brought with: rehome models add FILE.gguf",
+		table[core.CarriedModel]{header: "NAME\tKIND\tQUANT\tSIZE\tFIT HERE\tMEASURED", row: localModelRow})
+}
+
+// localModelRow is a carried model's row in `rehome models local`.
+func localModelRow(m core.CarriedModel) string {
+	kind := "chat"
+	if m.Embedding {
+		kind = "embedding"
 	}
-	if *asJSON {
-		return env.json(all)
+	fit := m.FitError
+	if m.Fit != nil {
+		fit = m.Fit.VerdictText
 	}
-	if len(all) == 0 {
-		fmt.Fprintln(env.stdout, "No carried models. Add the .gguf file you brought with: rehome models add FILE.gguf")
-		return exitOK
+	measured := "-"
+	if m.Measured != nil {
+		measured = fmt.Sprintf("%.1f tok/s (%s)", m.Measured.TokensPerSecond, m.Measured.Backend)
 	}
-	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tQUANT\tSIZE\tFIT HERE\tMEASURED")
-	for _, m := range all {
-		kind := "chat"
-		if m.Embedding {
-			kind = "embedding"
-		}
-		fit := m.FitError
-		if m.Fit != nil {
-			fit = m.Fit.VerdictText
-		}
-		measured := "-"
-		if m.Measured != nil {
-			measured = fmt.Sprintf("%.1f tok/s (%s)", m.Measured.TokensPerSecond, m.Measured.Backend)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, kind, m.Quant, bytesize.Format(m.Size), termSafe(fit), measured)
-	}
-	tw.Flush()
-	return exitOK
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", m.Name, kind, m.Quant, bytesize.Format(m.Size), termSafe(fit), measured)
 }
 
 func cmdModelsRm(env *cliEnv, args []string) int {
 	fs := env.flags("models rm", "models rm NAME")
-	words, code, ok := interspersedN(env, fs, args, 1, "give the model's name: rehome models rm NAME (see rehome models local)")
-	if !ok {
+	words, lm, code := parseFor(env, fs, args, 1, "give the model's name: rehome models rm NAME (see rehome models local)", localModelsService)
+	if lm == nil {
 		return code
 	}
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return env.fail(err)
-	}
-	m, err := c.LocalModels().Remove(words[0])
+	m, err := lm.Remove(words[0])
 	if err != nil {
 		return env.fail(err)
 	}

@@ -3,11 +3,14 @@ package cli
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"rehome/backend/core"
 	"rehome/backend/mcphost"
 )
+
+func mcpServersService(env *cliEnv) (*core.MCPServers, int) {
+	return service(env, (*core.Core).MCPServers)
+}
 
 func cmdMCPAdd(env *cliEnv, args []string) int {
 	fs := env.flags("mcp add", "mcp add ASSISTANT NAME [--env KEY=VALUE]... -- COMMAND [ARGS...]  |  mcp add ASSISTANT NAME --url URL")
@@ -21,16 +24,12 @@ func cmdMCPAdd(env *cliEnv, args []string) int {
 			break
 		}
 	}
-	words, code, ok := interspersedN(env, fs, args, 2, "mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL")
-	if !ok {
-		return code
-	}
-	c, code := env.readyCore()
-	if c == nil {
+	words, servers, code := parseFor(env, fs, args, 2, "mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL", mcpServersService)
+	if servers == nil {
 		return code
 	}
 	s := mcphost.Server{Name: words[1], Command: command, URL: *url, Env: envs}
-	if err := c.MCPServers().Add(words[0], s); err != nil {
+	if err := servers.Add(words[0], s); err != nil {
 		return env.fail(err)
 	}
 	fmt.Fprintf(env.stdout, "added the MCP server %s to %s; `rehome mcp test %s %s` lists its tools\n", s.Name, words[0], words[0], s.Name)
@@ -40,15 +39,11 @@ func cmdMCPAdd(env *cliEnv, args []string) int {
 func cmdMCPList(env *cliEnv, args []string) int {
 	fs := env.flags("mcp list", "mcp list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print the servers as JSON")
-	words, code, ok := interspersedN(env, fs, args, 1, "mcp list takes an assistant (id or name)")
-	if !ok {
+	words, servers, code := parseFor(env, fs, args, 1, "mcp list takes an assistant (id or name)", mcpServersService)
+	if servers == nil {
 		return code
 	}
-	c, code := env.readyCore()
-	if c == nil {
-		return code
-	}
-	list, err := c.MCPServers().List(words[0])
+	list, err := servers.List(words[0])
 	if err != nil {
 		return env.fail(err)
 	}
@@ -62,17 +57,14 @@ func cmdMCPList(env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stdout, "%s uses no MCP server (add one: rehome mcp add %s NAME -- COMMAND)\n", words[0], words[0])
 		return exitOK
 	}
-	tw := tabwriter.NewWriter(safeWriter(env.stdout), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tON\tWHAT\tALWAYS ALLOWED")
-	for _, s := range list {
+	table[mcphost.Server]{header: "NAME\tKIND\tON\tWHAT\tALWAYS ALLOWED", row: func(s mcphost.Server) string {
 		what := s.URL
 		if what == "" {
 			what = strings.Join(s.Command, " ")
 		}
 		on := map[bool]string{true: "on", false: "off"}[!s.Off]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Kind(), on, what, strings.Join(s.AlwaysAllow, ", "))
-	}
-	tw.Flush()
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", s.Name, s.Kind(), on, what, strings.Join(s.AlwaysAllow, ", "))
+	}}.print(safeWriter(env.stdout), list)
 	return exitOK
 }
 
@@ -80,11 +72,11 @@ func cmdMCPRm(env *cliEnv, args []string) int {
 	if len(args) != 2 {
 		return env.usage("mcp rm takes an assistant and a server's name")
 	}
-	c, code := env.readyCore()
-	if c == nil {
+	servers, code := mcpServersService(env)
+	if servers == nil {
 		return code
 	}
-	if err := c.MCPServers().Remove(args[0], args[1]); err != nil {
+	if err := servers.Remove(args[0], args[1]); err != nil {
 		return env.fail(err)
 	}
 	fmt.Fprintf(env.stdout, "removed the MCP server %s\n", args[1])
@@ -96,11 +88,11 @@ func cmdMCPOn(env *cliEnv, args []string, on bool) int {
 	if len(args) != 2 {
 		return env.usage("mcp %s takes an assistant and a server's name", word)
 	}
-	c, code := env.readyCore()
-	if c == nil {
+	servers, code := mcpServersService(env)
+	if servers == nil {
 		return code
 	}
-	if err := c.MCPServers().SetOn(args[0], args[1], on); err != nil {
+	if err := servers.SetOn(args[0], args[1], on); err != nil {
 		return env.fail(err)
 	}
 	if on {
@@ -114,17 +106,13 @@ func cmdMCPOn(env *cliEnv, args []string, on bool) int {
 func cmdMCPTest(env *cliEnv, args []string) int {
 	fs := env.flags("mcp test", "mcp test ASSISTANT NAME [--json]")
 	asJSON := fs.Bool("json", false, "print the tools as JSON")
-	words, code, ok := interspersedN(env, fs, args, 2, "mcp test takes an assistant and a server's name")
-	if !ok {
-		return code
-	}
-	c, code := env.readyCore()
-	if c == nil {
+	words, servers, code := parseFor(env, fs, args, 2, "mcp test takes an assistant and a server's name", mcpServersService)
+	if servers == nil {
 		return code
 	}
 	ctx, stop := env.interruptible()
 	defer stop()
-	tools, notes, err := c.MCPServers().Test(ctx, words[0], words[1])
+	tools, notes, err := servers.Test(ctx, words[0], words[1])
 	if err != nil {
 		return env.fail(err)
 	}
@@ -132,12 +120,9 @@ func cmdMCPTest(env *cliEnv, args []string) int {
 		return env.json(map[string]any{"tools": tools, "notes": notes})
 	}
 	rules := map[string]string{"none": "runs unasked (read-only)", "ask": "asks; Always allow offered", "every": "asks every call (destructive)"}
-	tw := tabwriter.NewWriter(safeWriter(env.stdout), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tTHE MODEL CALLS IT\tCONFIRMATION")
-	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.LoopName, rules[string(t.Rule)])
-	}
-	tw.Flush()
+	table[core.MCPTool]{header: "TOOL\tTHE MODEL CALLS IT\tCONFIRMATION", row: func(t core.MCPTool) string {
+		return fmt.Sprintf("%s\t%s\t%s", t.Name, t.LoopName, rules[string(t.Rule)])
+	}}.print(safeWriter(env.stdout), tools)
 	for _, n := range notes {
 		fmt.Fprintf(safeWriter(env.stderr), "rehome: note: %s\n", n)
 	}
@@ -159,11 +144,11 @@ func cmdMCPImport(env *cliEnv, args []string) int {
 	if err != nil {
 		return env.fail(err)
 	}
-	c, code := env.readyCore()
-	if c == nil {
+	servers, code := mcpServersService(env)
+	if servers == nil {
 		return code
 	}
-	res, err := c.MCPServers().Import(words[0], core.MCPSource{Text: string(data)}, only, nil)
+	res, err := servers.Import(words[0], core.MCPSource{Text: string(data)}, only, nil)
 	if err != nil {
 		return env.fail(fmt.Errorf("%s: %w", words[1], err))
 	}

@@ -23,13 +23,7 @@ func cmdMemory(env *cliEnv, args []string) int {
 	}, "rehome memory", args)
 }
 
-func memoryService(env *cliEnv) (*core.Memory, int) {
-	c, code := env.readyCore()
-	if c == nil {
-		return nil, code
-	}
-	return c.Memory(), exitOK
-}
+func memoryService(env *cliEnv) (*core.Memory, int) { return service(env, (*core.Core).Memory) }
 
 func cmdMemoryList(env *cliEnv, args []string) int {
 	fs := env.flags("memory list", "memory list [--search WORDS] [--assistant ID|NAME|shared] [--json]")

@@ -55,11 +55,7 @@ func cmdRun(env *cliEnv, args []string) int {
 	runs := c.Runs()
 	// The same safe range, and the same words, as Settings.
 	if lim, err = runs.Limits(lim); err != nil {
-		var le *core.LimitsError
-		if errors.As(err, &le) {
-			return env.usage("%v", err)
-		}
-		return env.fail(err)
+		return env.failLimits(err, "%v")
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()

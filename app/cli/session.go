@@ -75,11 +75,7 @@ func cmdSessionStart(env *cliEnv, args []string) int {
 	}
 	lim, err := c.Sessions().Limits(given)
 	if err != nil {
-		var le *core.LimitsError
-		if errors.As(err, &le) {
-			return env.usage("%v", err)
-		}
-		return env.fail(err)
+		return env.failLimits(err, "%v")
 	}
 	dir, err := env.dir()
 	if err != nil {

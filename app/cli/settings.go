@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -34,8 +33,8 @@ func settingsShow(env *cliEnv, fs *flag.FlagSet, args []string, asJSON *bool, li
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	runs, code, ok := settingsRuns(env)
-	if !ok {
+	runs, code := service(env, (*core.Core).Runs)
+	if runs == nil {
 		return code
 	}
 	l, err := limits(runs)
@@ -92,18 +91,15 @@ func showSettings(env *cliEnv, l core.Limits, b core.LimitBounds, asJSON bool) i
 	if asJSON {
 		return env.json(settingsJSON{Limits: l, Bounds: b, SandboxHost: h})
 	}
-	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tSAFE RANGE HERE\tWHAT")
-	for _, k := range core.LimitKeys {
-		fmt.Fprintf(tw, "%s\t%s\t%s – %s\t%s\n", k.Name, k.Get(l), k.Get(b.Min), k.Get(b.Max), k.What)
-	}
-	tw.Flush()
+	table[core.LimitKey]{header: "KEY\tVALUE\tSAFE RANGE HERE\tWHAT", row: func(k core.LimitKey) string {
+		return fmt.Sprintf("%s\t%s\t%s – %s\t%s", k.Name, k.Get(l), k.Get(b.Min), k.Get(b.Max), k.What)
+	}}.print(env.stdout, core.LimitKeys)
 	ident := h.Identity
 	if ident == "" {
 		ident = "(the defaults)"
 	}
 	fmt.Fprintln(env.stdout)
-	tw = tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SANDBOX HOST\tVALUE\tWHAT")
 	fmt.Fprintf(tw, "%s\t%s\tthis machine, or a team host: ssh://user@host[:port]/path/to/podman.sock (empty: this machine)\n", keySandboxHost, hostLabel(h))
 	fmt.Fprintf(tw, "%s\t%s\tssh private key for the team host (empty: the agent, ~/.ssh/config, ~/.ssh/id_*)\n", keySandboxIdentity, ident)
@@ -120,8 +116,8 @@ func cmdSettingsSet(env *cliEnv, args []string) int {
 	if fs.NArg() == 0 {
 		return env.usage("settings set takes KEY=VALUE pairs, such as timeout=3s memory=1GiB (see `rehome settings`)")
 	}
-	runs, code, ok := settingsRuns(env)
-	if !ok {
+	runs, code := service(env, (*core.Core).Runs)
+	if runs == nil {
 		return code
 	}
 	l, err := runs.Saved()
@@ -170,11 +166,7 @@ func cmdSettingsSet(env *cliEnv, args []string) int {
 	// The same check as Settings → Sandbox: this machine's range and the
 	// sandbox's own rules.
 	if l, err = runs.Save(l); err != nil {
-		var le *core.LimitsError
-		if errors.As(err, &le) {
-			return env.usage("%v: nothing was saved", err)
-		}
-		return env.fail(err)
+		return env.failLimits(err, "%v: nothing was saved")
 	}
 	if code := saveHost(); code != exitOK {
 		return code
@@ -185,13 +177,4 @@ func cmdSettingsSet(env *cliEnv, args []string) int {
 func cmdSettingsReset(env *cliEnv, args []string) int {
 	fs := env.flags("settings reset", "settings reset")
 	return settingsShow(env, fs, args, new(bool), (*core.Runs).Reset)
-}
-
-// settingsRuns opens the core's run service, which keeps the limits.
-func settingsRuns(env *cliEnv) (*core.Runs, int, bool) {
-	c, code := env.readyCore()
-	if c == nil {
-		return nil, code, false
-	}
-	return c.Runs(), exitOK, true
 }

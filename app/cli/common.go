@@ -1,0 +1,83 @@
+package cli
+
+// What the area commands (library, knowledge, canvas, mcp, actions, …)
+// share: their start (the words, then the service of core they work on)
+// and the end of their lists.
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"rehome/backend/core"
+)
+
+// service opens the core and its database for a command and returns one
+// of its services: service(env, (*core.Core).Browse). It is nil where the
+// opening failed (reported), with the code to exit with. Each area has
+// its getter over it (browseService, …).
+func service[S any](env *cliEnv, of func(*core.Core) *S) (*S, int) {
+	c, code := env.readyCore()
+	if c == nil {
+		return nil, code
+	}
+	return of(c), exitOK
+}
+
+// coreService is service without the wait for the database: for an area
+// that works before it is ready (through the door of a window still
+// starting), the carried models.
+func coreService[S any](env *cliEnv, of func(*core.Core) *S) (*S, int) {
+	c, err := env.core(core.Options{})
+	if err != nil {
+		return nil, env.fail(err)
+	}
+	return of(c), exitOK
+}
+
+// parseFor is the start of a command on one area: its flags and exactly
+// n words (interspersedN, with need as the usage error), then the area's
+// service from its getter, opened only once the words are right. svc is
+// nil where the command must stop, with code.
+func parseFor[S any](env *cliEnv, fs *flag.FlagSet, args []string, n int, need string, open func(*cliEnv) (*S, int)) (words []string, svc *S, code int) {
+	words, code, ok := interspersedN(env, fs, args, n, need)
+	if !ok {
+		return nil, nil, code
+	}
+	svc, code = open(env)
+	return words, svc, code
+}
+
+// table is how a list prints: a header line and one row an item, their
+// cells separated by tabs and aligned two spaces apart.
+type table[T any] struct {
+	header string
+	row    func(T) string // the item's cells, joined by tabs
+}
+
+// print writes the header and the items' rows to w, aligned. (The lists
+// were written with a minimum cell width of 0 or 2 and a tab width of 0
+// or 4: padded with spaces, two of them, every such table is the same.)
+func (t table[T]) print(w io.Writer, items []T) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, t.header)
+	for _, it := range items {
+		fmt.Fprintln(tw, t.row(it))
+	}
+	tw.Flush()
+}
+
+// printList ends a list command: the items as JSON with asJSON, the line
+// empty on stdout when there are none, else their table on stdout.
+func printList[T any](env *cliEnv, items []T, asJSON bool, empty string, t table[T]) int {
+	if asJSON {
+		return env.json(items)
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(env.stdout, empty)
+		return exitOK
+	}
+	t.print(env.stdout, items)
+	return exitOK
+}
