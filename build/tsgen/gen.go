@@ -651,7 +651,8 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 
 // renderMethods writes the methods' names, their signatures in one
 // interface, and the functions: each is call() of its name and arguments,
-// made once for all by bindAll rather than written out per method.
+// made once for all by bindAll rather than written out per method
+// (renderServices exports them).
 func renderMethods(b *bytes.Buffer, methods []Method) {
 	b.WriteString("\n/** The names of the methods, as the bridge serves them. */\n")
 	b.WriteString("export const methods = [\n")
@@ -670,15 +671,11 @@ func renderMethods(b *bytes.Buffer, methods []Method) {
 	b.WriteString(`}
 
 function bindAll(): Methods {
-  const fns: { [name: string]: (...args: unknown[]) => Promise<unknown> } = {};
-  for (const name of methods) fns[name] = (...args) => call(name, ...args);
-  return fns as unknown as Methods;
+  const bound: { [name: string]: (...args: unknown[]) => Promise<unknown> } = {};
+  for (const name of methods) bound[name] = (...args) => call(name, ...args);
+  return bound as unknown as Methods;
 }
 
-export const {
+const fns = bindAll();
 `)
-	for _, m := range methods {
-		b.WriteString("  " + m.Name + ",\n")
-	}
-	b.WriteString("} = bindAll();\n")
 }

@@ -54,7 +54,7 @@ func TestJSONRules(t *testing.T) {
 		"  List(c: fixture.Color): Promise<fixture.Inner | null>;",
 		"  Nothing(): Promise<void>;",
 		"  OnlyError(level: fixture.Level): Promise<void>;",
-		"export const {\n  Get,\n  List,\n  Nothing,\n  OnlyError,\n  Wrap,\n} = bindAll();",
+		"export const { Get, List, Nothing, OnlyError, Wrap } = fns;",
 		// The events, found in the calls of emit, a payload type each (or
 		// their union).
 		"export interface Events {\n  'fixture:inner': fixture.Inner | fixture.Inner | null | string;\n  'fixture:level': fixture.Level;\n  'fixture:line': string;\n}",

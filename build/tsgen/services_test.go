@@ -24,7 +24,7 @@ func TestServicesAreTheBoundTypes(t *testing.T) {
 	for _, want := range []string{
 		"/** Books.ListBooks */\n  ListBooks(): Promise<string[]>;",
 		"/** Shelves.Count */\n  Count(shelf: string): Promise<number>;",
-		"export const Books = {\n  ListBooks,\n} as const;",
+		"export const { ListBooks } = fns;\nexport const Books = {\n  ListBooks,\n} as const;",
 		"export const Shelves = {\n  Count,\n} as const;",
 		"'books:changed': number;",
 	} {

@@ -2269,162 +2269,15 @@ export interface Methods {
 }
 
 function bindAll(): Methods {
-  const fns: { [name: string]: (...args: unknown[]) => Promise<unknown> } = {};
-  for (const name of methods) fns[name] = (...args) => call(name, ...args);
-  return fns as unknown as Methods;
+  const bound: { [name: string]: (...args: unknown[]) => Promise<unknown> } = {};
+  for (const name of methods) bound[name] = (...args) => call(name, ...args);
+  return bound as unknown as Methods;
 }
 
-export const {
-  ActionSchemaFile,
-  AddAction,
-  AddCarriedModel,
-  AddLibrary,
-  AddMCPServer,
-  AnswerAction,
-  Ask,
-  AssistantCapabilities,
-  AssistantPicture,
-  AssistantPictureFile,
-  AuditCatalog,
-  Audits,
-  BackupDatabase,
-  BrowsingSettings,
-  BuildImage,
-  CancelPull,
-  CanvasDiff,
-  CanvasDocs,
-  CanvasEdit,
-  CanvasRestore,
-  CanvasRun,
-  CarriedModels,
-  ChatGPTSnippet,
-  Checklist,
-  ChooseSavePath,
-  CompareAudits,
-  CreateAssistant,
-  DeleteAssistant,
-  DeleteAudit,
-  DeleteConversation,
-  DismissFirstRun,
-  ExecCell,
-  ExportAssistant,
-  ExportConversation,
-  ExportImage,
-  ExportSession,
-  FetchActionSchema,
-  FirstRunFix,
-  FirstRunStatus,
-  Fit,
-  FitOptions,
-  FitTable,
-  GetAssistant,
-  GetAudit,
-  GetConversation,
-  GetRun,
-  Hardware,
-  ImportAssistant,
-  ImportAssistants,
-  ImportConversations,
-  ImportMCPServers,
-  InterruptSession,
-  KnowledgeAdd,
-  KnowledgeCancel,
-  KnowledgeList,
-  KnowledgeRanking,
-  KnowledgeRemove,
-  KnowledgeSearch,
-  LLMHint,
-  LLMHintFor,
-  LLMStatus,
-  Libraries,
-  ListActions,
-  ListAssistants,
-  ListConversations,
-  ListRuns,
-  LoadImage,
-  MCPHostFiles,
-  MCPOverview,
-  MCPServersOf,
-  MemoryAdd,
-  MemoryDelete,
-  MemoryEdit,
-  MemoryImport,
-  MemoryList,
-  MemorySettings,
-  MemoryUndo,
-  ModelServers,
-  ModelSettings,
-  Models,
-  OpenArticle,
-  OpenedFiles,
-  PickExport,
-  PickFile,
-  PickKnowledgeFile,
-  PickKnowledgeFiles,
-  PickLibraryFile,
-  PickModelFile,
-  PickPictureFile,
-  PickSchemaFile,
-  PreviewAssistant,
-  PreviewAssistants,
-  PreviewFile,
-  PreviewMCPImport,
-  PullModel,
-  PullSource,
-  RemoveAction,
-  RemoveCarriedModel,
-  RemoveLibrary,
-  RemoveMCPServer,
-  RenameConversation,
-  RenderConversation,
-  ResetRunLimits,
-  RestartSession,
-  RunAnswerBlock,
-  RunAudit,
-  RunCode,
-  RunLimitBounds,
-  RunLimits,
-  SandboxHost,
-  SandboxStatus,
-  SaveConversation,
-  SaveImage,
-  SaveOutput,
-  SearchConversations,
-  SearchLibraries,
-  SessionCells,
-  SetActionAllowLocal,
-  SetActionCredentials,
-  SetAssistantModel,
-  SetBrowsingSettings,
-  SetMCPServerOn,
-  SetMCPToolAlwaysAllow,
-  SetMemoryMode,
-  SetMemoryOff,
-  SetModelServers,
-  SetModelSettings,
-  SetRunLimits,
-  SetSandboxHost,
-  ShowConversation,
-  SignInAction,
-  StartCarriedModel,
-  StartSession,
-  Status,
-  StopAsk,
-  StopCanvasRun,
-  StopCarriedModel,
-  StopRun,
-  StopSession,
-  TestAction,
-  TestMCPServer,
-  TestSandboxHost,
-  TrustSandboxHost,
-  UIEvent,
-  UIReady,
-  UpdateAssistant,
-  VerifyIsolation,
-} = bindAll();
+const fns = bindAll();
 
-/** The bound services, each with its methods. */
+/** The bound services: their functions, and an object each with its methods. */
+export const { AddAction, AnswerAction, ListActions, RemoveAction, SetActionAllowLocal, SignInAction, TestAction } = fns;
 export const ActionService = {
   AddAction,
   AnswerAction,
@@ -2434,6 +2287,7 @@ export const ActionService = {
   SignInAction,
   TestAction,
 } as const;
+export const { Ask, DeleteConversation, ExportConversation, GetConversation, ImportConversations, LLMHint, LLMHintFor, LLMStatus, ListConversations, MemoryAdd, MemoryDelete, MemoryEdit, MemoryImport, MemoryList, MemorySettings, MemoryUndo, PickExport, RenameConversation, RenderConversation, SaveConversation, SearchConversations, SetAssistantModel, SetMemoryMode, SetMemoryOff, ShowConversation, StopAsk } = fns;
 export const AskService = {
   Ask,
   DeleteConversation,
@@ -2462,6 +2316,7 @@ export const AskService = {
   ShowConversation,
   StopAsk,
 } as const;
+export const { ActionSchemaFile, AssistantCapabilities, AssistantPicture, AssistantPictureFile, ChatGPTSnippet, CreateAssistant, DeleteAssistant, FetchActionSchema, GetAssistant, ListAssistants, PickKnowledgeFiles, PickPictureFile, PickSchemaFile, PreviewAssistant, PreviewAssistants, SetActionCredentials, UpdateAssistant } = fns;
 export const AssistantService = {
   ActionSchemaFile,
   AssistantCapabilities,
@@ -2481,6 +2336,7 @@ export const AssistantService = {
   SetActionCredentials,
   UpdateAssistant,
 } as const;
+export const { AuditCatalog, Audits, Checklist, CompareAudits, DeleteAudit, ExportAssistant, GetAudit, ImportAssistant, ImportAssistants, RunAudit } = fns;
 export const AuditService = {
   AuditCatalog,
   Audits,
@@ -2493,6 +2349,7 @@ export const AuditService = {
   ImportAssistants,
   RunAudit,
 } as const;
+export const { AddLibrary, BrowsingSettings, KnowledgeAdd, KnowledgeCancel, KnowledgeList, KnowledgeRanking, KnowledgeRemove, KnowledgeSearch, Libraries, OpenArticle, PickKnowledgeFile, PickLibraryFile, RemoveLibrary, SearchLibraries, SetBrowsingSettings } = fns;
 export const KnowledgeService = {
   AddLibrary,
   BrowsingSettings,
@@ -2510,6 +2367,7 @@ export const KnowledgeService = {
   SearchLibraries,
   SetBrowsingSettings,
 } as const;
+export const { AddCarriedModel, CancelPull, CarriedModels, Fit, FitOptions, FitTable, Hardware, ModelServers, ModelSettings, Models, PickModelFile, PullModel, PullSource, RemoveCarriedModel, RunAnswerBlock, SetModelServers, SetModelSettings, StartCarriedModel, StopCarriedModel } = fns;
 export const ModelService = {
   AddCarriedModel,
   CancelPull,
@@ -2531,6 +2389,7 @@ export const ModelService = {
   StartCarriedModel,
   StopCarriedModel,
 } as const;
+export const { BuildImage, CanvasDiff, CanvasDocs, CanvasEdit, CanvasRestore, CanvasRun, ExecCell, ExportSession, GetRun, InterruptSession, ListRuns, LoadImage, ResetRunLimits, RestartSession, RunCode, RunLimitBounds, RunLimits, SandboxHost, SandboxStatus, SaveImage, SessionCells, SetRunLimits, SetSandboxHost, StartSession, StopCanvasRun, StopRun, StopSession, TestSandboxHost, TrustSandboxHost, VerifyIsolation } = fns;
 export const RunService = {
   BuildImage,
   CanvasDiff,
@@ -2563,6 +2422,7 @@ export const RunService = {
   TrustSandboxHost,
   VerifyIsolation,
 } as const;
+export const { AddMCPServer, BackupDatabase, ChooseSavePath, DismissFirstRun, ExportImage, FirstRunFix, FirstRunStatus, ImportMCPServers, MCPHostFiles, MCPOverview, MCPServersOf, OpenedFiles, PickFile, PreviewFile, PreviewMCPImport, RemoveMCPServer, SaveOutput, SetMCPServerOn, SetMCPToolAlwaysAllow, Status, TestMCPServer, UIEvent, UIReady } = fns;
 export const SystemService = {
   AddMCPServer,
   BackupDatabase,
