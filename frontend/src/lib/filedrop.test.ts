@@ -35,3 +35,28 @@ describe('claimFileDrop', () => {
     delete (window as any).runtime;
   });
 });
+
+describe('dropTarget', () => {
+  it('marks the place while files are over it and hands over the dropped ones', async () => {
+    const { dropTarget } = await import('./filedrop');
+    const states: boolean[] = [];
+    const taken: (FileList | undefined)[] = [];
+    const el = document.createElement('div');
+    for (const [name, fn] of Object.entries(dropTarget((on) => states.push(on), (f) => taken.push(f)))) {
+      el.addEventListener(name.slice(2), fn as EventListener);
+    }
+    const files = [new File(['x'], 'a.csv')] as unknown as FileList;
+    const ev = (type: string) => {
+      const e = new Event(type, { cancelable: true });
+      Object.defineProperty(e, 'dataTransfer', { value: { files } });
+      el.dispatchEvent(e);
+      return e;
+    };
+    expect(ev('dragover').defaultPrevented).toBe(true); // without it the browser opens the file
+    ev('dragleave');
+    ev('dragover');
+    expect(ev('drop').defaultPrevented).toBe(true);
+    expect(states).toEqual([true, false, true, false]);
+    expect(taken).toEqual([files]);
+  });
+});

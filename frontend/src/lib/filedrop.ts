@@ -41,3 +41,25 @@ export function claimFileDrop(take: Handler, accepts?: (path: string) => boolean
     if (i >= 0) claims.splice(i, 1);
   };
 }
+
+/**
+ * The handlers of a place that takes files dropped on it in a browser
+ * (spread them on it: `{...dropTarget(over, take)}`): over(true) while
+ * something is dragged over it, over(false) when it leaves or is dropped,
+ * then take with the files. In the window Wails gives claimFileDrop the
+ * paths instead, so take there usually ignores the drop.
+ */
+export function dropTarget(over: (on: boolean) => void, take: (files: FileList | undefined) => void) {
+  return {
+    ondragover: (e: DragEvent) => {
+      e.preventDefault();
+      over(true);
+    },
+    ondragleave: () => over(false),
+    ondrop: (e: DragEvent) => {
+      e.preventDefault();
+      over(false);
+      take(e.dataTransfer?.files);
+    },
+  };
+}
