@@ -60,3 +60,26 @@ describe('dropTarget', () => {
     expect(taken).toEqual([files]);
   });
 });
+
+describe('chooseFiles', () => {
+  it('opens the page’s file input in a browser, and Go’s dialog in the window, its error in words', async () => {
+    const { chooseFiles } = await import('./filedrop');
+    const input = document.createElement('input');
+    let clicks = 0;
+    input.addEventListener('click', () => clicks++);
+    const used: string[] = [];
+    const failed: string[] = [];
+    const pick = vi.fn(async () => '/home/me/a.csv');
+    await chooseFiles(input, pick, (p) => used.push(p), (w) => failed.push(w));
+    expect([clicks, pick.mock.calls.length, used.length]).toEqual([1, 0, 0]);
+
+    (window as any).go = { app: { Calls: { Call: () => {} } } };
+    await chooseFiles(input, pick, async (p) => used.push(p), (w) => failed.push(w));
+    await chooseFiles(input, async () => Promise.reject(new Error('no dialog here')), (p) => used.push(p), (w) => failed.push(w));
+    await chooseFiles(input, pick, async () => Promise.reject('unreadable'), (w) => failed.push(w));
+    delete (window as any).go;
+    expect(clicks).toBe(1);
+    expect(used).toEqual(['/home/me/a.csv']);
+    expect(failed).toEqual(['no dialog here', 'unreadable']);
+  });
+});

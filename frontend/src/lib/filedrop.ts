@@ -5,6 +5,8 @@
 // and the panels inside another screen swap in one update, and each
 // calling OnFileDropOff on its way out would switch off the other's).
 
+import { inWindow, message } from './api';
+
 type Handler = (paths: string[]) => void;
 
 const claims: { take: Handler; accepts?: (path: string) => boolean }[] = [];
@@ -62,4 +64,22 @@ export function dropTarget(over: (on: boolean) => void, take: (files: FileList |
       take(e.dataTransfer?.files);
     },
   };
+}
+
+/**
+ * The "choose a file" button of a place that takes files: in the window
+ * Go's own dialog picks (pick) and use gets what it chose; in a browser the
+ * page's file input opens instead (its onchange reads the files). An error
+ * of either goes to fail, in words.
+ */
+export async function chooseFiles<T>(input: HTMLInputElement | undefined, pick: () => Promise<T>, use: (chosen: T) => unknown, fail: (words: string) => void): Promise<void> {
+  if (!inWindow()) {
+    input?.click();
+    return;
+  }
+  try {
+    await use(await pick());
+  } catch (e) {
+    fail(message(e));
+  }
 }
