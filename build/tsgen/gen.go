@@ -7,6 +7,7 @@ import (
 	"go/constant"
 	"go/types"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -132,6 +133,8 @@ func load(cfg Config) ([]Method, *gen, error) {
 	}
 	if len(g.errs) > 0 {
 		sort.Strings(g.errs)
+		// An embedded struct's members are converted twice (see iface).
+		g.errs = slices.Compact(g.errs)
 		return nil, nil, errors.New(strings.Join(g.errs, "\n"))
 	}
 	sort.Slice(methods, func(i, j int) bool { return methods[i].Name < methods[j].Name })
