@@ -7,6 +7,7 @@ import (
 	"go/constant"
 	"go/types"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -132,6 +133,8 @@ func load(cfg Config) ([]Method, *gen, error) {
 	}
 	if len(g.errs) > 0 {
 		sort.Strings(g.errs)
+		// An embedded struct's members are converted twice (see iface).
+		g.errs = slices.Compact(g.errs)
 		return nil, nil, errors.New(strings.Join(g.errs, "\n"))
 	}
 	sort.Slice(methods, func(i, j int) bool { return methods[i].Name < methods[j].Name })
@@ -325,7 +328,7 @@ func (g *gen) declare(t *types.Named) string {
 	name := t.Obj().Name()
 	switch u := t.Underlying().(type) {
 	case *types.Struct:
-		return "export interface " + name + " " + g.object(u, true)
+		return g.iface(name, u)
 	case *types.Basic:
 		if lits := constants(t); len(lits) > 0 {
 			return "export type " + name + " = " + strings.Join(lits, " | ") + ";"
@@ -535,37 +538,6 @@ func omitEmptyApplies(t types.Type) bool {
 	return true
 }
 
-// object renders a struct's JSON members as a TypeScript object type, a
-// member a line when multiline.
-func (g *gen) object(st *types.Struct, multiline bool) string {
-	fs := fields(st)
-	if len(fs) == 0 {
-		return "{}"
-	}
-	var members []string
-	for _, f := range fs {
-		var t tsType
-		if f.asString && quotable(f.typ) {
-			t = tsType{expr: "string"}
-			if _, ptr := f.typ.Underlying().(*types.Pointer); ptr {
-				t.null = true
-			}
-		} else {
-			t = g.ts(f.typ)
-		}
-		opt := ""
-		if f.omit || f.optional {
-			opt = "?"
-			t.null = t.null && !f.omit // an empty value is left out, never null
-		}
-		members = append(members, propName(f.name)+opt+": "+t.String()+";")
-	}
-	if multiline {
-		return "{\n  " + strings.Join(members, "\n  ") + "\n}"
-	}
-	return "{ " + strings.Join(members, " ") + " }"
-}
-
 // quotable says whether the ",string" option applies to t.
 func quotable(t types.Type) bool {
 	if p, ok := t.Underlying().(*types.Pointer); ok {
@@ -680,7 +652,10 @@ export function onEvent<E extends keyof Events>(event: E, handler: (data: Events
 `)
 }
 
-// renderMethods writes the methods' names and one function per method.
+// renderMethods writes the methods' names, their signatures in one
+// interface, and the functions: each is call() of its name and arguments,
+// made once for all by bindAll rather than written out per method
+// (renderServices exports them).
 func renderMethods(b *bytes.Buffer, methods []Method) {
 	b.WriteString("\n/** The names of the methods, as the bridge serves them. */\n")
 	b.WriteString("export const methods = [\n")
@@ -688,17 +663,22 @@ func renderMethods(b *bytes.Buffer, methods []Method) {
 		b.WriteString("  " + tsString(m.Name) + ",\n")
 	}
 	b.WriteString("] as const;\n")
+	b.WriteString("\n/** The methods, each as the UI calls it: call() of its name and arguments. */\nexport interface Methods {\n")
 	for _, m := range methods {
-		var params, args []string
+		var params []string
 		for _, p := range m.Params {
 			params = append(params, p.Name+": "+p.Type)
-			args = append(args, p.Name)
 		}
-		callArgs := tsString(m.Name)
-		if len(args) > 0 {
-			callArgs += ", " + strings.Join(args, ", ")
-		}
-		fmt.Fprintf(b, "\n/** %s.%s */\nexport function %s(%s): Promise<%s> {\n  return call<%s>(%s);\n}\n",
-			m.Service, m.Name, m.Name, strings.Join(params, ", "), m.Result, m.Result, callArgs)
+		fmt.Fprintf(b, "  /** %s.%s */\n  %s(%s): Promise<%s>;\n", m.Service, m.Name, m.Name, strings.Join(params, ", "), m.Result)
 	}
+	b.WriteString(`}
+
+function bindAll(): Methods {
+  const bound: { [name: string]: (...args: unknown[]) => Promise<unknown> } = {};
+  for (const name of methods) bound[name] = (...args) => call(name, ...args);
+  return bound as unknown as Methods;
+}
+
+const fns = bindAll();
+`)
 }

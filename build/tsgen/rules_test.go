@@ -47,10 +47,14 @@ func TestJSONRules(t *testing.T) {
 		"    anonymous: { A: number; };",
 		"    self?: fixture.Outer;",
 		"    'with-hyphen': string;",
-		"export function Get(id: string, in_: Input<fixture.Outer>): Promise<fixture.Outer> {\n  return call<fixture.Outer>('Get', id, in_);\n}",
-		"export function List(c: fixture.Color): Promise<fixture.Inner | null> {",
-		"export function Nothing(): Promise<void> {",
-		"export function OnlyError(level: fixture.Level): Promise<void> {",
+		// Outer shadows one of Inner's members, so it cannot extend Inner;
+		// Whole can.
+		"export interface Whole extends fixture.Inner {\n    note: string;\n  }",
+		"/** API.Get */\n  Get(id: string, in_: Input<fixture.Outer>): Promise<fixture.Outer>;",
+		"  List(c: fixture.Color): Promise<fixture.Inner | null>;",
+		"  Nothing(): Promise<void>;",
+		"  OnlyError(level: fixture.Level): Promise<void>;",
+		"export const { Get, List, Nothing, OnlyError, Wrap } = fns;",
 		// The events, found in the calls of emit, a payload type each (or
 		// their union).
 		"export interface Events {\n  'fixture:inner': fixture.Inner | fixture.Inner | null | string;\n  'fixture:level': fixture.Level;\n  'fixture:line': string;\n}",
@@ -68,7 +72,7 @@ func TestJSONRules(t *testing.T) {
 	for _, m := range methods {
 		names = append(names, m.Name)
 	}
-	if want := []string{"Get", "List", "Nothing", "OnlyError"}; !slices.Equal(names, want) {
+	if want := []string{"Get", "List", "Nothing", "OnlyError", "Wrap"}; !slices.Equal(names, want) {
 		t.Errorf("methods %v, want %v", names, want)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/types"
 	"sort"
+	"strings"
 )
 
 // boundMethods returns the methods of obj's services (or of obj, which
@@ -63,8 +64,9 @@ func services(obj *types.TypeName) []*types.TypeName {
 	return out
 }
 
-// renderServices writes one object per bound type, its methods by name
-// (api.AssistantService.ListAssistants is api.ListAssistants).
+// renderServices exports the functions a line per bound type, and one
+// object per bound type, its methods by name (api.AssistantService.ListAssistants
+// is api.ListAssistants).
 func renderServices(b *bytes.Buffer, methods []Method) {
 	by := map[string][]string{}
 	var names []string
@@ -75,8 +77,9 @@ func renderServices(b *bytes.Buffer, methods []Method) {
 		by[m.Service] = append(by[m.Service], m.Name)
 	}
 	sort.Strings(names)
-	b.WriteString("\n/** The bound services, each with its methods. */\n")
+	b.WriteString("\n/** The bound services: their functions, and an object each with its methods. */\n")
 	for _, n := range names {
+		fmt.Fprintf(b, "export const { %s } = fns;\n", strings.Join(by[n], ", "))
 		fmt.Fprintf(b, "export const %s = {\n", n)
 		for _, m := range by[n] {
 			fmt.Fprintf(b, "  %s,\n", m)

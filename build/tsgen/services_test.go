@@ -22,9 +22,9 @@ func TestServicesAreTheBoundTypes(t *testing.T) {
 	}
 	ts := string(src)
 	for _, want := range []string{
-		"/** Books.ListBooks */\nexport function ListBooks(): Promise<string[]>",
-		"/** Shelves.Count */\nexport function Count(shelf: string): Promise<number>",
-		"export const Books = {\n  ListBooks,\n} as const;",
+		"/** Books.ListBooks */\n  ListBooks(): Promise<string[]>;",
+		"/** Shelves.Count */\n  Count(shelf: string): Promise<number>;",
+		"export const { ListBooks } = fns;\nexport const Books = {\n  ListBooks,\n} as const;",
 		"export const Shelves = {\n  Count,\n} as const;",
 		"'books:changed': number;",
 	} {

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, unmount } from 'svelte';
 
 vi.mock('../lib/api', async (orig) => ({ ...(await orig<typeof import('../lib/api')>()), inWindow: () => true }));
-vi.mock('../lib/filedrop', () => ({ claimFileDrop: () => () => {} }));
+vi.mock('../lib/filedrop', async (orig) => ({ ...(await orig<typeof import('../lib/filedrop')>()), claimFileDrop: () => () => {} }));
 import ImportPanel from './ImportPanel.svelte';
 
 describe('ImportPanel.svelte', () => {

@@ -3,6 +3,7 @@
 // (core.ImportProgress, core.ImportReport).
 
 import { bytes } from './format';
+import type { core } from './gen/api.gen';
 
 /**
  * A file named as ChatGPT's data export is: the .zip it mails
@@ -15,37 +16,11 @@ export function isChatGPTExport(path: string): boolean {
   return /^[0-9a-f]{64}-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-[0-9a-f]{32}( \(\d+\))?\.zip$/.test(name) || /^conversations.*\.json$/.test(name);
 }
 
-export interface ImportProgress {
-  read: number;
-  size: number;
-  seen: number;
-  imported: number;
-  unchanged: number;
-  skipped: number;
-  title: string;
-  done: boolean;
-}
-
-export interface ImportFiled {
-  gizmo_id: string;
-  assistant_id?: string;
-  assistant_name?: string;
-  conversations: number;
-}
-
-export interface ImportReport extends ImportProgress {
-  file: string;
-  format: string;
-  replaced: number;
-  skips: { title: string; id: string; why: string }[] | null;
-  filed: ImportFiled[] | null;
-  plain_chats: number;
-  branches: number;
-  dropped_branches: number;
-  hidden_messages: number;
-  files: number;
-  file_bytes: number;
-  stopped?: string;
+export type ImportProgress = core.ImportProgress;
+/** core.ImportReport, with its lists null as Go writes nil ones. */
+export interface ImportReport extends Omit<core.ImportReport, 'skips' | 'filed'> {
+  skips: core.ImportSkip[] | null;
+  filed: core.ImportFiled[] | null;
 }
 
 /** One line while it streams: counts, and how far through the file. */

@@ -35,3 +35,51 @@ describe('claimFileDrop', () => {
     delete (window as any).runtime;
   });
 });
+
+describe('dropTarget', () => {
+  it('marks the place while files are over it and hands over the dropped ones', async () => {
+    const { dropTarget } = await import('./filedrop');
+    const states: boolean[] = [];
+    const taken: (FileList | undefined)[] = [];
+    const el = document.createElement('div');
+    for (const [name, fn] of Object.entries(dropTarget((on) => states.push(on), (f) => taken.push(f)))) {
+      el.addEventListener(name.slice(2), fn as EventListener);
+    }
+    const files = [new File(['x'], 'a.csv')] as unknown as FileList;
+    const ev = (type: string) => {
+      const e = new Event(type, { cancelable: true });
+      Object.defineProperty(e, 'dataTransfer', { value: { files } });
+      el.dispatchEvent(e);
+      return e;
+    };
+    expect(ev('dragover').defaultPrevented).toBe(true); // without it the browser opens the file
+    ev('dragleave');
+    ev('dragover');
+    expect(ev('drop').defaultPrevented).toBe(true);
+    expect(states).toEqual([true, false, true, false]);
+    expect(taken).toEqual([files]);
+  });
+});
+
+describe('chooseFiles', () => {
+  it('opens the page’s file input in a browser, and Go’s dialog in the window, its error in words', async () => {
+    const { chooseFiles } = await import('./filedrop');
+    const input = document.createElement('input');
+    let clicks = 0;
+    input.addEventListener('click', () => clicks++);
+    const used: string[] = [];
+    const failed: string[] = [];
+    const pick = vi.fn(async () => '/home/me/a.csv');
+    await chooseFiles(input, pick, (p) => used.push(p), (w) => failed.push(w));
+    expect([clicks, pick.mock.calls.length, used.length]).toEqual([1, 0, 0]);
+
+    (window as any).go = { app: { Calls: { Call: () => {} } } };
+    await chooseFiles(input, pick, async (p) => used.push(p), (w) => failed.push(w));
+    await chooseFiles(input, async () => Promise.reject(new Error('no dialog here')), (p) => used.push(p), (w) => failed.push(w));
+    await chooseFiles(input, pick, async () => Promise.reject('unreadable'), (w) => failed.push(w));
+    delete (window as any).go;
+    expect(clicks).toBe(1);
+    expect(used).toEqual(['/home/me/a.csv']);
+    expect(failed).toEqual(['no dialog here', 'unreadable']);
+  });
+});

@@ -5,6 +5,8 @@
 // and the panels inside another screen swap in one update, and each
 // calling OnFileDropOff on its way out would switch off the other's).
 
+import { inWindow, message } from './api';
+
 type Handler = (paths: string[]) => void;
 
 const claims: { take: Handler; accepts?: (path: string) => boolean }[] = [];
@@ -40,4 +42,44 @@ export function claimFileDrop(take: Handler, accepts?: (path: string) => boolean
     const i = claims.indexOf(claim);
     if (i >= 0) claims.splice(i, 1);
   };
+}
+
+/**
+ * The handlers of a place that takes files dropped on it in a browser
+ * (spread them on it: `{...dropTarget(over, take)}`): over(true) while
+ * something is dragged over it, over(false) when it leaves or is dropped,
+ * then take with the files. In the window Wails gives claimFileDrop the
+ * paths instead, so take there usually ignores the drop.
+ */
+export function dropTarget(over: (on: boolean) => void, take: (files: FileList | undefined) => void) {
+  return {
+    ondragover: (e: DragEvent) => {
+      e.preventDefault();
+      over(true);
+    },
+    ondragleave: () => over(false),
+    ondrop: (e: DragEvent) => {
+      e.preventDefault();
+      over(false);
+      take(e.dataTransfer?.files);
+    },
+  };
+}
+
+/**
+ * The "choose a file" button of a place that takes files: in the window
+ * Go's own dialog picks (pick) and use gets what it chose; in a browser the
+ * page's file input opens instead (its onchange reads the files). An error
+ * of either goes to fail, in words.
+ */
+export async function chooseFiles<T>(input: HTMLInputElement | undefined, pick: () => Promise<T>, use: (chosen: T) => unknown, fail: (words: string) => void): Promise<void> {
+  if (!inWindow()) {
+    input?.click();
+    return;
+  }
+  try {
+    await use(await pick());
+  } catch (e) {
+    fail(message(e));
+  }
 }

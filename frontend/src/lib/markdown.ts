@@ -30,6 +30,7 @@ import r from 'highlight.js/lib/languages/r';
 import xml from 'highlight.js/lib/languages/xml';
 import css from 'highlight.js/lib/languages/css';
 import plaintext from 'highlight.js/lib/languages/plaintext';
+import type { llm } from './gen/api.gen';
 
 for (const [name, lang] of Object.entries({ python, bash, json, javascript, typescript, sql, yaml, go, r, xml, css, plaintext })) {
   hljs.registerLanguage(name, lang);
@@ -41,18 +42,11 @@ hljs.registerAliases(['ts'], { languageName: 'typescript' });
 hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
 hljs.registerAliases(['text', 'txt', 'csv'], { languageName: 'plaintext' });
 
-/** A source an answer cites as [n]: the contract of knowledge retrieval. */
-export interface Citation {
-  n: number;
-  file: string;
-  page?: number;
-  page_end?: number;
-  section?: string;
-  quote: string;
-  /** A page browsing read: its address (https://… or zim://LIBRARY/PATH) and title. */
-  url?: string;
-  title?: string;
-}
+/**
+ * A source an answer cites as [n]: the contract of knowledge retrieval; a
+ * page browsing read has its address (https://… or zim://LIBRARY/PATH) and title.
+ */
+export type Citation = llm.Citation;
 
 type MD = InstanceType<typeof MarkdownIt>;
 // The plugin is CommonJS (exports.default): the bundler hands over either

@@ -54,13 +54,8 @@ export namespace app {
     url: string;
   }
 
-  export interface AskEvent {
+  export interface AskEvent extends llm.Event {
     conversation_id: string;
-    type: string;
-    turn: number;
-    text?: string;
-    cell?: llm.Cell;
-    stream?: string;
   }
 
   export interface AskRequest {
@@ -137,13 +132,8 @@ export namespace app {
     kv_caches: string[];
   }
 
-  export interface KnowledgeProgress {
+  export interface KnowledgeProgress extends knowledge.Progress {
     assistant_id: string;
-    index: number;
-    total: number;
-    file: string;
-    stage: string;
-    result?: knowledge.Result;
   }
 
   export interface LibraryProgress {
@@ -152,13 +142,8 @@ export namespace app {
     total: number;
   }
 
-  export interface PreviewEvent {
+  export interface PreviewEvent extends llm.Event {
     id: string;
-    type: string;
-    turn: number;
-    text?: string;
-    cell?: llm.Cell;
-    stream?: string;
   }
 
   export interface StatusInfo {
@@ -700,26 +685,7 @@ export namespace core {
     result: llm.CellResult;
   }
 
-  export interface CarriedModel {
-    schema: number;
-    name: string;
-    path: string;
-    copied: boolean;
-    source: string;
-    sha256: string;
-    size: number;
-    arch: string;
-    layers: number;
-    context_length: number;
-    quant: string;
-    params: number;
-    embedding: boolean;
-    embedding_by?: string;
-    pooling?: string;
-    mmproj?: string;
-    mmproj_size?: number;
-    added: string;
-    measured?: localmodels.Measured;
+  export interface CarriedModel extends localmodels.Model {
     fit?: models.FitResult;
     fit_error?: string;
     running?: string;
@@ -777,17 +743,9 @@ export namespace core {
     done: boolean;
   }
 
-  export interface ImportReport {
+  export interface ImportReport extends core.ImportProgress {
     file: string;
     format: string;
-    read: number;
-    size: number;
-    seen: number;
-    imported: number;
-    unchanged: number;
-    skipped: number;
-    title: string;
-    done: boolean;
     replaced: number;
     skips: core.ImportSkip[];
     filed: core.ImportFiled[];
@@ -815,21 +773,7 @@ export namespace core {
     words: string;
   }
 
-  export interface LibraryView {
-    name: string;
-    title: string;
-    description?: string;
-    language?: string;
-    zim_name?: string;
-    articles: number;
-    full_text: boolean;
-    path: string;
-    copied: boolean;
-    from: string;
-    size: number;
-    md5: string;
-    uuid: string;
-    added: string;
+  export interface LibraryView extends browse.Library {
     problem?: string;
   }
 
@@ -890,11 +834,14 @@ export namespace core {
     host?: string;
   }
 
-  export interface MCPToolView {
+  export interface MCPTool {
     name: string;
     loop_name: string;
     rule: actions.Rule;
     description: string;
+  }
+
+  export interface MCPToolView extends core.MCPTool {
     always_allowed: boolean;
   }
 
@@ -1093,20 +1040,15 @@ export namespace knowledge {
     chunk: number;
   }
 
-  export interface Result {
-    name: string;
-    original?: string;
-    sha256: string;
-    size: number;
-    format: string;
-    state: string;
-    reason?: string;
-    pages?: number;
-    chunks: number;
-    tokens: number;
-    path: string;
-    source?: string;
-    added: string;
+  export interface Progress {
+    index: number;
+    total: number;
+    file: string;
+    stage: string;
+    result?: knowledge.Result;
+  }
+
+  export interface Result extends knowledge.File {
     action: string;
     embedded_with?: string;
     message: string;
@@ -1241,6 +1183,14 @@ export namespace llm {
     created: string;
     updated: string;
     size: number;
+  }
+
+  export interface Event {
+    type: string;
+    turn: number;
+    text?: string;
+    cell?: llm.Cell;
+    stream?: string;
   }
 
   export interface FileInfo {
@@ -1583,30 +1533,7 @@ export namespace sandbox {
     save_ns: number;
   }
 
-  export interface CellResult {
-    id: string;
-    exit_code: number;
-    timed_out: boolean;
-    oom_killed: boolean;
-    duration_ms: number;
-    stdout: string;
-    stderr: string;
-    stdout_truncated: boolean;
-    stderr_truncated: boolean;
-    files: sandbox.File[];
-    skipped?: sandbox.Skipped[];
-    limits: sandbox.LimitsReport;
-    summary: string;
-    connection_lost?: boolean;
-    displays?: sandbox.Display[];
-    notes?: string[];
-    input?: sandbox.InputInfo;
-    memory_peak_bytes?: number;
-    output_dir?: string;
-    started: string;
-    image: string;
-    runtime: string;
-    rootless: boolean;
+  export interface CellResult extends sandbox.Result {
     session_id: string;
     cell: number;
     code: string;
@@ -2043,742 +1970,314 @@ export const methods = [
   'VerifyIsolation',
 ] as const;
 
-/** AssistantService.ActionSchemaFile */
-export function ActionSchemaFile(path: string): Promise<string> {
-  return call<string>('ActionSchemaFile', path);
-}
-
-/** ActionService.AddAction */
-export function AddAction(assistantID: string, in_: Input<core.AddAction>): Promise<core.ActionInfo> {
-  return call<core.ActionInfo>('AddAction', assistantID, in_);
-}
-
-/** ModelService.AddCarriedModel */
-export function AddCarriedModel(path: string, copy: boolean): Promise<localmodels.Model> {
-  return call<localmodels.Model>('AddCarriedModel', path, copy);
-}
-
-/** KnowledgeService.AddLibrary */
-export function AddLibrary(path: string, copyIn: boolean): Promise<browse.Library> {
-  return call<browse.Library>('AddLibrary', path, copyIn);
-}
-
-/** SystemService.AddMCPServer */
-export function AddMCPServer(assistantID: string, s: Input<mcphost.Server>): Promise<void> {
-  return call<void>('AddMCPServer', assistantID, s);
-}
-
-/** ActionService.AnswerAction */
-export function AnswerAction(id: string, decision: actions.Decision): Promise<void> {
-  return call<void>('AnswerAction', id, decision);
-}
-
-/** AskService.Ask */
-export function Ask(req: Input<app.AskRequest>): Promise<llm.Conversation> {
-  return call<llm.Conversation>('Ask', req);
-}
-
-/** AssistantService.AssistantCapabilities */
-export function AssistantCapabilities(): Promise<assistant.Capability[]> {
-  return call<assistant.Capability[]>('AssistantCapabilities');
-}
-
-/** AssistantService.AssistantPicture */
-export function AssistantPicture(name: string, data: string): Promise<string> {
-  return call<string>('AssistantPicture', name, data);
-}
-
-/** AssistantService.AssistantPictureFile */
-export function AssistantPictureFile(path: string): Promise<string> {
-  return call<string>('AssistantPictureFile', path);
-}
-
-/** AuditService.AuditCatalog */
-export function AuditCatalog(): Promise<audit.Catalog | null> {
-  return call<audit.Catalog | null>('AuditCatalog');
-}
-
-/** AuditService.Audits */
-export function Audits(): Promise<audit.Record[]> {
-  return call<audit.Record[]>('Audits');
-}
-
-/** SystemService.BackupDatabase */
-export function BackupDatabase(): Promise<app.BackupInfo> {
-  return call<app.BackupInfo>('BackupDatabase');
-}
-
-/** KnowledgeService.BrowsingSettings */
-export function BrowsingSettings(): Promise<core.BrowsingSettings> {
-  return call<core.BrowsingSettings>('BrowsingSettings');
-}
-
-/** RunService.BuildImage */
-export function BuildImage(): Promise<sandbox.BuildReport> {
-  return call<sandbox.BuildReport>('BuildImage');
-}
-
-/** ModelService.CancelPull */
-export function CancelPull(name: string): Promise<void> {
-  return call<void>('CancelPull', name);
-}
-
-/** RunService.CanvasDiff */
-export function CanvasDiff(conversationID: string, docID: string, from: number, to: number): Promise<string> {
-  return call<string>('CanvasDiff', conversationID, docID, from, to);
-}
-
-/** RunService.CanvasDocs */
-export function CanvasDocs(conversationID: string): Promise<(canvas.Doc | null)[]> {
-  return call<(canvas.Doc | null)[]>('CanvasDocs', conversationID);
-}
-
-/** RunService.CanvasEdit */
-export function CanvasEdit(conversationID: string, docID: string, content: string): Promise<canvas.Doc | null> {
-  return call<canvas.Doc | null>('CanvasEdit', conversationID, docID, content);
-}
-
-/** RunService.CanvasRestore */
-export function CanvasRestore(conversationID: string, docID: string, version: number): Promise<canvas.Doc | null> {
-  return call<canvas.Doc | null>('CanvasRestore', conversationID, docID, version);
-}
-
-/** RunService.CanvasRun */
-export function CanvasRun(conversationID: string, docID: string): Promise<core.CanvasRun | null> {
-  return call<core.CanvasRun | null>('CanvasRun', conversationID, docID);
-}
-
-/** ModelService.CarriedModels */
-export function CarriedModels(): Promise<core.CarriedModel[]> {
-  return call<core.CarriedModel[]>('CarriedModels');
-}
-
-/** AssistantService.ChatGPTSnippet */
-export function ChatGPTSnippet(): Promise<string> {
-  return call<string>('ChatGPTSnippet');
-}
-
-/** AuditService.Checklist */
-export function Checklist(assistantID: string): Promise<audit.Checklist> {
-  return call<audit.Checklist>('Checklist', assistantID);
-}
-
-/** SystemService.ChooseSavePath */
-export function ChooseSavePath(title: string, name: string): Promise<string> {
-  return call<string>('ChooseSavePath', title, name);
-}
-
-/** AuditService.CompareAudits */
-export function CompareAudits(first: string, second: string): Promise<audit.Comparison> {
-  return call<audit.Comparison>('CompareAudits', first, second);
-}
-
-/** AssistantService.CreateAssistant */
-export function CreateAssistant(in_: Input<assistant.Assistant>): Promise<assistant.Assistant> {
-  return call<assistant.Assistant>('CreateAssistant', in_);
-}
-
-/** AssistantService.DeleteAssistant */
-export function DeleteAssistant(id: string): Promise<void> {
-  return call<void>('DeleteAssistant', id);
-}
-
-/** AuditService.DeleteAudit */
-export function DeleteAudit(id: string): Promise<void> {
-  return call<void>('DeleteAudit', id);
-}
-
-/** AskService.DeleteConversation */
-export function DeleteConversation(id: string): Promise<void> {
-  return call<void>('DeleteConversation', id);
-}
-
-/** SystemService.DismissFirstRun */
-export function DismissFirstRun(): Promise<void> {
-  return call<void>('DismissFirstRun');
-}
-
-/** RunService.ExecCell */
-export function ExecCell(id: string, code: string, timeoutMS: number): Promise<sandbox.CellResult> {
-  return call<sandbox.CellResult>('ExecCell', id, code, timeoutMS);
-}
-
-/** AuditService.ExportAssistant */
-export function ExportAssistant(id: string, format: string, model: string): Promise<app.AssistantExport> {
-  return call<app.AssistantExport>('ExportAssistant', id, format, model);
-}
-
-/** AskService.ExportConversation */
-export function ExportConversation(id: string, format: string): Promise<string> {
-  return call<string>('ExportConversation', id, format);
-}
-
-/** SystemService.ExportImage */
-export function ExportImage(): Promise<string> {
-  return call<string>('ExportImage');
-}
-
-/** RunService.ExportSession */
-export function ExportSession(id: string, format: string): Promise<string> {
-  return call<string>('ExportSession', id, format);
-}
-
-/** AssistantService.FetchActionSchema */
-export function FetchActionSchema(url: string): Promise<string> {
-  return call<string>('FetchActionSchema', url);
-}
-
-/** SystemService.FirstRunFix */
-export function FirstRunFix(id: string): Promise<app.FirstRun> {
-  return call<app.FirstRun>('FirstRunFix', id);
-}
-
-/** SystemService.FirstRunStatus */
-export function FirstRunStatus(): Promise<app.FirstRun> {
-  return call<app.FirstRun>('FirstRunStatus');
-}
-
-/** ModelService.Fit */
-export function Fit(req: Input<models.Request>): Promise<models.FitResult> {
-  return call<models.FitResult>('Fit', req);
-}
-
-/** ModelService.FitOptions */
-export function FitOptions(): Promise<app.FitChoices> {
-  return call<app.FitChoices>('FitOptions');
-}
-
-/** ModelService.FitTable */
-export function FitTable(req: Input<models.TableRequest>): Promise<models.Table> {
-  return call<models.Table>('FitTable', req);
-}
-
-/** AssistantService.GetAssistant */
-export function GetAssistant(id: string): Promise<assistant.Assistant> {
-  return call<assistant.Assistant>('GetAssistant', id);
-}
-
-/** AuditService.GetAudit */
-export function GetAudit(id: string): Promise<audit.Record> {
-  return call<audit.Record>('GetAudit', id);
-}
-
-/** AskService.GetConversation */
-export function GetConversation(id: string): Promise<llm.Conversation> {
-  return call<llm.Conversation>('GetConversation', id);
-}
-
-/** RunService.GetRun */
-export function GetRun(id: string): Promise<sandbox.Record> {
-  return call<sandbox.Record>('GetRun', id);
-}
-
-/** ModelService.Hardware */
-export function Hardware(refresh: boolean): Promise<hardware.Report> {
-  return call<hardware.Report>('Hardware', refresh);
-}
-
-/** AuditService.ImportAssistant */
-export function ImportAssistant(in_: Input<app.AssistantImport>): Promise<assistant.Imported> {
-  return call<assistant.Imported>('ImportAssistant', in_);
-}
-
-/** AuditService.ImportAssistants */
-export function ImportAssistants(in_: Input<app.AssistantImport>): Promise<assistant.ImportReport> {
-  return call<assistant.ImportReport>('ImportAssistants', in_);
-}
-
-/** AskService.ImportConversations */
-export function ImportConversations(path: string): Promise<core.ImportReport> {
-  return call<core.ImportReport>('ImportConversations', path);
-}
-
-/** SystemService.ImportMCPServers */
-export function ImportMCPServers(assistantID: string, from: Input<core.MCPSource>, only: Input<string[]>): Promise<core.MCPImportResult> {
-  return call<core.MCPImportResult>('ImportMCPServers', assistantID, from, only);
-}
-
-/** RunService.InterruptSession */
-export function InterruptSession(id: string): Promise<void> {
-  return call<void>('InterruptSession', id);
-}
-
-/** KnowledgeService.KnowledgeAdd */
-export function KnowledgeAdd(assistantID: string, paths: Input<string[]>): Promise<knowledge.Result[]> {
-  return call<knowledge.Result[]>('KnowledgeAdd', assistantID, paths);
-}
-
-/** KnowledgeService.KnowledgeCancel */
-export function KnowledgeCancel(assistantID: string): Promise<void> {
-  return call<void>('KnowledgeCancel', assistantID);
-}
-
-/** KnowledgeService.KnowledgeList */
-export function KnowledgeList(assistantID: string): Promise<knowledge.File[]> {
-  return call<knowledge.File[]>('KnowledgeList', assistantID);
-}
-
-/** KnowledgeService.KnowledgeRanking */
-export function KnowledgeRanking(assistantID: string): Promise<core.KnowledgeRanking> {
-  return call<core.KnowledgeRanking>('KnowledgeRanking', assistantID);
-}
-
-/** KnowledgeService.KnowledgeRemove */
-export function KnowledgeRemove(assistantID: string, name: string): Promise<knowledge.File> {
-  return call<knowledge.File>('KnowledgeRemove', assistantID, name);
-}
-
-/** KnowledgeService.KnowledgeSearch */
-export function KnowledgeSearch(assistantID: string, query: string, top: number): Promise<knowledge.Hit[]> {
-  return call<knowledge.Hit[]>('KnowledgeSearch', assistantID, query, top);
-}
-
-/** AskService.LLMHint */
-export function LLMHint(): Promise<string> {
-  return call<string>('LLMHint');
-}
-
-/** AskService.LLMHintFor */
-export function LLMHintFor(assistantID: string): Promise<string> {
-  return call<string>('LLMHintFor', assistantID);
-}
-
-/** AskService.LLMStatus */
-export function LLMStatus(server: string): Promise<llm.Server[]> {
-  return call<llm.Server[]>('LLMStatus', server);
-}
-
-/** KnowledgeService.Libraries */
-export function Libraries(): Promise<core.LibraryView[]> {
-  return call<core.LibraryView[]>('Libraries');
-}
-
-/** ActionService.ListActions */
-export function ListActions(assistantID: string): Promise<core.ActionInfo[]> {
-  return call<core.ActionInfo[]>('ListActions', assistantID);
-}
-
-/** AssistantService.ListAssistants */
-export function ListAssistants(): Promise<assistant.Assistant[]> {
-  return call<assistant.Assistant[]>('ListAssistants');
-}
-
-/** AskService.ListConversations */
-export function ListConversations(limit: number): Promise<llm.ConversationSummary[]> {
-  return call<llm.ConversationSummary[]>('ListConversations', limit);
-}
-
-/** RunService.ListRuns */
-export function ListRuns(limit: number): Promise<sandbox.Record[]> {
-  return call<sandbox.Record[]>('ListRuns', limit);
-}
-
-/** RunService.LoadImage */
-export function LoadImage(path: string): Promise<string[]> {
-  return call<string[]>('LoadImage', path);
-}
-
-/** SystemService.MCPHostFiles */
-export function MCPHostFiles(): Promise<core.MCPHostFile[]> {
-  return call<core.MCPHostFile[]>('MCPHostFiles');
-}
-
-/** SystemService.MCPOverview */
-export function MCPOverview(): Promise<core.MCPAssistantServers[]> {
-  return call<core.MCPAssistantServers[]>('MCPOverview');
-}
-
-/** SystemService.MCPServersOf */
-export function MCPServersOf(assistantID: string): Promise<core.MCPServerView[]> {
-  return call<core.MCPServerView[]>('MCPServersOf', assistantID);
-}
-
-/** AskService.MemoryAdd */
-export function MemoryAdd(text: string, assistantID: string): Promise<memory.Memory> {
-  return call<memory.Memory>('MemoryAdd', text, assistantID);
-}
-
-/** AskService.MemoryDelete */
-export function MemoryDelete(id: string): Promise<void> {
-  return call<void>('MemoryDelete', id);
-}
-
-/** AskService.MemoryEdit */
-export function MemoryEdit(id: string, text: string): Promise<memory.Memory> {
-  return call<memory.Memory>('MemoryEdit', id, text);
-}
-
-/** AskService.MemoryImport */
-export function MemoryImport(text: string, assistantID: string): Promise<core.MemoryImport> {
-  return call<core.MemoryImport>('MemoryImport', text, assistantID);
-}
-
-/** AskService.MemoryList */
-export function MemoryList(query: string, scope: string, limit: number): Promise<memory.Memory[]> {
-  return call<memory.Memory[]>('MemoryList', query, scope, limit);
-}
-
-/** AskService.MemorySettings */
-export function MemorySettings(): Promise<memory.Settings> {
-  return call<memory.Settings>('MemorySettings');
-}
-
-/** AskService.MemoryUndo */
-export function MemoryUndo(ref: string): Promise<void> {
-  return call<void>('MemoryUndo', ref);
-}
-
-/** ModelService.ModelServers */
-export function ModelServers(): Promise<llm.ServerPrefs> {
-  return call<llm.ServerPrefs>('ModelServers');
-}
-
-/** ModelService.ModelSettings */
-export function ModelSettings(): Promise<{ [key: string]: llm.ModelSettings }> {
-  return call<{ [key: string]: llm.ModelSettings }>('ModelSettings');
-}
-
-/** ModelService.Models */
-export function Models(): Promise<models.Model[]> {
-  return call<models.Model[]>('Models');
-}
-
-/** KnowledgeService.OpenArticle */
-export function OpenArticle(address: string): Promise<core.Reading> {
-  return call<core.Reading>('OpenArticle', address);
-}
-
-/** SystemService.OpenedFiles */
-export function OpenedFiles(): Promise<string[]> {
-  return call<string[]>('OpenedFiles');
-}
-
-/** AskService.PickExport */
-export function PickExport(): Promise<string> {
-  return call<string>('PickExport');
-}
-
-/** SystemService.PickFile */
-export function PickFile(): Promise<string> {
-  return call<string>('PickFile');
-}
-
-/** KnowledgeService.PickKnowledgeFile */
-export function PickKnowledgeFile(): Promise<string> {
-  return call<string>('PickKnowledgeFile');
-}
-
-/** AssistantService.PickKnowledgeFiles */
-export function PickKnowledgeFiles(): Promise<string[]> {
-  return call<string[]>('PickKnowledgeFiles');
-}
-
-/** KnowledgeService.PickLibraryFile */
-export function PickLibraryFile(): Promise<string> {
-  return call<string>('PickLibraryFile');
-}
-
-/** ModelService.PickModelFile */
-export function PickModelFile(): Promise<string> {
-  return call<string>('PickModelFile');
-}
-
-/** AssistantService.PickPictureFile */
-export function PickPictureFile(): Promise<string> {
-  return call<string>('PickPictureFile');
-}
-
-/** AssistantService.PickSchemaFile */
-export function PickSchemaFile(): Promise<string> {
-  return call<string>('PickSchemaFile');
-}
-
-/** AssistantService.PreviewAssistant */
-export function PreviewAssistant(req: Input<core.PreviewRequest>): Promise<llm.Transcript> {
-  return call<llm.Transcript>('PreviewAssistant', req);
-}
-
-/** AssistantService.PreviewAssistants */
-export function PreviewAssistants(json: string): Promise<assistant.ImportReport> {
-  return call<assistant.ImportReport>('PreviewAssistants', json);
-}
-
-/** SystemService.PreviewFile */
-export function PreviewFile(path: string): Promise<dataset.Preview> {
-  return call<dataset.Preview>('PreviewFile', path);
-}
-
-/** SystemService.PreviewMCPImport */
-export function PreviewMCPImport(from: Input<core.MCPSource>): Promise<core.MCPImportEntry[]> {
-  return call<core.MCPImportEntry[]>('PreviewMCPImport', from);
-}
-
-/** ModelService.PullModel */
-export function PullModel(name: string): Promise<llm.PullProgress> {
-  return call<llm.PullProgress>('PullModel', name);
-}
-
-/** ModelService.PullSource */
-export function PullSource(): Promise<core.PullSource> {
-  return call<core.PullSource>('PullSource');
-}
-
-/** ActionService.RemoveAction */
-export function RemoveAction(assistantID: string, name: string): Promise<void> {
-  return call<void>('RemoveAction', assistantID, name);
-}
-
-/** ModelService.RemoveCarriedModel */
-export function RemoveCarriedModel(name: string): Promise<void> {
-  return call<void>('RemoveCarriedModel', name);
-}
-
-/** KnowledgeService.RemoveLibrary */
-export function RemoveLibrary(name: string): Promise<browse.Library> {
-  return call<browse.Library>('RemoveLibrary', name);
-}
-
-/** SystemService.RemoveMCPServer */
-export function RemoveMCPServer(assistantID: string, name: string): Promise<void> {
-  return call<void>('RemoveMCPServer', assistantID, name);
-}
-
-/** AskService.RenameConversation */
-export function RenameConversation(id: string, title: string): Promise<llm.Conversation> {
-  return call<llm.Conversation>('RenameConversation', id, title);
-}
-
-/** AskService.RenderConversation */
-export function RenderConversation(id: string, format: string): Promise<app.ConversationExport> {
-  return call<app.ConversationExport>('RenderConversation', id, format);
-}
-
-/** RunService.ResetRunLimits */
-export function ResetRunLimits(): Promise<sandbox.Limits> {
-  return call<sandbox.Limits>('ResetRunLimits');
-}
-
-/** RunService.RestartSession */
-export function RestartSession(id: string): Promise<void> {
-  return call<void>('RestartSession', id);
-}
-
-/** ModelService.RunAnswerBlock */
-export function RunAnswerBlock(conversationID: string, exchange: number, code: string): Promise<core.BlockRun | null> {
-  return call<core.BlockRun | null>('RunAnswerBlock', conversationID, exchange, code);
-}
-
-/** AuditService.RunAudit */
-export function RunAudit(req: Input<audit.Request>): Promise<audit.Record> {
-  return call<audit.Record>('RunAudit', req);
-}
-
-/** RunService.RunCode */
-export function RunCode(req: Input<sandbox.RunRequest>): Promise<sandbox.Result> {
-  return call<sandbox.Result>('RunCode', req);
-}
-
-/** RunService.RunLimitBounds */
-export function RunLimitBounds(): Promise<sandbox.LimitBounds> {
-  return call<sandbox.LimitBounds>('RunLimitBounds');
-}
-
-/** RunService.RunLimits */
-export function RunLimits(): Promise<sandbox.Limits> {
-  return call<sandbox.Limits>('RunLimits');
-}
-
-/** RunService.SandboxHost */
-export function SandboxHost(): Promise<core.SandboxHost> {
-  return call<core.SandboxHost>('SandboxHost');
-}
-
-/** RunService.SandboxStatus */
-export function SandboxStatus(): Promise<sandbox.Status> {
-  return call<sandbox.Status>('SandboxStatus');
-}
-
-/** AskService.SaveConversation */
-export function SaveConversation(id: string, format: string, path: string): Promise<app.ConversationExport> {
-  return call<app.ConversationExport>('SaveConversation', id, format, path);
-}
-
-/** RunService.SaveImage */
-export function SaveImage(path: string): Promise<void> {
-  return call<void>('SaveImage', path);
-}
-
-/** SystemService.SaveOutput */
-export function SaveOutput(path: string): Promise<string> {
-  return call<string>('SaveOutput', path);
-}
-
-/** AskService.SearchConversations */
-export function SearchConversations(query: string, limit: number): Promise<llm.ConversationSummary[]> {
-  return call<llm.ConversationSummary[]>('SearchConversations', query, limit);
-}
-
-/** KnowledgeService.SearchLibraries */
-export function SearchLibraries(query: string): Promise<browse.SearchResult> {
-  return call<browse.SearchResult>('SearchLibraries', query);
-}
-
-/** RunService.SessionCells */
-export function SessionCells(id: string): Promise<sandbox.CellResult[]> {
-  return call<sandbox.CellResult[]>('SessionCells', id);
-}
-
-/** ActionService.SetActionAllowLocal */
-export function SetActionAllowLocal(assistantID: string, name: string, allow: boolean): Promise<core.ActionInfo> {
-  return call<core.ActionInfo>('SetActionAllowLocal', assistantID, name, allow);
-}
-
-/** AssistantService.SetActionCredentials */
-export function SetActionCredentials(assistantID: string, name: string, in_: Input<core.ActionCredentials>): Promise<core.ActionInfo> {
-  return call<core.ActionInfo>('SetActionCredentials', assistantID, name, in_);
-}
-
-/** AskService.SetAssistantModel */
-export function SetAssistantModel(id: string, model: string): Promise<assistant.Assistant> {
-  return call<assistant.Assistant>('SetAssistantModel', id, model);
-}
-
-/** KnowledgeService.SetBrowsingSettings */
-export function SetBrowsingSettings(ch: Input<core.BrowsingChange>): Promise<core.BrowsingSettings> {
-  return call<core.BrowsingSettings>('SetBrowsingSettings', ch);
-}
-
-/** SystemService.SetMCPServerOn */
-export function SetMCPServerOn(assistantID: string, name: string, on: boolean): Promise<void> {
-  return call<void>('SetMCPServerOn', assistantID, name, on);
-}
-
-/** SystemService.SetMCPToolAlwaysAllow */
-export function SetMCPToolAlwaysAllow(assistantID: string, server: string, tool: string, allow: boolean): Promise<void> {
-  return call<void>('SetMCPToolAlwaysAllow', assistantID, server, tool, allow);
-}
-
-/** AskService.SetMemoryMode */
-export function SetMemoryMode(assistantID: string, mode: string): Promise<memory.Settings> {
-  return call<memory.Settings>('SetMemoryMode', assistantID, mode);
-}
-
-/** AskService.SetMemoryOff */
-export function SetMemoryOff(off: boolean): Promise<memory.Settings> {
-  return call<memory.Settings>('SetMemoryOff', off);
-}
-
-/** ModelService.SetModelServers */
-export function SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPrefs> {
-  return call<llm.ServerPrefs>('SetModelServers', p);
-}
-
-/** ModelService.SetModelSettings */
-export function SetModelSettings(model: string, settings: Input<llm.ModelSettings>): Promise<llm.ModelSettings> {
-  return call<llm.ModelSettings>('SetModelSettings', model, settings);
-}
-
-/** RunService.SetRunLimits */
-export function SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits> {
-  return call<sandbox.Limits>('SetRunLimits', l);
-}
-
-/** RunService.SetSandboxHost */
-export function SetSandboxHost(h: Input<core.SandboxHost>): Promise<core.SandboxHost> {
-  return call<core.SandboxHost>('SetSandboxHost', h);
-}
-
-/** AskService.ShowConversation */
-export function ShowConversation(id: string): Promise<core.ConversationView> {
-  return call<core.ConversationView>('ShowConversation', id);
-}
-
-/** ActionService.SignInAction */
-export function SignInAction(assistantID: string, name: string): Promise<void> {
-  return call<void>('SignInAction', assistantID, name);
-}
-
-/** ModelService.StartCarriedModel */
-export function StartCarriedModel(name: string): Promise<llamarun.Plan> {
-  return call<llamarun.Plan>('StartCarriedModel', name);
-}
-
-/** RunService.StartSession */
-export function StartSession(path: string): Promise<sandbox.SessionInfo> {
-  return call<sandbox.SessionInfo>('StartSession', path);
-}
-
-/** SystemService.Status */
-export function Status(): Promise<app.StatusInfo> {
-  return call<app.StatusInfo>('Status');
-}
-
-/** AskService.StopAsk */
-export function StopAsk(conversationID: string): Promise<void> {
-  return call<void>('StopAsk', conversationID);
-}
-
-/** RunService.StopCanvasRun */
-export function StopCanvasRun(conversationID: string): Promise<void> {
-  return call<void>('StopCanvasRun', conversationID);
-}
-
-/** ModelService.StopCarriedModel */
-export function StopCarriedModel(name: string): Promise<void> {
-  return call<void>('StopCarriedModel', name);
-}
-
-/** RunService.StopRun */
-export function StopRun(id: string): Promise<void> {
-  return call<void>('StopRun', id);
-}
-
-/** RunService.StopSession */
-export function StopSession(id: string): Promise<void> {
-  return call<void>('StopSession', id);
-}
-
-/** ActionService.TestAction */
-export function TestAction(assistantID: string, operation: string, args: string): Promise<actions.Result> {
-  return call<actions.Result>('TestAction', assistantID, operation, args);
-}
-
-/** SystemService.TestMCPServer */
-export function TestMCPServer(assistantID: string, name: string): Promise<core.MCPServerView> {
-  return call<core.MCPServerView>('TestMCPServer', assistantID, name);
-}
-
-/** RunService.TestSandboxHost */
-export function TestSandboxHost(h: Input<core.SandboxHost>): Promise<core.ConnectionTest> {
-  return call<core.ConnectionTest>('TestSandboxHost', h);
-}
-
-/** RunService.TrustSandboxHost */
-export function TrustSandboxHost(uri: string, fingerprint: string): Promise<link.HostKey> {
-  return call<link.HostKey>('TrustSandboxHost', uri, fingerprint);
-}
-
-/** SystemService.UIEvent */
-export function UIEvent(event: string, data: Input<{ [key: string]: unknown }>): Promise<void> {
-  return call<void>('UIEvent', event, data);
-}
-
-/** SystemService.UIReady */
-export function UIReady(screen: string): Promise<void> {
-  return call<void>('UIReady', screen);
-}
-
-/** AssistantService.UpdateAssistant */
-export function UpdateAssistant(in_: Input<assistant.Assistant>): Promise<assistant.Assistant> {
-  return call<assistant.Assistant>('UpdateAssistant', in_);
-}
-
-/** RunService.VerifyIsolation */
-export function VerifyIsolation(): Promise<sandbox.DoctorReport> {
-  return call<sandbox.DoctorReport>('VerifyIsolation');
-}
-
-/** The bound services, each with its methods. */
+/** The methods, each as the UI calls it: call() of its name and arguments. */
+export interface Methods {
+  /** AssistantService.ActionSchemaFile */
+  ActionSchemaFile(path: string): Promise<string>;
+  /** ActionService.AddAction */
+  AddAction(assistantID: string, in_: Input<core.AddAction>): Promise<core.ActionInfo>;
+  /** ModelService.AddCarriedModel */
+  AddCarriedModel(path: string, copy: boolean): Promise<localmodels.Model>;
+  /** KnowledgeService.AddLibrary */
+  AddLibrary(path: string, copyIn: boolean): Promise<browse.Library>;
+  /** SystemService.AddMCPServer */
+  AddMCPServer(assistantID: string, s: Input<mcphost.Server>): Promise<void>;
+  /** ActionService.AnswerAction */
+  AnswerAction(id: string, decision: actions.Decision): Promise<void>;
+  /** AskService.Ask */
+  Ask(req: Input<app.AskRequest>): Promise<llm.Conversation>;
+  /** AssistantService.AssistantCapabilities */
+  AssistantCapabilities(): Promise<assistant.Capability[]>;
+  /** AssistantService.AssistantPicture */
+  AssistantPicture(name: string, data: string): Promise<string>;
+  /** AssistantService.AssistantPictureFile */
+  AssistantPictureFile(path: string): Promise<string>;
+  /** AuditService.AuditCatalog */
+  AuditCatalog(): Promise<audit.Catalog | null>;
+  /** AuditService.Audits */
+  Audits(): Promise<audit.Record[]>;
+  /** SystemService.BackupDatabase */
+  BackupDatabase(): Promise<app.BackupInfo>;
+  /** KnowledgeService.BrowsingSettings */
+  BrowsingSettings(): Promise<core.BrowsingSettings>;
+  /** RunService.BuildImage */
+  BuildImage(): Promise<sandbox.BuildReport>;
+  /** ModelService.CancelPull */
+  CancelPull(name: string): Promise<void>;
+  /** RunService.CanvasDiff */
+  CanvasDiff(conversationID: string, docID: string, from: number, to: number): Promise<string>;
+  /** RunService.CanvasDocs */
+  CanvasDocs(conversationID: string): Promise<(canvas.Doc | null)[]>;
+  /** RunService.CanvasEdit */
+  CanvasEdit(conversationID: string, docID: string, content: string): Promise<canvas.Doc | null>;
+  /** RunService.CanvasRestore */
+  CanvasRestore(conversationID: string, docID: string, version: number): Promise<canvas.Doc | null>;
+  /** RunService.CanvasRun */
+  CanvasRun(conversationID: string, docID: string): Promise<core.CanvasRun | null>;
+  /** ModelService.CarriedModels */
+  CarriedModels(): Promise<core.CarriedModel[]>;
+  /** AssistantService.ChatGPTSnippet */
+  ChatGPTSnippet(): Promise<string>;
+  /** AuditService.Checklist */
+  Checklist(assistantID: string): Promise<audit.Checklist>;
+  /** SystemService.ChooseSavePath */
+  ChooseSavePath(title: string, name: string): Promise<string>;
+  /** AuditService.CompareAudits */
+  CompareAudits(first: string, second: string): Promise<audit.Comparison>;
+  /** AssistantService.CreateAssistant */
+  CreateAssistant(in_: Input<assistant.Assistant>): Promise<assistant.Assistant>;
+  /** AssistantService.DeleteAssistant */
+  DeleteAssistant(id: string): Promise<void>;
+  /** AuditService.DeleteAudit */
+  DeleteAudit(id: string): Promise<void>;
+  /** AskService.DeleteConversation */
+  DeleteConversation(id: string): Promise<void>;
+  /** SystemService.DismissFirstRun */
+  DismissFirstRun(): Promise<void>;
+  /** RunService.ExecCell */
+  ExecCell(id: string, code: string, timeoutMS: number): Promise<sandbox.CellResult>;
+  /** AuditService.ExportAssistant */
+  ExportAssistant(id: string, format: string, model: string): Promise<app.AssistantExport>;
+  /** AskService.ExportConversation */
+  ExportConversation(id: string, format: string): Promise<string>;
+  /** SystemService.ExportImage */
+  ExportImage(): Promise<string>;
+  /** RunService.ExportSession */
+  ExportSession(id: string, format: string): Promise<string>;
+  /** AssistantService.FetchActionSchema */
+  FetchActionSchema(url: string): Promise<string>;
+  /** SystemService.FirstRunFix */
+  FirstRunFix(id: string): Promise<app.FirstRun>;
+  /** SystemService.FirstRunStatus */
+  FirstRunStatus(): Promise<app.FirstRun>;
+  /** ModelService.Fit */
+  Fit(req: Input<models.Request>): Promise<models.FitResult>;
+  /** ModelService.FitOptions */
+  FitOptions(): Promise<app.FitChoices>;
+  /** ModelService.FitTable */
+  FitTable(req: Input<models.TableRequest>): Promise<models.Table>;
+  /** AssistantService.GetAssistant */
+  GetAssistant(id: string): Promise<assistant.Assistant>;
+  /** AuditService.GetAudit */
+  GetAudit(id: string): Promise<audit.Record>;
+  /** AskService.GetConversation */
+  GetConversation(id: string): Promise<llm.Conversation>;
+  /** RunService.GetRun */
+  GetRun(id: string): Promise<sandbox.Record>;
+  /** ModelService.Hardware */
+  Hardware(refresh: boolean): Promise<hardware.Report>;
+  /** AuditService.ImportAssistant */
+  ImportAssistant(in_: Input<app.AssistantImport>): Promise<assistant.Imported>;
+  /** AuditService.ImportAssistants */
+  ImportAssistants(in_: Input<app.AssistantImport>): Promise<assistant.ImportReport>;
+  /** AskService.ImportConversations */
+  ImportConversations(path: string): Promise<core.ImportReport>;
+  /** SystemService.ImportMCPServers */
+  ImportMCPServers(assistantID: string, from: Input<core.MCPSource>, only: Input<string[]>): Promise<core.MCPImportResult>;
+  /** RunService.InterruptSession */
+  InterruptSession(id: string): Promise<void>;
+  /** KnowledgeService.KnowledgeAdd */
+  KnowledgeAdd(assistantID: string, paths: Input<string[]>): Promise<knowledge.Result[]>;
+  /** KnowledgeService.KnowledgeCancel */
+  KnowledgeCancel(assistantID: string): Promise<void>;
+  /** KnowledgeService.KnowledgeList */
+  KnowledgeList(assistantID: string): Promise<knowledge.File[]>;
+  /** KnowledgeService.KnowledgeRanking */
+  KnowledgeRanking(assistantID: string): Promise<core.KnowledgeRanking>;
+  /** KnowledgeService.KnowledgeRemove */
+  KnowledgeRemove(assistantID: string, name: string): Promise<knowledge.File>;
+  /** KnowledgeService.KnowledgeSearch */
+  KnowledgeSearch(assistantID: string, query: string, top: number): Promise<knowledge.Hit[]>;
+  /** AskService.LLMHint */
+  LLMHint(): Promise<string>;
+  /** AskService.LLMHintFor */
+  LLMHintFor(assistantID: string): Promise<string>;
+  /** AskService.LLMStatus */
+  LLMStatus(server: string): Promise<llm.Server[]>;
+  /** KnowledgeService.Libraries */
+  Libraries(): Promise<core.LibraryView[]>;
+  /** ActionService.ListActions */
+  ListActions(assistantID: string): Promise<core.ActionInfo[]>;
+  /** AssistantService.ListAssistants */
+  ListAssistants(): Promise<assistant.Assistant[]>;
+  /** AskService.ListConversations */
+  ListConversations(limit: number): Promise<llm.ConversationSummary[]>;
+  /** RunService.ListRuns */
+  ListRuns(limit: number): Promise<sandbox.Record[]>;
+  /** RunService.LoadImage */
+  LoadImage(path: string): Promise<string[]>;
+  /** SystemService.MCPHostFiles */
+  MCPHostFiles(): Promise<core.MCPHostFile[]>;
+  /** SystemService.MCPOverview */
+  MCPOverview(): Promise<core.MCPAssistantServers[]>;
+  /** SystemService.MCPServersOf */
+  MCPServersOf(assistantID: string): Promise<core.MCPServerView[]>;
+  /** AskService.MemoryAdd */
+  MemoryAdd(text: string, assistantID: string): Promise<memory.Memory>;
+  /** AskService.MemoryDelete */
+  MemoryDelete(id: string): Promise<void>;
+  /** AskService.MemoryEdit */
+  MemoryEdit(id: string, text: string): Promise<memory.Memory>;
+  /** AskService.MemoryImport */
+  MemoryImport(text: string, assistantID: string): Promise<core.MemoryImport>;
+  /** AskService.MemoryList */
+  MemoryList(query: string, scope: string, limit: number): Promise<memory.Memory[]>;
+  /** AskService.MemorySettings */
+  MemorySettings(): Promise<memory.Settings>;
+  /** AskService.MemoryUndo */
+  MemoryUndo(ref: string): Promise<void>;
+  /** ModelService.ModelServers */
+  ModelServers(): Promise<llm.ServerPrefs>;
+  /** ModelService.ModelSettings */
+  ModelSettings(): Promise<{ [key: string]: llm.ModelSettings }>;
+  /** ModelService.Models */
+  Models(): Promise<models.Model[]>;
+  /** KnowledgeService.OpenArticle */
+  OpenArticle(address: string): Promise<core.Reading>;
+  /** SystemService.OpenedFiles */
+  OpenedFiles(): Promise<string[]>;
+  /** AskService.PickExport */
+  PickExport(): Promise<string>;
+  /** SystemService.PickFile */
+  PickFile(): Promise<string>;
+  /** KnowledgeService.PickKnowledgeFile */
+  PickKnowledgeFile(): Promise<string>;
+  /** AssistantService.PickKnowledgeFiles */
+  PickKnowledgeFiles(): Promise<string[]>;
+  /** KnowledgeService.PickLibraryFile */
+  PickLibraryFile(): Promise<string>;
+  /** ModelService.PickModelFile */
+  PickModelFile(): Promise<string>;
+  /** AssistantService.PickPictureFile */
+  PickPictureFile(): Promise<string>;
+  /** AssistantService.PickSchemaFile */
+  PickSchemaFile(): Promise<string>;
+  /** AssistantService.PreviewAssistant */
+  PreviewAssistant(req: Input<core.PreviewRequest>): Promise<llm.Transcript>;
+  /** AssistantService.PreviewAssistants */
+  PreviewAssistants(json: string): Promise<assistant.ImportReport>;
+  /** SystemService.PreviewFile */
+  PreviewFile(path: string): Promise<dataset.Preview>;
+  /** SystemService.PreviewMCPImport */
+  PreviewMCPImport(from: Input<core.MCPSource>): Promise<core.MCPImportEntry[]>;
+  /** ModelService.PullModel */
+  PullModel(name: string): Promise<llm.PullProgress>;
+  /** ModelService.PullSource */
+  PullSource(): Promise<core.PullSource>;
+  /** ActionService.RemoveAction */
+  RemoveAction(assistantID: string, name: string): Promise<void>;
+  /** ModelService.RemoveCarriedModel */
+  RemoveCarriedModel(name: string): Promise<void>;
+  /** KnowledgeService.RemoveLibrary */
+  RemoveLibrary(name: string): Promise<browse.Library>;
+  /** SystemService.RemoveMCPServer */
+  RemoveMCPServer(assistantID: string, name: string): Promise<void>;
+  /** AskService.RenameConversation */
+  RenameConversation(id: string, title: string): Promise<llm.Conversation>;
+  /** AskService.RenderConversation */
+  RenderConversation(id: string, format: string): Promise<app.ConversationExport>;
+  /** RunService.ResetRunLimits */
+  ResetRunLimits(): Promise<sandbox.Limits>;
+  /** RunService.RestartSession */
+  RestartSession(id: string): Promise<void>;
+  /** ModelService.RunAnswerBlock */
+  RunAnswerBlock(conversationID: string, exchange: number, code: string): Promise<core.BlockRun | null>;
+  /** AuditService.RunAudit */
+  RunAudit(req: Input<audit.Request>): Promise<audit.Record>;
+  /** RunService.RunCode */
+  RunCode(req: Input<sandbox.RunRequest>): Promise<sandbox.Result>;
+  /** RunService.RunLimitBounds */
+  RunLimitBounds(): Promise<sandbox.LimitBounds>;
+  /** RunService.RunLimits */
+  RunLimits(): Promise<sandbox.Limits>;
+  /** RunService.SandboxHost */
+  SandboxHost(): Promise<core.SandboxHost>;
+  /** RunService.SandboxStatus */
+  SandboxStatus(): Promise<sandbox.Status>;
+  /** AskService.SaveConversation */
+  SaveConversation(id: string, format: string, path: string): Promise<app.ConversationExport>;
+  /** RunService.SaveImage */
+  SaveImage(path: string): Promise<void>;
+  /** SystemService.SaveOutput */
+  SaveOutput(path: string): Promise<string>;
+  /** AskService.SearchConversations */
+  SearchConversations(query: string, limit: number): Promise<llm.ConversationSummary[]>;
+  /** KnowledgeService.SearchLibraries */
+  SearchLibraries(query: string): Promise<browse.SearchResult>;
+  /** RunService.SessionCells */
+  SessionCells(id: string): Promise<sandbox.CellResult[]>;
+  /** ActionService.SetActionAllowLocal */
+  SetActionAllowLocal(assistantID: string, name: string, allow: boolean): Promise<core.ActionInfo>;
+  /** AssistantService.SetActionCredentials */
+  SetActionCredentials(assistantID: string, name: string, in_: Input<core.ActionCredentials>): Promise<core.ActionInfo>;
+  /** AskService.SetAssistantModel */
+  SetAssistantModel(id: string, model: string): Promise<assistant.Assistant>;
+  /** KnowledgeService.SetBrowsingSettings */
+  SetBrowsingSettings(ch: Input<core.BrowsingChange>): Promise<core.BrowsingSettings>;
+  /** SystemService.SetMCPServerOn */
+  SetMCPServerOn(assistantID: string, name: string, on: boolean): Promise<void>;
+  /** SystemService.SetMCPToolAlwaysAllow */
+  SetMCPToolAlwaysAllow(assistantID: string, server: string, tool: string, allow: boolean): Promise<void>;
+  /** AskService.SetMemoryMode */
+  SetMemoryMode(assistantID: string, mode: string): Promise<memory.Settings>;
+  /** AskService.SetMemoryOff */
+  SetMemoryOff(off: boolean): Promise<memory.Settings>;
+  /** ModelService.SetModelServers */
+  SetModelServers(p: Input<llm.ServerPrefs>): Promise<llm.ServerPrefs>;
+  /** ModelService.SetModelSettings */
+  SetModelSettings(model: string, settings: Input<llm.ModelSettings>): Promise<llm.ModelSettings>;
+  /** RunService.SetRunLimits */
+  SetRunLimits(l: Input<sandbox.Limits>): Promise<sandbox.Limits>;
+  /** RunService.SetSandboxHost */
+  SetSandboxHost(h: Input<core.SandboxHost>): Promise<core.SandboxHost>;
+  /** AskService.ShowConversation */
+  ShowConversation(id: string): Promise<core.ConversationView>;
+  /** ActionService.SignInAction */
+  SignInAction(assistantID: string, name: string): Promise<void>;
+  /** ModelService.StartCarriedModel */
+  StartCarriedModel(name: string): Promise<llamarun.Plan>;
+  /** RunService.StartSession */
+  StartSession(path: string): Promise<sandbox.SessionInfo>;
+  /** SystemService.Status */
+  Status(): Promise<app.StatusInfo>;
+  /** AskService.StopAsk */
+  StopAsk(conversationID: string): Promise<void>;
+  /** RunService.StopCanvasRun */
+  StopCanvasRun(conversationID: string): Promise<void>;
+  /** ModelService.StopCarriedModel */
+  StopCarriedModel(name: string): Promise<void>;
+  /** RunService.StopRun */
+  StopRun(id: string): Promise<void>;
+  /** RunService.StopSession */
+  StopSession(id: string): Promise<void>;
+  /** ActionService.TestAction */
+  TestAction(assistantID: string, operation: string, args: string): Promise<actions.Result>;
+  /** SystemService.TestMCPServer */
+  TestMCPServer(assistantID: string, name: string): Promise<core.MCPServerView>;
+  /** RunService.TestSandboxHost */
+  TestSandboxHost(h: Input<core.SandboxHost>): Promise<core.ConnectionTest>;
+  /** RunService.TrustSandboxHost */
+  TrustSandboxHost(uri: string, fingerprint: string): Promise<link.HostKey>;
+  /** SystemService.UIEvent */
+  UIEvent(event: string, data: Input<{ [key: string]: unknown }>): Promise<void>;
+  /** SystemService.UIReady */
+  UIReady(screen: string): Promise<void>;
+  /** AssistantService.UpdateAssistant */
+  UpdateAssistant(in_: Input<assistant.Assistant>): Promise<assistant.Assistant>;
+  /** RunService.VerifyIsolation */
+  VerifyIsolation(): Promise<sandbox.DoctorReport>;
+}
+
+function bindAll(): Methods {
+  const bound: { [name: string]: (...args: unknown[]) => Promise<unknown> } = {};
+  for (const name of methods) bound[name] = (...args) => call(name, ...args);
+  return bound as unknown as Methods;
+}
+
+const fns = bindAll();
+
+/** The bound services: their functions, and an object each with its methods. */
+export const { AddAction, AnswerAction, ListActions, RemoveAction, SetActionAllowLocal, SignInAction, TestAction } = fns;
 export const ActionService = {
   AddAction,
   AnswerAction,
@@ -2788,6 +2287,7 @@ export const ActionService = {
   SignInAction,
   TestAction,
 } as const;
+export const { Ask, DeleteConversation, ExportConversation, GetConversation, ImportConversations, LLMHint, LLMHintFor, LLMStatus, ListConversations, MemoryAdd, MemoryDelete, MemoryEdit, MemoryImport, MemoryList, MemorySettings, MemoryUndo, PickExport, RenameConversation, RenderConversation, SaveConversation, SearchConversations, SetAssistantModel, SetMemoryMode, SetMemoryOff, ShowConversation, StopAsk } = fns;
 export const AskService = {
   Ask,
   DeleteConversation,
@@ -2816,6 +2316,7 @@ export const AskService = {
   ShowConversation,
   StopAsk,
 } as const;
+export const { ActionSchemaFile, AssistantCapabilities, AssistantPicture, AssistantPictureFile, ChatGPTSnippet, CreateAssistant, DeleteAssistant, FetchActionSchema, GetAssistant, ListAssistants, PickKnowledgeFiles, PickPictureFile, PickSchemaFile, PreviewAssistant, PreviewAssistants, SetActionCredentials, UpdateAssistant } = fns;
 export const AssistantService = {
   ActionSchemaFile,
   AssistantCapabilities,
@@ -2835,6 +2336,7 @@ export const AssistantService = {
   SetActionCredentials,
   UpdateAssistant,
 } as const;
+export const { AuditCatalog, Audits, Checklist, CompareAudits, DeleteAudit, ExportAssistant, GetAudit, ImportAssistant, ImportAssistants, RunAudit } = fns;
 export const AuditService = {
   AuditCatalog,
   Audits,
@@ -2847,6 +2349,7 @@ export const AuditService = {
   ImportAssistants,
   RunAudit,
 } as const;
+export const { AddLibrary, BrowsingSettings, KnowledgeAdd, KnowledgeCancel, KnowledgeList, KnowledgeRanking, KnowledgeRemove, KnowledgeSearch, Libraries, OpenArticle, PickKnowledgeFile, PickLibraryFile, RemoveLibrary, SearchLibraries, SetBrowsingSettings } = fns;
 export const KnowledgeService = {
   AddLibrary,
   BrowsingSettings,
@@ -2864,6 +2367,7 @@ export const KnowledgeService = {
   SearchLibraries,
   SetBrowsingSettings,
 } as const;
+export const { AddCarriedModel, CancelPull, CarriedModels, Fit, FitOptions, FitTable, Hardware, ModelServers, ModelSettings, Models, PickModelFile, PullModel, PullSource, RemoveCarriedModel, RunAnswerBlock, SetModelServers, SetModelSettings, StartCarriedModel, StopCarriedModel } = fns;
 export const ModelService = {
   AddCarriedModel,
   CancelPull,
@@ -2885,6 +2389,7 @@ export const ModelService = {
   StartCarriedModel,
   StopCarriedModel,
 } as const;
+export const { BuildImage, CanvasDiff, CanvasDocs, CanvasEdit, CanvasRestore, CanvasRun, ExecCell, ExportSession, GetRun, InterruptSession, ListRuns, LoadImage, ResetRunLimits, RestartSession, RunCode, RunLimitBounds, RunLimits, SandboxHost, SandboxStatus, SaveImage, SessionCells, SetRunLimits, SetSandboxHost, StartSession, StopCanvasRun, StopRun, StopSession, TestSandboxHost, TrustSandboxHost, VerifyIsolation } = fns;
 export const RunService = {
   BuildImage,
   CanvasDiff,
@@ -2917,6 +2422,7 @@ export const RunService = {
   TrustSandboxHost,
   VerifyIsolation,
 } as const;
+export const { AddMCPServer, BackupDatabase, ChooseSavePath, DismissFirstRun, ExportImage, FirstRunFix, FirstRunStatus, ImportMCPServers, MCPHostFiles, MCPOverview, MCPServersOf, OpenedFiles, PickFile, PreviewFile, PreviewMCPImport, RemoveMCPServer, SaveOutput, SetMCPServerOn, SetMCPToolAlwaysAllow, Status, TestMCPServer, UIEvent, UIReady } = fns;
 export const SystemService = {
   AddMCPServer,
   BackupDatabase,
