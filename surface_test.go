@@ -47,7 +47,7 @@ func TestSandboxSurfaceIsWhatCallersUse(t *testing.T) {
 	}
 	surface, used := exportedSurface(t, cfg.Fset, pkgs), usedFromOutside(cfg.Fset, pkgs)
 	kept := keptByRule(cfg.Fset, pkgs, used)
-	perPkg, byRule := map[string][2]int{}, map[string]int{}
+	perPkg, byRule := map[string][2]int{}, map[string][]string{}
 	var unused []string
 	for pos, name := range surface {
 		pkg := name[:strings.Index(name, " ")]
@@ -62,7 +62,7 @@ func TestSandboxSurfaceIsWhatCallersUse(t *testing.T) {
 			continue
 		}
 		if why := kept[pos]; why != "" {
-			byRule[why]++
+			byRule[why] = append(byRule[why], name[strings.LastIndex(name, "/")+1:])
 		} else if _, ok := surfaceKept[name]; !ok {
 			unused = append(unused, name+" ("+pos+")")
 		}
@@ -86,8 +86,9 @@ func TestSandboxSurfaceIsWhatCallersUse(t *testing.T) {
 	for _, p := range surfacePackages {
 		t.Logf("%s: %d exported names + %d methods", p, perPkg[p][0], perPkg[p][1])
 	}
-	for why, n := range byRule {
-		t.Logf("%d unused outside, kept: %s", n, why)
+	for why, names := range byRule {
+		sort.Strings(names)
+		t.Logf("%d unused outside, kept: %s: %s", len(names), why, strings.Join(names, ", "))
 	}
 }
 
