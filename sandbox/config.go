@@ -62,34 +62,36 @@ const (
 )
 
 // WithDefaults returns l with every zero field set from DefaultLimits.
-func (l Limits) WithDefaults() Limits {
-	d := DefaultLimits
+func (l Limits) WithDefaults() Limits { return l.Merge(DefaultLimits) }
+
+// Merge fills the zero fields of l from base.
+func (l Limits) Merge(base Limits) Limits {
 	if l.Timeout == 0 {
-		l.Timeout = d.Timeout
+		l.Timeout = base.Timeout
 	}
 	if l.Memory == 0 {
-		l.Memory = d.Memory
+		l.Memory = base.Memory
 	}
 	if l.CPUs == 0 {
-		l.CPUs = d.CPUs
+		l.CPUs = base.CPUs
 	}
 	if l.Pids == 0 {
-		l.Pids = d.Pids
+		l.Pids = base.Pids
 	}
 	if l.StdoutMax == 0 {
-		l.StdoutMax = d.StdoutMax
+		l.StdoutMax = base.StdoutMax
 	}
 	if l.StderrMax == 0 {
-		l.StderrMax = d.StderrMax
+		l.StderrMax = base.StderrMax
 	}
 	if l.OutputFiles == 0 {
-		l.OutputFiles = d.OutputFiles
+		l.OutputFiles = base.OutputFiles
 	}
 	if l.OutputBytes == 0 {
-		l.OutputBytes = d.OutputBytes
+		l.OutputBytes = base.OutputBytes
 	}
 	if l.TmpSize == 0 {
-		l.TmpSize = d.TmpSize
+		l.TmpSize = base.TmpSize
 	}
 	return l
 }

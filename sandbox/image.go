@@ -115,32 +115,32 @@ type ImageStatus struct {
 	// rehome's seccomp profile (seccomp.go).
 	Problem string `json:"problem,omitempty"`
 	// State is the one verdict `rehome sandbox image status`, `rehome
-	// doctor` and the first-run checklist all give: ImageReady,
-	// ImageLoadsOnFirstUse (an archive of this recipe is at hand and the
-	// first run loads it, as EnsureImage does) or ImageMissing.
+	// doctor` and the first-run checklist all give: "ready", "loads on
+	// first use" (an archive of this recipe is at hand and the first run
+	// loads it, as EnsureImage does) or "missing".
 	State string `json:"state"`
 }
 
 // The states of ImageStatus.State.
 const (
-	ImageReady           = "ready"
-	ImageLoadsOnFirstUse = "loads on first use"
-	ImageMissing         = "missing"
+	imageReady           = "ready"
+	imageLoadsOnFirstUse = "loads on first use"
+	imageMissing         = "missing"
 )
 
 // Ready reports whether a run can start without a build: the image is in
 // storage or loads by itself on first use.
-func (st ImageStatus) Ready() bool { return st.State == ImageReady || st.State == ImageLoadsOnFirstUse }
+func (st ImageStatus) Ready() bool { return st.State == imageReady || st.State == imageLoadsOnFirstUse }
 
 // Summary is State in words, with the size or the archive.
 func (st ImageStatus) Summary() string {
 	switch st.State {
-	case ImageReady:
+	case imageReady:
 		if st.Size > 0 {
 			return "ready (" + bytesize.Format(st.Size) + ")"
 		}
 		return "ready"
-	case ImageLoadsOnFirstUse:
+	case imageLoadsOnFirstUse:
 		return "loads on first use from " + st.Archive
 	}
 	if st.Problem != "" {
@@ -177,17 +177,17 @@ func (e *Engine) ImageStatus(ctx context.Context) (ImageStatus, error) {
 	switch {
 	case st.Present && seccompErr != nil:
 		// Runs refuse it (EnsureImage): not ready.
-		st.State, st.Fix, st.Problem = ImageMissing, e.reloadCommand(), seccompErr.Error()
+		st.State, st.Fix, st.Problem = imageMissing, e.reloadCommand(), seccompErr.Error()
 	case st.Present:
-		st.State = ImageReady
+		st.State = imageReady
 	case st.ArchivePresent && e.opts.Image == "":
-		st.State = ImageLoadsOnFirstUse
+		st.State = imageLoadsOnFirstUse
 		st.Fix = "rehome sandbox image load " + shellQuote(st.Archive)
 	case st.ArchivePresent:
-		st.State = ImageMissing
+		st.State = imageMissing
 		st.Fix = "rehome sandbox image load " + shellQuote(st.Archive)
 	default:
-		st.State = ImageMissing
+		st.State = imageMissing
 		st.Fix = "rehome sandbox image build (or, on an air-gapped machine, rehome sandbox image load FILE with an archive built elsewhere)"
 	}
 	return st, nil

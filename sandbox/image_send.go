@@ -102,7 +102,7 @@ func (e *Engine) checkLoaded(ctx context.Context, a *archiveSum, file string) er
 	got := strings.TrimPrefix(img.ID, "sha256:")
 	if got != want {
 		return fmt.Errorf("%w: %s on %s has ID %s, but the archive sent (%s) holds the image %s: load it again with `rehome sandbox image load %s`",
-			ErrArchiveDamaged, e.image, e.serviceName(), short(got), file, short(want), shellQuote(file))
+			errArchiveDamaged, e.image, e.serviceName(), short(got), file, short(want), shellQuote(file))
 	}
 	return e.checkSeccompLabel(img.Labels, "rehome sandbox image build --force")
 }

@@ -28,7 +28,7 @@ type nbCell struct {
 
 // WriteNotebook writes cells as an nbformat 4.5 notebook.
 func WriteNotebook(w io.Writer, cells []CellResult) error {
-	budget := &plotBudget{left: MaxNotebookPlots}
+	budget := &plotBudget{left: maxNotebookPlots}
 	out := make([]nbCell, 0, len(cells))
 	for _, c := range cells {
 		out = append(out, notebookCell(c, budget))
@@ -118,13 +118,13 @@ func nbStderr(text string) map[string]any {
 // trust) are embedded up to these bounds, and the rest named with where
 // their files are.
 const (
-	// MaxNotebookPlot is the largest plot a notebook embeds.
-	MaxNotebookPlot = 8 << 20
-	// MaxNotebookPlots bounds the plots one notebook embeds, together.
-	MaxNotebookPlots = 64 << 20
+	// maxNotebookPlot is the largest plot a notebook embeds.
+	maxNotebookPlot = 8 << 20
+	// maxNotebookPlots bounds the plots one notebook embeds, together.
+	maxNotebookPlots = 64 << 20
 )
 
-// plotBudget is what is left of MaxNotebookPlots in one notebook.
+// plotBudget is what is left of maxNotebookPlots in one notebook.
 type plotBudget struct{ left int64 }
 
 // png is a plot's PNG as base64, read from where it was saved; "" and
@@ -139,10 +139,10 @@ func (b *plotBudget) png(files []File, name string) (string, string) {
 			return "", ""
 		}
 		switch {
-		case st.Size() > MaxNotebookPlot:
-			return "", fmt.Sprintf("the plot %s (%s) is larger than a notebook embeds (%s): its file is %s", name, bytesize.Format(st.Size()), bytesize.Format(MaxNotebookPlot), f.Path)
+		case st.Size() > maxNotebookPlot:
+			return "", fmt.Sprintf("the plot %s (%s) is larger than a notebook embeds (%s): its file is %s", name, bytesize.Format(st.Size()), bytesize.Format(maxNotebookPlot), f.Path)
 		case st.Size() > b.left:
-			return "", fmt.Sprintf("the plot %s (%s) is past the %s of plots one notebook embeds: its file is %s", name, bytesize.Format(st.Size()), bytesize.Format(MaxNotebookPlots), f.Path)
+			return "", fmt.Sprintf("the plot %s (%s) is past the %s of plots one notebook embeds: its file is %s", name, bytesize.Format(st.Size()), bytesize.Format(maxNotebookPlots), f.Path)
 		}
 		data, err := os.ReadFile(f.Path)
 		if err != nil || int64(len(data)) > b.left {

@@ -284,8 +284,8 @@ func (c *collector) control(typ byte, payload []byte) error {
 	switch typ {
 	case frameHello:
 		var h helloFrame
-		if err := json.Unmarshal(payload, &h); err != nil {
-			return fmt.Errorf("a bad hello frame: %w", err)
+		if err := decodeFrame(payload, &h, "hello"); err != nil {
+			return err
 		}
 		if h.V != protocolVersion {
 			return fmt.Errorf("runner protocol %d, this rehome speaks %d: rebuild the image with `rehome sandbox image build`", h.V, protocolVersion)
@@ -303,8 +303,8 @@ func (c *collector) control(typ byte, payload []byte) error {
 		}
 	case frameExit:
 		var x exitFrame
-		if err := json.Unmarshal(payload, &x); err != nil {
-			return fmt.Errorf("a bad exit frame: %w", err)
+		if err := decodeFrame(payload, &x, "exit"); err != nil {
+			return err
 		}
 		if c.cur != nil {
 			return errors.New("an exit frame inside a file")
@@ -312,19 +312,27 @@ func (c *collector) control(typ byte, payload []byte) error {
 		c.exit = &x
 	case frameSkip:
 		var s skipFrame
-		if err := json.Unmarshal(payload, &s); err != nil {
-			return fmt.Errorf("a bad skip frame: %w", err)
+		if err := decodeFrame(payload, &s, "skip"); err != nil {
+			return err
 		}
 		c.skip(s.Name, s.Reason)
 	case frameFile:
 		var f fileFrame
-		if err := json.Unmarshal(payload, &f); err != nil {
-			return fmt.Errorf("a bad file frame: %w", err)
+		if err := decodeFrame(payload, &f, "file"); err != nil {
+			return err
 		}
 		if c.cur != nil {
 			return errors.New("a file frame before the previous file ended")
 		}
 		return c.openFile(f)
+	}
+	return nil
+}
+
+// decodeFrame reads the JSON payload of a control frame of the kind named.
+func decodeFrame(payload []byte, v any, kind string) error {
+	if err := json.Unmarshal(payload, v); err != nil {
+		return fmt.Errorf("a bad %s frame: %w", kind, err)
 	}
 	return nil
 }

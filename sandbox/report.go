@@ -230,6 +230,19 @@ func (v observedLimits) rlimit(name string) (int64, bool) {
 	return n[0], ok
 }
 
+// rlimitFallback grades a ceiling held by the rlimit name instead of a
+// cgroup: Weaker, or NotHeld when the runner reported its rlimits and
+// name is not want; seen says which, in words ("seen from inside"…).
+func (v observedLimits) rlimitFallback(name string, want int64) (st Strength, seen string) {
+	n, ok := v.rlimit(name)
+	held := ok && n == want
+	st = Weaker
+	if v.obs != nil && !held {
+		st = NotHeld
+	}
+	return st, strings.TrimPrefix(seenSuffix(held, v.obs != nil), ", ")
+}
+
 // memory is how the memory ceiling holds: a cgroup, or rlimits and the watchdog.
 func (v observedLimits) memory(lim Limits, j job) LimitStatus {
 	st := LimitStatus{Asked: bytesize.Format(lim.Memory), Value: float64(lim.Memory)}
@@ -238,10 +251,11 @@ func (v observedLimits) memory(lim Limits, j job) LimitStatus {
 		st.Strength = Held
 		st.How = fmt.Sprintf("cgroup v%d memory ceiling of %d bytes for the whole container, tmpfs included, no swap (seen from inside)", v.cg.Version, *v.cg.MemoryLimit)
 	case !j.cgroups.Memory:
-		data, ok := v.rlimit("data")
+		// The watchdog holds memory whatever the rlimit shows: Weaker.
+		_, seen := v.rlimitFallback("data", lim.Memory)
 		st.Strength = Weaker
 		st.How = fmt.Sprintf("no cgroup ceiling (rootless Podman on cgroup %s cannot hold one); instead each process has RLIMIT_DATA=%s (%s), and rehome's watchdog (PID 1 of the sandbox) samples the resident memory of all its processes every 50 ms and kills them above %s — a fast allocation can overshoot between samples",
-			cgroupName(v.cg), bytesize.Format(lim.Memory), strings.TrimPrefix(seenSuffix(ok && data == lim.Memory, v.obs != nil), ", "), bytesize.Format(lim.Memory))
+			cgroupName(v.cg), bytesize.Format(lim.Memory), seen, bytesize.Format(lim.Memory))
 	case v.cg == nil:
 		st.Strength = Held
 		st.How = "cgroup memory ceiling for the whole container" + unseenLimit
@@ -262,12 +276,9 @@ func (v observedLimits) cpu(lim Limits, j job) LimitStatus {
 		st.Strength = Held
 		st.How = fmt.Sprintf("cgroup CPU quota of %d µs per %d µs (seen from inside)", *v.cg.CPUQuota, *v.cg.CPUPeriod)
 	case !j.cgroups.CPU:
-		n, ok := v.rlimit("cpu")
-		st.Strength = Weaker
-		if v.obs != nil && !(ok && n == cpuSecs) {
-			st.Strength = NotHeld
-		}
-		st.How = fmt.Sprintf("no cgroup quota on this host; instead each process may burn at most %d s of CPU time (RLIMIT_CPU, %s), and the wall-clock timeout holds", cpuSecs, strings.TrimPrefix(seenSuffix(ok && n == cpuSecs, v.obs != nil), ", "))
+		var seen string
+		st.Strength, seen = v.rlimitFallback("cpu", cpuSecs)
+		st.How = fmt.Sprintf("no cgroup quota on this host; instead each process may burn at most %d s of CPU time (RLIMIT_CPU, %s), and the wall-clock timeout holds", cpuSecs, seen)
 	case v.cg == nil:
 		st.Strength = Held
 		st.How = "cgroup CPU quota" + unseenLimit
@@ -286,12 +297,9 @@ func (v observedLimits) pids(lim Limits, j job) LimitStatus {
 		st.Strength = Held
 		st.How = fmt.Sprintf("cgroup pids.max=%d for the whole container, threads included (seen from inside)", *v.cg.PidsLimit)
 	case !j.cgroups.Pids:
-		n, ok := v.rlimit("nproc")
-		st.Strength = Weaker
-		if v.obs != nil && !(ok && n == lim.Pids) {
-			st.Strength = NotHeld
-		}
-		st.How = fmt.Sprintf("no cgroup pids ceiling on this host; instead RLIMIT_NPROC=%d for the sandbox user (%s), which counts its processes and threads across all of this user's sandboxes at once", lim.Pids, strings.TrimPrefix(seenSuffix(ok && n == lim.Pids, v.obs != nil), ", "))
+		var seen string
+		st.Strength, seen = v.rlimitFallback("nproc", lim.Pids)
+		st.How = fmt.Sprintf("no cgroup pids ceiling on this host; instead RLIMIT_NPROC=%d for the sandbox user (%s), which counts its processes and threads across all of this user's sandboxes at once", lim.Pids, seen)
 	case v.cg == nil:
 		st.Strength = Held
 		st.How = "cgroup pids ceiling" + unseenLimit

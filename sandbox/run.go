@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path"
+	"sync"
 	"syscall"
 	"time"
 
@@ -196,13 +197,19 @@ func (e *Engine) runRuntime(ctx context.Context, ensureImage func() error) (stri
 // trackRun lets StopRun cancel the run id until the returned func is
 // called.
 func (e *Engine) trackRun(id string, cancel context.CancelFunc) func() {
-	e.mu.Lock()
-	e.runs[id] = cancel
-	e.mu.Unlock()
+	return holdIn(&e.mu, e.runs, id, cancel)
+}
+
+// holdIn puts v in m under k, holding mu, and returns the func that takes
+// it out again (a run's cancel func, a session's awaited reply).
+func holdIn[K comparable, V any](mu *sync.Mutex, m map[K]V, k K, v V) func() {
+	mu.Lock()
+	m[k] = v
+	mu.Unlock()
 	return func() {
-		e.mu.Lock()
-		delete(e.runs, id)
-		e.mu.Unlock()
+		mu.Lock()
+		delete(m, k)
+		mu.Unlock()
 	}
 }
 

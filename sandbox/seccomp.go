@@ -48,11 +48,11 @@ func (e *Engine) checkSeccompLabel(labels map[string]string, fix string) error {
 		e.image, e.serviceName(), what, fix)}
 }
 
-// seccompError is ErrImageSeccomp in the words of the image and service.
+// seccompError is errImageSeccomp in the words of the image and service.
 type seccompError struct{ msg string }
 
 func (s *seccompError) Error() string        { return s.msg }
-func (s *seccompError) Is(target error) bool { return target == ErrImageSeccomp }
+func (s *seccompError) Is(target error) bool { return target == errImageSeccomp }
 
 // reloadCommand is the command that loads this recipe's image onto the
 // service again: `rehome sandbox image load` with the archive at hand

@@ -151,7 +151,7 @@ func TestSeccompLabelCheck(t *testing.T) {
 		"unconfined": {recipe.SeccompLabel: "unconfined"},
 	} {
 		err := e.checkSeccompLabel(labels, fix)
-		if !errors.Is(err, ErrImageSeccomp) {
+		if !errors.Is(err, errImageSeccomp) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
@@ -296,11 +296,11 @@ func TestTeamHostRefusesImageWithoutProfile(t *testing.T) {
 		tinyImage(t, e, ref, changes...)
 		_, err = e.Run(t.Context(), RunRequest{Code: "print(1)"}, nil)
 		t.Logf("%s: %v", name, err)
-		if !errors.Is(err, ErrImageSeccomp) || !strings.Contains(err.Error(), "rehome sandbox image load --podman "+h.URI) {
+		if !errors.Is(err, errImageSeccomp) || !strings.Contains(err.Error(), "rehome sandbox image load --podman "+h.URI) {
 			t.Errorf("%s: run: %v", name, err)
 		}
 		_, err = e.StartSession(t.Context(), SessionRequest{Dir: filepath.Join(t.TempDir(), "session"), Preload: []string{}})
-		if !errors.Is(err, ErrImageSeccomp) {
+		if !errors.Is(err, errImageSeccomp) {
 			t.Errorf("%s: session: %v", name, err)
 		}
 		if list, err := containers.List(e.api(t.Context()), new(containers.ListOptions).WithAll(true).

@@ -72,7 +72,7 @@ func (e *Engine) sendable(ins []*input) ([]staged, error) {
 		// there: the kernel refuses every file (EOVERFLOW). Said before any
 		// container exists, rather than as the service's error after.
 		return nil, fmt.Errorf("%w: the Podman service on %s runs as root, and a rootful service cannot put files into the sandbox's own user namespace; connect as a normal account there (ssh://you@host/run/user/UID/podman/podman.sock: a rootless service, as docs/team-host.md sets up) — runs without input files work on this service",
-			ErrRootfulTeamHostFiles, e.serviceName())
+			errRootfulTeamHostFiles, e.serviceName())
 	}
 	if n := sentBytes(ins); n > maxSentBytes {
 		what := filepath.Base(ins[0].hostPath)
@@ -80,7 +80,7 @@ func (e *Engine) sendable(ins []*input) ([]staged, error) {
 			what = fmt.Sprintf("the %d files", len(ins))
 		}
 		return nil, fmt.Errorf("%w: %s is %s, and the sandbox on %s takes at most %s of input files (they are sent over the connection and held in its memory): give a smaller file, or a sample of it",
-			ErrInputTooBig, what, bytesize.Format(n), e.serviceName(), bytesize.Format(maxSentBytes))
+			errInputTooBig, what, bytesize.Format(n), e.serviceName(), bytesize.Format(maxSentBytes))
 	}
 	out := make([]staged, len(ins))
 	for i, in := range ins {

@@ -219,14 +219,7 @@ func (s *Session) control(ctx context.Context, msg map[string]any, limit time.Du
 	nonce := newNonce()
 	msg["nonce"] = nonce
 	ch := make(chan struct{})
-	s.rmu.Lock()
-	s.replies[nonce] = ch
-	s.rmu.Unlock()
-	defer func() {
-		s.rmu.Lock()
-		delete(s.replies, nonce)
-		s.rmu.Unlock()
-	}()
+	defer holdIn(&s.rmu, s.replies, nonce, ch)()
 	if err := s.send(msg); err != nil {
 		return err
 	}

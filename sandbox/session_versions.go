@@ -15,7 +15,7 @@ import (
 // A session's versions of one file. A notebook that rewrites its 60 MB
 // result with new bytes at every cell kept a copy per cell (481 MB after
 // 8 cells, issue 29): the same bytes are kept once (session_disk.go), but
-// new bytes are a new copy. A session keeps the KeepVersions newest
+// new bytes are a new copy. A session keeps the keepVersions newest
 // contents of each file its cells write (by its name under /mnt/data);
 // when a cell keeps one more, the older cells' copies of the oldest are
 // dropped, and their records list the file under "skipped", with the
@@ -24,11 +24,11 @@ import (
 // dropped; neither is a copy that shares its bytes with a version kept
 // (a link costs no disk).
 
-// KeepVersions is how many contents of one file a session keeps.
-const KeepVersions = 2
+// keepVersions is how many contents of one file a session keeps.
+const keepVersions = 2
 
 // dropOldVersions drops the copies of files of earlier cells that cell
-// (its files just saved) makes older than KeepVersions, rewrites their
+// (its files just saved) makes older than keepVersions, rewrites their
 // records and returns what the cell's notes say ("" nothing dropped).
 func dropOldVersions(dir string, cell *CellResult, earlier []CellResult) string {
 	var freed int64
@@ -47,7 +47,7 @@ func dropOldVersions(dir string, cell *CellResult, earlier []CellResult) string 
 			}
 			old := c.Files[j]
 			key := contentKey(old.SHA256, old.Size)
-			if kept[key] || len(kept) < KeepVersions {
+			if kept[key] || len(kept) < keepVersions {
 				kept[key] = true
 				continue
 			}
@@ -57,7 +57,7 @@ func dropOldVersions(dir string, cell *CellResult, earlier []CellResult) string 
 			freed += old.Size
 			c.Files = append(c.Files[:j:j], c.Files[j+1:]...)
 			c.Skipped = append(c.Skipped, Skipped{Name: old.Name, Reason: fmt.Sprintf(
-				"replaced: cell %d wrote newer bytes to %s, and a session keeps the %d newest versions of a file", cell.Cell, old.Name, KeepVersions)})
+				"replaced: cell %d wrote newer bytes to %s, and a session keeps the %d newest versions of a file", cell.Cell, old.Name, keepVersions)})
 			if err := writeJSON(filepath.Join(dir, "cells", fmt.Sprintf("%04d.json", c.Cell)), cellRecord(c)); err != nil {
 				continue
 			}
@@ -69,7 +69,7 @@ func dropOldVersions(dir string, cell *CellResult, earlier []CellResult) string 
 	}
 	sort.Strings(names)
 	return fmt.Sprintf("Older versions of %s (%s) from earlier cells were dropped: a session keeps the %d newest versions of each file it writes.",
-		quoteList(names), bytesize.Format(freed), KeepVersions)
+		quoteList(names), bytesize.Format(freed), keepVersions)
 }
 
 // dropCopy removes an earlier cell's copy of a file, and the sessions

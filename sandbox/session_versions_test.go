@@ -61,8 +61,8 @@ func TestSessionKeepsTwoVersionsOfAFileRewritten(t *testing.T) {
 		last = cell(write(i))
 		used := diskBytes(t, base)
 		t.Logf("cell %d (new bytes): the sessions folder holds %d MB", i, used/1_000_000)
-		if want := int64(min(i, KeepVersions)) * size; used < want || used > want+4<<20 {
-			t.Fatalf("after %d cells of new bytes the sessions folder holds %d bytes, want about %d (%d versions)", i, used, want, min(i, KeepVersions))
+		if want := int64(min(i, keepVersions)) * size; used < want || used > want+4<<20 {
+			t.Fatalf("after %d cells of new bytes the sessions folder holds %d bytes, want about %d (%d versions)", i, used, want, min(i, keepVersions))
 		}
 	}
 	if len(last.Files) != 1 || !strings.Contains(strings.Join(last.Notes, " "), `Older versions of "result.bin" (57.2 MiB) from earlier cells were dropped`) {
@@ -101,7 +101,7 @@ func TestSessionKeepsTwoVersionsOfAFileRewritten(t *testing.T) {
 			t.Fatalf("cell %d's kept file: %v", c.Cell, err)
 		}
 	}
-	if ents, _ := os.ReadDir(filepath.Join(base, keptDir)); len(ents) != KeepVersions {
-		t.Fatalf("the shared links hold %d contents, want %d", len(ents), KeepVersions)
+	if ents, _ := os.ReadDir(filepath.Join(base, keptDir)); len(ents) != keepVersions {
+		t.Fatalf("the shared links hold %d contents, want %d", len(ents), keepVersions)
 	}
 }

@@ -8,38 +8,6 @@ import (
 	"rehome/sandbox/link"
 )
 
-// Merge fills the zero fields of l from base.
-func (l Limits) Merge(base Limits) Limits {
-	if l.Timeout == 0 {
-		l.Timeout = base.Timeout
-	}
-	if l.Memory == 0 {
-		l.Memory = base.Memory
-	}
-	if l.CPUs == 0 {
-		l.CPUs = base.CPUs
-	}
-	if l.Pids == 0 {
-		l.Pids = base.Pids
-	}
-	if l.StdoutMax == 0 {
-		l.StdoutMax = base.StdoutMax
-	}
-	if l.StderrMax == 0 {
-		l.StderrMax = base.StderrMax
-	}
-	if l.OutputFiles == 0 {
-		l.OutputFiles = base.OutputFiles
-	}
-	if l.OutputBytes == 0 {
-		l.OutputBytes = base.OutputBytes
-	}
-	if l.TmpSize == 0 {
-		l.TmpSize = base.TmpSize
-	}
-	return l
-}
-
 // Status is what the UI shows about the sandbox before a run.
 type Status struct {
 	// Ready: Podman answers, the image is there, a runtime works.

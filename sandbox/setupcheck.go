@@ -70,7 +70,7 @@ func loadProgressOf(ctx context.Context) LoadProgress {
 // verifyArchive checks file against the SHA-256 in file+".sha256" (the
 // `sha256sum` format: hex digest, then the name). checked is false when
 // there is no .sha256 beside it (an archive the user made or carried);
-// a mismatch is an error wrapping ErrArchiveDamaged.
+// a mismatch is an error wrapping errArchiveDamaged.
 func verifyArchive(ctx context.Context, file string) (checked bool, err error) {
 	want, err := readSum(file + ".sha256")
 	if errors.Is(err, os.ErrNotExist) {
@@ -93,7 +93,7 @@ func verifyArchive(ctx context.Context, file string) (checked bool, err error) {
 		return false, fmt.Errorf("read the image archive %s: %w", file, err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != want {
-		return true, fmt.Errorf("%w: %s has SHA-256 %s, its .sha256 says %s: reinstall the package that shipped it (`sudo apt-get install --reinstall rehome-sandbox-image`) or copy the archive again", ErrArchiveDamaged, file, got, want)
+		return true, fmt.Errorf("%w: %s has SHA-256 %s, its .sha256 says %s: reinstall the package that shipped it (`sudo apt-get install --reinstall rehome-sandbox-image`) or copy the archive again", errArchiveDamaged, file, got, want)
 	}
 	return true, nil
 }

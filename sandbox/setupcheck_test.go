@@ -59,7 +59,7 @@ func TestVerifyArchive(t *testing.T) {
 	f.WriteAt([]byte{0xff}, 5<<20)
 	f.Close()
 	_, err := verifyArchive(context.Background(), p)
-	if !errors.Is(err, ErrArchiveDamaged) || !strings.Contains(err.Error(), "--reinstall rehome-sandbox-image") {
+	if !errors.Is(err, errArchiveDamaged) || !strings.Contains(err.Error(), "--reinstall rehome-sandbox-image") {
 		t.Fatalf("a damaged archive: %v", err)
 	}
 

@@ -317,8 +317,8 @@ func TestTeamHostRootfulInput(t *testing.T) {
 	os.WriteFile(in, []byte("a\n1\n2\n"), 0o600)
 	before := countOwnContainers(t, e)
 	_, err = e.Run(context.Background(), RunRequest{Code: "print(open('/mnt/data/in.csv').read().count('\\n'))", InputPath: in, OutputDir: filepath.Join(t.TempDir(), "out")}, nil)
-	if !errors.Is(err, ErrRootfulTeamHostFiles) || !strings.Contains(err.Error(), "rootless") {
-		t.Fatalf("run with an input on a rootful team host: %v (want ErrRootfulTeamHostFiles with the way out)", err)
+	if !errors.Is(err, errRootfulTeamHostFiles) || !strings.Contains(err.Error(), "rootless") {
+		t.Fatalf("run with an input on a rootful team host: %v (want errRootfulTeamHostFiles with the way out)", err)
 	}
 	if after := countOwnContainers(t, e); after != before {
 		t.Fatalf("a container was made for a refused run: %d before, %d after", before, after)

@@ -181,8 +181,8 @@ func TestTeamHostInputCap(t *testing.T) {
 	f.Truncate(maxSentBytes + 1)
 	f.Close()
 	_, err = e.Run(t.Context(), RunRequest{Code: "print(1)", InputPath: big}, nil)
-	if !errors.Is(err, ErrInputTooBig) {
-		t.Fatalf("an input of %d bytes: %v, want ErrInputTooBig", maxSentBytes+1, err)
+	if !errors.Is(err, errInputTooBig) {
+		t.Fatalf("an input of %d bytes: %v, want errInputTooBig", maxSentBytes+1, err)
 	}
 	for _, w := range []string{"huge.csv is 512 MiB", "at most 512 MiB", "smaller file"} {
 		if !strings.Contains(err.Error(), w) {
@@ -190,8 +190,8 @@ func TestTeamHostInputCap(t *testing.T) {
 		}
 	}
 	_, err = e.StartSession(t.Context(), SessionRequest{Dir: filepath.Join(t.TempDir(), "s"), InputPaths: []string{big}})
-	if !errors.Is(err, ErrInputTooBig) {
-		t.Fatalf("a session with the same file: %v, want ErrInputTooBig", err)
+	if !errors.Is(err, errInputTooBig) {
+		t.Fatalf("a session with the same file: %v, want errInputTooBig", err)
 	}
 }
 
@@ -363,7 +363,7 @@ func TestTeamHostImageFirstRun(t *testing.T) {
 	}
 	t.Cleanup(func() { h.EnsureSandboxImage(t) })
 	st, err := e.ImageStatus(t.Context())
-	if err != nil || st.State != ImageLoadsOnFirstUse {
+	if err != nil || st.State != imageLoadsOnFirstUse {
 		t.Fatalf("image status on the team host without the image: %+v %v", st, err)
 	}
 	var msgs []string
@@ -390,7 +390,7 @@ func TestTeamHostImageFirstRun(t *testing.T) {
 	if n < 2 {
 		t.Errorf("the load's progress was not told in words (%q… X MiB of Y MiB): %q", onto, msgs)
 	}
-	if st, _ := e.ImageStatus(t.Context()); st.State != ImageReady {
+	if st, _ := e.ImageStatus(t.Context()); st.State != imageReady {
 		t.Errorf("after the first run the image is %s", st.State)
 	}
 }
@@ -407,8 +407,8 @@ func TestLoadedImageChecked(t *testing.T) {
 	}
 	tw.Close()
 	err := e.checkLoaded(t.Context(), a, "forged.tar")
-	if !errors.Is(err, ErrArchiveDamaged) {
-		t.Fatalf("an archive whose config is not the stored image: %v, want ErrArchiveDamaged", err)
+	if !errors.Is(err, errArchiveDamaged) {
+		t.Fatalf("an archive whose config is not the stored image: %v, want errArchiveDamaged", err)
 	}
 	t.Logf("refused: %v", err)
 }

@@ -122,7 +122,7 @@ func TestWorkstationUser(t *testing.T) {
 	out, _ := asUser([]string{"REHOME_CACHE=" + userCache}, bin, "sandbox", "image", "status", "--json")
 	t.Logf("image status as %s:\n%s", workstationUser, out)
 	var st ImageStatus
-	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Present || !st.ArchivePresent || st.Archive != shared || st.State != ImageLoadsOnFirstUse {
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Present || !st.ArchivePresent || st.Archive != shared || st.State != imageLoadsOnFirstUse {
 		t.Fatalf("the image status should show the image missing and the shared archive %s found: %v", shared, err)
 	}
 	out, err = asUser([]string{"REHOME_CACHE=" + userCache}, bin, "run", "--json", script)

@@ -29,12 +29,12 @@ var (
 	// ErrIdentityTooOpen is wrapped when an identity file can be read by
 	// other users: ssh refuses it, and so does rehome.
 	ErrIdentityTooOpen = errors.New("the ssh identity file is readable by others")
-	// ErrLoginRefused is wrapped when a team host refuses every key
+	// errLoginRefused is wrapped when a team host refuses every key
 	// offered.
-	ErrLoginRefused = errors.New("the team host refused the login")
-	// ErrTeamHostUnreachable is wrapped when a team host, its sshd or its
+	errLoginRefused = errors.New("the team host refused the login")
+	// errTeamHostUnreachable is wrapped when a team host, its sshd or its
 	// Podman socket does not answer.
-	ErrTeamHostUnreachable = errors.New("the team host does not answer")
+	errTeamHostUnreachable = errors.New("the team host does not answer")
 	// ErrConnectionLost is wrapped (by *ConnectionLostError) when the link
 	// to a team host dropped.
 	ErrConnectionLost = errors.New("the connection to the team host was lost")

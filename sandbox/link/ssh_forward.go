@@ -66,7 +66,7 @@ func dialSSH(ctx context.Context, uri string, opts ConnectOptions) (*sshLink, er
 	d := net.Dialer{Timeout: sshDialTimeout}
 	nc, err := d.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot reach %s (%s): %v — check the address and that sshd runs there", ErrTeamHostUnreachable, t.display(), t.addr, err)
+		return nil, fmt.Errorf("%w: cannot reach %s (%s): %v — check the address and that sshd runs there", errTeamHostUnreachable, t.display(), t.addr, err)
 	}
 	nc.SetDeadline(time.Now().Add(sshDialTimeout))
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
@@ -82,9 +82,9 @@ func dialSSH(ctx context.Context, uri string, opts ConnectOptions) (*sshLink, er
 		}
 		if strings.Contains(err.Error(), "unable to authenticate") {
 			return nil, fmt.Errorf("%w: %s refused the key(s) offered for %s: add your public key (the .pub beside the identity) to ~%s/.ssh/authorized_keys there, or name the right one with --identity FILE",
-				ErrLoginRefused, t.display(), t.user, t.user)
+				errLoginRefused, t.display(), t.user, t.user)
 		}
-		return nil, fmt.Errorf("%w: the SSH handshake with %s failed: %v", ErrTeamHostUnreachable, t.display(), err)
+		return nil, fmt.Errorf("%w: the SSH handshake with %s failed: %v", errTeamHostUnreachable, t.display(), err)
 	}
 	nc.SetDeadline(time.Time{})
 	client := ssh.NewClient(c, chans, reqs)
@@ -93,7 +93,7 @@ func dialSSH(ctx context.Context, uri string, opts ConnectOptions) (*sshLink, er
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("%w: no Podman socket answers at %s on %s (%v): start it there as %s with `systemctl --user enable --now podman.socket` (or `podman system service --time=0 &`)",
-			ErrTeamHostUnreachable, t.socket, t.display(), err, t.user)
+			errTeamHostUnreachable, t.socket, t.display(), err, t.user)
 	}
 	probe.Close()
 	l := &sshLink{target: t, client: client, opened: time.Now(), conns: map[io.Closer]bool{}, lost: make(chan struct{}), done: make(chan struct{})}

@@ -193,14 +193,14 @@ func ScanHostKey(uri string, opts ConnectOptions) (HostKey, error) {
 	}
 	conn, err := net.DialTimeout("tcp", t.addr, sshDialTimeout)
 	if err != nil {
-		return HostKey{}, fmt.Errorf("%w: cannot reach %s: %v", ErrTeamHostUnreachable, t.addr, err)
+		return HostKey{}, fmt.Errorf("%w: cannot reach %s: %v", errTeamHostUnreachable, t.addr, err)
 	}
 	defer conn.Close()
 	if c, _, _, err := ssh.NewClientConn(conn, t.addr, cfg); err == nil {
 		c.Close()
 	}
 	if got == nil {
-		return HostKey{}, fmt.Errorf("%w: %s did not offer a host key (is it an SSH server?)", ErrTeamHostUnreachable, t.addr)
+		return HostKey{}, fmt.Errorf("%w: %s did not offer a host key (is it an SSH server?)", errTeamHostUnreachable, t.addr)
 	}
 	tcp, _ := net.ResolveTCPAddr("tcp", t.addr)
 	hk := HostKey{Host: t.display(), Fingerprint: ssh.FingerprintSHA256(got), KeyType: got.Type(), KnownHosts: path,
