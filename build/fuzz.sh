@@ -22,6 +22,7 @@ fuzzers=(
   "./backend/assistant FuzzImportGPT"
   "./backend/chatgptexport FuzzExport"
   "./backend/dataset FuzzPeek"
+  "./backend/browse FuzzZIMHeader"
   "./sandbox FuzzDemux"
   "./sandbox FuzzDecoder"
 )
