@@ -23,6 +23,7 @@ fuzzers=(
   "./backend/chatgptexport FuzzExport"
   "./backend/dataset FuzzPeek"
   "./backend/browse FuzzZIMHeader"
+  "./backend/browse FuzzKiwixAnswers"
   "./sandbox FuzzDemux"
   "./sandbox FuzzDecoder"
 )
