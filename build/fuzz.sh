@@ -24,6 +24,7 @@ fuzzers=(
   "./backend/dataset FuzzPeek"
   "./backend/browse FuzzZIMHeader"
   "./backend/browse FuzzKiwixAnswers"
+  "./backend/browse FuzzSearchEngines"
   "./sandbox FuzzDemux"
   "./sandbox FuzzDecoder"
 )
