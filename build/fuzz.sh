@@ -25,6 +25,7 @@ fuzzers=(
   "./backend/browse FuzzZIMHeader"
   "./backend/browse FuzzKiwixAnswers"
   "./backend/browse FuzzSearchEngines"
+  "./backend/browse FuzzReaderHTML"
   "./sandbox FuzzDemux"
   "./sandbox FuzzDecoder"
 )

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -188,7 +189,8 @@ func escapePath(p string) string {
 // ZIMURL is the zim://BOOK/PATH address of a library's article.
 func ZIMURL(book, path string) string { return "zim://" + book + "/" + escapePath(path) }
 
-// ParseZIMURL splits a zim://BOOK/PATH address.
+// ParseZIMURL splits a zim://BOOK/PATH address; one with a ".." segment
+// is refused (a name with dots in it, "...And_Justice_for_All", is not).
 func ParseZIMURL(s string) (book, path string, ok bool) {
 	rest, found := strings.CutPrefix(s, "zim://")
 	if !found {
@@ -201,8 +203,8 @@ func ParseZIMURL(s string) (book, path string, ok bool) {
 	if p, err := url.PathUnescape(path); err == nil {
 		path = p
 	}
-	if strings.Contains(path, "..") {
-		return "", "", false
+	if slices.Contains(strings.Split(path, "/"), "..") {
+		return "", "", false // it climbs out of the library
 	}
 	return book, path, true
 }
