@@ -26,6 +26,7 @@ fuzzers=(
   "./backend/browse FuzzKiwixAnswers"
   "./backend/browse FuzzSearchEngines"
   "./backend/browse FuzzReaderHTML"
+  "./backend/mcphost FuzzParseHostConfig"
   "./sandbox FuzzDemux"
   "./sandbox FuzzDecoder"
 )
