@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -138,7 +139,7 @@ func checkKiwixHits(t *testing.T, hits []Hit, data []byte, top int) {
 		switch {
 		case ok && (book != fuzzBook || path != h.Path):
 			t.Fatalf("%s reads back as %s, %q; the hit's path is %q", h.URL, book, path, h.Path)
-		case !ok && h.Path != "" && !strings.Contains(h.Path, ".."):
+		case !ok && h.Path != "" && !slices.Contains(strings.Split(h.Path, "/"), ".."):
 			t.Fatalf("%s (path %q) does not read back", h.URL, h.Path)
 		}
 		if u, err := url.Parse(h.URL); err != nil || u.Scheme != "zim" {
