@@ -103,7 +103,9 @@ type searchRSS struct {
 
 var tagRE = regexp.MustCompile(`<[^>]*>`)
 
-// Search runs query through book's full-text index, at most top hits.
+// Search runs query through book's full-text index, at most top hits;
+// their titles, snippets and sources (a carried ZIM's words) on one line
+// without control or bidirectional-override characters, as the web's.
 func (k *Kiwix) Search(ctx context.Context, book, query string, top int) ([]Hit, error) {
 	q := url.Values{"content": {book}, "pattern": {query}, "format": {"xml"}, "pageLength": {strconv.Itoa(top)}}
 	body, err := k.get(ctx, "/search?"+q.Encode())
@@ -126,8 +128,8 @@ func (k *Kiwix) Search(ctx context.Context, book, query string, top int) ([]Hit,
 		}
 		snip := html.UnescapeString(tagRE.ReplaceAllString(html.UnescapeString(it.Desc.Inner), ""))
 		words, _ := strconv.Atoi(strings.ReplaceAll(it.Words, ",", ""))
-		out = append(out, Hit{Title: strings.TrimSpace(it.Title), URL: ZIMURL(book, path), Snippet: strings.TrimSpace(snip),
-			Book: book, Path: path, Words: words, Source: it.Book})
+		out = append(out, Hit{Title: clean(it.Title, 300), URL: ZIMURL(book, path), Snippet: clean(snip, 600),
+			Book: book, Path: path, Words: words, Source: clean(it.Book, 300)})
 		if len(out) == top {
 			break
 		}
