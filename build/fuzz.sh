@@ -22,6 +22,11 @@ fuzzers=(
   "./backend/assistant FuzzImportGPT"
   "./backend/chatgptexport FuzzExport"
   "./backend/dataset FuzzPeek"
+  "./backend/browse FuzzZIMHeader"
+  "./backend/browse FuzzKiwixAnswers"
+  "./backend/browse FuzzSearchEngines"
+  "./backend/browse FuzzReaderHTML"
+  "./backend/mcphost FuzzParseHostConfig"
   "./sandbox FuzzDemux"
   "./sandbox FuzzDecoder"
 )

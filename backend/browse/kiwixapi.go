@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -98,7 +99,9 @@ type searchRSS struct {
 
 var tagRE = regexp.MustCompile(`<[^>]*>`)
 
-// Search runs query through book's full-text index, at most top hits.
+// Search runs query through book's full-text index, at most top hits;
+// their titles, snippets and sources (a carried ZIM's words) on one line
+// without control or bidirectional-override characters, as the web's.
 func (k *Kiwix) Search(ctx context.Context, book, query string, top int) ([]Hit, error) {
 	q := url.Values{"content": {book}, "pattern": {query}, "format": {"xml"}, "pageLength": {strconv.Itoa(top)}}
 	var r searchRSS
@@ -117,8 +120,8 @@ func (k *Kiwix) Search(ctx context.Context, book, query string, top int) ([]Hit,
 		}
 		snip := html.UnescapeString(tagRE.ReplaceAllString(html.UnescapeString(it.Desc.Inner), ""))
 		words, _ := strconv.Atoi(strings.ReplaceAll(it.Words, ",", ""))
-		out = append(out, Hit{Title: strings.TrimSpace(it.Title), URL: ZIMURL(book, path), Snippet: strings.TrimSpace(snip),
-			Book: book, Path: path, Words: words, Source: it.Book})
+		out = append(out, Hit{Title: clean(it.Title, 300), URL: ZIMURL(book, path), Snippet: clean(snip, 600),
+			Book: book, Path: path, Words: words, Source: clean(it.Book, 300)})
 		if len(out) == top {
 			break
 		}
@@ -193,7 +196,8 @@ func escapePath(p string) string {
 // ZIMURL is the zim://BOOK/PATH address of a library's article.
 func ZIMURL(book, path string) string { return "zim://" + book + "/" + escapePath(path) }
 
-// ParseZIMURL splits a zim://BOOK/PATH address.
+// ParseZIMURL splits a zim://BOOK/PATH address; one with a ".." segment
+// is refused (a name with dots in it, "...And_Justice_for_All", is not).
 func ParseZIMURL(s string) (book, path string, ok bool) {
 	rest, found := strings.CutPrefix(s, "zim://")
 	if !found {
@@ -206,8 +210,8 @@ func ParseZIMURL(s string) (book, path string, ok bool) {
 	if p, err := url.PathUnescape(path); err == nil {
 		path = p
 	}
-	if strings.Contains(path, "..") {
-		return "", "", false
+	if slices.Contains(strings.Split(path, "/"), "..") {
+		return "", "", false // it climbs out of the library
 	}
 	return book, path, true
 }

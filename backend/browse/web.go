@@ -22,6 +22,14 @@ const (
 	maxEngineAnswer = 2 << 20
 )
 
+// An engine's name (a hit's source) and its notes (SearXNG's
+// unresponsive engines) are its words: each on one line, within these.
+const (
+	maxEngineName  = 64
+	maxEngineNotes = 8
+	maxNoteRunes   = 200
+)
+
 // searxngAnswer is SearXNG's JSON answer, as searx/webutils.py's
 // get_json_response writes it (searxng/searxng; the fields of
 // docs/dev/search_api.rst's format=json).
@@ -62,16 +70,32 @@ func SearchSearXNG(ctx context.Context, hc *http.Client, base, query string, top
 		if !webURL(r.URL) {
 			continue
 		}
-		out = append(out, Hit{Title: clean(r.Title, 300), URL: r.URL, Snippet: clean(html.UnescapeString(tagRE.ReplaceAllString(r.Content, "")), 600), Source: "SearXNG (" + r.Engine + ")"})
+		out = append(out, Hit{Title: clean(r.Title, 300), URL: r.URL, Snippet: clean(html.UnescapeString(tagRE.ReplaceAllString(r.Content, "")), 600), Source: "SearXNG (" + clean(r.Engine, maxEngineName) + ")"})
 		if len(out) == top {
 			break
 		}
 	}
-	var notes []string
-	for _, e := range a.Unresponsive {
-		notes = append(notes, "SearXNG's "+strings.Join(e, ": "))
+	return out, unresponsive(a.Unresponsive), nil
+}
+
+// unresponsive are SearXNG's notes of the engines that did not answer:
+// each [engine, error] on one line (an empty one left out), at most
+// maxEngineNotes (the last then counts the rest).
+func unresponsive(list [][]string) []string {
+	var words []string
+	for _, e := range list {
+		if w := clean(strings.Join(e, ": "), maxNoteRunes); w != "" {
+			words = append(words, w)
+		}
 	}
-	return out, notes, nil
+	var notes []string
+	for i, w := range words {
+		if i == maxEngineNotes-1 && len(words) > maxEngineNotes {
+			return append(notes, fmt.Sprintf("SearXNG's %d more engines did not answer", len(words)-i))
+		}
+		notes = append(notes, "SearXNG's "+w)
+	}
+	return notes
 }
 
 type braveAnswer struct {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"rehome/backend/progressio"
 )
@@ -62,7 +63,9 @@ func ReadHeader(path string) (Header, int64, error) {
 	switch {
 	case h.ChecksumPos < zimHeaderSize:
 		return h, size, fmt.Errorf("%w: %s's header puts its checksum at byte %d, inside the header", ErrNotZIM, path, h.ChecksumPos)
-	case uint64(size) < h.ChecksumPos+16:
+	case h.ChecksumPos > math.MaxInt64-16:
+		return h, size, fmt.Errorf("%w: %s's header puts its checksum at byte %d, past the end of any file", ErrNotZIM, path, h.ChecksumPos)
+	case h.ChecksumPos > uint64(size)-16: // size >= zimHeaderSize here
 		return h, size, fmt.Errorf("%w: %s is %d bytes and should be %d: copy it again (and compare its size with the source's)", ErrZIMCut, path, size, h.ChecksumPos+16)
 	}
 	return h, size, nil
