@@ -1,6 +1,11 @@
 package app
 
-import "log/slog"
+import (
+	"io"
+	"log/slog"
+
+	"rehome/backend/core"
+)
 
 // What the faces that serve an App over HTTP (app/bridge, the window's
 // file server) read of it. Functions, not methods: an exported method of
@@ -14,3 +19,9 @@ func Logger(a *App) *slog.Logger { return a.log }
 
 // Attach makes e the UI that receives the App's events.
 func Attach(a *App, e Emitter) { a.setEmitter(e) }
+
+// KeepUpload keeps a file a page handed over in the data folder's uploads
+// (core.KeepUpload).
+func KeepUpload(a *App, name string, r io.Reader, size, limit int64) (core.Upload, error) {
+	return a.core.KeepUpload(name, r, size, limit)
+}

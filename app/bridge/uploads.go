@@ -1,20 +1,15 @@
 package bridge
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 
 	"rehome/app"
-	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
+	"rehome/backend/core"
 )
 
 // Browser uploads (POST /api/upload): streamed to <data>/uploads, capped,
@@ -62,49 +57,23 @@ func newUploadHandler(a *app.App, limit int64) http.Handler {
 			reply(http.StatusRequestEntityTooLarge, UploadReply{Error: fmt.Sprintf("%s is %s; the browser can send at most %s. Open it in the rehome window instead, which reads files in place.", name, bytesize.Format(r.ContentLength), bytesize.Format(limit))})
 			return
 		}
-		// Stream to a temporary file while hashing; the same file dropped
-		// again lands on the same path instead of a second copy.
-		root := filepath.Join(app.DataDir(a), app.UploadsDir)
-		if err := os.MkdirAll(root, 0o700); err != nil {
-			reply(http.StatusInternalServerError, UploadReply{Error: "cannot store the upload: " + err.Error()})
+		// Streamed while hashed; the same file dropped again lands on the
+		// same path instead of a second copy (core.KeepUpload).
+		up, err := app.KeepUpload(a, name, r.Body, r.ContentLength, limit)
+		switch {
+		case errors.Is(err, core.ErrUploadStore):
+			reply(http.StatusInternalServerError, UploadReply{Error: err.Error()})
 			return
-		}
-		// Readable like a file the user saved (umask 022): the sandbox's
-		// unprivileged user reads it through its bind mount. The folders
-		// stay private.
-		f, err := atomicfile.New(filepath.Join(root, "upload"), 0o644)
-		if err != nil {
-			reply(http.StatusInternalServerError, UploadReply{Error: "cannot store the upload: " + err.Error()})
-			return
-		}
-		defer f.Cleanup()
-		h := sha256.New()
-		n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r.Body, limit+1))
-		if err == nil && n > limit {
-			err = fmt.Errorf("the file is larger than %s; open it in the rehome window instead, which reads files in place", bytesize.Format(limit))
-		}
-		if err == nil && r.ContentLength >= 0 && n != r.ContentLength {
-			err = errors.New("the upload was cut short: drop the file again")
-		}
-		var path string
-		if err == nil {
-			dir := filepath.Join(root, hex.EncodeToString(h.Sum(nil))[:24])
-			path = filepath.Join(dir, name)
-			if st, serr := os.Stat(path); serr == nil && st.Size() == n {
-				app.Logger(a).Info("upload already stored", "name", name, "size", n)
-				reply(http.StatusOK, UploadReply{Path: path, Name: name, Size: n})
-				return
-			}
-			if err = os.MkdirAll(dir, 0o700); err == nil {
-				err = f.CommitAs(path)
-			}
-		}
-		if err != nil {
+		case err != nil:
 			app.Logger(a).Warn("upload failed", "name", name, "err", err)
 			reply(http.StatusBadRequest, UploadReply{Error: "upload of " + name + " failed: " + err.Error()})
 			return
+		case up.Again:
+			app.Logger(a).Info("upload already stored", "name", name, "size", up.Size)
+			reply(http.StatusOK, UploadReply{Path: up.Path, Name: name, Size: up.Size})
+			return
 		}
-		app.Logger(a).Info("uploaded", "name", name, "size", n)
-		reply(http.StatusOK, UploadReply{Path: path, Name: name, Size: n})
+		app.Logger(a).Info("uploaded", "name", name, "size", up.Size)
+		reply(http.StatusOK, UploadReply{Path: up.Path, Name: name, Size: up.Size})
 	})
 }

@@ -23,6 +23,10 @@ var (
 	ErrNotInAnswer = errors.New("that code is not a python block of the answer")
 	// ErrNoAction is returned for an action name the assistant lacks.
 	ErrNoAction = errors.New("no such action")
+	// ErrUploadStore is wrapped by KeepUpload when the data folder could
+	// not take an upload (its folder or file could not be made): the
+	// machine's fault, not the file's.
+	ErrUploadStore = errors.New("cannot store the upload")
 
 	// ErrNoOllama is wrapped when a pull is asked for and no Ollama server
 	// answers: the error names the file to carry instead.
