@@ -68,12 +68,12 @@ func newUploadHandler(a *app.App, limit int64) http.Handler {
 			app.Logger(a).Warn("upload failed", "name", name, "err", err)
 			reply(http.StatusBadRequest, UploadReply{Error: "upload of " + name + " failed: " + err.Error()})
 			return
-		case up.Again:
-			app.Logger(a).Info("upload already stored", "name", name, "size", up.Size)
-			reply(http.StatusOK, UploadReply{Path: up.Path, Name: name, Size: up.Size})
-			return
 		}
-		app.Logger(a).Info("uploaded", "name", name, "size", up.Size)
+		said := "uploaded"
+		if up.Again {
+			said = "upload already stored"
+		}
+		app.Logger(a).Info(said, "name", name, "size", up.Size)
 		reply(http.StatusOK, UploadReply{Path: up.Path, Name: name, Size: up.Size})
 	})
 }

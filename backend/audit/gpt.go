@@ -166,10 +166,11 @@ func importedActions(a assistant.Assistant) (string, []string) {
 	if came == 0 {
 		return "", nil
 	}
-	s := fmt.Sprintf("Its %s came with their schemas and auth.", plural(came, "action"))
+	schemas := "their schemas"
 	if came == 1 {
-		s = "Its 1 action came with its schema and auth."
+		schemas = "its schema"
 	}
+	s := fmt.Sprintf("Its %s came with %s and auth.", plural(came, "action"), schemas)
 	if len(waits) > 0 {
 		s += " Give " + strings.Join(waits, "; ") + ": ChatGPT keeps those secrets and no record holds them; here they stay in the data folder's owner-only file."
 	}
