@@ -13,20 +13,6 @@ import (
 	"rehome/backend/core"
 )
 
-// cmdActions is `rehome actions`: an assistant's GPT actions (OpenAPI
-// schemas) that the local model may call.
-func cmdActions(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"add", "add an action from its OpenAPI schema (a file, or - to paste it)", cmdActionsAdd},
-		{"list", "list an assistant's actions, their operations and confirmation rules", cmdActionsList},
-		{"test", "call one operation, as the GPT editor's Test button does", cmdActionsTest},
-		{"key", "give an action what it waits for: its API key or its OAuth client", cmdActionsKey},
-		{"signin", "sign in to an OAuth action through your browser", cmdActionsSignIn},
-		{"allow-local", "let an action call this machine and its networks (or --off to take it back)", cmdActionsAllowLocal},
-		{"rm", "remove an action and its credentials", cmdActionsRm},
-	}, "rehome actions", args)
-}
-
 func cmdActionsAdd(env *cliEnv, args []string) int {
 	fs := env.flags("actions add", "actions add ASSISTANT SCHEMA|- [--auth none|basic|bearer|header:NAME|oauth] [--key-stdin] [--client-id ID --auth-url URL --token-url URL [--scope S] [--client-secret-stdin]] [--name NAME] [--allow-local] [--json]")
 	auth := fs.String("auth", "", "how calls are signed: none, basic, bearer, header:NAME (a custom header) or oauth (default: what the schema's securitySchemes declare)")

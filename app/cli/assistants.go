@@ -12,18 +12,6 @@ import (
 	"rehome/backend/core"
 )
 
-func cmdAssistants(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"add", "store a new assistant", cmdAssistantsAdd},
-		{"list", "list stored assistants, newest first", cmdAssistantsList},
-		{"show", "show one assistant", cmdAssistantsShow},
-		{"edit", "change fields of an assistant", cmdAssistantsEdit},
-		{"rm", "delete an assistant", cmdAssistantsRm},
-		{"import", "import a GPT description (JSON) or a rehome bundle", cmdAssistantsImport},
-		{"export", "export as an Ollama Modelfile, Open WebUI JSON or a rehome bundle", cmdAssistantsExport},
-	}, "rehome assistants", args)
-}
-
 // assistantFlags are the fields add and edit accept.
 type assistantFlags struct {
 	name, description, instructions, instructionsFile, notes string

@@ -13,22 +13,6 @@ import (
 	"rehome/backend/core"
 )
 
-// cmdAudit is `rehome audit`: run an audit, or with a first word list,
-// show, compare, rules, checklist or rm, work with the stored ones.
-func cmdAudit(env *cliEnv, args []string) int {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return dispatch(env, []command{
-			{"list", "list stored audits, newest first", cmdAuditList},
-			{"show", "show one stored audit", cmdAuditShow},
-			{"compare", "say what changed between two audits, and why", cmdAuditCompare},
-			{"checklist", "the steps to move an assistant, from its latest audit", cmdAuditChecklist},
-			{"rules", "print the rules table the audit applies", cmdAuditRules},
-			{"rm", "delete a stored audit", cmdAuditRm},
-		}, "rehome audit", args)
-	}
-	return cmdAuditRun(env, args)
-}
-
 // auditService opens the core: the audit wired to the assistants, the
 // hardware detection and the fit estimate, as in the window.
 func auditService(env *cliEnv) (*core.Audits, int) { return service(env, (*core.Core).Audits) }

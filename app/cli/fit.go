@@ -8,10 +8,7 @@ import (
 )
 
 func cmdModels(env *cliEnv, args []string) int {
-	if isLocalModelCommand(args) {
-		return dispatch(env, localModelCommands(), "rehome models", args)
-	}
-	fs := env.flags("models", "models [--tag coder|vision|reasoning|moe|chat] [--json] | models add|local|rm|serve|pull …")
+	fs := env.flags("models", "models [--tag coder|vision|reasoning|moe|chat] [--json] | models COMMAND …")
 	asJSON := fs.Bool("json", false, "print JSON (each entry with its id)")
 	tag := fs.String("tag", "", "only models with this tag")
 	if code, ok := env.parseNoArgs(fs, args); !ok {

@@ -10,17 +10,6 @@ import (
 	"rehome/backend/knowledge"
 )
 
-// cmdKnowledge is `rehome knowledge`: an assistant's knowledge files,
-// indexed on this machine for its file_search tool.
-func cmdKnowledge(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"add", "copy files into the assistant's knowledge and index them (read in the sandbox)", cmdKnowledgeAdd},
-		{"list", "list the assistant's knowledge files and their state", cmdKnowledgeList},
-		{"search", "search the assistant's knowledge as its file_search tool does", cmdKnowledgeSearch},
-		{"rm", "remove one file from the assistant's knowledge", cmdKnowledgeRm},
-	}, "rehome knowledge", args)
-}
-
 func knowledgeService(env *cliEnv) (*core.Knowledge, int) {
 	return service(env, (*core.Core).Knowledge)
 }

@@ -69,10 +69,8 @@ func cmdMCPList(env *cliEnv, args []string) int {
 }
 
 func cmdMCPRm(env *cliEnv, args []string) int {
-	if len(args) != 2 {
-		return env.usage("mcp rm takes an assistant and a server's name")
-	}
-	servers, code := mcpServersService(env)
+	fs := env.flags("mcp rm", "mcp rm ASSISTANT SERVER")
+	args, servers, code := parseFor(env, fs, args, 2, "mcp rm takes an assistant and a server's name", mcpServersService)
 	if servers == nil {
 		return code
 	}
@@ -83,12 +81,14 @@ func cmdMCPRm(env *cliEnv, args []string) int {
 	return exitOK
 }
 
-func cmdMCPOn(env *cliEnv, args []string, on bool) int {
+func cmdMCPOn(env *cliEnv, args []string) int  { return mcpOn(env, args, true) }
+func cmdMCPOff(env *cliEnv, args []string) int { return mcpOn(env, args, false) }
+
+// mcpOn is mcp on or, with on false, mcp off.
+func mcpOn(env *cliEnv, args []string, on bool) int {
 	word := map[bool]string{true: "on", false: "off"}[on]
-	if len(args) != 2 {
-		return env.usage("mcp %s takes an assistant and a server's name", word)
-	}
-	servers, code := mcpServersService(env)
+	fs := env.flags("mcp "+word, "mcp "+word+" ASSISTANT SERVER")
+	args, servers, code := parseFor(env, fs, args, 2, "mcp "+word+" takes an assistant and a server's name", mcpServersService)
 	if servers == nil {
 		return code
 	}

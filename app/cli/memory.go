@@ -10,19 +10,6 @@ import (
 	"rehome/backend/memory"
 )
 
-// cmdMemory is `rehome memory`: what models were asked to remember.
-func cmdMemory(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"list", "the saved memories, newest first (--search words, --assistant for one's own)", cmdMemoryList},
-		{"add", "save a memory", cmdMemoryAdd},
-		{"edit", "change a memory's text", cmdMemoryEdit},
-		{"rm", "delete memories by id", cmdMemoryRm},
-		{"import", "import the list ChatGPT shows under Settings → Personalization → Manage memories (a file, or - for stdin)", cmdMemoryImport},
-		{"undo", "take back what a chat's memory tool changed (the REF `rehome ask` prints)", cmdMemoryUndo},
-		{"settings", "show, or set, memory off/on and each assistant's choice (on, off, own)", cmdMemorySettings},
-	}, "rehome memory", args)
-}
-
 func memoryService(env *cliEnv) (*core.Memory, int) { return service(env, (*core.Core).Memory) }
 
 func cmdMemoryList(env *cliEnv, args []string) int {

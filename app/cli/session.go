@@ -20,22 +20,6 @@ import (
 	"rehome/backend/core"
 )
 
-// cmdSession is `rehome session`: a Code Interpreter that keeps its state
-// across cells. A session outlives the command that started it, until it is
-// stopped or idle; every command reaches it through Podman.
-func cmdSession(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"start", "start a session on a file and print its id", cmdSessionStart},
-		{"exec", "run a cell in a session (state kept between cells)", cmdSessionExec},
-		{"list", "list the sessions and whether they run", cmdSessionList},
-		{"interrupt", "interrupt a session's running cell", cmdSessionInterrupt},
-		{"restart", "restart a session's kernel (variables are lost, files stay)", cmdSessionRestart},
-		{"stop", "stop a session (its cells stay for export)", cmdSessionStop},
-		{"export", "write a session's cells and outputs as .ipynb or .py", cmdSessionExport},
-		{"relay", "(started by start) hold a session for later commands", cmdSessionRelay},
-	}, "rehome session", args)
-}
-
 // sessions is the core's sessions for what needs only the data folder
 // (the id rule, cells, export): the command's core if it has one, else one
 // that opens nothing and is not kept (a later env.core opens its own).

@@ -39,7 +39,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pkg=$work/rehome
 mkdir -p "$pkg/DEBIAN" "$pkg/usr/bin" "$pkg/usr/lib/rehome" "$pkg/usr/share/doc/rehome" "$pkg/usr/share/man/man1" \
-  "$pkg/usr/share/applications" "$pkg/usr/share/mime/packages" "$pkg/usr/share/icons/hicolor"
+  "$pkg/usr/share/bash-completion/completions" "$pkg/usr/share/applications" "$pkg/usr/share/mime/packages" "$pkg/usr/share/icons/hicolor"
 
 install -m 0755 "$bin" "$pkg/usr/bin/rehome"
 install -m 0755 "$winbin" "$pkg/usr/lib/rehome/rehome-window"
@@ -53,6 +53,7 @@ install -m 0644 "$root/build/linux/rehome.desktop" "$pkg/usr/share/applications/
 install -m 0644 "$root/build/linux/rehome-mime.xml" "$pkg/usr/share/mime/packages/rehome.xml"
 (cd "$root" && go run ./build/package/icons build/appicon.png "$pkg/usr/share/icons/hicolor" 16 24 32 48 64 128 256 512)
 "$bin" man | gzip -9n > "$pkg/usr/share/man/man1/rehome.1.gz"
+"$bin" completion bash > "$pkg/usr/share/bash-completion/completions/rehome"
 "$here/copyright.sh" "$bin" > "$pkg/usr/share/doc/rehome/copyright"
 {
   echo "rehome ($version) unstable; urgency=medium"
