@@ -7,6 +7,8 @@ import (
 	"rehome/backend/models"
 )
 
+// cmdModels is `rehome models` alone (or with its flags first): the
+// catalog; its subcommands (commands.go) are the carried models'.
 func cmdModels(env *cliEnv, args []string) int {
 	fs := env.flags("models", "models [--tag coder|vision|reasoning|moe|chat] [--json] | models COMMAND …")
 	asJSON := fs.Bool("json", false, "print JSON (each entry with its id)")
