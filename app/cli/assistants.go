@@ -178,10 +178,7 @@ func cmdAssistantsList(env *cliEnv, args []string) int {
 		return code
 	}
 	list, err := svc.List()
-	if err != nil {
-		return env.fail(err)
-	}
-	return printList(env, list, *asJSON, "No assistants yet. Add one with `rehome assistants add --name NAME`.",
+	return printList(env, list, err, *asJSON, "No assistants yet. Add one with `rehome assistants add --name NAME`.",
 		table[assistant.Assistant]{header: "ID\tNAME\tCAPABILITIES\tUPDATED", row: func(a assistant.Assistant) string {
 			return fmt.Sprintf("%s\t%s\t%s\t%s", a.ID, oneLine(a.Name), capsText(a.Capabilities), a.Updated.Local().Format("2006-01-02 15:04"))
 		}})

@@ -23,10 +23,7 @@ func cmdAuditList(env *cliEnv, args []string) int {
 		return code
 	}
 	recs, err := svc.List(*n)
-	if err != nil {
-		return env.fail(err)
-	}
-	return printList(env, recs, *asJSON, "No audits yet: run `rehome audit --assistant ID` or `rehome audit --features ...`.",
+	return printList(env, recs, err, *asJSON, "No audits yet: run `rehome audit --assistant ID` or `rehome audit --features ...`.",
 		table[audit.Record]{header: "ID\tWHEN\tVRAM\tASSISTANTS\tVERDICTS", row: auditRow})
 }
 
@@ -47,11 +44,8 @@ func cmdAuditShow(env *cliEnv, args []string) int {
 		return code
 	}
 	rec, err := svc.Get(pos[0])
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(rec)
+	if code, stop := env.result(rec, err, *asJSON); stop {
+		return code
 	}
 	printAudit(env.stdout, rec)
 	return exitOK
@@ -65,11 +59,8 @@ func cmdAuditCompare(env *cliEnv, args []string) int {
 		return code
 	}
 	c, err := svc.Compare(pos[0], pos[1])
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(c)
+	if code, stop := env.result(c, err, *asJSON); stop {
+		return code
 	}
 	w := env.stdout
 	fmt.Fprintf(w, "From %s (%s) to %s (%s)\n%s\n", c.Older.ID, c.Older.Created.Local().Format("2 Jan 15:04"), c.Newer.ID, c.Newer.Created.Local().Format("2 Jan 15:04"), c.Summary)
@@ -103,11 +94,8 @@ func cmdAuditChecklist(env *cliEnv, args []string) int {
 		return code
 	}
 	c, err := svc.Checklist(pos[0])
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(c)
+	if code, stop := env.result(c, err, *asJSON); stop {
+		return code
 	}
 	fmt.Fprintf(env.stdout, "%s\n(from audit %s)\n", c.Headline, c.AuditID)
 	for _, s := range c.Steps {
@@ -153,11 +141,7 @@ func cmdAuditRm(env *cliEnv, args []string) int {
 	if svc == nil {
 		return code
 	}
-	if err := svc.Delete(pos[0]); err != nil {
-		return env.fail(err)
-	}
-	fmt.Fprintf(env.stdout, "deleted audit %s\n", pos[0])
-	return exitOK
+	return env.done(svc.Delete(pos[0]), "deleted audit %s", pos[0])
 }
 
 func label(d audit.Decision) string {

@@ -18,11 +18,8 @@ func cmdCanvasShow(env *cliEnv, args []string) int {
 		return code
 	}
 	docs, err := cv.Docs(pos[0])
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(docs)
+	if code, stop := env.result(docs, err, *asJSON); stop {
+		return code
 	}
 	if len(docs) == 0 {
 		fmt.Fprintln(env.stderr, "rehome: this conversation has no canvas")

@@ -68,11 +68,12 @@ func (t table[T]) print(w io.Writer, items []T) {
 	tw.Flush()
 }
 
-// printList ends a list command: the items as JSON with asJSON, the line
-// empty on stdout when there are none, else their table on stdout.
-func printList[T any](env *cliEnv, items []T, asJSON bool, empty string, t table[T]) int {
-	if asJSON {
-		return env.json(items)
+// printList ends a list command on its core call's items and error: the
+// error (env.result), the items as JSON with asJSON, the line empty on
+// stdout when there are none, else their table on stdout.
+func printList[T any](env *cliEnv, items []T, err error, asJSON bool, empty string, t table[T]) int {
+	if code, stop := env.result(items, err, asJSON); stop {
+		return code
 	}
 	if len(items) == 0 {
 		fmt.Fprintln(env.stdout, empty)

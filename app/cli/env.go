@@ -111,6 +111,29 @@ func (e *cliEnv) json(v any) int {
 	return exitOK
 }
 
+// result is where a command on one core call stops on its result: the
+// call's error (reported: exitFail), or with asJSON the result v as JSON.
+// stop is false when the command goes on to say v in words.
+func (e *cliEnv) result(v any, err error, asJSON bool) (code int, stop bool) {
+	if err != nil {
+		return e.fail(err), true
+	}
+	if asJSON {
+		return e.json(v), true
+	}
+	return exitOK, false
+}
+
+// done ends a command that does one thing: the error err of its core
+// call, or the line (format, a) on stdout that says it was done.
+func (e *cliEnv) done(err error, format string, a ...any) int {
+	if err != nil {
+		return e.fail(err)
+	}
+	fmt.Fprintf(e.stdout, format+"\n", a...)
+	return exitOK
+}
+
 // fail reports err on one line and returns the failure code; an error
 // that Ctrl-C caused is reported as such, with exitInterrupted.
 func (e *cliEnv) fail(err error) int {

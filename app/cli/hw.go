@@ -34,11 +34,8 @@ func cmdHW(env *cliEnv, args []string) int {
 		return code
 	}
 	r, err := h.detect(env)
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(r)
+	if code, stop := env.result(r, err, *asJSON); stop {
+		return code
 	}
 	if err := r.WriteText(env.stdout); err != nil {
 		return env.fail(err)

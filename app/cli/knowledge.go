@@ -89,10 +89,7 @@ func cmdKnowledgeList(env *cliEnv, args []string) int {
 		return code
 	}
 	files, err := k.List(words[0])
-	if err != nil {
-		return env.fail(err)
-	}
-	return printList(env, files, *asJSON, "No knowledge files: add some with `rehome knowledge add ASSISTANT FILE…`.",
+	return printList(env, files, err, *asJSON, "No knowledge files: add some with `rehome knowledge add ASSISTANT FILE…`.",
 		table[knowledge.File]{header: "FILE\tSHA256\tSIZE\tSTATE\tCONTENT", row: knowledgeRow})
 }
 
@@ -128,11 +125,8 @@ func cmdKnowledgeSearch(env *cliEnv, args []string) int {
 		return code
 	}
 	hits, err := k.Search(env.context(), words[0], strings.Join(words[1:], " "), *file, *top)
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(hits)
+	if code, stop := env.result(hits, err, *asJSON); stop {
+		return code
 	}
 	fmt.Fprintf(env.stderr, "rehome: ranked by %s\n", k.Ranking(words[0]))
 	if len(hits) == 0 {

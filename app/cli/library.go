@@ -64,10 +64,7 @@ func cmdLibraryList(env *cliEnv, args []string) int {
 		return code
 	}
 	libs, err := b.Libraries()
-	if err != nil {
-		return env.fail(err)
-	}
-	return printList(env, libs, *asJSON, "no library is carried: add a Kiwix .zim file with `rehome library add FILE.zim` (Wikipedia's, for one)",
+	return printList(env, libs, err, *asJSON, "no library is carried: add a Kiwix .zim file with `rehome library add FILE.zim` (Wikipedia's, for one)",
 		table[core.LibraryView]{header: "NAME\tTITLE\tARTICLES\tSIZE\tSEARCH\tFILE", row: libraryRow})
 }
 

@@ -72,10 +72,7 @@ func cmdModelsLocal(env *cliEnv, args []string) int {
 		return code
 	}
 	all, err := lm.List(env.context())
-	if err != nil {
-		return env.fail(err)
-	}
-	return printList(env, all, *asJSON, "No carried models. Add the .gguf file you brought with: rehome models add FILE.gguf",
+	return printList(env, all, err, *asJSON, "No carried models. Add the .gguf file you brought with: rehome models add FILE.gguf",
 		table[core.CarriedModel]{header: "NAME\tKIND\tQUANT\tSIZE\tFIT HERE\tMEASURED", row: localModelRow})
 }
 

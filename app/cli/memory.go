@@ -29,11 +29,8 @@ func cmdMemoryList(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	list, err := m.List(memory.Filter{Query: *search, Scope: sc})
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(list)
+	if code, stop := env.result(list, err, *asJSON); stop {
+		return code
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(env.stderr, "rehome: no memories (a model saves one when asked to remember; or `rehome memory add TEXT`)")
@@ -182,11 +179,8 @@ func cmdMemorySettings(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	set, err := m.Settings()
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(set)
+	if code, stop := env.result(set, err, *asJSON); stop {
+		return code
 	}
 	state := "on"
 	if set.Off {

@@ -138,11 +138,8 @@ func cmdSessionList(env *cliEnv, args []string) int {
 	}
 	defer done()
 	list, err := env.sandboxCore().Sessions().List(ctx)
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(list)
+	if code, stop := env.result(list, err, *asJSON); stop {
+		return code
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(env.stderr, "rehome: no sessions; start one with `rehome session start --file F`")
