@@ -169,16 +169,7 @@ func cmdAssistantsEdit(env *cliEnv, args []string) int {
 
 func cmdAssistantsList(env *cliEnv, args []string) int {
 	fs := env.flags("assistants list", "assistants list [--json]")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if code, ok := env.parseNoArgs(fs, args); !ok {
-		return code
-	}
-	svc, code := assistantService(env)
-	if svc == nil {
-		return code
-	}
-	list, err := svc.List()
-	return printList(env, list, err, *asJSON, "No assistants yet. Add one with `rehome assistants add --name NAME`.",
+	return listOf(env, fs, args, assistantService, (*core.Assistants).List, "No assistants yet. Add one with `rehome assistants add --name NAME`.",
 		table[assistant.Assistant]{header: "ID\tNAME\tCAPABILITIES\tUPDATED", row: func(a assistant.Assistant) string {
 			return fmt.Sprintf("%s\t%s\t%s\t%s", a.ID, oneLine(a.Name), capsText(a.Capabilities), a.Updated.Local().Format("2006-01-02 15:04"))
 		}})

@@ -9,21 +9,14 @@ import (
 
 	"rehome/backend/audit"
 	"rehome/backend/bytesize"
+	"rehome/backend/core"
 )
 
 func cmdAuditList(env *cliEnv, args []string) int {
 	fs := env.flags("audit list", "audit list [-n N] [--json]")
 	n := fs.Int("n", 0, "show at most N audits (0: all)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if code, ok := env.parse(fs, args); !ok {
-		return code
-	}
-	svc, code := auditService(env)
-	if svc == nil {
-		return code
-	}
-	recs, err := svc.List(*n)
-	return printList(env, recs, err, *asJSON, "No audits yet: run `rehome audit --assistant ID` or `rehome audit --features ...`.",
+	list := func(a *core.Audits) ([]audit.Record, error) { return a.List(*n) }
+	return listOf(env, fs, args, auditService, list, "No audits yet: run `rehome audit --assistant ID` or `rehome audit --features ...`.",
 		table[audit.Record]{header: "ID\tWHEN\tVRAM\tASSISTANTS\tVERDICTS", row: auditRow})
 }
 

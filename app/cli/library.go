@@ -55,16 +55,7 @@ func cmdLibraryAdd(env *cliEnv, args []string) int {
 
 func cmdLibraryList(env *cliEnv, args []string) int {
 	fs := env.flags("library list", "library list [--json]")
-	asJSON := fs.Bool("json", false, "print the libraries as JSON")
-	if code, ok := env.parse(fs, args); !ok {
-		return code
-	}
-	b, code := browseService(env)
-	if b == nil {
-		return code
-	}
-	libs, err := b.Libraries()
-	return printList(env, libs, err, *asJSON, "no library is carried: add a Kiwix .zim file with `rehome library add FILE.zim` (Wikipedia's, for one)",
+	return listOf(env, fs, args, browseService, (*core.Browse).Libraries, "no library is carried: add a Kiwix .zim file with `rehome library add FILE.zim` (Wikipedia's, for one)",
 		table[core.LibraryView]{header: "NAME\tTITLE\tARTICLES\tSIZE\tSEARCH\tFILE", row: libraryRow})
 }
 

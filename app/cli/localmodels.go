@@ -63,16 +63,8 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 
 func cmdModelsLocal(env *cliEnv, args []string) int {
 	fs := env.flags("models local", "models local [--json]")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if code, ok := env.parseNoArgs(fs, args); !ok {
-		return code
-	}
-	lm, code := localModelsService(env)
-	if lm == nil {
-		return code
-	}
-	all, err := lm.List(env.context())
-	return printList(env, all, err, *asJSON, "No carried models. Add the .gguf file you brought with: rehome models add FILE.gguf",
+	list := func(lm *core.LocalModels) ([]core.CarriedModel, error) { return lm.List(env.context()) }
+	return listOf(env, fs, args, localModelsService, list, "No carried models. Add the .gguf file you brought with: rehome models add FILE.gguf",
 		table[core.CarriedModel]{header: "NAME\tKIND\tQUANT\tSIZE\tFIT HERE\tMEASURED", row: localModelRow})
 }
 
