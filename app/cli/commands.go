@@ -1,16 +1,24 @@
 package cli
 
+import "slices"
+
 // The one tree of rehome's commands: every command and subcommand, its
 // one-line summary and what runs it. One dispatch walks it (tree.go), and
 // the help, the manual page (man.go), the shell completion (completion.go)
 // and the door's rule of what runs in the terminal (door.go) are read
 // from it: a command is added here, once.
 
-// tree is rehome's commands. A group lists its subcommands; the summary
-// of a group is followed, wherever it is listed, by its subcommands'
-// names (line).
+// tree is rehome's commands, listed by area. A group lists its
+// subcommands; the summary of a group is followed, wherever it is listed,
+// by its subcommands' names (line).
 func tree() command {
-	return command{name: "rehome", subs: []command{
+	return command{name: "rehome", subs: slices.Concat(assistantCommands(), runCommands(), systemCommands())}
+}
+
+// assistantCommands are the assistants and what they carry: their store,
+// audits, actions, knowledge, libraries, memory and MCP servers.
+func assistantCommands() []command {
+	return []command{
 		{name: "assistants", summary: "manage stored assistants", subs: []command{
 			{name: "add", summary: "store a new assistant", run: cmdAssistantsAdd},
 			{name: "list", summary: "list stored assistants, newest first", run: cmdAssistantsList},
@@ -29,18 +37,6 @@ func tree() command {
 			{name: "rules", summary: "print the rules table the audit applies", run: cmdAuditRules},
 			{name: "rm", summary: "delete a stored audit", run: cmdAuditRm},
 		}},
-		{name: "hw", summary: "detect CPU, RAM, GPUs and VRAM", run: cmdHW, here: true},
-		// Alone (or with flags first) it lists the catalog.
-		{name: "models", summary: "the catalog of open-weight models, and the GGUF files you carry", run: cmdModels, subs: []command{
-			{name: "add", summary: "register a .gguf file you carried (its header checked, its SHA-256 kept)", run: cmdModelsAdd},
-			{name: "local", summary: "list the carried models, with how each fits this machine", run: cmdModelsLocal},
-			{name: "rm", summary: "forget a carried model (rehome's copy deleted; your file never)", run: cmdModelsRm},
-			{name: "serve", summary: "run a carried model with llama-server in the foreground, for other clients", run: cmdModelsServe},
-			{name: "settings", summary: "a model's saved temperature, context length and system prompt (what `rehome ask` and the window use)", run: cmdModelsSettings},
-			{name: "pull", summary: "have the Ollama server on this machine pull a catalog model (rehome downloads nothing itself)", run: cmdModelsPull},
-		}},
-		{name: "fit", summary: "estimate which models fit this machine's memory", run: cmdFit, here: true},
-		{name: "ask", summary: "ask a question in words: a local model writes the code, the sandbox runs it", run: cmdAsk},
 		{name: "actions", summary: "an assistant's GPT actions (OpenAPI) the model may call", subs: []command{
 			{name: "add", summary: "add an action from its OpenAPI schema (a file, or - to paste it)", run: cmdActionsAdd},
 			{name: "list", summary: "list an assistant's actions, their operations and confirmation rules", run: cmdActionsList},
@@ -64,9 +60,6 @@ func tree() command {
 			{name: "rm", summary: "forget a library (rehome's copy deleted; your file never)", run: cmdLibraryRm},
 			{name: "settings", summary: "browsing's settings: show, or set searxng=URL brave-key=KEY (from stdin: brave-key=-) lan=on|off air-gapped=on|off", run: cmdLibrarySettings},
 		}},
-		{name: "llm", summary: "the local model servers", subs: []command{
-			{name: "status", summary: "the model servers on this machine, their models, and which call tools", run: cmdLLMStatus},
-		}},
 		{name: "memory", summary: "what models were asked to remember", subs: []command{
 			{name: "list", summary: "the saved memories, newest first (--search words, --assistant for one's own)", run: cmdMemoryList},
 			{name: "add", summary: "save a memory", run: cmdMemoryAdd},
@@ -76,6 +69,40 @@ func tree() command {
 			{name: "undo", summary: "take back what a chat's memory tool changed (the REF `rehome ask` prints)", run: cmdMemoryUndo},
 			{name: "settings", summary: "show, or set, memory off/on and each assistant's choice (on, off, own)", run: cmdMemorySettings},
 		}},
+		{name: "mcp", summary: "MCP both ways: serve assistants to MCP clients; give assistants MCP servers' tools", subs: []command{
+			{name: "serve", summary: "serve assistants to an MCP client (LM Studio, Jan, Claude Desktop, VS Code) over stdio or --http", run: cmdMCPServe},
+			// It writes an MCP host's file naming this binary, and reads no data.
+			{name: "config", summary: "print (or --write) the snippet that adds rehome to an MCP client's configuration", run: cmdMCPConfig, here: true},
+			{name: "add", summary: "give an assistant an MCP server's tools: a command (stdio) or --url", run: cmdMCPAdd},
+			{name: "list", summary: "list an assistant's MCP servers", run: cmdMCPList},
+			{name: "test", summary: "connect to an assistant's MCP server and list its tools and their confirmation", run: cmdMCPTest},
+			{name: "rm", summary: "remove an MCP server from an assistant", run: cmdMCPRm},
+			{name: "on", summary: "offer an MCP server's tools to the assistant again", run: cmdMCPOn},
+			{name: "off", summary: "keep an MCP server but offer its tools to the model no more", run: cmdMCPOff},
+			{name: "import", summary: "add the servers of an MCP host's file (LM Studio, Claude Desktop, Jan, VS Code)", run: cmdMCPImport},
+		}},
+	}
+}
+
+// runCommands are the models and this machine, and what runs on them:
+// asks, their conversations and canvases, runs and sessions.
+func runCommands() []command {
+	return []command{
+		{name: "hw", summary: "detect CPU, RAM, GPUs and VRAM", run: cmdHW, here: true},
+		// Alone (or with flags first) it lists the catalog.
+		{name: "models", summary: "the catalog of open-weight models, and the GGUF files you carry", run: cmdModels, subs: []command{
+			{name: "add", summary: "register a .gguf file you carried (its header checked, its SHA-256 kept)", run: cmdModelsAdd},
+			{name: "local", summary: "list the carried models, with how each fits this machine", run: cmdModelsLocal},
+			{name: "rm", summary: "forget a carried model (rehome's copy deleted; your file never)", run: cmdModelsRm},
+			{name: "serve", summary: "run a carried model with llama-server in the foreground, for other clients", run: cmdModelsServe},
+			{name: "settings", summary: "a model's saved temperature, context length and system prompt (what `rehome ask` and the window use)", run: cmdModelsSettings},
+			{name: "pull", summary: "have the Ollama server on this machine pull a catalog model (rehome downloads nothing itself)", run: cmdModelsPull},
+		}},
+		{name: "fit", summary: "estimate which models fit this machine's memory", run: cmdFit, here: true},
+		{name: "llm", summary: "the local model servers", subs: []command{
+			{name: "status", summary: "the model servers on this machine, their models, and which call tools", run: cmdLLMStatus},
+		}},
+		{name: "ask", summary: "ask a question in words: a local model writes the code, the sandbox runs it", run: cmdAsk},
 		{name: "canvas", summary: "a conversation's canvas, its textdocs", subs: []command{
 			{name: "show", summary: "a conversation's textdocs with their versions (--json)", run: cmdCanvasShow},
 			{name: "diff", summary: "what changed in a textdoc between two versions", run: cmdCanvasDiff},
@@ -105,6 +132,13 @@ func tree() command {
 			// It serves its session on a socket of its own.
 			{name: "relay", summary: "(started by start) hold a session for later commands", run: cmdSessionRelay, here: true},
 		}},
+	}
+}
+
+// systemCommands are rehome itself: the sandbox and its settings, serve,
+// the checks, the help and the completion.
+func systemCommands() []command {
+	return []command{
 		// Alone (or with flags first) it shows them.
 		{name: "settings", summary: "show the sandbox's saved limits and Sandbox host", run: cmdSettings, subs: []command{
 			{name: "set", summary: "save limits and the Sandbox host: KEY=VALUE…", run: cmdSettingsSet},
@@ -123,18 +157,6 @@ func tree() command {
 		}},
 		// serve becomes a holder itself: beside another one it says so.
 		{name: "serve", summary: "serve the UI in a browser on this machine", run: cmdServe, here: true},
-		{name: "mcp", summary: "MCP both ways: serve assistants to MCP clients; give assistants MCP servers' tools", subs: []command{
-			{name: "serve", summary: "serve assistants to an MCP client (LM Studio, Jan, Claude Desktop, VS Code) over stdio or --http", run: cmdMCPServe},
-			// It writes an MCP host's file naming this binary, and reads no data.
-			{name: "config", summary: "print (or --write) the snippet that adds rehome to an MCP client's configuration", run: cmdMCPConfig, here: true},
-			{name: "add", summary: "give an assistant an MCP server's tools: a command (stdio) or --url", run: cmdMCPAdd},
-			{name: "list", summary: "list an assistant's MCP servers", run: cmdMCPList},
-			{name: "test", summary: "connect to an assistant's MCP server and list its tools and their confirmation", run: cmdMCPTest},
-			{name: "rm", summary: "remove an MCP server from an assistant", run: cmdMCPRm},
-			{name: "on", summary: "offer an MCP server's tools to the assistant again", run: cmdMCPOn},
-			{name: "off", summary: "keep an MCP server but offer its tools to the model no more", run: cmdMCPOff},
-			{name: "import", summary: "add the servers of an MCP host's file (LM Studio, Claude Desktop, Jan, VS Code)", run: cmdMCPImport},
-		}},
 		{name: "doctor", summary: "check the installation and the database", run: cmdDoctor},
 		{name: "backup", summary: "write a consistent copy of the database while rehome runs", run: cmdBackup},
 		{name: "version", summary: "print the version", run: cmdVersion, here: true},
@@ -144,5 +166,5 @@ func tree() command {
 		{name: "man", summary: "print the manual page rehome(1) in roff", run: cmdMan, bare: true, hidden: true},
 		// What the completion scripts ask at completion time.
 		{name: completeCommand, summary: "the completions of a command line's last word", run: cmdComplete, bare: true, hidden: true},
-	}}
+	}
 }

@@ -77,23 +77,70 @@ comp frobnicate ''
 	}
 }
 
-// The other shells' scripts name the same hidden command, and a shell
-// that is not one is a usage error.
+// The zsh and fish scripts, run in a real zsh (its completion builtins
+// stubbed: they need a terminal) and a real fish (complete -C): the same
+// subcommands and flags, and file names where the tree has nothing.
+func TestZshAndFishCompletion(t *testing.T) {
+	if filepath.Base(rehomeBin) != "rehome" {
+		t.Skipf("the binary under test is %s: the scripts complete the command rehome", rehomeBin)
+	}
+	home := filepath.Join(t.TempDir(), "data")
+	sims := map[string]string{
+		"zsh": `compdef() { print "compdef $*" }
+source "$1" || exit 9
+compadd() { [[ $1 == -a ]] && print -r -- ${(P)2} }
+_files() { print files }
+words=(rehome actions ""); CURRENT=3; _rehome
+words=(rehome actions list --j); CURRENT=4; _rehome
+words=(rehome run --file ""); CURRENT=4; _rehome
+`,
+		"fish": `source $argv[1]; or exit 9
+complete -C "rehome actions " | string join " "
+complete -C "rehome actions list --j"
+complete -C "rehome run --file rehome.fi"
+`,
+	}
+	want := map[string]string{
+		"zsh":  "compdef _rehome rehome\nadd list test key signin allow-local rm\n--json\nfiles\n",
+		"fish": "add allow-local key list rm signin test\n--json\nrehome.fish\n",
+	}
+	for _, sh := range []string{"zsh", "fish"} {
+		t.Run(sh, func(t *testing.T) {
+			shell, err := exec.LookPath(sh)
+			if err != nil {
+				t.Skipf("no %s on this machine: its completion cannot be run", sh)
+			}
+			r := rehomeCLI(t, home, "completion", sh)
+			if r.code != 0 || !strings.Contains(r.stdout, completeCommand) {
+				t.Fatalf("completion %s: %+v", sh, r)
+			}
+			dir := t.TempDir()
+			script := filepath.Join(dir, "rehome."+sh)
+			if err := os.WriteFile(script, []byte(r.stdout), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"-f", "-c", sims[sh], "zsh", script}
+			if sh == "fish" {
+				args = []string{"--no-config", "-c", sims[sh], script}
+			}
+			cmd := exec.Command(shell, args...)
+			cmd.Dir = dir
+			cmd.Env = append(cleanEnv(), "REHOME_HOME="+home, "PATH="+filepath.Dir(rehomeBin)+":"+os.Getenv("PATH"), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir)
+			out, err := cmd.CombinedOutput()
+			if err != nil || string(out) != want[sh] {
+				t.Errorf("%s: %v\n%q, want %q", sh, err, out, want[sh])
+			}
+		})
+	}
+	if _, err := os.Stat(home); err == nil {
+		t.Errorf("the completion created the data folder %s", home)
+	}
+}
+
+// A shell that is not one is a usage error; __complete answers a group
+// that runs alone with its flags and its subcommands.
 func TestCompletionScripts(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "data")
-	for _, sh := range []string{"zsh", "fish"} {
-		r := rehomeCLI(t, home, "completion", sh)
-		if r.code != 0 || !strings.Contains(r.stdout, completeCommand) {
-			t.Errorf("completion %s: %+v", sh, r)
-		}
-		if p, err := exec.LookPath(sh); err == nil {
-			f := filepath.Join(t.TempDir(), "rehome."+sh)
-			os.WriteFile(f, []byte(r.stdout), 0o600)
-			if out, err := exec.Command(p, "-n", f).CombinedOutput(); err != nil {
-				t.Errorf("%s -n: %v\n%s", sh, err, out)
-			}
-		}
-	}
 	wantUsageError(t, rehomeCLI(t, home, "completion", "tcsh"), "bash, zsh or fish")
 	wantUsageError(t, rehomeCLI(t, home, "completion"), "bash, zsh or fish")
 	// A group's flags and subcommands both: audit runs alone, with flags.
