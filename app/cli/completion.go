@@ -48,14 +48,17 @@ func cmdComplete(env *cliEnv, args []string) int {
 // completions are the candidates for the last of words: a flag where it
 // starts with a dash (rehome's own before a command, else the command's),
 // else the subcommands of the command the words before it name, if every
-// one of them names a command.
+// one of them names a command (after help, as without it).
 func completions(words []string) []string {
 	if len(words) == 0 {
 		words = []string{""}
 	}
+	for len(words) > 1 && (words[0] == "-v" || words[0] == "--verbose") {
+		words = words[1:]
+	}
 	cur, done := words[len(words)-1], words[:len(words)-1]
-	for len(done) > 0 && (done[0] == "-v" || done[0] == "--verbose") {
-		done = done[1:]
+	if len(done) > 0 && done[0] == "help" && !strings.HasPrefix(cur, "-") {
+		return completions(words[1:]) // help COMMAND…: the commands
 	}
 	c, path := tree(), tree().walk(done)
 	if len(path) > 0 {

@@ -152,6 +152,10 @@ func TestCompletionScripts(t *testing.T) {
 	if r.stdout != "compare\nchecklist\n" {
 		t.Errorf("__complete audit c: %+v", r)
 	}
+	r = rehomeCLI(t, home, completeCommand, "help", "sandbox", "i")
+	if r.stdout != "image\n" {
+		t.Errorf("__complete help sandbox i: %+v", r)
+	}
 	if _, err := os.Stat(home); err == nil {
 		t.Errorf("the completion created the data folder %s", home)
 	}
