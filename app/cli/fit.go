@@ -55,9 +55,7 @@ func cmdFit(env *cliEnv, args []string) int {
 	fs.BoolVar(&req.Unified, "unified", false, "with --vram: the GPU shares system RAM (Apple silicon, DGX Spark, integrated GPUs)")
 	best := fs.Int("best", 5, "without --model: how many models to rank")
 	asJSON := fs.Bool("json", false, "print JSON (every term in bytes)")
-	var h hwFlags
-	fs.StringVar(&h.root, "root", "", "detect under this folder instead of / (as GHW_CHROOT does)")
-	fs.StringVar(&h.nvidiaSMI, "nvidia-smi", "", "the nvidia-smi to run")
+	h := addHWFlags(fs)
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
