@@ -84,7 +84,7 @@ const MaxPastedImage = vision.MaxFileBytes
 // pasted twice is the same file, and two screenshots never share a name
 // at /mnt/data.
 func (c *Core) KeepPastedImage(data []byte) (Upload, error) {
-	format, err := vision.Check("the pasted image", data)
+	format, err := vision.Check("pasted from the clipboard", data)
 	if err != nil {
 		return Upload{}, err
 	}

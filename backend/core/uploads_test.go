@@ -101,7 +101,7 @@ func TestKeepPastedImage(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"a PNG bomb", pngClaiming(30000, 30000), vision.ErrTooLarge, "the pasted image: the image is too large: 30000 × 30000 pixels, at most 12000 on a side"},
+		{"a PNG bomb", pngClaiming(30000, 30000), vision.ErrTooLarge, "pasted from the clipboard: the image is too large: 30000 × 30000 pixels, at most 12000 on a side"},
 		{"too many pixels", pngClaiming(11000, 11000), vision.ErrTooLarge, "121 million pixels, at most 40 million"},
 		{"a cut header", b.Bytes()[:20], vision.ErrDamaged, "header does not read"},
 		{"text", []byte("just words"), vision.ErrNotImage, "give a PNG, JPEG, WebP or GIF"},

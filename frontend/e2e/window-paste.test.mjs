@@ -4,13 +4,15 @@
 // itself: a PNG put there with xclip and pasted with Ctrl+V becomes the
 // question's file (its chip shows) and the file rehome kept is that PNG,
 // byte for byte; text on the clipboard still pastes as text, no file
-// added. Screenshots: $ARTIFACTS/window-paste.png (the window),
-// window-paste-root.png (the whole screen).
+// added; a PNG bomb on the clipboard is refused on the screen in words,
+// nothing kept. Screenshots: $ARTIFACTS/window-paste.png (the window),
+// window-paste-root.png (the whole screen), window-paste-bomb.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bin, artifacts } from './harness.mjs';
@@ -24,6 +26,25 @@ before(async () => {
 after(() => X?.stop());
 
 const sha256 = (b) => createHash('sha256').update(b).digest('hex');
+
+/** A PNG of a few bytes whose header claims w × h pixels of RGBA (a bomb). */
+function pngBomb(w, h) {
+  const chunk = (kind, data) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(kind), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([sig, chunk('IHDR', ihdr), chunk('IDAT', Buffer.from([0x78, 0x9c, 0x03, 0, 0, 0, 0, 1])), chunk('IEND', Buffer.alloc(0))]);
+}
 
 /**
  * Makes xclip own the X CLIPBOARD with file's bytes as type; resolves once
@@ -49,7 +70,7 @@ async function ownClipboard(file, type) {
   }
 }
 
-test('the window: a screenshot pasted into the question becomes its file; text pastes as text', async (t) => {
+test('the window: a screenshot pasted into the question becomes its file; text pastes as text; a bomb is refused', async (t) => {
   const scratch = mkdtempSync(join(tmpdir(), 'rehome-paste-'));
   // A real PNG, as a screenshot tool puts on the clipboard.
   const shot = join(scratch, 'shot.png');
@@ -77,6 +98,7 @@ test('the window: a screenshot pasted into the question becomes its file; text p
     // The image: read from the X clipboard by rehome, kept, a chip shown.
     stop = await ownClipboard(shot, 'image/png');
     since = logLines(app.log);
+    const pressed = Date.now();
     X.x('xdotool', ['key', '--clearmodifiers', 'ctrl+v']);
     const [kept] = await waitLog(app.log, /"msg":"image pasted"|"msg":"paste refused"|"msg":"clipboard not read"/, 15000, 'the image paste', since);
     const [pasted] = await waitLog(app.log, /"event":"ask pasted"/, 15000, 'the image paste reported', since);
@@ -93,7 +115,24 @@ test('the window: a screenshot pasted into the question becomes its file; text p
     const file = await windowShot(X, app.id, 'window-paste');
     mkdirSync(artifacts, { recursive: true });
     X.x('import', ['-window', 'root', join(artifacts, 'window-paste-root.png')]);
-    t.diagnostic(`pasted ${png.length} bytes as ${pasted.image}; screenshot ${file}`);
+
+    // A bomb: refused in words before a pixel is decoded, no file added.
+    const bomb = join(scratch, 'bomb.png');
+    writeFileSync(bomb, pngBomb(30000, 30000));
+    stop = await ownClipboard(bomb, 'image/png');
+    since = logLines(app.log);
+    X.x('xdotool', ['key', '--clearmodifiers', 'ctrl+v']);
+    const [refused] = await waitLog(app.log, /"msg":"paste refused"|"msg":"image pasted"/, 15000, 'the bomb refused', since);
+    const [after] = await waitLog(app.log, /"event":"ask pasted"/, 15000, 'the bomb paste reported', since);
+    stop();
+    assert.equal(refused.msg, 'paste refused', JSON.stringify(refused));
+    assert.match(refused.err, /30000 × 30000 pixels, at most 12000 on a side/);
+    assert.equal(after.image, '');
+    assert.equal(after.files, pasted.image, 'the bomb joined no files');
+    const errShown = await waitScreen(app.log, 'ask', ['ask-error', 'ask-file-chip'], since);
+    assert.ok(errShown.errors >= 1, 'the refusal is on the screen');
+    await windowShot(X, app.id, 'window-paste-bomb');
+    t.diagnostic(`pasted ${png.length} bytes as ${pasted.image} in ${Date.parse(pasted.time) - pressed} ms (Ctrl+V to the page's report of the file added); screenshot ${file}`);
   } finally {
     await app.stop();
     rmSync(app.home, { recursive: true, force: true });
