@@ -11,11 +11,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bin, artifacts } from './harness.mjs';
+import { pngBomb } from './pngs.mjs';
 import { startXvfb, launch, waitScreen, waitLog, logLines, click, windowShot, sleep } from './xwin.mjs';
 
 let X;
@@ -26,25 +26,6 @@ before(async () => {
 after(() => X?.stop());
 
 const sha256 = (b) => createHash('sha256').update(b).digest('hex');
-
-/** A PNG of a few bytes whose header claims w × h pixels of RGBA (a bomb). */
-function pngBomb(w, h) {
-  const chunk = (kind, data) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(kind), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 6;
-  const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([sig, chunk('IHDR', ihdr), chunk('IDAT', Buffer.from([0x78, 0x9c, 0x03, 0, 0, 0, 0, 1])), chunk('IEND', Buffer.alloc(0))]);
-}
 
 /**
  * Makes xclip own the X CLIPBOARD with file's bytes as type; resolves once
