@@ -59,9 +59,9 @@ func endRead(id int) {
 	clipReads.Unlock()
 }
 
-// answerRead hands read id its answer; copy copies the data (GTK's, valid
+// answerRead hands read id its answer; take copies the data (GTK's, valid
 // only during the call) when the read takes it, within its limit.
-func answerRead(id int, ans clipAnswer, copy func() []byte) {
+func answerRead(id int, ans clipAnswer, take func() []byte) {
 	clipReads.Lock()
 	ch, ok := clipReads.wait[id]
 	limit := clipReads.max[id]
@@ -70,7 +70,7 @@ func answerRead(id int, ans clipAnswer, copy func() []byte) {
 		return
 	}
 	if ans.n > 0 && ans.n <= limit {
-		ans.data = copy()
+		ans.data = take()
 	}
 	select {
 	case ch <- ans:
@@ -86,10 +86,10 @@ func (ans clipAnswer) image(limit int) ([]byte, error) {
 		return nil, nil
 	case ans.n == -2:
 		return nil, fmt.Errorf("the clipboard holds an image as %s, which rehome does not read: copy it as PNG, or save it and drop the file", ans.target)
-	case ans.n <= 0:
-		return nil, fmt.Errorf("the program that copied the image did not hand it over (%s): copy it again", ans.target)
 	case ans.n > limit:
 		return nil, fmt.Errorf("the pasted image is %s, at most %s: save it smaller and drop the file", bytesize.Format(int64(ans.n)), bytesize.Format(int64(limit)))
+	case ans.n <= 0 || ans.data == nil:
+		return nil, fmt.Errorf("the program that copied the image did not hand it over (%s): copy it again", ans.target)
 	}
 	return ans.data, nil
 }
