@@ -192,11 +192,11 @@ test('Settings → MCP: import another app\'s mcp.json — listed without its va
   const list = page.getByTestId('mcp-import-list');
   await list.waitFor();
   assert.equal(await page.getByTestId('mcp-import-entry').count(), 2);
-  assert.match(await page.locator('[data-testid=mcp-import] .muted', { hasText: 'In ' }).first().textContent(), /In mcp\.json:/);
+  await page.locator('[data-testid=mcp-import] div.muted', { hasText: /^In mcp\.json:$/ }).waitFor();
   // …or pasted.
   await page.getByTestId('mcp-import-paste').fill(JSON.stringify(file, null, 2));
   await page.getByTestId('mcp-import-read').click();
-  await page.locator('[data-testid=mcp-import] .muted', { hasText: 'In the pasted text:' }).waitFor();
+  await page.locator('[data-testid=mcp-import] div.muted', { hasText: /^In the pasted text:$/ }).waitFor();
   assert.equal(await page.getByTestId('mcp-import-entry').count(), 2);
   const text = await list.textContent();
   assert.match(text, /everything-web/);
