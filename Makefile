@@ -133,7 +133,7 @@ e2e: build sandbox-image llama
 
 window: build sandbox-image llama
 	mkdir -p $(ARTIFACTS)
-	cd frontend && REHOME_LLAMA_SERVER=$$(bash ../build/llm/llama-server.sh --find) REHOME_REQUIRE_LLAMA=1 REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 e2e/window.test.mjs e2e/window-tour.test.mjs e2e/window-editor.test.mjs e2e/window-memory-canvas.test.mjs
+	cd frontend && REHOME_LLAMA_SERVER=$$(bash ../build/llm/llama-server.sh --find) REHOME_REQUIRE_LLAMA=1 REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 e2e/window.test.mjs e2e/window-tour.test.mjs e2e/window-editor.test.mjs e2e/window-memory-canvas.test.mjs e2e/window-paste.test.mjs
 
 # Debian packages and the offline bundle in build/dist (build/package/):
 # rehome_<version>_amd64.deb, rehome-sandbox-image_<n>+<tag>_amd64.deb (the
@@ -159,16 +159,15 @@ fresh-check:
 bench: build bench-window
 	REHOME_BIN=$(abspath $(BIN)) go test -tags "$(call csv,$(TAGS))" -run '^$$' -bench . -benchmem ./...
 
-# The window's memory at rest (Xvfb, 15 s after the start, a fresh data
+# The window's memory at rest (Xvfb, 20 s after the start, a fresh data
 # folder each time), three alternating rounds: the baseline (GPU
-# compositing on demand, WebKit's web-browser cache model: the window
-# before issue 30) against each lighter setting alone and the window as it
-# ships (docs/window.md, "Memory at rest").
+# compositing on demand, WebKit's web-browser cache model, no trim: the
+# window before issue 30), WebKit's lighter settings without the trim at
+# rest, and the window as it ships (docs/window.md, "Memory at rest").
 bench-window: $(WINDOW_BIN)
 	build/bench/window-rest.sh 3 \
-		"baseline=env REHOME_WEBVIEW_GPU=ondemand REHOME_WEBKIT_CACHE=browser $(WINDOW_BIN)" \
-		"gpu-only=env REHOME_WEBKIT_CACHE=browser $(WINDOW_BIN)" \
-		"cache-only=env REHOME_WEBVIEW_GPU=ondemand $(WINDOW_BIN)" \
+		"baseline=env REHOME_WEBVIEW_GPU=ondemand REHOME_WEBKIT_CACHE=browser REHOME_WINDOW_TRIM=off $(WINDOW_BIN)" \
+		"no-trim=env REHOME_WINDOW_TRIM=off $(WINDOW_BIN)" \
 		"rehome=$(WINDOW_BIN)"
 
 clean:

@@ -103,7 +103,7 @@ var pathless = []string{
 	"ListConversations", "GetConversation", "ExportConversation", "RenderConversation", "DeleteConversation", "ShowConversation", "PickExport",
 	"ListAssistants", "GetAssistant", "DeleteAssistant", "AssistantCapabilities",
 	"RunAudit", "Audits", "GetAudit", "DeleteAudit", "CompareAudits", "AuditCatalog", "Checklist",
-	"ExportAssistant", "BackupDatabase", "PickFile", "OpenedFiles", "UIEvent", "ExportImage",
+	"ExportAssistant", "BackupDatabase", "PickFile", "OpenedFiles", "UIEvent", "ExportImage", "PasteImage",
 	"FirstRunStatus", "FirstRunFix", "DismissFirstRun", "Hardware", "Models", "FitOptions", "Fit", "FitTable",
 	"RunLimitBounds", "RunLimits", "SetRunLimits", "ResetRunLimits", "StopRun", "ListRuns", "GetRun",
 	"SandboxStatus", "VerifyIsolation", "BuildImage", "ExecCell", "InterruptSession", "RestartSession",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"sync/atomic"
 )
 
 // Calls is the one door to the App's bound services (services.go) for
@@ -27,7 +28,13 @@ type Calls struct {
 	a       *App
 	methods map[string]reflect.Value
 	service map[string]string // the service of each method
+	made    atomic.Int64      // calls made so far (CallsMade)
 }
+
+// CallsMade is how many calls c has taken: the window reads it to tell a
+// page at rest from one in use. A function, not a method: Wails would bind
+// a method of Calls for the page.
+func CallsMade(c *Calls) int64 { return c.made.Load() }
 
 // NewCalls returns the door to a's services' methods.
 func NewCalls(a *App) *Calls {
@@ -69,6 +76,7 @@ func (c *Calls) Has(method string) bool {
 // not decode are ErrBadArguments, and a panic in the method is an error in
 // words (PanicError), never the end of the window or the connection.
 func (c *Calls) Call(method string, args []json.RawMessage) (any, error) {
+	c.made.Add(1)
 	m, ok := c.methods[method]
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrNoMethod, method)

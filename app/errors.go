@@ -25,6 +25,10 @@ func uiError(err error) error { return uiHints.Explain(err) }
 // errNoWindow is what a dialog call answers in a browser.
 var errNoWindow = errors.New("file dialogs exist only in the rehome window: in a browser, drop the file on the page or use its Choose file button")
 
+// errNoClipboard is what PasteImage answers where no window reads the
+// clipboard: a browser's page uploads the pasted image itself.
+var errNoClipboard = errors.New("reading the clipboard exists only in the rehome window: in a browser, paste the image into the page (it is uploaded) or drop its file")
+
 // ErrHostNeedsWindow is returned when a face that cannot ask the user in a
 // dialog of its own (the browser bridge) tries to send the user's files to
 // another Sandbox host: a page, or whatever holds its token, cannot

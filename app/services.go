@@ -38,9 +38,9 @@ type RunService struct{ app *App }
 // (ask.go, conversations.go, export_save.go, memory.go).
 type AskService struct{ app *App }
 
-// SystemService holds status, dialogs, files, the first run's checklist,
-// backups and MCP servers (app.go, dialogs.go, files.go, firstrun.go,
-// backup.go, mcp.go).
+// SystemService holds status, dialogs, files, a pasted image, the first
+// run's checklist, backups and MCP servers (app.go, dialogs.go, files.go,
+// paste.go, firstrun.go, backup.go, mcp.go).
 type SystemService struct{ app *App }
 
 // bindServices gives a its services; an App made as a literal (a test's

@@ -33,9 +33,12 @@ apt_run=(build-essential make pkg-config git curl ca-certificates xz-utils libgt
 # qpdf to make an encrypted PDF and the Debian manuals the knowledge bench
 # searches (bzip2-doc, libtasn1-doc, valgrind, shared-mime-info's spec);
 # zim-tools (zimwriterfs) and python3.11-doc, the HTML the browsing tests
-# build a real ZIM from.
-apt_test=(openssh-server xvfb xauth imagemagick xdotool chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux time python3-nbformat cmake
+# build a real ZIM from; xclip puts an image on the X clipboard for the
+# window's paste test.
+apt_test=(openssh-server xvfb xauth imagemagick xdotool xclip chromium python3 python3-gi gir1.2-gtk-3.0 passwd util-linux time python3-nbformat cmake
   glslc libvulkan-dev mesa-vulkan-drivers qpdf bzip2-doc libtasn1-doc valgrind zim-tools python3.11-doc)
+# zsh and fish: the shell completion's tests source rehome's scripts in them.
+apt_test+=(zsh fish)
 want=("${apt_run[@]}")
 [ "$mode" = test ] && want+=("${apt_test[@]}")
 # The packages: dpkg-deb and dpkg-shlibdeps, fakeroot, dpkg-scanpackages for

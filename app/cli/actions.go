@@ -13,20 +13,6 @@ import (
 	"rehome/backend/core"
 )
 
-// cmdActions is `rehome actions`: an assistant's GPT actions (OpenAPI
-// schemas) that the local model may call.
-func cmdActions(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"add", "add an action from its OpenAPI schema (a file, or - to paste it)", cmdActionsAdd},
-		{"list", "list an assistant's actions, their operations and confirmation rules", cmdActionsList},
-		{"test", "call one operation, as the GPT editor's Test button does", cmdActionsTest},
-		{"key", "give an action what it waits for: its API key or its OAuth client", cmdActionsKey},
-		{"signin", "sign in to an OAuth action through your browser", cmdActionsSignIn},
-		{"allow-local", "let an action call this machine and its networks (or --off to take it back)", cmdActionsAllowLocal},
-		{"rm", "remove an action and its credentials", cmdActionsRm},
-	}, "rehome actions", args)
-}
-
 func cmdActionsAdd(env *cliEnv, args []string) int {
 	fs := env.flags("actions add", "actions add ASSISTANT SCHEMA|- [--auth none|basic|bearer|header:NAME|oauth] [--key-stdin] [--client-id ID --auth-url URL --token-url URL [--scope S] [--client-secret-stdin]] [--name NAME] [--allow-local] [--json]")
 	auth := fs.String("auth", "", "how calls are signed: none, basic, bearer, header:NAME (a custom header) or oauth (default: what the schema's securitySchemes declare)")
@@ -71,11 +57,8 @@ func cmdActionsAdd(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	info, err := env.c.Actions().Add(pos[0], in)
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(info)
+	if code, stop := env.result(info, err, *asJSON); stop {
+		return code
 	}
 	fmt.Fprintf(env.stdout, "added %s (%d operations, auth %s) to %s\n", info.Name, len(info.Operations), info.Auth, pos[0])
 	for _, n := range info.Notes {
@@ -151,11 +134,8 @@ func cmdActionsList(env *cliEnv, args []string) int {
 		return code
 	}
 	list, err := actions.List(pos[0])
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(list)
+	if code, stop := env.result(list, err, *asJSON); stop {
+		return code
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(env.stdout, "no actions: add one with `rehome actions add %s SCHEMA`\n", pos[0])
@@ -212,11 +192,8 @@ func cmdActionsAllowLocal(env *cliEnv, args []string) int {
 		return code
 	}
 	info, err := actions.SetAllowLocal(pos[0], pos[1], !*off)
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(info)
+	if code, stop := env.result(info, err, *asJSON); stop {
+		return code
 	}
 	if *off {
 		fmt.Fprintf(env.stdout, "%s may no longer call this machine or its networks\n", info.Name)
@@ -282,11 +259,7 @@ func cmdActionsRm(env *cliEnv, args []string) int {
 	if actions == nil {
 		return code
 	}
-	if err := actions.Remove(pos[0], pos[1]); err != nil {
-		return env.fail(err)
-	}
-	fmt.Fprintf(env.stdout, "removed %s and its credentials\n", pos[1])
-	return exitOK
+	return env.done(actions.Remove(pos[0], pos[1]), "removed %s and its credentials", pos[1])
 }
 
 // confirmer is the terminal's answer to a call that needs confirming:

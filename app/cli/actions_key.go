@@ -34,11 +34,8 @@ func cmdActionsKey(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	info, err := env.c.Actions().SetCredentials(pos[0], pos[1], in)
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(info)
+	if code, stop := env.result(info, err, *asJSON); stop {
+		return code
 	}
 	switch info.Waiting {
 	case "":

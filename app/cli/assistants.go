@@ -12,18 +12,6 @@ import (
 	"rehome/backend/core"
 )
 
-func cmdAssistants(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"add", "store a new assistant", cmdAssistantsAdd},
-		{"list", "list stored assistants, newest first", cmdAssistantsList},
-		{"show", "show one assistant", cmdAssistantsShow},
-		{"edit", "change fields of an assistant", cmdAssistantsEdit},
-		{"rm", "delete an assistant", cmdAssistantsRm},
-		{"import", "import a GPT description (JSON) or a rehome bundle", cmdAssistantsImport},
-		{"export", "export as an Ollama Modelfile, Open WebUI JSON or a rehome bundle", cmdAssistantsExport},
-	}, "rehome assistants", args)
-}
-
 // assistantFlags are the fields add and edit accept.
 type assistantFlags struct {
 	name, description, instructions, instructionsFile, notes string
@@ -181,19 +169,7 @@ func cmdAssistantsEdit(env *cliEnv, args []string) int {
 
 func cmdAssistantsList(env *cliEnv, args []string) int {
 	fs := env.flags("assistants list", "assistants list [--json]")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if code, ok := env.parseNoArgs(fs, args); !ok {
-		return code
-	}
-	svc, code := assistantService(env)
-	if svc == nil {
-		return code
-	}
-	list, err := svc.List()
-	if err != nil {
-		return env.fail(err)
-	}
-	return printList(env, list, *asJSON, "No assistants yet. Add one with `rehome assistants add --name NAME`.",
+	return listOf(env, fs, args, assistantService, (*core.Assistants).List, "No assistants yet. Add one with `rehome assistants add --name NAME`.",
 		table[assistant.Assistant]{header: "ID\tNAME\tCAPABILITIES\tUPDATED", row: func(a assistant.Assistant) string {
 			return fmt.Sprintf("%s\t%s\t%s\t%s", a.ID, oneLine(a.Name), capsText(a.Capabilities), a.Updated.Local().Format("2006-01-02 15:04"))
 		}})

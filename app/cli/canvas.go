@@ -8,18 +8,6 @@ import (
 	"rehome/backend/core"
 )
 
-// cmdCanvas is `rehome canvas`: a conversation's textdocs.
-func cmdCanvas(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"show", "a conversation's textdocs with their versions (--json)", cmdCanvasShow},
-		{"diff", "what changed in a textdoc between two versions", cmdCanvasDiff},
-		{"edit", "replace a textdoc's text with a file's (or stdin's) — a new version", cmdCanvasEdit},
-		{"restore", "make an earlier version of a textdoc current", cmdCanvasRestore},
-		{"export", "write a conversation's textdocs into a folder (.md, .py, or --format ipynb)", cmdCanvasExport},
-		{"run", "run a code/python textdoc in the conversation's sandbox session", cmdCanvasRun},
-	}, "rehome canvas", args)
-}
-
 func canvasService(env *cliEnv) (*core.Canvas, int) { return service(env, (*core.Core).Canvas) }
 
 func cmdCanvasShow(env *cliEnv, args []string) int {
@@ -30,11 +18,8 @@ func cmdCanvasShow(env *cliEnv, args []string) int {
 		return code
 	}
 	docs, err := cv.Docs(pos[0])
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(docs)
+	if code, stop := env.result(docs, err, *asJSON); stop {
+		return code
 	}
 	if len(docs) == 0 {
 		fmt.Fprintln(env.stderr, "rehome: this conversation has no canvas")

@@ -72,7 +72,7 @@ func TestVersionAndHelp(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("--help: %+v", r)
 	}
-	for _, c := range commands() {
+	for _, c := range tree().shown() {
 		if !strings.Contains(r.stdout, c.name) {
 			t.Errorf("--help does not list %s", c.name)
 		}
@@ -85,6 +85,24 @@ func TestVersionAndHelp(t *testing.T) {
 	wantUsageError(t, rehomeCLI(t, home, "--frob"), "unknown flag")
 	wantUsageError(t, rehomeCLI(t, home, "version", "extra"), "no arguments")
 	wantUsageError(t, rehomeCLI(t, home, "assistants", "frob"), "unknown command")
+	wantUsageError(t, rehomeCLI(t, home, "sandbox", "image", "frob"), `unknown command "frob" for "rehome sandbox image"`)
+	wantUsageError(t, rehomeCLI(t, home, "models", "frob"), `unknown command "frob" for "rehome models"`)
+	// A group alone is its help on stderr, a usage error; help GROUP is
+	// GROUP --help; the top-level lines list each group's subcommands.
+	if g := rehomeCLI(t, home, "actions"); g.code != 2 || !strings.Contains(g.stderr, "  signin ") || g.stdout != "" {
+		t.Errorf("actions alone: %+v", g)
+	}
+	if a, b := rehomeCLI(t, home, "help", "sandbox", "image"), rehomeCLI(t, home, "sandbox", "image", "--help"); a.code != 0 || a.stdout != b.stdout || !strings.Contains(a.stdout, "  status ") {
+		t.Errorf("help sandbox image: %+v, sandbox image --help: %+v", a, b)
+	}
+	if !strings.Contains(r.stdout, "manage stored assistants (add, list, show, edit, rm, import, export)\n") {
+		t.Errorf("--help does not list assistants' subcommands: %q", r.stdout)
+	}
+	// Audit, models and settings run alone too: their --help is their
+	// flags, then their subcommands.
+	if h := rehomeCLI(t, home, "audit", "--help"); h.code != 0 || !strings.Contains(h.stdout, "-assistant") || !strings.Contains(h.stdout, "  checklist ") {
+		t.Errorf("audit --help: %+v", h)
+	}
 }
 
 func addAssistant(t *testing.T, home string, args ...string) map[string]any {

@@ -49,6 +49,22 @@ func parseFor[S any](env *cliEnv, fs *flag.FlagSet, args []string, n int, need s
 	return words, svc, code
 }
 
+// listOf is a list command that takes flags only: fs (the command's, its
+// own flags on it) gets --json, no word is taken, then the area's service
+// from its getter open, the items from list, printed by printList.
+func listOf[S, T any](env *cliEnv, fs *flag.FlagSet, args []string, open func(*cliEnv) (*S, int), list func(*S) ([]T, error), empty string, t table[T]) int {
+	asJSON := fs.Bool("json", false, "print the list as JSON")
+	if code, ok := env.parseNoArgs(fs, args); !ok {
+		return code
+	}
+	svc, code := open(env)
+	if svc == nil {
+		return code
+	}
+	items, err := list(svc)
+	return printList(env, items, err, *asJSON, empty, t)
+}
+
 // table is how a list prints: a header line and one row an item, their
 // cells separated by tabs and aligned two spaces apart.
 type table[T any] struct {
@@ -68,11 +84,12 @@ func (t table[T]) print(w io.Writer, items []T) {
 	tw.Flush()
 }
 
-// printList ends a list command: the items as JSON with asJSON, the line
-// empty on stdout when there are none, else their table on stdout.
-func printList[T any](env *cliEnv, items []T, asJSON bool, empty string, t table[T]) int {
-	if asJSON {
-		return env.json(items)
+// printList ends a list command on its core call's items and error: the
+// error (env.result), the items as JSON with asJSON, the line empty on
+// stdout when there are none, else their table on stdout.
+func printList[T any](env *cliEnv, items []T, err error, asJSON bool, empty string, t table[T]) int {
+	if code, stop := env.result(items, err, asJSON); stop {
+		return code
 	}
 	if len(items) == 0 {
 		fmt.Fprintln(env.stdout, empty)

@@ -25,7 +25,7 @@ func TestPrintList(t *testing.T) {
 	run := func(items []listed, asJSON bool) (string, string, int) {
 		var out, errOut bytes.Buffer
 		env := &cliEnv{stdout: &out, stderr: &errOut}
-		code := printList(env, items, asJSON, "nothing here: add one", table[listed]{header: "NAME\tX\tTAIL", row: listedRow})
+		code := printList(env, items, nil, asJSON, "nothing here: add one", table[listed]{header: "NAME\tX\tTAIL", row: listedRow})
 		return out.String(), errOut.String(), code
 	}
 	items := []listed{{"a", 1}, {"longer", 0}}
@@ -46,6 +46,13 @@ func TestPrintList(t *testing.T) {
 	// JSON wins over the empty words: a script reads null, as before.
 	if out, _, _ = run(nil, true); out != "null\n" {
 		t.Fatalf("empty JSON: %q", out)
+	}
+	// The core call's error wins over both: one line, exit 1, no list.
+	var out2, err2 bytes.Buffer
+	env := &cliEnv{stdout: &out2, stderr: &err2}
+	code = printList(env, items, errors.New("the list is gone"), true, "nothing here", table[listed]{header: "NAME", row: listedRow})
+	if code != exitFail || out2.Len() != 0 || err2.String() != "rehome: the list is gone\n" {
+		t.Fatalf("error: code %d, stdout %q, stderr %q", code, out2.String(), err2.String())
 	}
 }
 

@@ -10,20 +10,6 @@ import (
 	"rehome/backend/core"
 )
 
-// cmdConversations is `rehome conversations`: the kept conversations,
-// through core.Conversations (the window's calls are the same).
-func cmdConversations(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"list", "the kept conversations, newest first", cmdConvList},
-		{"search", "the conversations that hold every word", cmdConvSearch},
-		{"show", "a conversation as Markdown, or as data with --json", cmdConvShow},
-		{"export", "a conversation as Markdown or a Jupyter notebook", func(env *cliEnv, args []string) int { return cmdConvExport(env, "export", args) }},
-		{"rename", "give a conversation a title", cmdConvRename},
-		{"rm", "delete a conversation", cmdConvRm},
-		{"import", "ChatGPT's data export: its .zip, conversations.json, or one conversation", cmdConvImport},
-	}, "rehome conversations", args)
-}
-
 func convService(env *cliEnv) (*core.Conversations, error) {
 	c, err := env.core(core.Options{})
 	if err != nil {
@@ -56,6 +42,9 @@ func cmdConvSearch(env *cliEnv, args []string) int {
 	for _, a := range args {
 		if a == "--json" || a == "-json" {
 			*asJSON = true
+		} else if a == "-h" || a == "-help" || a == "--help" {
+			fs.Usage()
+			return exitOK
 		} else if strings.HasPrefix(a, "-") {
 			return env.usage("conversations search: unknown flag %s (only --json)", a)
 		} else {
@@ -106,7 +95,7 @@ func printConvs(env *cliEnv, cs []core.ConversationSummary, asJSON bool, none st
 
 func cmdConvShow(env *cliEnv, args []string) int {
 	if !slices.ContainsFunc(args, func(a string) bool { return a == "--json" || a == "-json" || a == "--json=true" }) {
-		return cmdConvExport(env, "show", args)
+		return convExport(env, "show", args)
 	}
 	fs := env.flags("conversations show", "conversations show ID [--json]")
 	asJSON := fs.Bool("json", false, "print the conversation as data: turns, cells, sources, assistant")
@@ -115,7 +104,7 @@ func cmdConvShow(env *cliEnv, args []string) int {
 		return code
 	}
 	if !*asJSON {
-		return cmdConvExport(env, "show", args)
+		return convExport(env, "show", args)
 	}
 	svc, err := convService(env)
 	if err != nil {
@@ -128,7 +117,10 @@ func cmdConvShow(env *cliEnv, args []string) int {
 	return env.json(v)
 }
 
-func cmdConvExport(env *cliEnv, name string, args []string) int {
+func cmdConvExport(env *cliEnv, args []string) int { return convExport(env, "export", args) }
+
+// convExport is export, or show given a --format, as command name.
+func convExport(env *cliEnv, name string, args []string) int {
 	fs := env.flags("conversations "+name, "conversations "+name+" ID [--format md|ipynb] [--out FILE]")
 	format := fs.String("format", "md", "md (Markdown) or ipynb (Jupyter notebook)")
 	out := fs.String("out", "", "write to this `file` instead of stdout")

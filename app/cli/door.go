@@ -28,29 +28,8 @@ import (
 // either way by construction, and what it adds the window lists at once:
 // it is the window's core that wrote it.
 //
-// The rule for what crosses: every command but those in runsHere.
-
-// runsHere says whether the terminal runs args itself even when a holder
-// is there: `serve` (it becomes a holder: beside another one it says so),
-// the help and the version (they touch no data), `hw` and `fit` (this
-// machine's hardware, with the terminal's own detection flags; no
-// database), `session relay` (the process a session start leaves; it
-// serves its session on a socket of its own) and `mcp config` (it writes
-// an MCP host's file naming this binary, and reads no data).
-func runsHere(args []string) bool {
-	if len(args) == 0 {
-		return true
-	}
-	switch args[0] {
-	case "serve", "version", "help", "man", "hw", "fit":
-		return true
-	case "session":
-		return len(args) > 1 && args[1] == "relay"
-	case "mcp":
-		return len(args) > 1 && args[1] == "config"
-	}
-	return false
-}
+// The rule for what crosses: every command but those in runsHere (the
+// tree's here and bare ones, tree.go).
 
 // viaDoor runs args in the process that holds data folder dir, if one
 // does; ok is false when none does (the terminal then opens it itself).
@@ -191,7 +170,7 @@ func (h *holder) run(ctx context.Context, req door.Request, s door.Streams) int 
 		}
 	}
 	defer env.close()
-	return dispatch(env, commands(), "rehome", req.Args)
+	return dispatch(env, tree(), "rehome", req.Args)
 }
 
 // held says whether c is the holder's core, which a command through the

@@ -48,15 +48,10 @@ type cliEnv struct {
 	pf     *podmanFlags      // the command's --podman and --runtime, if it takes them
 	hw     *hardware.Options // the command's detection sources (hw, fit)
 
+	flagSet *flag.FlagSet // the last one flags made: the command's (probe, man.go)
+
 	version string                // rehome's version (Config.Version)
 	assets  func() (fs.FS, error) // the built UI (Config.Assets)
-}
-
-// command is one row of the subcommand table (cli.go).
-type command struct {
-	name    string
-	summary string
-	run     func(env *cliEnv, args []string) int
 }
 
 // flags returns a FlagSet for subcommand name whose --help prints synopsis
@@ -70,6 +65,7 @@ func (e *cliEnv) flags(name, synopsis string) *flag.FlagSet {
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
 	}
+	e.flagSet = fs
 	return fs
 }
 
@@ -112,6 +108,29 @@ func (e *cliEnv) json(v any) int {
 	if err := enc.Encode(v); err != nil {
 		return e.fail(err)
 	}
+	return exitOK
+}
+
+// result is where a command on one core call stops on its result: the
+// call's error (reported: exitFail), or with asJSON the result v as JSON.
+// stop is false when the command goes on to say v in words.
+func (e *cliEnv) result(v any, err error, asJSON bool) (code int, stop bool) {
+	if err != nil {
+		return e.fail(err), true
+	}
+	if asJSON {
+		return e.json(v), true
+	}
+	return exitOK, false
+}
+
+// done ends a command that does one thing: the error err of its core
+// call, or the line (format, a) on stdout that says it was done.
+func (e *cliEnv) done(err error, format string, a ...any) int {
+	if err != nil {
+		return e.fail(err)
+	}
+	fmt.Fprintf(e.stdout, format+"\n", a...)
 	return exitOK
 }
 
@@ -293,28 +312,3 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
-
-// dispatch runs the subcommand named by args[0] from table.
-func dispatch(env *cliEnv, table []command, group string, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		if len(args) == 0 {
-			printTable(env.stderr, group, table)
-			return exitUsage
-		}
-		printTable(env.stdout, group, table)
-		return exitOK
-	}
-	for _, c := range table {
-		if c.name == args[0] {
-			return c.run(env, args[1:])
-		}
-	}
-	return env.usage("unknown command %q for %q (see `%s --help`)", args[0], group, group)
-}
-
-func printTable(w io.Writer, group string, table []command) {
-	fmt.Fprintf(w, "usage: %s <command> [flags]\n\ncommands:\n", group)
-	for _, c := range table {
-		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
-	}
-}

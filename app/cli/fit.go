@@ -7,11 +7,10 @@ import (
 	"rehome/backend/models"
 )
 
+// cmdModels is `rehome models` alone (or with its flags first): the
+// catalog; its subcommands (commands.go) are the carried models'.
 func cmdModels(env *cliEnv, args []string) int {
-	if isLocalModelCommand(args) {
-		return dispatch(env, localModelCommands(), "rehome models", args)
-	}
-	fs := env.flags("models", "models [--tag coder|vision|reasoning|moe|chat] [--json] | models add|local|rm|serve|pull …")
+	fs := env.flags("models", "models [--tag coder|vision|reasoning|moe|chat] [--json] | models COMMAND …")
 	asJSON := fs.Bool("json", false, "print JSON (each entry with its id)")
 	tag := fs.String("tag", "", "only models with this tag")
 	if code, ok := env.parseNoArgs(fs, args); !ok {
@@ -56,9 +55,7 @@ func cmdFit(env *cliEnv, args []string) int {
 	fs.BoolVar(&req.Unified, "unified", false, "with --vram: the GPU shares system RAM (Apple silicon, DGX Spark, integrated GPUs)")
 	best := fs.Int("best", 5, "without --model: how many models to rank")
 	asJSON := fs.Bool("json", false, "print JSON (every term in bytes)")
-	var h hwFlags
-	fs.StringVar(&h.root, "root", "", "detect under this folder instead of / (as GHW_CHROOT does)")
-	fs.StringVar(&h.nvidiaSMI, "nvidia-smi", "", "the nvidia-smi to run")
+	h := addHWFlags(fs)
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}

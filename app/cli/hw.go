@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"time"
 
 	"rehome/backend/hardware"
@@ -13,6 +14,14 @@ const detectTimeout = 30 * time.Second
 // hwFlags are the detection flags hw and fit share.
 type hwFlags struct {
 	root, nvidiaSMI string
+}
+
+// addHWFlags adds --root and --nvidia-smi to fs.
+func addHWFlags(fs *flag.FlagSet) *hwFlags {
+	var h hwFlags
+	fs.StringVar(&h.root, "root", "", "read /sys, /proc and pci.ids under this folder instead of / (as GHW_CHROOT does)")
+	fs.StringVar(&h.nvidiaSMI, "nvidia-smi", "", "the nvidia-smi to run (default: $REHOME_NVIDIA_SMI, else nvidia-smi on PATH)")
+	return &h
 }
 
 // detect detects the machine through the command's core, with these
@@ -27,18 +36,13 @@ func (h *hwFlags) detect(env *cliEnv) (hardware.Report, error) {
 func cmdHW(env *cliEnv, args []string) int {
 	fs := env.flags("hw", "hw [--json]")
 	asJSON := fs.Bool("json", false, "print JSON (every figure in bytes, GPUs as a list)")
-	var h hwFlags
-	fs.StringVar(&h.root, "root", "", "read /sys, /proc and pci.ids under this folder instead of / (as GHW_CHROOT does)")
-	fs.StringVar(&h.nvidiaSMI, "nvidia-smi", "", "the nvidia-smi to run (default: $REHOME_NVIDIA_SMI, else nvidia-smi on PATH)")
+	h := addHWFlags(fs)
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
 	r, err := h.detect(env)
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(r)
+	if code, stop := env.result(r, err, *asJSON); stop {
+		return code
 	}
 	if err := r.WriteText(env.stdout); err != nil {
 		return env.fail(err)

@@ -10,17 +10,6 @@ import (
 	"rehome/backend/knowledge"
 )
 
-// cmdKnowledge is `rehome knowledge`: an assistant's knowledge files,
-// indexed on this machine for its file_search tool.
-func cmdKnowledge(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"add", "copy files into the assistant's knowledge and index them (read in the sandbox)", cmdKnowledgeAdd},
-		{"list", "list the assistant's knowledge files and their state", cmdKnowledgeList},
-		{"search", "search the assistant's knowledge as its file_search tool does", cmdKnowledgeSearch},
-		{"rm", "remove one file from the assistant's knowledge", cmdKnowledgeRm},
-	}, "rehome knowledge", args)
-}
-
 func knowledgeService(env *cliEnv) (*core.Knowledge, int) {
 	return service(env, (*core.Core).Knowledge)
 }
@@ -100,10 +89,7 @@ func cmdKnowledgeList(env *cliEnv, args []string) int {
 		return code
 	}
 	files, err := k.List(words[0])
-	if err != nil {
-		return env.fail(err)
-	}
-	return printList(env, files, *asJSON, "No knowledge files: add some with `rehome knowledge add ASSISTANT FILE…`.",
+	return printList(env, files, err, *asJSON, "No knowledge files: add some with `rehome knowledge add ASSISTANT FILE…`.",
 		table[knowledge.File]{header: "FILE\tSHA256\tSIZE\tSTATE\tCONTENT", row: knowledgeRow})
 }
 
@@ -139,11 +125,8 @@ func cmdKnowledgeSearch(env *cliEnv, args []string) int {
 		return code
 	}
 	hits, err := k.Search(env.context(), words[0], strings.Join(words[1:], " "), *file, *top)
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(hits)
+	if code, stop := env.result(hits, err, *asJSON); stop {
+		return code
 	}
 	fmt.Fprintf(env.stderr, "rehome: ranked by %s\n", k.Ranking(words[0]))
 	if len(hits) == 0 {

@@ -10,19 +10,6 @@ import (
 	"rehome/backend/core"
 )
 
-// cmdLibrary is `rehome library`: the Kiwix ZIM files carried for
-// browsing offline, and browsing's settings.
-func cmdLibrary(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"add", "register a .zim file you carried (its header and MD5 checked), served by kiwix-serve when asked", cmdLibraryAdd},
-		{"list", "list the carried libraries", cmdLibraryList},
-		{"search", "search the libraries' full-text indexes (and the web with --web) as web_search does", cmdLibrarySearch},
-		{"open", "open a zim://LIBRARY/PATH article (or a web page) and print its text, read in the sandbox", cmdLibraryOpen},
-		{"rm", "forget a library (rehome's copy deleted; your file never)", cmdLibraryRm},
-		{"settings", "browsing's settings: show, or set searxng=URL brave-key=KEY (from stdin: brave-key=-) lan=on|off air-gapped=on|off", cmdLibrarySettings},
-	}, "rehome library", args)
-}
-
 func browseService(env *cliEnv) (*core.Browse, int) { return service(env, (*core.Core).Browse) }
 
 func cmdLibraryAdd(env *cliEnv, args []string) int {
@@ -68,19 +55,7 @@ func cmdLibraryAdd(env *cliEnv, args []string) int {
 
 func cmdLibraryList(env *cliEnv, args []string) int {
 	fs := env.flags("library list", "library list [--json]")
-	asJSON := fs.Bool("json", false, "print the libraries as JSON")
-	if code, ok := env.parse(fs, args); !ok {
-		return code
-	}
-	b, code := browseService(env)
-	if b == nil {
-		return code
-	}
-	libs, err := b.Libraries()
-	if err != nil {
-		return env.fail(err)
-	}
-	return printList(env, libs, *asJSON, "no library is carried: add a Kiwix .zim file with `rehome library add FILE.zim` (Wikipedia's, for one)",
+	return listOf(env, fs, args, browseService, (*core.Browse).Libraries, "no library is carried: add a Kiwix .zim file with `rehome library add FILE.zim` (Wikipedia's, for one)",
 		table[core.LibraryView]{header: "NAME\tTITLE\tARTICLES\tSIZE\tSEARCH\tFILE", row: libraryRow})
 }
 

@@ -8,13 +8,6 @@ import (
 	"rehome/backend/core"
 )
 
-// cmdLLM is `rehome llm`: the local model servers.
-func cmdLLM(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"status", "the model servers on this machine, their models, and which call tools", cmdLLMStatus},
-	}, "rehome llm", args)
-}
-
 func cmdLLMStatus(env *cliEnv, args []string) int {
 	fs := env.flags("llm status", "llm status [--server URL] [--json]")
 	server := fs.String("server", "", "ask only this server (`URL` as an OpenAI client takes it); default: the default ports on this machine")

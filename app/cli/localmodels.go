@@ -11,32 +11,6 @@ import (
 	"rehome/backend/localmodels"
 )
 
-// localModelCommands are `rehome models`' subcommands for the GGUF files
-// the user carries (without one, `rehome models` lists the catalog).
-func localModelCommands() []command {
-	return []command{
-		{"add", "register a .gguf file you carried (its header checked, its SHA-256 kept)", cmdModelsAdd},
-		{"local", "list the carried models, with how each fits this machine", cmdModelsLocal},
-		{"rm", "forget a carried model (rehome's copy deleted; your file never)", cmdModelsRm},
-		{"serve", "run a carried model with llama-server in the foreground, for other clients", cmdModelsServe},
-		{"settings", "a model's saved temperature, context length and system prompt (what `rehome ask` and the window use)", cmdModelsSettings},
-		{"pull", "have the Ollama server on this machine pull a catalog model (rehome downloads nothing itself)", cmdModelsPull},
-	}
-}
-
-// isLocalModelCommand reports whether args start with one of them.
-func isLocalModelCommand(args []string) bool {
-	if len(args) == 0 {
-		return false
-	}
-	for _, c := range localModelCommands() {
-		if c.name == args[0] {
-			return true
-		}
-	}
-	return false
-}
-
 // localModelsService is the carried models' service; it does not wait for
 // the database (see coreService).
 func localModelsService(env *cliEnv) (*core.LocalModels, int) {
@@ -89,19 +63,8 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 
 func cmdModelsLocal(env *cliEnv, args []string) int {
 	fs := env.flags("models local", "models local [--json]")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if code, ok := env.parseNoArgs(fs, args); !ok {
-		return code
-	}
-	lm, code := localModelsService(env)
-	if lm == nil {
-		return code
-	}
-	all, err := lm.List(env.context())
-	if err != nil {
-		return env.fail(err)
-	}
-	return printList(env, all, *asJSON, "No carried models. Add the .gguf file you brought with: rehome models add FILE.gguf",
+	list := func(lm *core.LocalModels) ([]core.CarriedModel, error) { return lm.List(env.context()) }
+	return listOf(env, fs, args, localModelsService, list, "No carried models. Add the .gguf file you brought with: rehome models add FILE.gguf",
 		table[core.CarriedModel]{header: "NAME\tKIND\tQUANT\tSIZE\tFIT HERE\tMEASURED", row: localModelRow})
 }
 

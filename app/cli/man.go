@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -11,7 +10,7 @@ import (
 )
 
 // cmdMan is the hidden `rehome man`: it prints the manual page rehome(1) in
-// roff, generated from the command table and each command's own --help, so
+// roff, generated from the command tree and each command's own --help, so
 // the page never drifts from the binary. The package build gzips it into
 // /usr/share/man/man1. It needs no data directory and opens nothing.
 func cmdMan(env *cliEnv, args []string) int {
@@ -33,30 +32,23 @@ func manDate() time.Time {
 	return time.Now().UTC()
 }
 
-// helpOf returns what `rehome ARGS --help` prints.
-func helpOf(args []string) string {
+// helpOf returns what c's own run prints for --help (a leaf's usage and
+// flags; "" for a group without a run).
+func helpOf(c command) string {
 	var out bytes.Buffer
-	env := &cliEnv{stdout: &out, stderr: io.Discard, stdin: strings.NewReader(""), dataDir: "/nonexistent"}
-	dispatch(env, commands(), "rehome", append(append([]string{}, args...), "--help"))
+	probe(c, &out)
 	return out.String()
 }
 
-// subcommands parses a command table as printTable writes it.
-func subcommands(help string) [][2]string {
-	if !strings.Contains(help, "\ncommands:\n") {
-		return nil
+// probe runs c's own run with --help, its usage written to w, from an env
+// that opens nothing, and returns the env: its flagSet is the command's
+// flags (nil where c has no run or takes no flags).
+func probe(c command, w io.Writer) *cliEnv {
+	env := &cliEnv{stdout: w, stderr: io.Discard, stdin: strings.NewReader(""), dataDir: "/nonexistent"}
+	if c.run != nil {
+		c.run(env, []string{"--help"})
 	}
-	var rows [][2]string
-	sc := bufio.NewScanner(strings.NewReader(help[strings.Index(help, "\ncommands:\n")+len("\ncommands:\n"):]))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		name, summary, _ := strings.Cut(line, " ")
-		rows = append(rows, [2]string{name, strings.TrimSpace(summary)})
-	}
-	return rows
+	return env
 }
 
 // roff escapes text for a roff line.
@@ -90,35 +82,28 @@ func writeMan(w io.Writer, version string, date time.Time) {
 	p("Python runs in a locked\\-down Podman sandbox (no network, only the given file visible, time,")
 	p("memory and process limits) from an image built from Debian packages or loaded from an archive.")
 	p(".SH COMMANDS")
-	var walk func(path []string, summary string)
-	walk = func(path []string, summary string) {
-		help := helpOf(path)
-		subs := subcommands(help)
-		p(".SS %s", roff("rehome "+strings.Join(path, " ")))
-		if summary != "" {
-			p("%s", roff(strings.ToUpper(summary[:1])+summary[1:]+"."))
+	var walk func(c command, path string)
+	walk = func(c command, path string) {
+		p(".SS %s", roff(path))
+		if c.summary != "" {
+			p("%s", roff(strings.ToUpper(c.summary[:1])+c.summary[1:]+"."))
 		}
-		if len(subs) > 0 {
-			for _, s := range subs {
-				walk(append(append([]string{}, path...), s[0]), s[1])
+		if text := strings.TrimRight(helpOf(c), "\n"); text != "" {
+			p(".PP")
+			p(".nf")
+			p(".RS 4")
+			for _, line := range strings.Split(text, "\n") {
+				p("%s", roff(strings.ReplaceAll(line, "\t", "        ")))
 			}
-			return
+			p(".RE")
+			p(".fi")
 		}
-		text := strings.TrimRight(help, "\n")
-		if text == "" {
-			return
+		for _, s := range c.shown() {
+			walk(s, path+" "+s.name)
 		}
-		p(".PP")
-		p(".nf")
-		p(".RS 4")
-		for _, line := range strings.Split(text, "\n") {
-			p("%s", roff(strings.ReplaceAll(line, "\t", "        ")))
-		}
-		p(".RE")
-		p(".fi")
 	}
-	for _, c := range commands() {
-		walk([]string{c.name}, c.summary)
+	for _, c := range tree().shown() {
+		walk(c, "rehome "+c.name)
 	}
 	p(".SH EXIT STATUS")
 	p("0 on success, 1 on failure (the message says what to do next), 2 on bad usage.")

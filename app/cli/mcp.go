@@ -9,21 +9,6 @@ import (
 	"rehome/app/mcpserve"
 )
 
-// cmdMCP is `rehome mcp`: rehome's assistants served to MCP clients.
-func cmdMCP(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"serve", "serve assistants to an MCP client (LM Studio, Jan, Claude Desktop, VS Code) over stdio or --http", cmdMCPServe},
-		{"config", "print (or --write) the snippet that adds rehome to an MCP client's configuration", cmdMCPConfig},
-		{"add", "give an assistant an MCP server's tools: a command (stdio) or --url", cmdMCPAdd},
-		{"list", "list an assistant's MCP servers", cmdMCPList},
-		{"test", "connect to an assistant's MCP server and list its tools and their confirmation", cmdMCPTest},
-		{"rm", "remove an MCP server from an assistant", cmdMCPRm},
-		{"on", "offer an MCP server's tools to the assistant again", func(env *cliEnv, args []string) int { return cmdMCPOn(env, args, true) }},
-		{"off", "keep an MCP server but offer its tools to the model no more", func(env *cliEnv, args []string) int { return cmdMCPOn(env, args, false) }},
-		{"import", "add the servers of an MCP host's file (LM Studio, Claude Desktop, Jan, VS Code)", cmdMCPImport},
-	}, "rehome mcp", args)
-}
-
 func cmdMCPServe(env *cliEnv, args []string) int {
 	fs := env.flags("mcp serve", "mcp serve --assistant ASSISTANT [--assistant …] [--http 127.0.0.1:PORT]")
 	var refs stringList

@@ -58,11 +58,7 @@ func cmdMCPConfig(env *cliEnv, args []string) int {
 		}
 		path = cl.File(home)
 	}
-	if err := mergeMCPEntry(path, cl.Key, *name, entry); err != nil {
-		return env.fail(err)
-	}
-	fmt.Fprintf(env.stdout, "added %q to %s; restart the client to see rehome's tools\n", *name, path)
-	return exitOK
+	return env.done(mergeMCPEntry(path, cl.Key, *name, entry), "added %q to %s; restart the client to see rehome's tools", *name, path)
 }
 
 // maxClientConfig is the most bytes of a client's configuration read.

@@ -29,11 +29,7 @@ func cmdMCPAdd(env *cliEnv, args []string) int {
 		return code
 	}
 	s := mcphost.Server{Name: words[1], Command: command, URL: *url, Env: envs}
-	if err := servers.Add(words[0], s); err != nil {
-		return env.fail(err)
-	}
-	fmt.Fprintf(env.stdout, "added the MCP server %s to %s; `rehome mcp test %s %s` lists its tools\n", s.Name, words[0], words[0], s.Name)
-	return exitOK
+	return env.done(servers.Add(words[0], s), "added the MCP server %s to %s; `rehome mcp test %s %s` lists its tools", s.Name, words[0], words[0], s.Name)
 }
 
 func cmdMCPList(env *cliEnv, args []string) int {
@@ -69,26 +65,22 @@ func cmdMCPList(env *cliEnv, args []string) int {
 }
 
 func cmdMCPRm(env *cliEnv, args []string) int {
-	if len(args) != 2 {
-		return env.usage("mcp rm takes an assistant and a server's name")
-	}
-	servers, code := mcpServersService(env)
+	fs := env.flags("mcp rm", "mcp rm ASSISTANT SERVER")
+	args, servers, code := parseFor(env, fs, args, 2, "mcp rm takes an assistant and a server's name", mcpServersService)
 	if servers == nil {
 		return code
 	}
-	if err := servers.Remove(args[0], args[1]); err != nil {
-		return env.fail(err)
-	}
-	fmt.Fprintf(env.stdout, "removed the MCP server %s\n", args[1])
-	return exitOK
+	return env.done(servers.Remove(args[0], args[1]), "removed the MCP server %s", args[1])
 }
 
-func cmdMCPOn(env *cliEnv, args []string, on bool) int {
+func cmdMCPOn(env *cliEnv, args []string) int  { return mcpOn(env, args, true) }
+func cmdMCPOff(env *cliEnv, args []string) int { return mcpOn(env, args, false) }
+
+// mcpOn is mcp on or, with on false, mcp off.
+func mcpOn(env *cliEnv, args []string, on bool) int {
 	word := map[bool]string{true: "on", false: "off"}[on]
-	if len(args) != 2 {
-		return env.usage("mcp %s takes an assistant and a server's name", word)
-	}
-	servers, code := mcpServersService(env)
+	fs := env.flags("mcp "+word, "mcp "+word+" ASSISTANT SERVER")
+	args, servers, code := parseFor(env, fs, args, 2, "mcp "+word+" takes an assistant and a server's name", mcpServersService)
 	if servers == nil {
 		return code
 	}

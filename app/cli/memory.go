@@ -10,19 +10,6 @@ import (
 	"rehome/backend/memory"
 )
 
-// cmdMemory is `rehome memory`: what models were asked to remember.
-func cmdMemory(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"list", "the saved memories, newest first (--search words, --assistant for one's own)", cmdMemoryList},
-		{"add", "save a memory", cmdMemoryAdd},
-		{"edit", "change a memory's text", cmdMemoryEdit},
-		{"rm", "delete memories by id", cmdMemoryRm},
-		{"import", "import the list ChatGPT shows under Settings → Personalization → Manage memories (a file, or - for stdin)", cmdMemoryImport},
-		{"undo", "take back what a chat's memory tool changed (the REF `rehome ask` prints)", cmdMemoryUndo},
-		{"settings", "show, or set, memory off/on and each assistant's choice (on, off, own)", cmdMemorySettings},
-	}, "rehome memory", args)
-}
-
 func memoryService(env *cliEnv) (*core.Memory, int) { return service(env, (*core.Core).Memory) }
 
 func cmdMemoryList(env *cliEnv, args []string) int {
@@ -42,11 +29,8 @@ func cmdMemoryList(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	list, err := m.List(memory.Filter{Query: *search, Scope: sc})
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(list)
+	if code, stop := env.result(list, err, *asJSON); stop {
+		return code
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(env.stderr, "rehome: no memories (a model saves one when asked to remember; or `rehome memory add TEXT`)")
@@ -195,11 +179,8 @@ func cmdMemorySettings(env *cliEnv, args []string) int {
 		return env.fail(err)
 	}
 	set, err := m.Settings()
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(set)
+	if code, stop := env.result(set, err, *asJSON); stop {
+		return code
 	}
 	state := "on"
 	if set.Off {

@@ -11,25 +11,6 @@ import (
 	"rehome/backend/core"
 )
 
-// cmdSandbox is `rehome sandbox`: the self-test and the image.
-func cmdSandbox(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"doctor", "attack each guarantee of the sandbox and say which hold", cmdSandboxDoctor},
-		{"image", "the sandbox image: build, load FILE, save FILE, status", cmdSandboxImage},
-		{"clean", "remove sandboxes left by a crashed rehome, and images and archives of old recipes", cmdSandboxClean},
-		{"trust", "trust a team host's SSH key: ssh://user@host/socket --fingerprint SHA256:…", cmdSandboxTrust},
-	}, "rehome sandbox", args)
-}
-
-func cmdSandboxImage(env *cliEnv, args []string) int {
-	return dispatch(env, []command{
-		{"build", "build the image from Debian packages (mmdebstrap; no registry)", cmdImageBuild},
-		{"load", "load an image archive (air-gapped machines)", cmdImageLoad},
-		{"save", "write the image as an archive to carry to another machine", cmdImageSave},
-		{"status", "say whether the image this rehome expects is ready", cmdImageStatus},
-	}, "rehome sandbox image", args)
-}
-
 // podmanFlags are the flags every command that talks to Podman takes.
 type podmanFlags struct {
 	env      *cliEnv

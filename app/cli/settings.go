@@ -14,14 +14,6 @@ import (
 // this machine's safe range; `settings set KEY=VALUE…` saves them with the
 // window's validation, `settings reset` goes back to the defaults.
 func cmdSettings(env *cliEnv, args []string) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "set":
-			return cmdSettingsSet(env, args[1:])
-		case "reset":
-			return cmdSettingsReset(env, args[1:])
-		}
-	}
 	fs := env.flags("settings", "settings [--json] | settings set KEY=VALUE... | settings reset")
 	asJSON := fs.Bool("json", false, "print the saved limits and this machine's range as JSON")
 	return settingsShow(env, fs, args, asJSON, (*core.Runs).Saved)

@@ -63,11 +63,8 @@ func cmdSandboxTrust(env *cliEnv, args []string) int {
 		return env.usage("to trust it, give the fingerprint its admin read: --fingerprint %s (or --yes to trust what it offers now)", hk.Fingerprint)
 	}
 	hk, err = th.Trust(uri, want)
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(hk)
+	if code, stop := env.result(hk, err, *asJSON); stop {
+		return code
 	}
 	fmt.Fprintf(env.stdout, "trusted: %s added to %s\n", hk.Host, hk.KnownHosts)
 	return exitOK

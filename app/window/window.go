@@ -13,6 +13,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -89,6 +90,7 @@ func Run(cfg Config) int {
 	l := &launch{cfg: cfg, dir: dir, log: log, files: files, guard: guard,
 		a: app.New(app.Config{DataDir: dir, Log: log}), geo: loadGeometry(dir), stopDoor: func() {}}
 	l.w = &window{log: log, opened: files, host: l.a}
+	l.calls = app.NewCalls(l.a.App)
 	l.gpu, l.cache = gpuPolicy(), lighten() // lighter.go
 	log.Info("web view", "gpu", gpuPolicyName(l.gpu), "cache", l.cache)
 	if err := wails.Run(l.options(assets)); err != nil {
@@ -110,6 +112,8 @@ type launch struct {
 	stopDoor func()
 	gpu      linux.WebviewGpuPolicy // WebKit's GPU policy (lighter.go)
 	cache    string                 // WebKit's cache model: "viewer" or "browser"
+	calls    *app.Calls             // the page's one door (bound)
+	resting  sync.Once              // the trims at rest start once (rest.go)
 }
 
 // options are the window's Wails options.
@@ -146,7 +150,7 @@ func (l *launch) options(assets fs.FS) *options.App {
 		OnShutdown: l.shutdown,
 		// One bound method, Calls.Call, reaches the App's (the Host, Open and
 		// Close, is not bound): Wails v2 recovers no panic on its call path.
-		Bind: []any{app.NewCalls(l.a.App)},
+		Bind: []any{l.calls},
 		DragAndDrop: &options.DragAndDrop{
 			EnableFileDrop: true,
 		},
@@ -204,6 +208,9 @@ func (l *launch) domReady(ctx context.Context) {
 	}
 	if l.w.hasOpened() {
 		l.w.showCode()
+	}
+	if restOn() {
+		l.resting.Do(func() { go rest{log: l.log, calls: l.calls, after: 5 * time.Second, quiet: time.Minute}.run(ctx) })
 	}
 }
 

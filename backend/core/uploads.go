@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,7 @@ import (
 
 	"rehome/backend/atomicfile"
 	"rehome/backend/bytesize"
+	"rehome/backend/vision"
 )
 
 // Upload is a file a page handed over, kept in the data folder's uploads
@@ -68,4 +70,28 @@ func (c *Core) KeepUpload(name string, r io.Reader, size, limit int64) (Upload, 
 		return Upload{}, err
 	}
 	return up, nil
+}
+
+// MaxPastedImage is the most bytes of a pasted image: an image given to a
+// question is read up to vision.MaxFileBytes.
+const MaxPastedImage = vision.MaxFileBytes
+
+// KeepPastedImage keeps an image pasted from the clipboard (the window's:
+// bytes, not a file) as an upload, once vetted within the bounds of an
+// image given to a question (vision.Check: its size, its format, the
+// pixels its header claims; a bomb is refused in words before anything
+// is decoded). It is named pasted-<its hash>.<format>, so the same image
+// pasted twice is the same file, and two screenshots never share a name
+// at /mnt/data.
+func (c *Core) KeepPastedImage(data []byte) (Upload, error) {
+	format, err := vision.Check("pasted from the clipboard", data)
+	if err != nil {
+		return Upload{}, err
+	}
+	if format == "jpeg" {
+		format = "jpg"
+	}
+	sum := sha256.Sum256(data)
+	name := "pasted-" + hex.EncodeToString(sum[:4]) + "." + format
+	return c.KeepUpload(name, bytes.NewReader(data), int64(len(data)), MaxPastedImage)
 }

@@ -1,11 +1,20 @@
 package core
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
+	"hash/crc32"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rehome/backend/vision"
 )
 
 // An upload is kept under its content's hash, once; what is too large,
@@ -60,4 +69,67 @@ func TestKeepUpload(t *testing.T) {
 			t.Errorf("a refused upload left %s behind", e.Name())
 		}
 	}
+}
+
+// A pasted image (the window's clipboard: bytes, no file) is kept as an
+// upload named after its hash, once; a bomb, a damaged header, text and
+// an image over the size bound are refused in words, nothing kept.
+func TestKeepPastedImage(t *testing.T) {
+	dir := t.TempDir()
+	c := New(dir, Options{})
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewRGBA(image.Rect(0, 0, 40, 30))); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b.Bytes())
+	up, err := c.KeepPastedImage(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "pasted-" + hex.EncodeToString(sum[:4]) + ".png"; up.Name != want || filepath.Base(up.Path) != want || up.Size != int64(b.Len()) {
+		t.Fatalf("kept as %+v, want %s", up, want)
+	}
+	if got, _ := os.ReadFile(up.Path); !bytes.Equal(got, b.Bytes()) {
+		t.Fatal("the kept file is not the pasted image's bytes")
+	}
+	if again, err := c.KeepPastedImage(b.Bytes()); err != nil || !again.Again || again.Path != up.Path {
+		t.Fatalf("the same image pasted again: %+v %v (want the first copy)", again, err)
+	}
+	hostile := []struct {
+		what string
+		data []byte
+		err  error
+		want string
+	}{
+		{"a PNG bomb", pngClaiming(30000, 30000), vision.ErrTooLarge, "pasted from the clipboard: the image is too large: 30000 × 30000 pixels, at most 12000 on a side"},
+		{"too many pixels", pngClaiming(11000, 11000), vision.ErrTooLarge, "121 million pixels, at most 40 million"},
+		{"a cut header", b.Bytes()[:20], vision.ErrDamaged, "header does not read"},
+		{"text", []byte("just words"), vision.ErrNotImage, "give a PNG, JPEG, WebP or GIF"},
+		{"over 32 MiB", append(append([]byte{}, b.Bytes()...), make([]byte, MaxPastedImage)...), vision.ErrTooLarge, "at most 32 MiB"},
+	}
+	for _, h := range hostile {
+		_, err := c.KeepPastedImage(h.data)
+		if !errors.Is(err, h.err) || !strings.Contains(err.Error(), h.want) {
+			t.Errorf("%s: %v, want %v saying %q", h.what, err, h.err, h.want)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, UploadsDir)); len(ents) != 1 {
+		t.Errorf("the uploads hold %d entries, want the one image's folder", len(ents))
+	}
+}
+
+// pngClaiming is a PNG of a few bytes whose header claims w × h pixels of
+// RGBA: what a decoder would allocate w*h*4 bytes for.
+func pngClaiming(w, h uint32) []byte {
+	chunk := func(kind string, data []byte) []byte {
+		out := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+		out = append(append(out, kind...), data...)
+		return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(append([]byte(kind), data...)))
+	}
+	ihdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, w), h)
+	ihdr = append(ihdr, 8, 6, 0, 0, 0)
+	out := []byte("\x89PNG\r\n\x1a\n")
+	out = append(out, chunk("IHDR", ihdr)...)
+	out = append(out, chunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01})...)
+	return append(out, chunk("IEND", nil)...)
 }

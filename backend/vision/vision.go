@@ -98,25 +98,34 @@ func Load(path string) (Image, error) {
 	return Read(filepath.Base(path), data)
 }
 
-// Read readies an image from its bytes (a paste, an upload); name is shown.
-func Read(name string, data []byte) (Image, error) {
+// Check vets an image's bytes within the bounds without decoding a pixel:
+// its size, its format (from its first bytes), and the width and height
+// its header claims (a bomb is refused here). It returns the format: png,
+// jpeg, webp or gif.
+func Check(name string, data []byte) (string, error) {
 	if len(data) > MaxFileBytes {
-		return Image{}, fmt.Errorf("%s: %w: %s, at most %s", name, ErrTooLarge, bytesize.Format(int64(len(data))), bytesize.Format(MaxFileBytes))
+		return "", fmt.Errorf("%s: %w: %s, at most %s", name, ErrTooLarge, bytesize.Format(int64(len(data))), bytesize.Format(MaxFileBytes))
 	}
 	format := sniff(data)
 	codec, ok := formats[format]
 	if !ok {
-		return Image{}, fmt.Errorf("%s: %w: give a PNG, JPEG, WebP or GIF (convert other formats first)", name, ErrNotImage)
+		return "", fmt.Errorf("%s: %w: give a PNG, JPEG, WebP or GIF (convert other formats first)", name, ErrNotImage)
 	}
-	// The header alone first: a bomb is refused before a pixel is decoded.
 	cfg, err := codec.config(bytes.NewReader(data))
 	if err != nil {
-		return Image{}, fmt.Errorf("%s: %w: its %s header does not read (%v): save it again from the program that made it", name, ErrDamaged, format, err)
+		return "", fmt.Errorf("%s: %w: its %s header does not read (%v): save it again from the program that made it", name, ErrDamaged, format, err)
 	}
-	if err := checkSize(name, cfg.Width, cfg.Height); err != nil {
+	return format, checkSize(name, cfg.Width, cfg.Height)
+}
+
+// Read readies an image from its bytes (a paste, an upload); name is shown.
+func Read(name string, data []byte) (Image, error) {
+	// The header alone first: a bomb is refused before a pixel is decoded.
+	format, err := Check(name, data)
+	if err != nil {
 		return Image{}, err
 	}
-	img, err := decode(codec.decode, data)
+	img, err := decode(formats[format].decode, data)
 	if err != nil {
 		return Image{}, fmt.Errorf("%s: %w: %v: save it again from the program that made it", name, ErrDamaged, err)
 	}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The window's memory at rest: each binary opens the window under Xvfb on a
-# fresh data folder, and 15 s after the start the Go process's resident
+# fresh data folder, and 20 s after the start the Go process's resident
 # memory and that of its WebKit processes (web, network) are read from
 # /proc (RSS; PSS counts pages shared between them once). Rounds alternate
 # the binaries, so the machine's load falls on each alike. Podman's service,
@@ -9,7 +9,7 @@
 #   build/bench/window-rest.sh ROUNDS "NAME=[env VAR=VALUE…] path/to/rehome-window" …
 set -eu
 rounds=$1; shift
-settle=${REHOME_BENCH_SETTLE:-15}
+settle=${REHOME_BENCH_SETTLE:-20}
 mib() { echo $(( ${1:-0} / 1024 )); }
 kb() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/$3" 2>/dev/null || echo 0; }
 tree() { # pid and its descendants

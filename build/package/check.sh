@@ -177,7 +177,7 @@ if [ -z "${REHOME_CHECK_OFFLINE_ONLY:-}" ]; then
   log "the .deb alone with apt (deps from the mirror): $(secs "$t") s, $(grep -c '^Setting up' "$dist/package-check-apt.log") packages set up"
   for f in usr/bin/rehome usr/lib/rehome/rehome-window usr/share/applications/rehome.desktop usr/share/mime/packages/rehome.xml \
     usr/share/icons/hicolor/48x48/apps/rehome.png usr/share/icons/hicolor/512x512/apps/rehome.png \
-    usr/share/man/man1/rehome.1.gz usr/share/doc/rehome/copyright; do
+    usr/share/man/man1/rehome.1.gz usr/share/bash-completion/completions/rehome usr/share/doc/rehome/copyright; do
     [ -e "$r2/$f" ] || fail "/$f is missing after apt installed the .deb"
   done
   offline "$r2" rehome version | grep -q "$version" || fail "rehome version in the apt root"

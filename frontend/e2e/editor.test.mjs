@@ -16,38 +16,12 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { startServe, launchBrowser, artifacts, startLlama, chosenModel, serverField, root } from './harness.mjs';
+import { pngBomb } from './pngs.mjs';
 
 let srv, browser, llama, why, api, apiURL;
 const shop = readFileSync(join(root, 'backend/actions/testdata/shop.yaml'), 'utf8');
 const served = () => shop.replace('title: Shop', 'title: Shop from the URL').replace('SERVER', apiURL);
-
-// crc32 and a PNG whose header claims w × h pixels (a few bytes of data).
-function crc32(buf) {
-  let c = ~0;
-  for (const b of buf) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
-function chunk(kind, data) {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(kind), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([len, body, crc]);
-}
-function pngBomb(w, h) {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 6;
-  return Buffer.concat([Buffer.from('\x89PNG\r\n\x1a\n', 'latin1'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(8))), chunk('IEND', Buffer.alloc(0))]);
-}
 
 before(async () => {
   llama = await startLlama();

@@ -892,6 +892,13 @@ export namespace core {
     identity: string;
   }
 
+  export interface Upload {
+    path: string;
+    name: string;
+    size: number;
+    again?: boolean;
+  }
+
   export interface ViewBranch {
     from: number;
     turns: core.ViewTurn[];
@@ -1903,6 +1910,7 @@ export const methods = [
   'Models',
   'OpenArticle',
   'OpenedFiles',
+  'PasteImage',
   'PickExport',
   'PickFile',
   'PickKnowledgeFile',
@@ -2136,6 +2144,8 @@ export interface Methods {
   OpenArticle(address: string): Promise<core.Reading>;
   /** SystemService.OpenedFiles */
   OpenedFiles(): Promise<string[]>;
+  /** SystemService.PasteImage */
+  PasteImage(): Promise<core.Upload>;
   /** AskService.PickExport */
   PickExport(): Promise<string>;
   /** SystemService.PickFile */
@@ -2422,7 +2432,7 @@ export const RunService = {
   TrustSandboxHost,
   VerifyIsolation,
 } as const;
-export const { AddMCPServer, BackupDatabase, ChooseSavePath, DismissFirstRun, ExportImage, FirstRunFix, FirstRunStatus, ImportMCPServers, MCPHostFiles, MCPOverview, MCPServersOf, OpenedFiles, PickFile, PreviewFile, PreviewMCPImport, RemoveMCPServer, SaveOutput, SetMCPServerOn, SetMCPToolAlwaysAllow, Status, TestMCPServer, UIEvent, UIReady } = fns;
+export const { AddMCPServer, BackupDatabase, ChooseSavePath, DismissFirstRun, ExportImage, FirstRunFix, FirstRunStatus, ImportMCPServers, MCPHostFiles, MCPOverview, MCPServersOf, OpenedFiles, PasteImage, PickFile, PreviewFile, PreviewMCPImport, RemoveMCPServer, SaveOutput, SetMCPServerOn, SetMCPToolAlwaysAllow, Status, TestMCPServer, UIEvent, UIReady } = fns;
 export const SystemService = {
   AddMCPServer,
   BackupDatabase,
@@ -2436,6 +2446,7 @@ export const SystemService = {
   MCPOverview,
   MCPServersOf,
   OpenedFiles,
+  PasteImage,
   PickFile,
   PreviewFile,
   PreviewMCPImport,
