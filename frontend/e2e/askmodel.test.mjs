@@ -61,6 +61,37 @@ async function openAsk(width, height) {
   return { page, errors };
 }
 
+// The model picker's label as shown: cut or whole, its tooltip, the room left in the header.
+function picker(page) {
+  return page.evaluate(() => {
+    const label = document.querySelector('[data-testid=ask-model-label]');
+    const pick = document.querySelector('[data-testid=ask-model-picker]');
+    const top = pick.parentElement;
+    const assistant = document.querySelector('[data-testid=ask-assistant]');
+    const r = pick.getBoundingClientRect();
+    return {
+      text: label.textContent,
+      option: document.querySelector('[data-testid=ask-model]').selectedOptions[0]?.textContent,
+      cut: label.scrollWidth > label.clientWidth + 1,
+      widths: [label.scrollWidth, label.clientWidth, top.clientWidth],
+      ellipsis: getComputedStyle(label).textOverflow,
+      title: pick.title,
+      right: r.right,
+      free: top.getBoundingClientRect().right - top.lastElementChild.getBoundingClientRect().right,
+      // The assistant's select keeps room for its chosen name ("No assistant") and its arrow.
+      assistantFull: (() => {
+        const alone = assistant.cloneNode(true); // its natural width, outside the header
+        alone.style.cssText = 'position: absolute; visibility: hidden';
+        document.body.append(alone);
+        alone.value = assistant.value;
+        const natural = alone.getBoundingClientRect().width;
+        alone.remove();
+        return assistant.getBoundingClientRect().width >= Math.min(natural, 260) - 0.5;
+      })(),
+    };
+  });
+}
+
 async function addServer(page) {
   const url = `http://127.0.0.1:${model.address().port}/v1`;
   await (await serverField(page)).fill(url);
@@ -80,8 +111,26 @@ test('a server URL given, the carried model stays listed beside its models, its 
     const url = await addServer(page);
     const values = await page.locator('[data-testid=ask-model] option').evaluateAll((os) => os.map((o) => o.value));
     assert.ok(values.includes(`${url}|qwen2.5:7b`) && values.includes(`|${LONG}`), `both listed: ${values}`);
+    // The model picker shows the chosen model's whole label, cut with an
+    // ellipsis (the whole label in its tooltip) only when the header is full.
+    const fits = (p, what) => {
+      assert.equal(p.text, p.option, what);
+      assert.ok(p.right <= w && p.assistantFull, `${what}: the header fits at ${w}×${h}: ${JSON.stringify(p)}`);
+      if (p.cut) assert.ok(p.ellipsis === 'ellipsis' && p.title === p.option && p.free < 2, `${what} cut at ${w}×${h}: ${JSON.stringify(p)}`);
+    };
+    await page.getByTestId('ask-model').selectOption(`${url}|qwen2.5:7b`);
+    assert.equal(await chosenModel(page, `${url}|qwen2.5:7b`), `${url}|qwen2.5:7b`);
+    fits(await picker(page), 'qwen2.5:7b');
+    if (w === 1280) {
+      // On a wider window the header has room for its whole label (about 800 px).
+      await page.setViewportSize({ width: 1600, height: h });
+      const whole = await picker(page);
+      assert.ok(!whole.cut && whole.free > 2, `qwen2.5:7b in full at 1600×${h}: ${JSON.stringify(whole)}`);
+      await page.setViewportSize({ width: w, height: h });
+    }
     await page.getByTestId('ask-model').selectOption(`|${LONG}`);
     assert.equal(await chosenModel(page, `|${LONG}`), `|${LONG}`);
+    fits(await picker(page), LONG);
     const name = page.getByTestId('ask-model-name');
     assert.equal(await name.innerText(), LONG);
     const box = await name.evaluate((n) => ({ sw: n.scrollWidth, cw: n.clientWidth, right: n.getBoundingClientRect().right }));

@@ -147,7 +147,12 @@ test('the Audit screen: import, three columns with reasons, verdict, across view
   await page.getByTestId('import-json').fill(readFileSync(fixture, 'utf8'));
   const kfile = join(work, 'notes.md');
   writeFileSync(kfile, '# Notes\nQ3 was good.\n');
-  await page.getByTestId('import-files').setInputFiles(kfile);
+  // A button opens the file input, which is hidden (WebKitGTK draws a visible one as a black box).
+  assert.equal(await page.getByTestId('import-files').isVisible(), false, 'the knowledge file input shows');
+  assert.equal(await page.getByTestId('import-json-file').isVisible(), false, 'the JSON file input shows');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('import-choose').click()]);
+  assert.equal(chooser.isMultiple(), true);
+  await chooser.setFiles(kfile);
   await page.getByTestId('import-knowledge').filter({ hasText: 'notes.md' }).waitFor();
   await page.getByTestId('import-button').click();
   await page.getByTestId('import-notice').filter({ hasText: 'Imported “Quarterly Numbers” with 1 knowledge file' }).waitFor();

@@ -185,10 +185,18 @@ test('Settings → MCP: import another app\'s mcp.json — listed without its va
   await page.getByTestId('mcp-import').locator('summary').click();
   // LM Studio's mcp.json form (Claude Desktop's and Jan's are the same).
   const file = { mcpServers: { 'Everything Web': { url: mcpURL }, fetch: { command: 'uvx', args: ['mcp-server-fetch'], env: { FETCH_TOKEN: 'canary-3391' } } } };
-  await page.getByTestId('mcp-import-paste').fill(JSON.stringify(file, null, 2));
-  await page.getByTestId('mcp-import-read').click();
+  // Its file, chosen with the button (the file input behind it is hidden: WebKitGTK draws a visible one as a black box)…
+  assert.equal(await page.getByTestId('mcp-import-file').isVisible(), false, 'the file input shows');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('mcp-import-choose').click()]);
+  await chooser.setFiles({ name: 'mcp.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
   const list = page.getByTestId('mcp-import-list');
   await list.waitFor();
+  assert.equal(await page.getByTestId('mcp-import-entry').count(), 2);
+  await page.locator('[data-testid=mcp-import] div.muted', { hasText: /^In mcp\.json:$/ }).waitFor();
+  // …or pasted.
+  await page.getByTestId('mcp-import-paste').fill(JSON.stringify(file, null, 2));
+  await page.getByTestId('mcp-import-read').click();
+  await page.locator('[data-testid=mcp-import] div.muted', { hasText: /^In the pasted text:$/ }).waitFor();
   assert.equal(await page.getByTestId('mcp-import-entry').count(), 2);
   const text = await list.textContent();
   assert.match(text, /everything-web/);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { errorLine, exitReason, fileURL, phaseText, splitOutputs, type RunResult } from './runs';
+import { errorLine, exitReason, fileURL, historyCells, phaseText, splitOutputs, type RunRecord, type RunResult } from './runs';
+import { analysis } from './analyses';
+import type { Preview } from './dataset';
 
 function result(over: Partial<RunResult> = {}): RunResult {
   return {
@@ -96,5 +98,50 @@ describe('phaseText', () => {
     expect(phaseText('image', 0, 30000, 'importing rehome-sandbox')).toBe('Preparing the sandbox image: importing rehome-sandbox');
     expect(phaseText('collecting', 0, 30000)).toBe('Collecting outputs…');
     expect(phaseText('warming', 0, 0)).toBe('Warming…');
+  });
+});
+
+describe('historyCells', () => {
+  const p = {
+    name: 'sales.csv',
+    path: '/home/me/sales.csv',
+    format: 'csv',
+    columns: [
+      { name: 'region', type: 'text', empty: 0 },
+      { name: 'units', type: 'int', empty: 0 },
+    ],
+    rows: [['North', '3']],
+    problems: [],
+  } as unknown as Preview;
+  const rec = (id: string, code: string, path = p.path, started = '2024-05-01T10:00:00Z'): RunRecord => ({
+    schema: 1,
+    id,
+    code,
+    input_path: path,
+    source: 'ui',
+    result: result({ id, started }),
+  });
+
+  it("keeps this file's runs not shown yet, oldest first, each named by the analysis whose code it ran", () => {
+    const quick = analysis('quicklook').code(p);
+    // ListRuns answers newest first.
+    const recs = [rec('r3', 'print(3)'), rec('r2', quick), rec('other', 'x', '/home/me/other.csv'), rec('r1', 'print(1)', p.path, 'not a date')];
+    const cells = historyCells(recs, p, new Set(['r3']));
+    expect(cells.map((c) => [c.key, c.label, c.past])).toEqual([
+      ['r1', 'Your code', true],
+      ['r2', 'Quick look', true],
+    ]);
+    expect(cells[0].started).toBe(0);
+    expect(cells[1].started).toBe(Date.parse('2024-05-01T10:00:00Z'));
+    expect(cells[1]).toMatchObject({ file: p.path, fileName: 'sales.csv', code: quick });
+  });
+
+  it('keeps the newest 30, and none without a result', () => {
+    const recs = Array.from({ length: 40 }, (_, i) => rec(`r${40 - i}`, `print(${i})`));
+    recs.push({ ...rec('empty', 'x'), result: null });
+    const cells = historyCells(recs, p, new Set());
+    expect(cells.length).toBe(30);
+    expect(cells[0].key).toBe('r11');
+    expect(cells[29].key).toBe('r40');
   });
 });

@@ -3,6 +3,8 @@
 import { withReadKey } from './api';
 import { bytes, duration, seconds } from './format';
 import type { sandbox } from './gen/api.gen';
+import { analyses } from './analyses';
+import type { Preview } from './dataset';
 
 export type OutputFile = sandbox.File;
 export type LimitStatus = sandbox.LimitStatus;
@@ -152,3 +154,25 @@ export interface Cell {
   session?: boolean;
 }
 
+
+/**
+ * The earlier runs of the file p from the history (recs, newest first), as
+ * cells in the order they ran, the newest 30, less those known (by run id);
+ * each is labelled with the ready analysis whose code it ran, else "Your code".
+ */
+export function historyCells(recs: RunRecord[], p: Preview, known: Set<string>): Cell[] {
+  return recs
+    .filter((r) => r.result && (r.input_path === p.path || r.result.input?.host_path === p.path) && !known.has(r.id))
+    .slice(0, 30)
+    .reverse()
+    .map((r) => ({
+      key: r.id,
+      label: analyses.find((a) => !a.unavailable(p) && a.code(p) === r.code)?.label ?? 'Your code',
+      code: r.code,
+      file: p.path,
+      fileName: p.name,
+      started: Date.parse(r.result!.started ?? '') || 0,
+      result: r.result!,
+      past: true,
+    }));
+}
