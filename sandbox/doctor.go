@@ -81,6 +81,9 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 		}
 	}
 	finishReport := func() DoctorReport { return e.concludeDoctor(ctx, rep, start) }
+	// The user's own sandboxes (a Code Interpreter session left open) are
+	// this process's too: only what the self-test adds can be its leftover.
+	before, _ := e.ownContainers(ctx)
 
 	step("bounds")
 	e.boundsChecks(add)
@@ -124,13 +127,18 @@ func (e *Engine) Doctor(ctx context.Context, progress func(check string)) Doctor
 
 	// Nothing left behind.
 	step("leftovers")
-	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {labelOwner + "=" + e.owner}}))
+	after, err := e.ownContainers(ctx)
+	left := 0
+	for id := range after {
+		if !before[id] {
+			left++
+		}
+	}
 	switch {
 	case err != nil:
 		add("leftovers", NotHeld, "cannot list containers: %v", err)
-	case len(list) > 0:
-		add("leftovers", NotHeld, "%d sandbox containers of this self-test still exist", len(list))
+	case left > 0:
+		add("leftovers", NotHeld, "%d sandbox containers of this self-test still exist", left)
 	default:
 		add("leftovers", Held, "every sandbox of this self-test was removed")
 	}
@@ -258,6 +266,18 @@ func (e *Engine) doctorRunner(ctx context.Context, path, name, work, input strin
 		}
 		return &cell.Result, nil
 	}
+}
+
+// ownContainers are the IDs of the containers this process made that still
+// exist, running or not.
+func (e *Engine) ownContainers(ctx context.Context) (map[string]bool, error) {
+	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
+		WithFilters(map[string][]string{"label": {labelOwner + "=" + e.owner}}))
+	ids := map[string]bool{}
+	for _, c := range list {
+		ids[c.ID] = true
+	}
+	return ids, err
 }
 
 func (e *Engine) containerExists(ctx context.Context, runID string) bool {

@@ -701,10 +701,22 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 }
 
-// The self-test tells the truth on this host.
+// The self-test tells the truth on this host, with a session of the user's
+// open beside it (Settings → Verify isolation while the Code Interpreter
+// keeps one): that session is not the self-test's leftover, and it still
+// runs its cells after.
 func TestDoctor(t *testing.T) {
 	e := testEngine(t)
-	rep := e.Doctor(context.Background(), nil)
+	ctx := context.Background()
+	s, err := e.StartSession(ctx, SessionRequest{Dir: t.TempDir(), Limits: DefaultLimits, Preload: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(ctx)
+	if _, err := s.Exec(ctx, "kept = 6 * 7", 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	rep := e.Doctor(ctx, nil)
 	for _, c := range rep.Checks {
 		t.Logf("%-9s %-13s %s", c.Strength, c.Name, c.Detail)
 	}
@@ -730,6 +742,10 @@ func TestDoctor(t *testing.T) {
 	// not probed at all).
 	if paths[pathOneShot] != 16 || paths[pathSession] != 14 {
 		t.Errorf("checks per path: %v", paths)
+	}
+	cell, err := s.Exec(ctx, "print(kept)", 0, nil)
+	if err != nil || strings.TrimSpace(cell.Stdout) != "42" {
+		t.Errorf("the user's session after the self-test: %v %+v", err, cell)
 	}
 }
 
