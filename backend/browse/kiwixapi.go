@@ -1,6 +1,7 @@
 package browse
 
 import (
+	"bytes"
 	"context"
 	"encoding/xml"
 	"fmt"
@@ -35,39 +36,98 @@ type BookInfo struct {
 	FullText    bool // the ZIM carries a full-text index
 }
 
-type opdsFeed struct {
-	Entries []struct {
-		Title    string `xml:"title"`
-		Summary  string `xml:"summary"`
-		Language string `xml:"language"`
-		Name     string `xml:"name"`
-		Tags     string `xml:"tags"`
-		Articles int    `xml:"articleCount"`
-		Links    []struct {
-			Type string `xml:"type,attr"`
-			Href string `xml:"href,attr"`
-		} `xml:"link"`
-	} `xml:"entry"`
+// maxCatalogBooks bounds the books rehome reads of kiwix-serve's catalog
+// (a probe serves one file: one book). A catalog of more is refused.
+const maxCatalogBooks = 1000
+
+// opdsEntry is one book of kiwix-serve's OPDS catalog.
+type opdsEntry struct {
+	Title    string   `xml:"title"`
+	Summary  string   `xml:"summary"`
+	Language string   `xml:"language"`
+	Name     string   `xml:"name"`
+	Tags     string   `xml:"tags"`
+	Articles int      `xml:"articleCount"`
+	HTML     htmlLink `xml:"link"`
 }
 
-// Catalog lists the books kiwix-serve serves.
+// htmlLink is the href of an entry's last text/html link; its other links
+// are read and dropped, so that an entry of a million links costs no more
+// memory than one of one.
+type htmlLink string
+
+// UnmarshalXML keeps the link's href when its type is text/html.
+func (l *htmlLink) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error {
+	var typ, href string
+	for _, a := range start.Attr {
+		switch a.Name.Local {
+		case "type":
+			typ = a.Value
+		case "href":
+			href = a.Value
+		}
+	}
+	if typ == "text/html" {
+		*l = htmlLink(href)
+	}
+	return d.Skip()
+}
+
+// Catalog lists the books kiwix-serve serves: at most maxCatalogBooks; a
+// catalog of more is refused in words.
 func (k *Kiwix) Catalog(ctx context.Context) ([]BookInfo, error) {
-	var f opdsFeed
-	if err := k.getXML(ctx, "/catalog/v2/entries?count=-1", "catalog", &f); err != nil {
+	body, err := k.get(ctx, "/catalog/v2/entries?count=-1")
+	if err != nil {
 		return nil, err
 	}
-	var out []BookInfo
-	for _, e := range f.Entries {
-		b := BookInfo{Name: e.Name, Title: e.Title, Description: e.Summary, Language: e.Language, Articles: e.Articles,
-			FullText: strings.Contains(e.Tags, "_ftindex:yes")}
-		for _, l := range e.Links {
-			if l.Type == "text/html" {
-				b.URLName = strings.Trim(l.Href, "/")
-			}
-		}
-		out = append(out, b)
+	entries, err := catalogEntries(body)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BookInfo, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, BookInfo{Name: e.Name, Title: e.Title, Description: e.Summary, Language: e.Language, Articles: e.Articles,
+			FullText: strings.Contains(e.Tags, "_ftindex:yes"), URLName: strings.Trim(string(e.HTML), "/")})
 	}
 	return out, nil
+}
+
+// catalogEntries reads the entries of an OPDS feed (the root's <entry>
+// children, as xml.Unmarshal would) one at a time, so that a feed of more
+// than maxCatalogBooks — tiny ones, a million in the answer's 8 MiB — is
+// refused having decoded no more than that many.
+func catalogEntries(body []byte) ([]opdsEntry, error) {
+	bad := func(err error) error { return fmt.Errorf("%w: its catalog does not read: %v", ErrNoKiwix, err) }
+	d := xml.NewDecoder(bytes.NewReader(body))
+	var out []opdsEntry
+	inRoot := false
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, bad(err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			switch {
+			case !inRoot:
+				inRoot = true
+			case tok.Name.Local != "entry":
+				if err := d.Skip(); err != nil {
+					return nil, bad(err)
+				}
+			case len(out) == maxCatalogBooks:
+				return nil, fmt.Errorf("%w: its catalog lists more than %d books, more than rehome reads", ErrNoKiwix, maxCatalogBooks)
+			default:
+				var e opdsEntry
+				if err := d.DecodeElement(&e, &tok); err != nil {
+					return nil, bad(err)
+				}
+				out = append(out, e)
+			}
+		case xml.EndElement:
+			return out, nil // the root's end: what follows is not read
+		}
+	}
 }
 
 // Hit is one search result: from a library (Book and Path set, URL its
