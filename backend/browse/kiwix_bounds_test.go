@@ -7,69 +7,82 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 )
 
-// serveCatalog answers every request with body, as a hostile kiwix-serve
+// serveKiwix answers every request with body, as a hostile kiwix-serve
 // (or whatever took its port) would, from a real HTTP server.
-func serveCatalog(t *testing.T, body []byte) *Kiwix {
+func serveKiwix(t *testing.T, body []byte) *Kiwix {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/atom+xml")
 		w.Write(body)
 	}))
 	t.Cleanup(srv.Close)
 	return &Kiwix{URL: srv.URL}
 }
 
-// tinyCatalog is an OPDS feed of n entries of 8 bytes each.
-func tinyCatalog(n int) []byte {
-	return []byte("<feed>" + strings.Repeat("<entry/>", n) + "</feed>")
-}
-
-// Attack: kiwix-serve's catalog within its 8 MiB but of tiny elements: a
-// million `<entry/>`, each a book of its own, or one entry of a million
-// `<link/>`. Read whole, as it was, the million books allocated 1.5 GiB
-// (the heap 473 MiB over its start) for the 8 MiB answer, the million
-// links 519 MiB (the heap 164 MiB). Now the catalog is refused in words
-// at its 1001st book (16.8 MiB allocated, the answer's buffer), and an
-// entry's links other than its text/html one are dropped as they are
-// read (the heap 37-44 MiB over its start).
-func TestAttackKiwixCatalogOfTinyEntries(t *testing.T) {
-	const room = maxKiwixAnswer - len("<feed><entry></entry></feed>")
+// Attack: kiwix-serve's answers within their 8 MiB but of tiny elements:
+// a catalog of a million `<entry/>`, each a book of its own, or of one
+// entry of a million `<link/>`; a search answer of a million `<item/>`.
+// Read whole, as they were, the million books allocated 1.5 GiB (the heap
+// 413 MiB over its start) for the 8 MiB answer, the million links 519 MiB
+// (the heap 85 MiB), the million items 812 MiB (the heap 195 MiB). Now
+// the answers are decoded an element at a time: the catalog is refused
+// in words at its 1001st book (16.8 MiB allocated, the answer's buffer),
+// an entry's links other than its text/html one are dropped as they are
+// read, and so are the items that are no hit of the book (the heap at
+// most 16-19 MiB over its start, the answer read into a growing buffer).
+func TestAttackKiwixAnswersOfTinyElements(t *testing.T) {
+	const room = maxKiwixAnswer - len("<rss><channel></channel></rss>")
+	catalog := func(k *Kiwix) (int, error) {
+		books, err := k.Catalog(context.Background())
+		return len(books), err
+	}
+	search := func(k *Kiwix) (int, error) {
+		hits, err := k.Search(context.Background(), fuzzBook, "json", 5)
+		return len(hits), err
+	}
+	hit := "<item><link>/" + fuzzBook + "/a</link></item>"
 	for _, c := range []struct {
 		name  string
-		body  []byte
-		books int // -1: refused
+		body  func() string
+		read  func(*Kiwix) (int, error)
+		books int // the books or hits read; -1: refused
 	}{
-		{"a million entries", tinyCatalog(room / len("<entry/>")), -1},
-		{"an entry of a million links", []byte("<feed><entry>" + strings.Repeat("<link/>", room/len("<link/>")) + "</entry></feed>"), 1},
+		{"a catalog of a million entries", func() string { return "<feed>" + strings.Repeat("<entry/>", room/len("<entry/>")) + "</feed>" }, catalog, -1},
+		{"a catalog entry of a million links", func() string {
+			return "<feed><entry>" + strings.Repeat("<link/>", room/len("<link/>")) + "</entry></feed>"
+		}, catalog, 1},
+		{"a search answer of a million items", func() string {
+			return "<rss><channel>" + hit + strings.Repeat("<item/>", (room-len(hit))/len("<item/>")) + "</channel></rss>"
+		}, search, 1},
 	} {
-		if len(c.body) > maxKiwixAnswer {
-			t.Fatalf("%s: %d bytes, over the %d read", c.name, len(c.body), maxKiwixAnswer)
+		body := []byte(c.body())
+		if len(body) > maxKiwixAnswer {
+			t.Fatalf("%s: %d bytes, over the %d read", c.name, len(body), maxKiwixAnswer)
 		}
-		k := serveCatalog(t, c.body)
-		var books []BookInfo
+		k := serveKiwix(t, body)
+		var n int
 		var err error
-		alloc, peak := measure(func() { books, err = k.Catalog(context.Background()) })
-		t.Logf("%s (%d bytes): %d books, %.1f MiB allocated, the heap at most %.1f MiB over its start; %v",
-			c.name, len(c.body), len(books), float64(alloc)/(1<<20), float64(peak)/(1<<20), err)
+		alloc, peak := measure(func() { n, err = c.read(k) })
+		t.Logf("%s (%d bytes): %d read, %.1f MiB allocated, the heap at most %.1f MiB over its start; %v",
+			c.name, len(body), n, float64(alloc)/(1<<20), float64(peak)/(1<<20), err)
 		want := fmt.Sprintf("its catalog lists more than %d books", maxCatalogBooks)
 		switch {
 		case c.books < 0 && (err == nil || !errors.Is(err, ErrNoKiwix) || !strings.Contains(err.Error(), want)):
-			t.Errorf("%s: read as %d books, error %v (want ErrNoKiwix saying %q)", c.name, len(books), err, want)
-		case c.books >= 0 && (err != nil || len(books) != c.books):
-			t.Errorf("%s: %d books, %v", c.name, len(books), err)
+			t.Errorf("%s: %d read, error %v (want ErrNoKiwix saying %q)", c.name, n, err, want)
+		case c.books >= 0 && (err != nil || n != c.books):
+			t.Errorf("%s: %d read, %v", c.name, n, err)
 		}
 		// The heap holds the answer's bytes (read into a growing buffer)
-		// and at most a thousand entries, not a million: under 8 times
-		// the answer, the garbage of decoding a million elements included
-		// (at the collector's default pace). The refused catalog stops
-		// decoding at its 1001st entry: it allocates little more than the
-		// answer's buffer.
-		if peak > 8*maxKiwixAnswer || (c.books < 0 && alloc > 4*maxKiwixAnswer) {
-			t.Errorf("%s: reading the catalog grew the heap by %d bytes and allocated %d, for its %d", c.name, peak, alloc, len(c.body))
+		// and at most a thousand entries, not a million: under 4 times
+		// the answer (with the collector kept close to the live heap).
+		// The refused catalog stops decoding at its 1001st entry: it
+		// allocates little more than the answer's buffer.
+		if peak > 4*maxKiwixAnswer || (c.books < 0 && alloc > 4*maxKiwixAnswer) {
+			t.Errorf("%s: reading it grew the heap by %d bytes and allocated %d, for its %d", c.name, peak, alloc, len(body))
 		}
 	}
 }
@@ -80,7 +93,7 @@ func TestKiwixCatalogAtItsBound(t *testing.T) {
 	entry := `<entry><title>T</title><name>n</name><tags>_ftindex:yes</tags><link type="image/png" href="/x.png"/>` +
 		`<link type="text/html" href="/book"/><link rel="alternate" href="/other"/></entry>`
 	body := []byte("<feed>" + strings.Repeat(entry, maxCatalogBooks) + "</feed>")
-	books, err := serveCatalog(t, body).Catalog(context.Background())
+	books, err := serveKiwix(t, body).Catalog(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,16 +103,18 @@ func TestKiwixCatalogAtItsBound(t *testing.T) {
 	if b := books[maxCatalogBooks-1]; b.URLName != "book" || b.Title != "T" || b.Name != "n" || !b.FullText {
 		t.Fatalf("the last book reads as %+v", b)
 	}
-	_, err = serveCatalog(t, tinyCatalog(maxCatalogBooks+1)).Catalog(context.Background())
+	_, err = serveKiwix(t, []byte("<feed>"+strings.Repeat("<entry/>", maxCatalogBooks+1)+"</feed>")).Catalog(context.Background())
 	if !errors.Is(err, ErrNoKiwix) {
 		t.Fatalf("a catalog of %d books: %v", maxCatalogBooks+1, err)
 	}
 }
 
 // measure runs f and returns the bytes it allocated and how far the heap
-// grew over its size at the start, sampled every millisecond while f runs
-// (the garbage collector at its default pace).
+// grew over its size at the start, sampled every millisecond while f runs,
+// the garbage collector set to collect at 10% of growth (not 100%), so
+// that the heap is close to what f holds rather than to its garbage.
 func measure(f func()) (alloc, peak uint64) {
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)

@@ -1,9 +1,7 @@
 package browse
 
 import (
-	"bytes"
 	"context"
-	"encoding/xml"
 	"fmt"
 	"html"
 	"io"
@@ -36,98 +34,27 @@ type BookInfo struct {
 	FullText    bool // the ZIM carries a full-text index
 }
 
-// maxCatalogBooks bounds the books rehome reads of kiwix-serve's catalog
-// (a probe serves one file: one book). A catalog of more is refused.
-const maxCatalogBooks = 1000
-
-// opdsEntry is one book of kiwix-serve's OPDS catalog.
-type opdsEntry struct {
-	Title    string   `xml:"title"`
-	Summary  string   `xml:"summary"`
-	Language string   `xml:"language"`
-	Name     string   `xml:"name"`
-	Tags     string   `xml:"tags"`
-	Articles int      `xml:"articleCount"`
-	HTML     htmlLink `xml:"link"`
-}
-
-// htmlLink is the href of an entry's last text/html link; its other links
-// are read and dropped, so that an entry of a million links costs no more
-// memory than one of one.
-type htmlLink string
-
-// UnmarshalXML keeps the link's href when its type is text/html.
-func (l *htmlLink) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error {
-	var typ, href string
-	for _, a := range start.Attr {
-		switch a.Name.Local {
-		case "type":
-			typ = a.Value
-		case "href":
-			href = a.Value
-		}
-	}
-	if typ == "text/html" {
-		*l = htmlLink(href)
-	}
-	return d.Skip()
-}
-
 // Catalog lists the books kiwix-serve serves: at most maxCatalogBooks; a
 // catalog of more is refused in words.
 func (k *Kiwix) Catalog(ctx context.Context) ([]BookInfo, error) {
-	body, err := k.get(ctx, "/catalog/v2/entries?count=-1")
-	if err != nil {
-		return nil, err
-	}
-	entries, err := catalogEntries(body)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]BookInfo, 0, len(entries))
-	for _, e := range entries {
+	var out []BookInfo
+	tooMany := false
+	err := getXML(ctx, k, "/catalog/v2/entries?count=-1", "catalog", []string{"entry"}, func(e opdsEntry) bool {
+		if len(out) == maxCatalogBooks {
+			tooMany = true
+			return false
+		}
 		out = append(out, BookInfo{Name: e.Name, Title: e.Title, Description: e.Summary, Language: e.Language, Articles: e.Articles,
 			FullText: strings.Contains(e.Tags, "_ftindex:yes"), URLName: strings.Trim(string(e.HTML), "/")})
+		return true
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case tooMany:
+		return nil, fmt.Errorf("%w: its catalog lists more than %d books, more than rehome reads", ErrNoKiwix, maxCatalogBooks)
 	}
 	return out, nil
-}
-
-// catalogEntries reads the entries of an OPDS feed (the root's <entry>
-// children, as xml.Unmarshal would) one at a time, so that a feed of more
-// than maxCatalogBooks — tiny ones, a million in the answer's 8 MiB — is
-// refused having decoded no more than that many.
-func catalogEntries(body []byte) ([]opdsEntry, error) {
-	bad := func(err error) error { return fmt.Errorf("%w: its catalog does not read: %v", ErrNoKiwix, err) }
-	d := xml.NewDecoder(bytes.NewReader(body))
-	var out []opdsEntry
-	inRoot := false
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			return nil, bad(err)
-		}
-		switch tok := tok.(type) {
-		case xml.StartElement:
-			switch {
-			case !inRoot:
-				inRoot = true
-			case tok.Name.Local != "entry":
-				if err := d.Skip(); err != nil {
-					return nil, bad(err)
-				}
-			case len(out) == maxCatalogBooks:
-				return nil, fmt.Errorf("%w: its catalog lists more than %d books, more than rehome reads", ErrNoKiwix, maxCatalogBooks)
-			default:
-				var e opdsEntry
-				if err := d.DecodeElement(&e, &tok); err != nil {
-					return nil, bad(err)
-				}
-				out = append(out, e)
-			}
-		case xml.EndElement:
-			return out, nil // the root's end: what follows is not read
-		}
-	}
 }
 
 // Hit is one search result: from a library (Book and Path set, URL its
@@ -144,19 +71,6 @@ type Hit struct {
 	Source string `json:"source"`
 }
 
-type searchRSS struct {
-	Total int `xml:"channel>totalResults"`
-	Items []struct {
-		Title string `xml:"title"`
-		Link  string `xml:"link"`
-		Desc  struct {
-			Inner string `xml:",innerxml"`
-		} `xml:"description"`
-		Book  string `xml:"book>title"`
-		Words string `xml:"wordCount"`
-	} `xml:"channel>item"`
-}
-
 var tagRE = regexp.MustCompile(`<[^>]*>`)
 
 // Search runs query through book's full-text index, at most top hits;
@@ -164,16 +78,12 @@ var tagRE = regexp.MustCompile(`<[^>]*>`)
 // without control or bidirectional-override characters, as the web's.
 func (k *Kiwix) Search(ctx context.Context, book, query string, top int) ([]Hit, error) {
 	q := url.Values{"content": {book}, "pattern": {query}, "format": {"xml"}, "pageLength": {strconv.Itoa(top)}}
-	var r searchRSS
-	if err := k.getXML(ctx, "/search?"+q.Encode(), "search answer", &r); err != nil {
-		return nil, err
-	}
 	var out []Hit
 	prefix := "/" + book + "/"
-	for _, it := range r.Items {
+	err := getXML(ctx, k, "/search?"+q.Encode(), "search answer", []string{"channel", "item"}, func(it searchItem) bool {
 		path := strings.TrimPrefix(it.Link, prefix)
 		if path == it.Link {
-			continue // another book's
+			return true // another book's
 		}
 		if p, err := url.PathUnescape(path); err == nil {
 			path = p
@@ -182,9 +92,10 @@ func (k *Kiwix) Search(ctx context.Context, book, query string, top int) ([]Hit,
 		words, _ := strconv.Atoi(strings.ReplaceAll(it.Words, ",", ""))
 		out = append(out, Hit{Title: clean(it.Title, 300), URL: ZIMURL(book, path), Snippet: clean(snip, 600),
 			Book: book, Path: path, Words: words, Source: clean(it.Book, 300)})
-		if len(out) == top {
-			break
-		}
+		return len(out) != top
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -209,19 +120,6 @@ func (k *Kiwix) Raw(ctx context.Context, book, path string) ([]byte, string, err
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxKiwixAnswer))
 	return b, resp.Header.Get("Content-Type"), err
-}
-
-// getXML decodes the XML kiwix-serve answers at path into v; what names
-// the answer when it does not read.
-func (k *Kiwix) getXML(ctx context.Context, path, what string, v any) error {
-	body, err := k.get(ctx, path)
-	if err != nil {
-		return err
-	}
-	if err := xml.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%w: its %s does not read: %v", ErrNoKiwix, what, err)
-	}
-	return nil
 }
 
 func (k *Kiwix) get(ctx context.Context, path string) ([]byte, error) {
