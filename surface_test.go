@@ -3,6 +3,7 @@ package main
 import (
 	"go/token"
 	"go/types"
+	"maps"
 	"sort"
 	"strings"
 	"testing"
@@ -27,26 +28,25 @@ var surfaceKept = map[string]string{}
 // included), or is in surfaceKept with its reason. Struct fields do not
 // count: encoding/json reads them. The same measure as docs/architecture.md's
 // "sandbox exported names + methods" rows (go/packages and go/types over
-// every package and test).
+// every package and test, with the Makefile's build tags: the window's,
+// and the terminal binary's where they select other files).
 func TestSandboxSurfaceIsWhatCallersUse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("type-checks every package of rehome")
 	}
-	cfg := &packages.Config{
-		Fset:       token.NewFileSet(),
-		Mode:       packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedSyntax,
-		Tests:      true,
-		BuildFlags: []string{"-tags", "remote,exclude_graphdriver_btrfs,btrfs_noversion,exclude_graphdriver_devicemapper,containers_image_openpgp"},
+	fset := token.NewFileSet()
+	loads := loadEveryTagSet(t, fset)
+	surface, used, kept := map[string]string{}, map[string]bool{}, map[string]string{}
+	for _, pkgs := range loads {
+		maps.Copy(surface, exportedSurface(fset, pkgs))
+		maps.Copy(used, usedFromOutside(fset, pkgs))
 	}
-	pkgs, err := packages.Load(cfg, "rehome/...")
-	if err != nil {
-		t.Fatal(err)
+	if len(surface) == 0 {
+		t.Fatal("no exported name found in the sandbox's packages")
 	}
-	if packages.PrintErrors(pkgs) > 0 {
-		t.Fatal("the packages do not type-check")
+	for _, pkgs := range loads {
+		maps.Copy(kept, keptByRule(fset, pkgs, used))
 	}
-	surface, used := exportedSurface(t, cfg.Fset, pkgs), usedFromOutside(cfg.Fset, pkgs)
-	kept := keptByRule(cfg.Fset, pkgs, used)
 	perPkg, byRule := map[string][2]int{}, map[string][]string{}
 	var unused []string
 	for pos, name := range surface {
@@ -94,7 +94,7 @@ func TestSandboxSurfaceIsWhatCallersUse(t *testing.T) {
 
 // exportedSurface maps the position of each exported name of the surface
 // packages to "path Name" or "path Type.Method".
-func exportedSurface(t *testing.T, fset *token.FileSet, pkgs []*packages.Package) map[string]string {
+func exportedSurface(fset *token.FileSet, pkgs []*packages.Package) map[string]string {
 	out := map[string]string{}
 	for _, p := range pkgs {
 		if !isSurface(p.PkgPath) || p.ID != p.PkgPath {
@@ -125,9 +125,6 @@ func exportedSurface(t *testing.T, fset *token.FileSet, pkgs []*packages.Package
 				}
 			}
 		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no exported name found in the sandbox's packages")
 	}
 	return out
 }

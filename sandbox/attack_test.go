@@ -117,7 +117,10 @@ func TestAttackHostFacts(t *testing.T) {
 
 // An owner-only input (0600) reaches the code through a private copy in a
 // 0700 folder under the runtime folder that no other local user can read
-// while the run lasts; the copy is gone after the run.
+// while the run lasts; the copy is gone after the run. The run's stage
+// root is the test's own, rehome-stage in a folder of the runtime folder
+// that everyone may enter (as /run): the runs of another test process
+// (which share /run/rehome-stage) make no folder there.
 func TestAttackOwnerOnlyCopyIsPrivate(t *testing.T) {
 	e := testEngine(t)
 	if os.Geteuid() != 0 {
@@ -126,7 +129,7 @@ func TestAttackOwnerOnlyCopyIsPrivate(t *testing.T) {
 	dir := hostDir(t)
 	path := writeFile(t, dir, "private.csv", []byte("a,b\n1,2\nSECRET-"+randomToken()+"\n"))
 	os.Chmod(path, 0o600)
-	roots := stageRoots(e.cacheDir())
+	roots := ownStageRoot(t, e)
 	before := stageEntries(roots)
 
 	type seen struct {
@@ -187,6 +190,29 @@ func TestAttackOwnerOnlyCopyIsPrivate(t *testing.T) {
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 || st.Sys().(*syscall.Stat_t).Uid != 0 {
 		t.Fatalf("the user's own file changed: %v", st.Mode())
 	}
+}
+
+// ownStageRoot makes e's runs stage in a root of this test's own, in the
+// runtime folder rehome stages in (/run for root), until the test ends.
+func ownStageRoot(t *testing.T, e *Engine) []string {
+	t.Helper()
+	runtimeDir := filepath.Dir(stageRoots(e.cacheDir())[0])
+	parent := filepath.Join(runtimeDir, "rehome-test-"+randomToken())
+	if err := os.Mkdir(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(parent, 0o755) // whatever the umask: as open as /run
+	root := filepath.Join(parent, stageDirName)
+	e.mu.Lock()
+	e.stageBase = root
+	e.mu.Unlock()
+	t.Cleanup(func() {
+		e.mu.Lock()
+		e.stageBase = ""
+		e.mu.Unlock()
+		os.RemoveAll(parent)
+	})
+	return []string{root}
 }
 
 func stageEntries(roots []string) []string {

@@ -77,7 +77,11 @@ type Engine struct {
 	// noUserNS leaves rootful runs in the host's user namespace (only the
 	// measurement of what the per-run namespace costs sets it).
 	noUserNS bool
-	bgState  // ssh_lost.go
+	// stageBase, when set, is the one folder this engine's runs make
+	// their private folders in, instead of stageRoots' (only a test sets
+	// it: a folder of its own, which no other process's runs share).
+	stageBase string
+	bgState   // ssh_lost.go
 }
 
 // New connects to Podman, reads what the host can enforce, and removes

@@ -93,7 +93,7 @@ func (e *Engine) stageInputs(ins []*input) (st *stage, out []staged, notes []str
 	}
 	copyIt := func(in *input) bool { return !in.othersCanRead() || in.size <= stageCopyMax }
 	need := int64(0)
-	roots := stageRoots(e.cacheDir())
+	roots := e.stageRoots()
 	linked := false
 	for _, in := range ins {
 		if copyIt(in) {

@@ -44,6 +44,17 @@ func stageRoots(cache string) []string {
 	return roots
 }
 
+// stageRoots are where this engine's runs make their private folders.
+func (e *Engine) stageRoots() []string {
+	e.mu.Lock()
+	base := e.stageBase
+	e.mu.Unlock()
+	if base != "" {
+		return []string{base}
+	}
+	return stageRoots(e.cacheDir())
+}
+
 func isOwnDir(d string) bool {
 	var st unix.Stat_t
 	return unix.Stat(d, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) == os.Getuid()

@@ -2,7 +2,6 @@ package browse
 
 import (
 	"context"
-	"encoding/xml"
 	"fmt"
 	"html"
 	"io"
@@ -35,37 +34,25 @@ type BookInfo struct {
 	FullText    bool // the ZIM carries a full-text index
 }
 
-type opdsFeed struct {
-	Entries []struct {
-		Title    string `xml:"title"`
-		Summary  string `xml:"summary"`
-		Language string `xml:"language"`
-		Name     string `xml:"name"`
-		Tags     string `xml:"tags"`
-		Articles int    `xml:"articleCount"`
-		Links    []struct {
-			Type string `xml:"type,attr"`
-			Href string `xml:"href,attr"`
-		} `xml:"link"`
-	} `xml:"entry"`
-}
-
-// Catalog lists the books kiwix-serve serves.
+// Catalog lists the books kiwix-serve serves: at most maxCatalogBooks; a
+// catalog of more is refused in words.
 func (k *Kiwix) Catalog(ctx context.Context) ([]BookInfo, error) {
-	var f opdsFeed
-	if err := k.getXML(ctx, "/catalog/v2/entries?count=-1", "catalog", &f); err != nil {
-		return nil, err
-	}
 	var out []BookInfo
-	for _, e := range f.Entries {
-		b := BookInfo{Name: e.Name, Title: e.Title, Description: e.Summary, Language: e.Language, Articles: e.Articles,
-			FullText: strings.Contains(e.Tags, "_ftindex:yes")}
-		for _, l := range e.Links {
-			if l.Type == "text/html" {
-				b.URLName = strings.Trim(l.Href, "/")
-			}
+	tooMany := false
+	err := getXML(ctx, k, "/catalog/v2/entries?count=-1", "catalog", []string{"entry"}, func(e opdsEntry) bool {
+		if len(out) == maxCatalogBooks {
+			tooMany = true
+			return false
 		}
-		out = append(out, b)
+		out = append(out, BookInfo{Name: e.Name, Title: e.Title, Description: e.Summary, Language: e.Language, Articles: e.Articles,
+			FullText: strings.Contains(e.Tags, "_ftindex:yes"), URLName: strings.Trim(string(e.HTML), "/")})
+		return true
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case tooMany:
+		return nil, fmt.Errorf("%w: its catalog lists more than %d books, more than rehome reads", ErrNoKiwix, maxCatalogBooks)
 	}
 	return out, nil
 }
@@ -84,19 +71,6 @@ type Hit struct {
 	Source string `json:"source"`
 }
 
-type searchRSS struct {
-	Total int `xml:"channel>totalResults"`
-	Items []struct {
-		Title string `xml:"title"`
-		Link  string `xml:"link"`
-		Desc  struct {
-			Inner string `xml:",innerxml"`
-		} `xml:"description"`
-		Book  string `xml:"book>title"`
-		Words string `xml:"wordCount"`
-	} `xml:"channel>item"`
-}
-
 var tagRE = regexp.MustCompile(`<[^>]*>`)
 
 // Search runs query through book's full-text index, at most top hits;
@@ -104,16 +78,12 @@ var tagRE = regexp.MustCompile(`<[^>]*>`)
 // without control or bidirectional-override characters, as the web's.
 func (k *Kiwix) Search(ctx context.Context, book, query string, top int) ([]Hit, error) {
 	q := url.Values{"content": {book}, "pattern": {query}, "format": {"xml"}, "pageLength": {strconv.Itoa(top)}}
-	var r searchRSS
-	if err := k.getXML(ctx, "/search?"+q.Encode(), "search answer", &r); err != nil {
-		return nil, err
-	}
 	var out []Hit
 	prefix := "/" + book + "/"
-	for _, it := range r.Items {
+	err := getXML(ctx, k, "/search?"+q.Encode(), "search answer", []string{"channel", "item"}, func(it searchItem) bool {
 		path := strings.TrimPrefix(it.Link, prefix)
 		if path == it.Link {
-			continue // another book's
+			return true // another book's
 		}
 		if p, err := url.PathUnescape(path); err == nil {
 			path = p
@@ -122,9 +92,10 @@ func (k *Kiwix) Search(ctx context.Context, book, query string, top int) ([]Hit,
 		words, _ := strconv.Atoi(strings.ReplaceAll(it.Words, ",", ""))
 		out = append(out, Hit{Title: clean(it.Title, 300), URL: ZIMURL(book, path), Snippet: clean(snip, 600),
 			Book: book, Path: path, Words: words, Source: clean(it.Book, 300)})
-		if len(out) == top {
-			break
-		}
+		return len(out) != top
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -149,19 +120,6 @@ func (k *Kiwix) Raw(ctx context.Context, book, path string) ([]byte, string, err
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxKiwixAnswer))
 	return b, resp.Header.Get("Content-Type"), err
-}
-
-// getXML decodes the XML kiwix-serve answers at path into v; what names
-// the answer when it does not read.
-func (k *Kiwix) getXML(ctx context.Context, path, what string, v any) error {
-	body, err := k.get(ctx, path)
-	if err != nil {
-		return err
-	}
-	if err := xml.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%w: its %s does not read: %v", ErrNoKiwix, what, err)
-	}
-	return nil
 }
 
 func (k *Kiwix) get(ctx context.Context, path string) ([]byte, error) {

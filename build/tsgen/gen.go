@@ -121,6 +121,7 @@ func load(cfg Config) ([]Method, *gen, error) {
 		g.evs = g.events(named, cfg.Emit, info, files)
 	}
 	methods := g.boundMethods(obj)
+	g.refuseModuleNames(methods)
 	// A namespace per Go package: two packages of one name would merge.
 	paths := map[string]string{}
 	for obj := range g.decls {

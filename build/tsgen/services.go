@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/types"
+	"maps"
 	"sort"
 	"strings"
 )
@@ -32,6 +33,36 @@ func (g *gen) boundMethods(obj *types.TypeName) []Method {
 		}
 	}
 	return methods
+}
+
+// moduleNames are the names api.gen.ts declares itself that an exported
+// Go method could take (its lower-case ones — methods, fns, bindAll,
+// onEvent, call, on — no exported name can), each with what it is.
+var moduleNames = map[string]string{
+	"Methods": "its Methods interface (the methods' signatures)",
+	"Events":  "its Events interface (the events Go sends)",
+	"Input":   "its Input type (what Go accepts as an argument)",
+}
+
+// refuseModuleNames fails each bound method named as something the module
+// declares beside the method's own function: one of moduleNames, a
+// service's object, a Go package's namespace. TypeScript would refuse a
+// second const of a service's name (TS2451) and merge a function with an
+// interface or type of its name, so that api.Methods would name both.
+func (g *gen) refuseModuleNames(methods []Method) {
+	own := maps.Clone(moduleNames)
+	for _, m := range methods {
+		own[m.Service] = "the object of the service " + m.Service
+	}
+	for obj := range g.decls {
+		own[obj.Pkg().Name()] = "the namespace of Go package " + obj.Pkg().Path()
+	}
+	for _, m := range methods {
+		if what, ok := own[m.Name]; ok {
+			g.where = m.Service + "." + m.Name
+			g.fail("api.gen.ts declares %s under that name: rename the method", what)
+		}
+	}
 }
 
 // services are the bound types of obj: its embedded pointers to types of

@@ -37,3 +37,26 @@ func TestServicesAreTheBoundTypes(t *testing.T) {
 		t.Fatalf("a name on two services: %v", err)
 	}
 }
+
+// A bound method named as what the module declares itself (its Methods or
+// Events interface, a service's object) is refused in words, each by its
+// service and name; a method of no such name is not.
+func TestMethodsNamedAsTheModulesOwnAreRefused(t *testing.T) {
+	_, _, err := Generate(Config{Package: "rehome/build/tsgen/internal/fixture/services/clash", Type: "API"})
+	if err == nil {
+		t.Fatal("methods named Methods, Events and Shelves were generated")
+	}
+	t.Log(err)
+	for _, want := range []string{
+		"Books.Methods: api.gen.ts declares its Methods interface (the methods' signatures) under that name: rename the method",
+		"Books.Events: api.gen.ts declares its Events interface (the events Go sends) under that name: rename the method",
+		"Books.Shelves: api.gen.ts declares the object of the service Shelves under that name: rename the method",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("no %q in:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "Count") {
+		t.Errorf("Count refused:\n%v", err)
+	}
+}
