@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/containers/podman/v4/pkg/bindings/containers"
 )
 
 // Check is one probe of the self-test.
@@ -266,24 +264,6 @@ func (e *Engine) doctorRunner(ctx context.Context, path, name, work, input strin
 		}
 		return &cell.Result, nil
 	}
-}
-
-// ownContainers are the IDs of the containers this process made that still
-// exist, running or not.
-func (e *Engine) ownContainers(ctx context.Context) (map[string]bool, error) {
-	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {labelOwner + "=" + e.owner}}))
-	ids := map[string]bool{}
-	for _, c := range list {
-		ids[c.ID] = true
-	}
-	return ids, err
-}
-
-func (e *Engine) containerExists(ctx context.Context, runID string) bool {
-	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
-		WithFilters(map[string][]string{"label": {labelRun + "=" + runID}}))
-	return err != nil || len(list) > 0
 }
 
 // gradeProbe reads a probe's verdict lines: "HELD …", "WEAK …" and

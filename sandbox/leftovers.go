@@ -91,3 +91,23 @@ func (e *Engine) Sweep(ctx context.Context) int {
 	}
 	return n
 }
+
+// ownContainers are the IDs of the containers this process made that still
+// exist, running or not.
+func (e *Engine) ownContainers(ctx context.Context) (map[string]bool, error) {
+	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
+		WithFilters(map[string][]string{"label": {labelOwner + "=" + e.owner}}))
+	ids := map[string]bool{}
+	for _, c := range list {
+		ids[c.ID] = true
+	}
+	return ids, err
+}
+
+// containerExists says whether the run's container is still there (or
+// the service cannot say).
+func (e *Engine) containerExists(ctx context.Context, runID string) bool {
+	list, err := containers.List(e.api(ctx), new(containers.ListOptions).WithAll(true).
+		WithFilters(map[string][]string{"label": {labelRun + "=" + runID}}))
+	return err != nil || len(list) > 0
+}
