@@ -133,7 +133,7 @@ e2e: build sandbox-image llama
 
 window: build sandbox-image llama
 	mkdir -p $(ARTIFACTS)
-	cd frontend && REHOME_LLAMA_SERVER=$$(bash ../build/llm/llama-server.sh --find) REHOME_REQUIRE_LLAMA=1 REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 e2e/window.test.mjs e2e/window-tour.test.mjs e2e/window-editor.test.mjs e2e/window-memory-canvas.test.mjs e2e/window-paste.test.mjs
+	cd frontend && REHOME_LLAMA_SERVER=$$(bash ../build/llm/llama-server.sh --find) REHOME_REQUIRE_LLAMA=1 REHOME_BIN=$(abspath $(BIN)) ARTIFACTS=$(abspath $(ARTIFACTS)) node --test --test-concurrency=1 e2e/window.test.mjs e2e/window-tour.test.mjs e2e/window-editor.test.mjs e2e/window-import.test.mjs e2e/window-memory-canvas.test.mjs e2e/window-paste.test.mjs
 
 # Debian packages and the offline bundle in build/dist (build/package/):
 # rehome_<version>_amd64.deb, rehome-sandbox-image_<n>+<tag>_amd64.deb (the
