@@ -60,7 +60,8 @@ func completions(words []string) []string {
 	if len(done) > 0 && done[0] == "help" && !strings.HasPrefix(cur, "-") {
 		return completions(words[1:]) // help COMMAND…: the commands
 	}
-	c, path := tree(), tree().walk(done)
+	c := tree()
+	path := c.walk(done)
 	if len(path) > 0 {
 		c = path[len(path)-1]
 	}

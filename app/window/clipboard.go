@@ -33,14 +33,20 @@ type clipAnswer struct {
 	data   []byte
 }
 
+// clipRead is one read waiting for GTK's answer: where the answer goes,
+// and the most bytes it takes.
+type clipRead struct {
+	ch    chan clipAnswer
+	limit int
+}
+
 // clipReads are the reads waiting for GTK's answer, by id; one that gave
 // up waiting is gone, and a late answer to it is dropped.
 var clipReads = struct {
 	sync.Mutex
 	next int
-	wait map[int]chan clipAnswer
-	max  map[int]int
-}{wait: map[int]chan clipAnswer{}, max: map[int]int{}}
+	wait map[int]clipRead
+}{wait: map[int]clipRead{}}
 
 // startRead registers a read of at most limit bytes.
 func startRead(limit int) (int, chan clipAnswer) {
@@ -48,14 +54,13 @@ func startRead(limit int) (int, chan clipAnswer) {
 	defer clipReads.Unlock()
 	clipReads.next++
 	id, ch := clipReads.next, make(chan clipAnswer, 1)
-	clipReads.wait[id], clipReads.max[id] = ch, limit
+	clipReads.wait[id] = clipRead{ch: ch, limit: limit}
 	return id, ch
 }
 
 func endRead(id int) {
 	clipReads.Lock()
 	delete(clipReads.wait, id)
-	delete(clipReads.max, id)
 	clipReads.Unlock()
 }
 
@@ -63,17 +68,16 @@ func endRead(id int) {
 // only during the call) when the read takes it, within its limit.
 func answerRead(id int, ans clipAnswer, take func() []byte) {
 	clipReads.Lock()
-	ch, ok := clipReads.wait[id]
-	limit := clipReads.max[id]
+	r, ok := clipReads.wait[id]
 	clipReads.Unlock()
 	if !ok {
 		return
 	}
-	if ans.n > 0 && ans.n <= limit {
+	if ans.n > 0 && ans.n <= r.limit {
 		ans.data = take()
 	}
 	select {
-	case ch <- ans:
+	case r.ch <- ans:
 	default:
 	}
 }
