@@ -166,11 +166,13 @@ bench: build bench-window
 # folder each time), three alternating rounds: the baseline (GPU
 # compositing on demand, WebKit's web-browser cache model, no trim: the
 # window before issue 30), WebKit's lighter settings without the trim at
-# rest, and the window as it ships (docs/window.md, "Memory at rest").
+# rest, the window with OpenGL's drivers in its UI process (as it shipped
+# before), and the window as it ships (docs/window.md, "Memory at rest").
 bench-window: $(WINDOW_BIN)
 	build/bench/window-rest.sh 3 \
-		"baseline=env REHOME_WEBVIEW_GPU=ondemand REHOME_WEBKIT_CACHE=browser REHOME_WINDOW_TRIM=off $(WINDOW_BIN)" \
-		"no-trim=env REHOME_WINDOW_TRIM=off $(WINDOW_BIN)" \
+		"baseline=env REHOME_WEBVIEW_GPU=ondemand REHOME_WEBKIT_CACHE=browser REHOME_WINDOW_TRIM=off REHOME_WINDOW_UI_GL=keep $(WINDOW_BIN)" \
+		"no-trim=env REHOME_WINDOW_TRIM=off REHOME_WINDOW_UI_GL=keep $(WINDOW_BIN)" \
+		"ui-gl=env REHOME_WINDOW_UI_GL=keep $(WINDOW_BIN)" \
 		"rehome=$(WINDOW_BIN)"
 
 clean:

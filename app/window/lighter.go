@@ -16,9 +16,15 @@ import (
 //     drawing and, measured here, about 90 MiB more for the window at rest.
 //   - The document viewer's cache model: one page, loaded once from memory,
 //     so no page or object cache is kept for pages never revisited.
+//   - Where WebKit never composites on the GPU, no OpenGL driver in the Go
+//     process, which is also GTK's and WebKit's UI process: it only shows
+//     what the web process drew, yet GTK (GLX, to choose its visuals) and
+//     WebKit (EGL, to learn the display's formats) would each load Mesa,
+//     whose libLLVM alone is 20 MiB of it at rest (uigl.go).
 //
-// REHOME_WEBVIEW_GPU=never|always|ondemand and REHOME_WEBKIT_CACHE=browser
-// set them by hand (a GPU driver that misbehaves; the bench's baseline).
+// REHOME_WEBVIEW_GPU=never|always|ondemand, REHOME_WEBKIT_CACHE=browser and
+// REHOME_WINDOW_UI_GL=keep set them by hand (a GPU driver that misbehaves;
+// the bench's baseline).
 func gpuPolicy() linux.WebviewGpuPolicy {
 	return gpuPolicyFor(os.Getenv("REHOME_WEBVIEW_GPU"), hasRenderNode("/dev/dri"))
 }
@@ -58,6 +64,26 @@ func lighten() string {
 	}
 	setDocumentViewer()
 	return "viewer"
+}
+
+// glOutOfUI is whether the Go process keeps OpenGL's drivers out: only
+// where WebKit never composites on the GPU (with a GPU, the UI process
+// shows the web process's frames through GL), unless asked to keep them.
+func glOutOfUI(p linux.WebviewGpuPolicy, asked string) bool {
+	return p == linux.WebviewGpuPolicyNever && asked != "keep"
+}
+
+// uiGL keeps OpenGL's drivers out of the UI process where glOutOfUI says
+// so, and says what it did in REHOME_WINDOW_UI_GL's words: "off" (kept
+// out) or "kept", with the reason it could not.
+func uiGL(p linux.WebviewGpuPolicy) (string, error) {
+	if !glOutOfUI(p, os.Getenv("REHOME_WINDOW_UI_GL")) {
+		return "kept", nil
+	}
+	if err := keepGLOutOfUI(); err != nil {
+		return "kept", err
+	}
+	return "off", nil
 }
 
 // gpuPolicyName is the policy in REHOME_WEBVIEW_GPU's words, for the log.

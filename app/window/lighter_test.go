@@ -47,3 +47,24 @@ func TestHasRenderNode(t *testing.T) {
 		t.Fatal("a missing /dev/dri has no render node")
 	}
 }
+
+// GL stays out of the UI process only where WebKit never composites on
+// the GPU: with a GPU the UI process shows the web process's frames
+// through GL. REHOME_WINDOW_UI_GL=keep keeps it in.
+func TestGLOutOfUIOnlyWithoutGPUCompositing(t *testing.T) {
+	for _, c := range []struct {
+		p     linux.WebviewGpuPolicy
+		asked string
+		want  bool
+	}{
+		{linux.WebviewGpuPolicyNever, "", true},
+		{linux.WebviewGpuPolicyNever, "keep", false},
+		{linux.WebviewGpuPolicyNever, "bogus", true},
+		{linux.WebviewGpuPolicyOnDemand, "", false},
+		{linux.WebviewGpuPolicyAlways, "", false},
+	} {
+		if got := glOutOfUI(c.p, c.asked); got != c.want {
+			t.Errorf("glOutOfUI(%s, %q) = %v, want %v", gpuPolicyName(c.p), c.asked, got, c.want)
+		}
+	}
+}

@@ -92,7 +92,8 @@ func Run(cfg Config) int {
 	l.w = &window{log: log, opened: files, host: l.a}
 	l.calls = app.NewCalls(l.a.App)
 	l.gpu, l.cache = gpuPolicy(), lighten() // lighter.go
-	log.Info("web view", "gpu", gpuPolicyName(l.gpu), "cache", l.cache)
+	gl, glErr := uiGL(l.gpu)
+	log.Info("web view", "gpu", gpuPolicyName(l.gpu), "cache", l.cache, "ui_gl", gl, "error", glErr)
 	if err := wails.Run(l.options(assets)); err != nil {
 		return windowFail(fmt.Errorf("open the window: %w (run `rehome serve` to use rehome in a browser)", err))
 	}

@@ -379,6 +379,43 @@ test('the window opens where it was left and every screen shows content, not an 
   }
 });
 
+// Where WebKit draws on the CPU (no GPU render node), the window's own
+// process (GTK's and WebKit's UI process) holds no OpenGL driver: Mesa's
+// libLLVM alone was 20 MiB of it at rest (docs/window.md, "Memory at
+// rest"). Its web process, which draws, still loads its drivers (the
+// variables that keep them out are put back before it starts), and the
+// page it draws shows.
+test('the window\'s own process holds no OpenGL driver where WebKit draws on the CPU; its web process does, and draws', async (t) => {
+  const nodes = existsSync('/dev/dri') ? readdirSync('/dev/dri').filter((n) => n.startsWith('renderD')) : [];
+  if (nodes.length) {
+    t.skip(`skipped: a GPU render node is here (${nodes.join(', ')}): the UI process keeps GL by design`);
+    return;
+  }
+  const app = await launch('uigl');
+  try {
+    const ready = readFileSync(app.log, 'utf8').split('\n').filter((l) => l.includes('"msg":"web view"')).map((l) => JSON.parse(l)).pop();
+    assert.equal(ready?.gpu, 'never', `the web view's policy: ${JSON.stringify(ready)}`);
+    assert.equal(ready?.ui_gl, 'off', `the log says GL stayed in the UI process: ${JSON.stringify(ready)}`);
+    const gl = ['libLLVM', 'swrast_dri', 'libEGL_mesa', 'libGLX_mesa'];
+    const held = (pid) => gl.filter((lib) => readFileSync(`/proc/${pid}/maps`, 'utf8').includes(lib));
+    const children = (pid) =>
+      readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
+    const web = children(app.proc.pid).filter((c) => readFileSync(`/proc/${c}/comm`, 'utf8').trim().startsWith('WebKitWebProces'));
+    assert.equal(web.length, 1, `one web process under the window (${app.proc.pid}): ${children(app.proc.pid)}`);
+    assert.deepEqual(held(app.proc.pid), [], 'the window\'s own process maps an OpenGL driver');
+    assert.ok(held(web[0]).includes('libEGL_mesa'), `the web process has no EGL driver (${held(web[0])}): the environment was not put back for it`);
+    const since = logLines(app.log);
+    click(app.id, 60, nav.settings);
+    const shown = await waitScreen(app.log, 'settings', since);
+    assert.equal(shown.errors, 0);
+    assertShows(await stableShot('uigl-settings'), 'the Settings screen drawn with no GL in the UI process');
+    assert.deepEqual(held(app.proc.pid), [], 'an OpenGL driver was loaded into the window\'s process once a screen was drawn');
+  } finally {
+    await app.stop();
+    rmSync(app.home, { recursive: true, force: true });
+  }
+});
+
 test('a CSV dragged onto the window previews at once and plots; Describe runs on Alt+2', async (t) => {
   const app = await launch('drag');
   const data = mkdtempSync(join(tmpdir(), 'rehome-window-data-'));
