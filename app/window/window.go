@@ -87,12 +87,15 @@ func Run(cfg Config) int {
 	if err != nil {
 		return windowFail(err)
 	}
+	// Before anything else starts threads that may read the environment
+	// (uigl.go sets two variables for a moment).
+	gpu := gpuPolicy()
+	gl, glErr := uiGL(gpu) // lighter.go
 	l := &launch{cfg: cfg, dir: dir, log: log, files: files, guard: guard,
 		a: app.New(app.Config{DataDir: dir, Log: log}), geo: loadGeometry(dir), stopDoor: func() {}}
 	l.w = &window{log: log, opened: files, host: l.a}
 	l.calls = app.NewCalls(l.a.App)
-	l.gpu, l.cache = gpuPolicy(), lighten() // lighter.go
-	gl, glErr := uiGL(l.gpu)
+	l.gpu, l.cache = gpu, lighten() // lighter.go
 	log.Info("web view", "gpu", gpuPolicyName(l.gpu), "cache", l.cache, "ui_gl", gl, "error", glErr)
 	if err := wails.Run(l.options(assets)); err != nil {
 		return windowFail(fmt.Errorf("open the window: %w (run `rehome serve` to use rehome in a browser)", err))
