@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -66,33 +67,15 @@ func (l Limits) WithDefaults() Limits { return l.Merge(DefaultLimits) }
 
 // Merge fills the zero fields of l from base.
 func (l Limits) Merge(base Limits) Limits {
-	if l.Timeout == 0 {
-		l.Timeout = base.Timeout
-	}
-	if l.Memory == 0 {
-		l.Memory = base.Memory
-	}
-	if l.CPUs == 0 {
-		l.CPUs = base.CPUs
-	}
-	if l.Pids == 0 {
-		l.Pids = base.Pids
-	}
-	if l.StdoutMax == 0 {
-		l.StdoutMax = base.StdoutMax
-	}
-	if l.StderrMax == 0 {
-		l.StderrMax = base.StderrMax
-	}
-	if l.OutputFiles == 0 {
-		l.OutputFiles = base.OutputFiles
-	}
-	if l.OutputBytes == 0 {
-		l.OutputBytes = base.OutputBytes
-	}
-	if l.TmpSize == 0 {
-		l.TmpSize = base.TmpSize
-	}
+	l.Timeout = cmp.Or(l.Timeout, base.Timeout)
+	l.Memory = cmp.Or(l.Memory, base.Memory)
+	l.CPUs = cmp.Or(l.CPUs, base.CPUs)
+	l.Pids = cmp.Or(l.Pids, base.Pids)
+	l.StdoutMax = cmp.Or(l.StdoutMax, base.StdoutMax)
+	l.StderrMax = cmp.Or(l.StderrMax, base.StderrMax)
+	l.OutputFiles = cmp.Or(l.OutputFiles, base.OutputFiles)
+	l.OutputBytes = cmp.Or(l.OutputBytes, base.OutputBytes)
+	l.TmpSize = cmp.Or(l.TmpSize, base.TmpSize)
 	return l
 }
 

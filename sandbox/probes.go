@@ -23,22 +23,26 @@ func probe(name string) string {
 // library and the calls' numbers.
 var probeLibc = probe("libc.py")
 
+// probeVerdict ends the probes that list in bad what got through: a BROKEN
+// line for each, else HELD.
+var probeVerdict = probe("verdict.py")
+
 var (
-	probeFilesystem   = probe("filesystem.py")
-	probeNetwork      = probe("network.py")
+	probeFilesystem   = probe("filesystem.py") + probeVerdict
+	probeNetwork      = probe("network.py") + probeVerdict
 	probeTimeout      = probe("timeout.py")
 	probeMemory       = probe("memory.py")
 	probePids         = probe("pids.py")
 	probeFlood        = probe("flood.py")
 	probeOutputs      = probe("outputs.py")
-	probePrivileges   = probe("privileges.py")
+	probePrivileges   = probe("privileges.py") + probeVerdict
 	probeKeyringPlant = probeLibc + probe("keyring_plant.py")
 	probeKeyringLook  = probeLibc + probe("keyring_look.py")
-	probeUserNS       = probeLibc + probe("userns.py")
-	probeSockets      = probeLibc + probe("sockets.py")
+	probeUserNS       = probeLibc + probe("userns.py") + probeVerdict
+	probeSockets      = probeLibc + probe("sockets.py") + probeVerdict
 	probeSignals      = probe("signals.py")
-	probeHostFacts    = probe("host_facts.py")
-	probeSharedMemory = probeLibc + probe("shared_memory.py")
-	probePID1Limits   = probeLibc + probe("pid1_limits.py")
+	probeHostFacts    = probe("host_facts.py") + probeVerdict
+	probeSharedMemory = probeLibc + probe("shared_memory.py") + probeVerdict
+	probePID1Limits   = probeLibc + probe("pid1_limits.py") + probeVerdict
 	probeCellEnd      = probe("cell_end.py")
 )

@@ -303,11 +303,7 @@ func (s *Asks) SessionID(conversationID string) string {
 
 // CloseAll ends every conversation's session (on exit).
 func (s *Asks) CloseAll() {
-	s.mu.Lock()
-	list := s.sessions
-	s.sessions = nil
-	s.mu.Unlock()
-	for id, x := range list {
+	for id, x := range takeAll(&s.mu, &s.sessions) {
 		s.c.open.drop(conversationKey(id), nil)
 		x.x.Close(context.Background())
 	}

@@ -123,13 +123,19 @@ func (o *openSessions) evict(keep string, c *Core) bool {
 
 // closeAll stops every open session (the Core's close).
 func (o *openSessions) closeAll() {
-	o.mu.Lock()
-	list := o.byID
-	o.byID = nil
-	o.mu.Unlock()
-	for _, e := range list {
+	for _, e := range takeAll(&o.mu, &o.byID) {
 		e.stop(context.Background())
 	}
+}
+
+// takeAll empties the map *m under mu and returns what it held, for the
+// caller to close outside the lock.
+func takeAll[K comparable, V any](mu *sync.Mutex, m *map[K]V) map[K]V {
+	mu.Lock()
+	defer mu.Unlock()
+	all := *m
+	*m = nil
+	return all
 }
 
 // Open opens a session on the file at inputPath (empty: none) under the

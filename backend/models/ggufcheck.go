@@ -132,17 +132,18 @@ func (g *ggufReader) value(key string, t uint32, inArray bool) error {
 		if err != nil {
 			return err
 		}
-		if sz, ok := ggufScalarSize[et]; ok {
-			if n > uint64(g.size-g.read)/uint64(sz) {
-				return badHeader("%s claims %d values, more than the file holds", key, n)
+		sz, scalar := ggufScalarSize[et]
+		if !scalar {
+			if et != 8 && et != 9 {
+				return badHeader("%s is an array of an unknown type %d", key, et)
 			}
-			return g.bytes(int64(n) * sz)
+			sz = 8 // a string or an array counts as 8 bytes at the least
 		}
-		if et != 8 && et != 9 {
-			return badHeader("%s is an array of an unknown type %d", key, et)
-		}
-		if n > uint64(g.size-g.read)/8 {
+		if n > uint64(g.size-g.read)/uint64(sz) {
 			return badHeader("%s claims %d values, more than the file holds", key, n)
+		}
+		if scalar {
+			return g.bytes(int64(n) * sz)
 		}
 		for range n {
 			if err := g.value(key, et, true); err != nil {

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
+	"slices"
 	"strings"
 
 	"rehome/backend/bytesize"
@@ -38,7 +39,7 @@ func Picture(name string, data []byte) (string, error) {
 	}
 	format := sniff(data)
 	codec, ok := formats[format]
-	if !ok || !contains(pictureFormats, format) {
+	if !ok || !slices.Contains(pictureFormats, format) {
 		return "", fmt.Errorf("%s: %w: a picture is a PNG, JPEG or WebP (convert it first)", name, ErrNotImage)
 	}
 	cfg, err := codec.config(bytes.NewReader(data))
@@ -104,13 +105,4 @@ func CheckPicture(url string) error {
 		return fmt.Errorf("the picture is %d × %d pixels, at most %d on a side: choose it again in the editor", cfg.Width, cfg.Height, PictureSide)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
@@ -34,7 +35,7 @@ func identityFiles(t sshTarget, opts ConnectOptions) (files []string, explicit b
 	dir := sshDir(opts)
 	for _, name := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
 		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err == nil && !containsStr(files, p) {
+		if _, err := os.Stat(p); err == nil && !slices.Contains(files, p) {
 			files = append(files, p)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -128,7 +129,7 @@ func knownAlgorithms(cb ssh.HostKeyCallback, addr string) []string {
 	var out []string
 	add := func(a ...string) {
 		for _, x := range a {
-			if !containsStr(out, x) {
+			if !slices.Contains(out, x) {
 				out = append(out, x)
 			}
 		}
@@ -142,15 +143,6 @@ func knownAlgorithms(cb ssh.HostKeyCallback, addr string) []string {
 		}
 	}
 	return out
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // HostKey is what a team host offers: the key known_hosts would hold.

@@ -53,7 +53,3 @@ for k in os.environ:
     if k not in ('PATH', 'HOME', 'LANG', 'TMPDIR', 'MPLBACKEND', 'MPLCONFIGDIR', 'PYTHONUNBUFFERED',
                  'PYTHONDONTWRITEBYTECODE', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'LC_CTYPE'):
         bad.append('environment variable from outside: ' + k)
-for line in bad:
-    print('BROKEN', line)
-if not bad:
-    print('HELD')

@@ -22,7 +22,3 @@ try:
         bad.append('/etc/resolv.conf holds %r' % rc.strip()[:200])
 except OSError:
     pass
-for line in bad:
-    print('BROKEN', line)
-if not bad:
-    print('HELD')

@@ -21,7 +21,3 @@ except OSError:
 r = subprocess.run([sys.executable, '-m', 'pip', 'install', 'requests'], capture_output=True, timeout=20)
 if r.returncode == 0:
     bad.append('pip install succeeded')
-for line in bad:
-    print('BROKEN', line)
-if not bad:
-    print('HELD')

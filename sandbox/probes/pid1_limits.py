@@ -16,7 +16,3 @@ try:
 except OSError:
     pass
 print('x' * 10000)
-for line in bad:
-    print('BROKEN', line)
-if not bad:
-    print('HELD')

@@ -28,7 +28,3 @@ try:
     os.kill(1, 9)
 except OSError:
     pass
-for line in bad:
-    print('BROKEN', line)
-if not bad:
-    print('HELD')
