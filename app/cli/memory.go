@@ -208,11 +208,8 @@ func memoryLines(env *cliEnv, sh *shower, t *core.Transcript) {
 
 func cmdMemoryUndo(env *cliEnv, args []string) int {
 	fs := env.flags("memory undo", "memory undo REF")
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseArg(fs, args, "memory undo takes the REF `rehome ask` printed (remember:ID or forget:ID)"); !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		return env.usage("memory undo takes the REF `rehome ask` printed (remember:ID or forget:ID)")
 	}
 	m, code := memoryService(env)
 	if m == nil {
