@@ -32,12 +32,10 @@ type confirmBox struct {
 // ListActions lists an assistant's actions and their operations (never
 // their keys: only whether there is one).
 func (svc *ActionService) ListActions(assistantID string) ([]core.ActionInfo, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	list, err := a.core.Actions().List(assistantID)
-	return list, uiError(err)
+	return onStore(svc.app, func(c *core.Core) ([]core.ActionInfo, error) {
+		list, err := c.Actions().List(assistantID)
+		return list, uiError(err)
+	})
 }
 
 // AddAction adds an action from its schema text; the key goes to the
@@ -60,32 +58,25 @@ func (svc *ActionService) AddAction(assistantID string, in core.AddAction) (_ co
 // this machine and its networks (the editor's "May call local addresses"
 // box); an import never brings it.
 func (svc *ActionService) SetActionAllowLocal(assistantID, name string, allow bool) (core.ActionInfo, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return core.ActionInfo{}, err
-	}
-	info, err := a.core.Actions().SetAllowLocal(assistantID, name, allow)
-	return info, uiError(err)
+	return onStore(svc.app, func(c *core.Core) (core.ActionInfo, error) {
+		info, err := c.Actions().SetAllowLocal(assistantID, name, allow)
+		return info, uiError(err)
+	})
 }
 
 // RemoveAction removes an action and its credentials.
 func (svc *ActionService) RemoveAction(assistantID, name string) error {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return err
-	}
-	return uiError(a.core.Actions().Remove(assistantID, name))
+	return doOnStore(svc.app, func(c *core.Core) error { return uiError(c.Actions().Remove(assistantID, name)) })
 }
 
 // TestAction calls one operation, as the GPT editor's Test button does;
 // a call that needs confirming waits for the window's dialog.
 func (svc *ActionService) TestAction(assistantID, operation, args string) (actions.Result, error) {
 	a := svc.app
-	if err := a.ready(); err != nil {
-		return actions.Result{}, err
-	}
-	res, err := a.core.Actions().Test(a.ctx, assistantID, operation, args, a.confirmAction)
-	return res, uiError(err)
+	return onStore(a, func(c *core.Core) (actions.Result, error) {
+		res, err := c.Actions().Test(a.ctx, assistantID, operation, args, a.confirmAction)
+		return res, uiError(err)
+	})
 }
 
 // ActionSignIn is the "action:signin" event: the address of an OAuth

@@ -135,6 +135,25 @@ func (a *App) filesOpened(n int) { a.emit("file:open", n) }
 // reason (the store could not be opened, or is not open yet).
 func (a *App) ready() error { return a.core.Ready() }
 
+// onStore is a bound method on the store's services: the reason they
+// cannot be used yet (a.ready), with T's zero value, or what call on the
+// core returns.
+func onStore[T any](a *App, call func(c *core.Core) (T, error)) (T, error) {
+	if err := a.ready(); err != nil {
+		var zero T
+		return zero, err
+	}
+	return call(a.core)
+}
+
+// doOnStore is onStore for a method that answers only an error.
+func doOnStore(a *App, call func(c *core.Core) error) error {
+	if err := a.ready(); err != nil {
+		return err
+	}
+	return call(a.core)
+}
+
 // value is what a bound method gives of a core call that returns a
 // pointer: the value, or the zero value with the error.
 func value[T any](p *T, err error) (T, error) {

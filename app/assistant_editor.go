@@ -41,10 +41,7 @@ func (svc *AssistantService) AssistantPicture(name, data string) (string, error)
 // and asked for (see core.Assistants.FetchSchema).
 func (svc *AssistantService) FetchActionSchema(url string) (string, error) {
 	a := svc.app
-	if err := a.ready(); err != nil {
-		return "", err
-	}
-	return a.core.Assistants().FetchSchema(a.ctx, url)
+	return onStore(a, func(c *core.Core) (string, error) { return c.Assistants().FetchSchema(a.ctx, url) })
 }
 
 // PreviewEvent is a step of a preview's answer, for the editor.

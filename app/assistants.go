@@ -4,24 +4,17 @@ import (
 	"slices"
 
 	"rehome/backend/assistant"
+	"rehome/backend/core"
 )
 
 // ListAssistants returns every stored assistant, newest first.
 func (svc *AssistantService) ListAssistants() ([]assistant.Assistant, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	return a.core.Assistants().List()
+	return onStore(svc.app, func(c *core.Core) ([]assistant.Assistant, error) { return c.Assistants().List() })
 }
 
 // GetAssistant returns one assistant.
 func (svc *AssistantService) GetAssistant(id string) (assistant.Assistant, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return assistant.Assistant{}, err
-	}
-	return a.core.Assistants().Get(id)
+	return onStore(svc.app, func(c *core.Core) (assistant.Assistant, error) { return c.Assistants().Get(id) })
 }
 
 // CreateAssistant stores a new assistant and returns it with its id. A

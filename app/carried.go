@@ -10,10 +10,7 @@ import (
 // fits this machine, whether it runs now and the speed last measured here.
 func (svc *ModelService) CarriedModels() ([]core.CarriedModel, error) {
 	a := svc.app
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	return a.core.LocalModels().List(a.ctx)
+	return onStore(a, func(c *core.Core) ([]core.CarriedModel, error) { return c.LocalModels().List(a.ctx) })
 }
 
 // AddCarriedModel registers a .gguf file the user gave rehome (picked in
@@ -43,12 +40,10 @@ type CarriedProgress struct {
 // RemoveCarriedModel forgets a carried model (its server stopped, rehome's
 // copy deleted; the user's own file never).
 func (svc *ModelService) RemoveCarriedModel(name string) error {
-	a := svc.app
-	if err := a.ready(); err != nil {
+	return doOnStore(svc.app, func(c *core.Core) error {
+		_, err := c.LocalModels().Remove(name)
 		return err
-	}
-	_, err := a.core.LocalModels().Remove(name)
-	return err
+	})
 }
 
 // StartCarriedModel starts the model's server (as Ask would on demand) and
@@ -70,12 +65,10 @@ func (svc *ModelService) StartCarriedModel(name string) (llamarun.Plan, error) {
 
 // StopCarriedModel stops the model's server now.
 func (svc *ModelService) StopCarriedModel(name string) error {
-	a := svc.app
-	if err := a.ready(); err != nil {
+	return doOnStore(svc.app, func(c *core.Core) error {
+		_, err := c.LocalModels().Stop(name)
 		return err
-	}
-	_, err := a.core.LocalModels().Stop(name)
-	return err
+	})
 }
 
 // PickModelFile opens the native dialog to choose a .gguf model file; ""

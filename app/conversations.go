@@ -12,63 +12,41 @@ import (
 // first, each filed under its assistant (an imported GPT's under the
 // assistant with its gizmo id).
 func (svc *AskService) ListConversations(limit int) ([]core.ConversationSummary, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	return a.core.Conversations().List(limit)
+	return onStore(svc.app, func(c *core.Core) ([]core.ConversationSummary, error) { return c.Conversations().List(limit) })
 }
 
 // SearchConversations returns the summaries of the kept conversations
 // whose title, questions or answers hold every word of query, newest
 // first.
 func (svc *AskService) SearchConversations(query string, limit int) ([]core.ConversationSummary, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	return a.core.Conversations().Search(query, limit)
+	return onStore(svc.app, func(c *core.Core) ([]core.ConversationSummary, error) { return c.Conversations().Search(query, limit) })
 }
 
 // GetConversation returns one kept conversation.
 func (svc *AskService) GetConversation(id string) (core.Conversation, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return core.Conversation{}, err
-	}
-	return value(a.core.Conversations().Get(id))
+	return onStore(svc.app, func(c *core.Core) (core.Conversation, error) { return value(c.Conversations().Get(id)) })
 }
 
 // ShowConversation returns a conversation as data: turns with their role
 // and text, cells, sources, its assistant and gizmo id (as `rehome
 // conversations show ID --json`).
 func (svc *AskService) ShowConversation(id string) (core.ConversationView, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return core.ConversationView{}, err
-	}
-	return value(a.core.Conversations().View(id))
+	return onStore(svc.app, func(c *core.Core) (core.ConversationView, error) { return value(c.Conversations().View(id)) })
 }
 
 // ExportConversation returns a conversation as Markdown ("md") or a
 // Jupyter notebook ("ipynb").
 func (svc *AskService) ExportConversation(id, format string) (string, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return "", err
-	}
-	data, _, err := a.core.Conversations().Export(id, format)
-	return string(data), err
+	return onStore(svc.app, func(c *core.Core) (string, error) {
+		data, _, err := c.Conversations().Export(id, format)
+		return string(data), err
+	})
 }
 
 // RenameConversation gives a kept conversation the title the user typed
 // (blank: its first question again).
 func (svc *AskService) RenameConversation(id, title string) (core.Conversation, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return core.Conversation{}, err
-	}
-	return value(a.core.Conversations().Rename(id, title))
+	return onStore(svc.app, func(c *core.Core) (core.Conversation, error) { return value(c.Conversations().Rename(id, title)) })
 }
 
 // ImportConversations imports ChatGPT's data export — its .zip, its

@@ -47,26 +47,32 @@ func (svc *ModelService) FitOptions() (FitChoices, error) {
 func (svc *ModelService) Fit(req models.Request) (_ models.FitResult, err error) {
 	a := svc.app
 	defer a.guard("Fit", &err)
-	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
-	if err != nil {
-		return models.FitResult{}, uiError(err)
-	}
-	return req.Run(mach)
+	return fitOn(a, req.VRAM != "" && req.RAM != "", req.Machine, req.Run)
 }
 
 // FitTable fits every catalog model at one context and ranks the best.
 func (svc *ModelService) FitTable(req models.TableRequest) (_ models.Table, err error) {
 	a := svc.app
 	defer a.guard("FitTable", &err)
-	mach, err := a.machine(req.VRAM != "" && req.RAM != "", req.Machine)
+	return fitOn(a, req.VRAM != "" && req.RAM != "", req.Machine, func(mach models.Machine) (models.Table, error) {
+		all, err := models.Catalog()
+		if err != nil {
+			return models.Table{}, err
+		}
+		return models.BuildTable(all, req, mach)
+	})
+}
+
+// fitOn is fit against the memory of a request: given by hand (byHand)
+// or detected, as resolve makes it (a.machine); where that fails, its
+// error in the window's words.
+func fitOn[T any](a *App, byHand bool, resolve func(*hardware.Report) (models.Machine, error), fit func(models.Machine) (T, error)) (T, error) {
+	mach, err := a.machine(byHand, resolve)
 	if err != nil {
-		return models.Table{}, uiError(err)
+		var zero T
+		return zero, uiError(err)
 	}
-	all, err := models.Catalog()
-	if err != nil {
-		return models.Table{}, err
-	}
-	return models.BuildTable(all, req, mach)
+	return fit(mach)
 }
 
 // machine resolves the memory to fit against, detecting unless every

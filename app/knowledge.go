@@ -98,41 +98,28 @@ func (svc *KnowledgeService) KnowledgeCancel(assistantID string) error {
 
 // KnowledgeList is the assistant's knowledge files and their state.
 func (svc *KnowledgeService) KnowledgeList(assistantID string) ([]knowledge.File, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	return a.core.Knowledge().List(assistantID)
+	return onStore(svc.app, func(c *core.Core) ([]knowledge.File, error) { return c.Knowledge().List(assistantID) })
 }
 
 // KnowledgeRanking says how the assistant's files are searched: keywords
 // alone (BM25), or with the embedding model it names.
 func (svc *KnowledgeService) KnowledgeRanking(assistantID string) (core.KnowledgeRanking, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return core.KnowledgeRanking{}, err
-	}
-	return a.core.Knowledge().RankingOf(assistantID)
+	return onStore(svc.app, func(c *core.Core) (core.KnowledgeRanking, error) { return c.Knowledge().RankingOf(assistantID) })
 }
 
 // KnowledgeSearch ranks the assistant's passages for query as its
 // file_search tool does (top 0: the default).
 func (svc *KnowledgeService) KnowledgeSearch(assistantID, query string, top int) ([]knowledge.Hit, error) {
 	a := svc.app
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	return a.core.Knowledge().Search(a.ctx, assistantID, query, "", top)
+	return onStore(a, func(c *core.Core) ([]knowledge.Hit, error) {
+		return c.Knowledge().Search(a.ctx, assistantID, query, "", top)
+	})
 }
 
 // KnowledgeRemove takes one file out of the assistant's knowledge: name
 // is its name as listed, or the start of its sha256.
 func (svc *KnowledgeService) KnowledgeRemove(assistantID, name string) (knowledge.File, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return knowledge.File{}, err
-	}
-	return a.core.Knowledge().Remove(assistantID, name)
+	return onStore(svc.app, func(c *core.Core) (knowledge.File, error) { return c.Knowledge().Remove(assistantID, name) })
 }
 
 // PickKnowledgeFile opens the native dialog to choose a file for the

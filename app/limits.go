@@ -30,18 +30,10 @@ func (svc *RunService) RunLimits() (core.Limits, error) {
 // SetRunLimits checks l against RunLimitBounds and the sandbox's own rules,
 // stores it and returns what is now in force.
 func (svc *RunService) SetRunLimits(l core.Limits) (core.Limits, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return core.Limits{}, err
-	}
-	return a.core.Runs().Save(l)
+	return onStore(svc.app, func(c *core.Core) (core.Limits, error) { return c.Runs().Save(l) })
 }
 
 // ResetRunLimits goes back to the sandbox's defaults.
 func (svc *RunService) ResetRunLimits() (core.Limits, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return core.Limits{}, err
-	}
-	return a.core.Runs().Reset()
+	return onStore(svc.app, func(c *core.Core) (core.Limits, error) { return c.Runs().Reset() })
 }

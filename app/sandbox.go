@@ -44,20 +44,12 @@ func (svc *RunService) StopRun(id string) error {
 
 // ListRuns returns up to limit stored runs, newest first.
 func (svc *RunService) ListRuns(limit int) ([]core.RunRecord, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return nil, err
-	}
-	return a.core.Runs().List(limit)
+	return onStore(svc.app, func(c *core.Core) ([]core.RunRecord, error) { return c.Runs().List(limit) })
 }
 
 // GetRun returns one stored run.
 func (svc *RunService) GetRun(id string) (core.RunRecord, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return core.RunRecord{}, err
-	}
-	return a.core.Runs().Get(id)
+	return onStore(svc.app, func(c *core.Core) (core.RunRecord, error) { return c.Runs().Get(id) })
 }
 
 // SandboxStatus says whether runs can start: Podman found or not (and how

@@ -16,11 +16,7 @@ import (
 // SandboxHost is the Sandbox host saved in Settings (an empty URI: this
 // machine).
 func (svc *RunService) SandboxHost() (core.SandboxHost, error) {
-	a := svc.app
-	if err := a.ready(); err != nil {
-		return core.SandboxHost{}, err
-	}
-	return a.core.TeamHost().Saved()
+	return onStore(svc.app, func(c *core.Core) (core.SandboxHost, error) { return c.TeamHost().Saved() })
 }
 
 // SetSandboxHost checks and saves the Sandbox host; the next run, session

@@ -129,36 +129,37 @@ func actionsService(env *cliEnv) (*core.Actions, int) { return service(env, (*co
 func cmdActionsList(env *cliEnv, args []string) int {
 	fs := env.flags("actions list", "actions list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print the actions as JSON")
-	pos, actions, code := parseFor(env, fs, args, 1, "actions list takes ASSISTANT", actionsService)
-	if actions == nil {
-		return code
-	}
-	list, err := actions.List(pos[0])
-	if code, stop := env.result(list, err, *asJSON); stop {
-		return code
-	}
-	if len(list) == 0 {
-		fmt.Fprintf(env.stdout, "no actions: add one with `rehome actions add %s SCHEMA`\n", pos[0])
-	}
-	for _, in := range list {
-		cred := ""
-		if in.Waiting != "" {
-			cred = ", waiting for " + in.Waiting
+	list := func(a *core.Actions, pos []string) ([]core.ActionInfo, error) { return a.List(pos[0]) }
+	return answer(env, fs, args, takes(1, "actions list takes ASSISTANT", actionsService), asJSON, list, func(list []core.ActionInfo, pos []string) {
+		if len(list) == 0 {
+			fmt.Fprintf(env.stdout, "no actions: add one with `rehome actions add %s SCHEMA`\n", pos[0])
 		}
-		where := strings.Join(in.Servers, ", ")
-		if in.SchemaOnly {
-			where = "function tool, no server"
+		for _, in := range list {
+			printAction(env, pos[0], in)
 		}
-		out := safeWriter(env.stdout) // the schema's words came from outside
-		fmt.Fprintf(out, "%s — %s (%s; auth %s%s)\n", in.Name, in.Title, where, in.Auth, cred)
-		if in.Problem != "" {
-			fmt.Fprintf(out, "  %s\n", in.Problem)
-		}
-		printOperations(env, in)
-		printWaiting(env, pos[0], in)
-		printLocal(env, pos[0], in)
+	})
+}
+
+// printAction is an action's lines in `rehome actions list`: its name,
+// servers, auth and what it waits for, its operations, and whether it may
+// call this machine.
+func printAction(env *cliEnv, assistantID string, in core.ActionInfo) {
+	cred := ""
+	if in.Waiting != "" {
+		cred = ", waiting for " + in.Waiting
 	}
-	return exitOK
+	where := strings.Join(in.Servers, ", ")
+	if in.SchemaOnly {
+		where = "function tool, no server"
+	}
+	out := safeWriter(env.stdout) // the schema's words came from outside
+	fmt.Fprintf(out, "%s — %s (%s; auth %s%s)\n", in.Name, in.Title, where, in.Auth, cred)
+	if in.Problem != "" {
+		fmt.Fprintf(out, "  %s\n", in.Problem)
+	}
+	printOperations(env, in)
+	printWaiting(env, assistantID, in)
+	printLocal(env, assistantID, in)
 }
 
 // printLocal says whether the action may call this machine and its
@@ -187,20 +188,17 @@ func cmdActionsAllowLocal(env *cliEnv, args []string) int {
 	fs := env.flags("actions allow-local", "actions allow-local ASSISTANT ACTION [--off] [--json]")
 	off := fs.Bool("off", false, "take the allowance back: its calls to this machine and its networks are refused again")
 	asJSON := fs.Bool("json", false, "print the action as JSON")
-	pos, actions, code := parseFor(env, fs, args, 2, "actions allow-local takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)", actionsService)
-	if actions == nil {
-		return code
+	set := func(a *core.Actions, pos []string) (core.ActionInfo, error) {
+		return a.SetAllowLocal(pos[0], pos[1], !*off)
 	}
-	info, err := actions.SetAllowLocal(pos[0], pos[1], !*off)
-	if code, stop := env.result(info, err, *asJSON); stop {
-		return code
-	}
-	if *off {
-		fmt.Fprintf(env.stdout, "%s may no longer call this machine or its networks\n", info.Name)
-	} else {
-		fmt.Fprintf(env.stdout, "%s may call this machine and its networks (loopback, private, link-local, CGNAT, unique-local and metadata addresses)\n", info.Name)
-	}
-	return exitOK
+	start := takes(2, "actions allow-local takes ASSISTANT and ACTION (see `rehome actions list ASSISTANT`)", actionsService)
+	return answer(env, fs, args, start, asJSON, set, func(info core.ActionInfo, _ []string) {
+		if *off {
+			fmt.Fprintf(env.stdout, "%s may no longer call this machine or its networks\n", info.Name)
+		} else {
+			fmt.Fprintf(env.stdout, "%s may call this machine and its networks (loopback, private, link-local, CGNAT, unique-local and metadata addresses)\n", info.Name)
+		}
+	})
 }
 
 func cmdActionsTest(env *cliEnv, args []string) int {
@@ -236,30 +234,26 @@ func cmdActionsTest(env *cliEnv, args []string) int {
 
 func cmdActionsSignIn(env *cliEnv, args []string) int {
 	fs := env.flags("actions signin", "actions signin ASSISTANT ACTION")
-	pos, actions, code := parseFor(env, fs, args, 2, "actions signin takes ASSISTANT and ACTION", actionsService)
-	if actions == nil {
-		return code
-	}
-	ctx, cancel := env.interruptible()
-	defer cancel()
-	err := actions.SignIn(ctx, pos[0], pos[1], func(url string) error {
-		fmt.Fprintf(env.stderr, "rehome: open this address in your browser to sign in (waiting up to 5 minutes):\n%s\n", url)
-		return nil
+	return runOn(env, fs, args, takes(2, "actions signin takes ASSISTANT and ACTION", actionsService), func(pos []string, actions *core.Actions) int {
+		ctx, cancel := env.interruptible()
+		defer cancel()
+		err := actions.SignIn(ctx, pos[0], pos[1], func(url string) error {
+			fmt.Fprintf(env.stderr, "rehome: open this address in your browser to sign in (waiting up to 5 minutes):\n%s\n", url)
+			return nil
+		})
+		if err != nil {
+			return env.failOrStop(err)
+		}
+		fmt.Fprintf(env.stdout, "signed in: %s can call %s\n", pos[0], pos[1])
+		return exitOK
 	})
-	if err != nil {
-		return env.failOrStop(err)
-	}
-	fmt.Fprintf(env.stdout, "signed in: %s can call %s\n", pos[0], pos[1])
-	return exitOK
 }
 
 func cmdActionsRm(env *cliEnv, args []string) int {
 	fs := env.flags("actions rm", "actions rm ASSISTANT NAME")
-	pos, actions, code := parseFor(env, fs, args, 2, "actions rm takes ASSISTANT and NAME (see `rehome actions list ASSISTANT`)", actionsService)
-	if actions == nil {
-		return code
-	}
-	return env.done(actions.Remove(pos[0], pos[1]), "removed %s and its credentials", pos[1])
+	return runOn(env, fs, args, takes(2, "actions rm takes ASSISTANT and NAME (see `rehome actions list ASSISTANT`)", actionsService), func(pos []string, actions *core.Actions) int {
+		return env.done(actions.Remove(pos[0], pos[1]), "removed %s and its credentials", pos[1])
+	})
 }
 
 // confirmer is the terminal's answer to a call that needs confirming:

@@ -36,15 +36,16 @@ func (f *assistantFlags) register(fs *flag.FlagSet) {
 
 // apply copies the flags that were given onto a.
 func (f *assistantFlags) apply(env *cliEnv, fs *flag.FlagSet, a *assistant.Assistant) int {
+	// The fields a flag's text is copied to as given.
+	text := map[string]*string{"name": &a.Name, "description": &a.Description, "instructions": &a.Instructions,
+		"notes": &a.Notes, "welcome": &a.WelcomeMessage, "model": &a.Model}
 	var code int
 	fs.Visit(func(fl *flag.Flag) {
+		if field, ok := text[fl.Name]; ok {
+			*field = fl.Value.String()
+			return
+		}
 		switch fl.Name {
-		case "name":
-			a.Name = f.name
-		case "description":
-			a.Description = f.description
-		case "instructions":
-			a.Instructions = f.instructions
 		case "instructions-file":
 			b, err := readFileAtMost(env.path(f.instructionsFile), assistant.MaxInstructions, "an assistant's instructions file")
 			if err != nil {
@@ -52,12 +53,6 @@ func (f *assistantFlags) apply(env *cliEnv, fs *flag.FlagSet, a *assistant.Assis
 				return
 			}
 			a.Instructions = string(b)
-		case "notes":
-			a.Notes = f.notes
-		case "welcome":
-			a.WelcomeMessage = f.welcome
-		case "model":
-			a.Model = f.model
 		case "picture":
 			if code = f.applyPicture(env, a); code != exitOK {
 				return

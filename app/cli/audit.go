@@ -27,6 +27,14 @@ func auditIDs(env *cliEnv, fs *flag.FlagSet, args []string, n int, need string) 
 	return pos, svc, code
 }
 
+// auditWords is the begin of auditIDs: the command takes n ids (else the
+// usage error need), then the audits.
+func auditWords(n int, need string) begin[core.Audits] {
+	return func(env *cliEnv, fs *flag.FlagSet, args []string) ([]string, *core.Audits, int) {
+		return auditIDs(env, fs, args, n, need)
+	}
+}
+
 // parseMixed parses flags that may come before, between or after the
 // positional arguments (`import FILE --knowledge X`), and returns those.
 func parseMixed(env *cliEnv, fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {

@@ -32,30 +32,20 @@ func auditRow(r audit.Record) string {
 func cmdAuditShow(env *cliEnv, args []string) int {
 	fs := env.flags("audit show", "audit show ID [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, svc, code := auditIDs(env, fs, args, 1, "audit show: give one audit id (see `rehome audit list`)")
-	if svc == nil {
-		return code
-	}
-	rec, err := svc.Get(pos[0])
-	if code, stop := env.result(rec, err, *asJSON); stop {
-		return code
-	}
-	printAudit(env.stdout, rec)
-	return exitOK
+	get := func(a *core.Audits, id []string) (audit.Record, error) { return a.Get(id[0]) }
+	return answer(env, fs, args, auditWords(1, "audit show: give one audit id (see `rehome audit list`)"), asJSON, get, func(rec audit.Record, _ []string) { printAudit(env.stdout, rec) })
 }
 
 func cmdAuditCompare(env *cliEnv, args []string) int {
 	fs := env.flags("audit compare", "audit compare ID ID [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, svc, code := auditIDs(env, fs, args, 2, "audit compare: give two audit ids (see `rehome audit list`)")
-	if svc == nil {
-		return code
-	}
-	c, err := svc.Compare(pos[0], pos[1])
-	if code, stop := env.result(c, err, *asJSON); stop {
-		return code
-	}
-	w := env.stdout
+	compare := func(a *core.Audits, ids []string) (audit.Comparison, error) { return a.Compare(ids[0], ids[1]) }
+	return answer(env, fs, args, auditWords(2, "audit compare: give two audit ids (see `rehome audit list`)"), asJSON, compare, func(c audit.Comparison, _ []string) { printComparison(env.stdout, c) })
+}
+
+// printComparison is `rehome audit compare` in words: what changed
+// between two audits, per assistant and capability, and why.
+func printComparison(w io.Writer, c audit.Comparison) {
 	fmt.Fprintf(w, "From %s (%s) to %s (%s)\n%s\n", c.Older.ID, c.Older.Created.Local().Format("2 Jan 15:04"), c.Newer.ID, c.Newer.Created.Local().Format("2 Jan 15:04"), c.Summary)
 	if len(c.Inputs) > 0 {
 		fmt.Fprintln(w, "\nInputs:")
@@ -76,28 +66,22 @@ func cmdAuditCompare(env *cliEnv, args []string) int {
 			fmt.Fprintf(w, "  * %s: %s → %s (%s)\n", cc.Name, catLabel(cc.From), catLabel(cc.To), cc.Why)
 		}
 	}
-	return exitOK
 }
 
 func cmdAuditChecklist(env *cliEnv, args []string) int {
 	fs := env.flags("audit checklist", "audit checklist ASSISTANT_ID [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, svc, code := auditIDs(env, fs, args, 1, "audit checklist: give one assistant id (see `rehome assistants list`)")
-	if svc == nil {
-		return code
-	}
-	c, err := svc.Checklist(pos[0])
-	if code, stop := env.result(c, err, *asJSON); stop {
-		return code
-	}
-	fmt.Fprintf(env.stdout, "%s\n(from audit %s)\n", c.Headline, c.AuditID)
-	for _, s := range c.Steps {
-		fmt.Fprintf(env.stdout, "\n%d. %s\n   %s\n", s.N, s.Title, s.Detail)
-		for _, cmd := range s.Commands {
-			fmt.Fprintf(env.stdout, "   $ %s\n", cmd)
+	checklist := func(a *core.Audits, id []string) (audit.Checklist, error) { return a.Checklist(id[0]) }
+	start := auditWords(1, "audit checklist: give one assistant id (see `rehome assistants list`)")
+	return answer(env, fs, args, start, asJSON, checklist, func(c audit.Checklist, _ []string) {
+		fmt.Fprintf(env.stdout, "%s\n(from audit %s)\n", c.Headline, c.AuditID)
+		for _, s := range c.Steps {
+			fmt.Fprintf(env.stdout, "\n%d. %s\n   %s\n", s.N, s.Title, s.Detail)
+			for _, cmd := range s.Commands {
+				fmt.Fprintf(env.stdout, "   $ %s\n", cmd)
+			}
 		}
-	}
-	return exitOK
+	})
 }
 
 func cmdAuditRules(env *cliEnv, args []string) int {
@@ -130,11 +114,9 @@ func cmdAuditRules(env *cliEnv, args []string) int {
 
 func cmdAuditRm(env *cliEnv, args []string) int {
 	fs := env.flags("audit rm", "audit rm ID")
-	pos, svc, code := auditIDs(env, fs, args, 1, "audit rm: give one audit id")
-	if svc == nil {
-		return code
-	}
-	return env.done(svc.Delete(pos[0]), "deleted audit %s", pos[0])
+	return runOn(env, fs, args, auditWords(1, "audit rm: give one audit id"), func(id []string, audits *core.Audits) int {
+		return env.done(audits.Delete(id[0]), "deleted audit %s", id[0])
+	})
 }
 
 func label(d audit.Decision) string {

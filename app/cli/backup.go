@@ -9,11 +9,8 @@ import (
 // while rehome runs.
 func cmdBackup(env *cliEnv, args []string) int {
 	fs := env.flags("backup", "backup FILE")
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseArg(fs, args, "backup: give the file to write, e.g. `rehome backup ~/rehome-backup.db`"); !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		return env.usage("backup: give the file to write, e.g. `rehome backup ~/rehome-backup.db`")
 	}
 	dst := env.path(fs.Arg(0))
 	if st, err := os.Stat(dst); err == nil && st.IsDir() {

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
 
+	"rehome/backend/canvas"
 	"rehome/backend/core"
 )
 
@@ -13,23 +15,18 @@ func canvasService(env *cliEnv) (*core.Canvas, int) { return service(env, (*core
 func cmdCanvasShow(env *cliEnv, args []string) int {
 	fs := env.flags("canvas show", "canvas show CONVERSATION [--json]")
 	asJSON := fs.Bool("json", false, "print the textdocs, their versions and comments as JSON")
-	pos, cv, code := parseFor(env, fs, args, 1, "canvas show takes a conversation id (see `rehome conversations list`)", canvasService)
-	if cv == nil {
-		return code
-	}
-	docs, err := cv.Docs(pos[0])
-	if code, stop := env.result(docs, err, *asJSON); stop {
-		return code
-	}
-	if len(docs) == 0 {
-		fmt.Fprintln(env.stderr, "rehome: this conversation has no canvas")
-	}
-	w := safeWriter(env.stdout) // the model wrote it
-	for _, d := range docs {
-		last := d.Versions[len(d.Versions)-1]
-		fmt.Fprintf(w, "── %s (%s) · %s · version %d by %s ──\n%s\n", d.Name, d.Type, d.ID, last.N, last.By, d.Content)
-	}
-	return exitOK
+	docs := func(cv *core.Canvas, conv []string) ([]*canvas.Doc, error) { return cv.Docs(conv[0]) }
+	start := takes(1, "canvas show takes a conversation id (see `rehome conversations list`)", canvasService)
+	return answer(env, fs, args, start, asJSON, docs, func(docs []*canvas.Doc, _ []string) {
+		if len(docs) == 0 {
+			fmt.Fprintln(env.stderr, "rehome: this conversation has no canvas")
+		}
+		w := safeWriter(env.stdout) // the model wrote it
+		for _, d := range docs {
+			last := d.Versions[len(d.Versions)-1]
+			fmt.Fprintf(w, "── %s (%s) · %s · version %d by %s ──\n%s\n", d.Name, d.Type, d.ID, last.N, last.By, d.Content)
+		}
+	})
 }
 
 func canvasDoc(fs interface {
@@ -40,21 +37,11 @@ func canvasDoc(fs interface {
 
 func cmdCanvasDiff(env *cliEnv, args []string) int {
 	fs := env.flags("canvas diff", "canvas diff CONVERSATION FROM TO [--doc ID]")
-	doc := canvasDoc(fs)
-	pos, code, ok := parseInterspersed(env, fs, args)
-	if !ok {
-		return code
-	}
-	a, errA := strconv.Atoi(at(pos, 1))
-	b, errB := strconv.Atoi(at(pos, 2))
-	if len(pos) != 3 || errA != nil || errB != nil {
-		return env.usage("canvas diff takes a conversation id and two version numbers")
-	}
-	cv, code := canvasService(env)
+	at, cv, code := canvasVersions(env, fs, args, 2, "canvas diff takes a conversation id and two version numbers")
 	if cv == nil {
 		return code
 	}
-	out, err := cv.Diff(pos[0], *doc, a, b)
+	out, err := cv.Diff(at.conv, at.doc, at.versions[0], at.versions[1])
 	if err != nil {
 		return env.fail(err)
 	}
@@ -62,11 +49,37 @@ func cmdCanvasDiff(env *cliEnv, args []string) int {
 	return exitOK
 }
 
-func at(s []string, i int) string {
-	if i < len(s) {
-		return s[i]
+// textdocAt is the versions of a textdoc that canvas diff and restore
+// work on: the conversation, the textdoc's id (--doc; "": the current
+// one) and the version numbers given.
+type textdocAt struct {
+	conv, doc string
+	versions  []int
+}
+
+// canvasVersions is the start of canvas diff and restore: --doc added to
+// fs, a conversation id and n version numbers, the flags before, between
+// or after them (else the usage error need), then the canvas. cv is nil
+// where the command must stop, with code.
+func canvasVersions(env *cliEnv, fs *flag.FlagSet, args []string, n int, need string) (at textdocAt, cv *core.Canvas, code int) {
+	doc := canvasDoc(fs)
+	pos, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return at, nil, code
 	}
-	return ""
+	if len(pos) != n+1 {
+		return at, nil, env.usage("%s", need)
+	}
+	for _, w := range pos[1:] {
+		v, err := strconv.Atoi(w)
+		if err != nil {
+			return at, nil, env.usage("%s", need)
+		}
+		at.versions = append(at.versions, v)
+	}
+	at.conv, at.doc = pos[0], *doc
+	cv, code = canvasService(env)
+	return at, cv, code
 }
 
 func cmdCanvasEdit(env *cliEnv, args []string) int {
@@ -94,20 +107,12 @@ func cmdCanvasEdit(env *cliEnv, args []string) int {
 
 func cmdCanvasRestore(env *cliEnv, args []string) int {
 	fs := env.flags("canvas restore", "canvas restore CONVERSATION VERSION [--doc ID]")
-	doc := canvasDoc(fs)
-	pos, code, ok := parseInterspersed(env, fs, args)
-	if !ok {
-		return code
-	}
-	n, err := strconv.Atoi(at(pos, 1))
-	if len(pos) != 2 || err != nil {
-		return env.usage("canvas restore takes a conversation id and a version number")
-	}
-	cv, code := canvasService(env)
+	at, cv, code := canvasVersions(env, fs, args, 1, "canvas restore takes a conversation id and a version number")
 	if cv == nil {
 		return code
 	}
-	d, err := cv.Restore(pos[0], *doc, n)
+	n := at.versions[0]
+	d, err := cv.Restore(at.conv, at.doc, n)
 	if err != nil {
 		return env.fail(err)
 	}

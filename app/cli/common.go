@@ -5,6 +5,7 @@ package cli
 // and the end of their lists.
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -47,6 +48,70 @@ func parseFor[S any](env *cliEnv, fs *flag.FlagSet, args []string, n int, need s
 	}
 	svc, code = open(env)
 	return words, svc, code
+}
+
+// begin is the start of a command on one area: its flags and words
+// parsed from args, then the area's service. svc is nil where the command
+// must stop, with code. takes and auditWords make one.
+type begin[S any] func(env *cliEnv, fs *flag.FlagSet, args []string) (words []string, svc *S, code int)
+
+// takes is the begin of parseFor: exactly n words, else the usage error
+// need, then the service from its getter open.
+func takes[S any](n int, need string, open func(*cliEnv) (*S, int)) begin[S] {
+	return func(env *cliEnv, fs *flag.FlagSet, args []string) ([]string, *S, int) {
+		return parseFor(env, fs, args, n, need, open)
+	}
+}
+
+// parseAtLeast is parseFor wanting n words or more (the flags before,
+// between or after them); fewer is the usage error need.
+func parseAtLeast[S any](env *cliEnv, fs *flag.FlagSet, args []string, n int, need string, open func(*cliEnv) (*S, int)) (words []string, svc *S, code int) {
+	words, code, ok := parseInterspersed(env, fs, args)
+	if !ok {
+		return nil, nil, code
+	}
+	if len(words) < n {
+		return nil, nil, env.usage("%s", need)
+	}
+	svc, code = open(env)
+	return words, svc, code
+}
+
+// runOn is a command on one area whose work is more than one core call
+// and its answer: once begin has its words and service, run does the
+// rest and returns the exit code.
+func runOn[S any](env *cliEnv, fs *flag.FlagSet, args []string, start begin[S], run func(words []string, svc *S) int) int {
+	words, svc, code := start(env, fs, args)
+	if svc == nil {
+		return code
+	}
+	return run(words, svc)
+}
+
+// runStoppable is runOn for a command whose work Ctrl-C may stop: run
+// gets the command's context (env.interruptible), cancelled once it
+// returns.
+func runStoppable[S any](env *cliEnv, fs *flag.FlagSet, args []string, start begin[S], run func(ctx context.Context, words []string, svc *S) int) int {
+	return runOn(env, fs, args, start, func(words []string, svc *S) int {
+		ctx, cancel := env.interruptible()
+		defer cancel()
+		return run(ctx, words, svc)
+	})
+}
+
+// answer is a command on one area that makes one core call and says its
+// answer: begin's words and service, call on them, then the call's error
+// (reported) or, with asJSON set, the answer as JSON (env.result); else
+// say prints it in words. asJSON is nil for a command without --json.
+func answer[S, T any](env *cliEnv, fs *flag.FlagSet, args []string, start begin[S], asJSON *bool, call func(svc *S, words []string) (T, error), say func(v T, words []string)) int {
+	return runOn(env, fs, args, start, func(words []string, svc *S) int {
+		v, err := call(svc, words)
+		if code, stop := env.result(v, err, asJSON != nil && *asJSON); stop {
+			return code
+		}
+		say(v, words)
+		return exitOK
+	})
 }
 
 // listOf is a list command that takes flags only: fs (the command's, its

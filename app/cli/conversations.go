@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,12 +11,23 @@ import (
 	"rehome/backend/core"
 )
 
-func convService(env *cliEnv) (*core.Conversations, error) {
-	c, err := env.core(core.Options{})
-	if err != nil {
-		return nil, err
+// convService is the kept conversations' service; it does not wait for
+// the database (see coreService).
+func convService(env *cliEnv) (*core.Conversations, int) {
+	return coreService(env, (*core.Core).Conversations)
+}
+
+// oneConversation is the start of a command on one conversation (or one
+// export file): its word, before or after the flags (parseOne, else the
+// usage error need), then the conversations. svc is nil where the command
+// must stop, with code.
+func oneConversation(env *cliEnv, fs *flag.FlagSet, args []string, need string) (word string, svc *core.Conversations, code int) {
+	word, code, ok := parseOne(env, fs, args, need)
+	if !ok {
+		return "", nil, code
 	}
-	return c.Conversations(), nil
+	svc, code = convService(env)
+	return word, svc, code
 }
 
 func cmdConvList(env *cliEnv, args []string) int {
@@ -24,15 +36,8 @@ func cmdConvList(env *cliEnv, args []string) int {
 	if code, ok := env.parseNoArgs(fs, args); !ok {
 		return code
 	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
-	}
-	cs, err := svc.List(0)
-	if err != nil {
-		return env.fail(err)
-	}
-	return printConvs(env, cs, *asJSON, "rehome: no conversations yet (ask one with `rehome ask --file data.csv \"a question\"`, or bring ChatGPT's with `rehome conversations import EXPORT.zip`)")
+	list := func(svc *core.Conversations) ([]core.ConversationSummary, error) { return svc.List(0) }
+	return printConvsOf(env, list, *asJSON, "rehome: no conversations yet (ask one with `rehome ask --file data.csv \"a question\"`, or bring ChatGPT's with `rehome conversations import EXPORT.zip`)")
 }
 
 func cmdConvSearch(env *cliEnv, args []string) int {
@@ -54,15 +59,25 @@ func cmdConvSearch(env *cliEnv, args []string) int {
 	if len(words) == 0 {
 		return env.usage("conversations search: give the words to look for")
 	}
-	svc, err := convService(env)
+	search := func(svc *core.Conversations) ([]core.ConversationSummary, error) {
+		return svc.Search(strings.Join(words, " "), 0)
+	}
+	return printConvsOf(env, search, *asJSON, "rehome: no conversation holds all of those words")
+}
+
+// printConvsOf ends conversations list and search: the summaries that
+// find returns of the conversations, printed by printConvs (none: the
+// line said when there are none), or find's error.
+func printConvsOf(env *cliEnv, find func(*core.Conversations) ([]core.ConversationSummary, error), asJSON bool, none string) int {
+	svc, code := convService(env)
+	if svc == nil {
+		return code
+	}
+	cs, err := find(svc)
 	if err != nil {
 		return env.fail(err)
 	}
-	cs, err := svc.Search(strings.Join(words, " "), 0)
-	if err != nil {
-		return env.fail(err)
-	}
-	return printConvs(env, cs, *asJSON, "rehome: no conversation holds all of those words")
+	return printConvs(env, cs, asJSON, none)
 }
 
 func printConvs(env *cliEnv, cs []core.ConversationSummary, asJSON bool, none string) int {
@@ -106,9 +121,9 @@ func cmdConvShow(env *cliEnv, args []string) int {
 	if !*asJSON {
 		return convExport(env, "show", args)
 	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
+	svc, code := convService(env)
+	if svc == nil {
+		return code
 	}
 	v, err := svc.View(id)
 	if err != nil {
@@ -124,13 +139,9 @@ func convExport(env *cliEnv, name string, args []string) int {
 	fs := env.flags("conversations "+name, "conversations "+name+" ID [--format md|ipynb] [--out FILE]")
 	format := fs.String("format", "md", "md (Markdown) or ipynb (Jupyter notebook)")
 	out := fs.String("out", "", "write to this `file` instead of stdout")
-	id, code, ok := parseOne(env, fs, args, fmt.Sprintf("conversations %s: give one conversation id (see `rehome conversations list`)", name))
-	if !ok {
+	id, svc, code := oneConversation(env, fs, args, fmt.Sprintf("conversations %s: give one conversation id (see `rehome conversations list`)", name))
+	if svc == nil {
 		return code
-	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
 	}
 	data, _, err := svc.Export(id, *format)
 	if err != nil {
@@ -156,9 +167,9 @@ func cmdConvRename(env *cliEnv, args []string) int {
 	if fs.NArg() < 1 {
 		return env.usage("conversations rename: give the conversation id, then its new title (none: its first question)")
 	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
+	svc, code := convService(env)
+	if svc == nil {
+		return code
 	}
 	c, err := svc.Rename(fs.Arg(0), strings.Join(fs.Args()[1:], " "))
 	if err != nil {
@@ -170,13 +181,9 @@ func cmdConvRename(env *cliEnv, args []string) int {
 
 func cmdConvRm(env *cliEnv, args []string) int {
 	fs := env.flags("conversations rm", "conversations rm ID")
-	id, code, ok := parseOne(env, fs, args, "conversations rm: give one conversation id (see `rehome conversations list`)")
-	if !ok {
+	id, svc, code := oneConversation(env, fs, args, "conversations rm: give one conversation id (see `rehome conversations list`)")
+	if svc == nil {
 		return code
-	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
 	}
 	if err := svc.Delete(id); err != nil {
 		return env.fail(err)

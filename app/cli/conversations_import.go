@@ -16,13 +16,9 @@ import (
 func cmdConvImport(env *cliEnv, args []string) int {
 	fs := env.flags("conversations import", "conversations import EXPORT.zip|conversations.json [--json]")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	file, code, ok := parseOne(env, fs, args, "conversations import: give ChatGPT's data export (the .zip from Settings → Data controls → Export, or its conversations.json)")
-	if !ok {
+	file, svc, code := oneConversation(env, fs, args, "conversations import: give ChatGPT's data export (the .zip from Settings → Data controls → Export, or its conversations.json)")
+	if svc == nil {
 		return code
-	}
-	svc, err := convService(env)
-	if err != nil {
-		return env.fail(err)
 	}
 	tty := isTerminal(env.stderr)
 	var last time.Time

@@ -101,6 +101,18 @@ func (e *cliEnv) parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool
 	return exitOK, true
 }
 
+// parseArg is parse for a command that takes exactly one word after its
+// flags (fs.Arg(0)): none, or more, is the usage error need.
+func (e *cliEnv) parseArg(fs *flag.FlagSet, args []string, need string) (code int, ok bool) {
+	if code, ok := e.parse(fs, args); !ok {
+		return code, false
+	}
+	if fs.NArg() != 1 {
+		return e.usage("%s", need), false
+	}
+	return exitOK, true
+}
+
 // json prints v as indented JSON on stdout.
 func (e *cliEnv) json(v any) int {
 	enc := json.NewEncoder(e.stdout)

@@ -20,14 +20,7 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 	embedModel := fs.String("embed-model", "", "also embed the chunks with this `model` (served at /v1/embeddings: llama-server --embeddings, Ollama, LM Studio); searches then fuse keywords and meaning. Without it the assistant keeps the model its files were embedded with (or keywords alone); one with no knowledge yet gets a carried embedding model (rehome models add), if there is one")
 	embedServer := fs.String("embed-server", "http://127.0.0.1:11434/v1", "the embedding model's server `URL`")
 	env.addPodmanFlags(fs)
-	words, code, ok := parseInterspersed(env, fs, args)
-	if !ok {
-		return code
-	}
-	if len(words) < 2 {
-		return env.usage("knowledge add takes an assistant (id or name) and one or more files")
-	}
-	k, code := knowledgeService(env)
+	words, k, code := parseAtLeast(env, fs, args, 2, "knowledge add takes an assistant (id or name) and one or more files", knowledgeService)
 	if k == nil {
 		return code
 	}
@@ -84,13 +77,11 @@ func cmdKnowledgeAdd(env *cliEnv, args []string) int {
 func cmdKnowledgeList(env *cliEnv, args []string) int {
 	fs := env.flags("knowledge list", "knowledge list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	words, k, code := parseFor(env, fs, args, 1, "knowledge list takes one assistant (id or name)", knowledgeService)
-	if k == nil {
-		return code
-	}
-	files, err := k.List(words[0])
-	return printList(env, files, err, *asJSON, "No knowledge files: add some with `rehome knowledge add ASSISTANT FILE…`.",
-		table[knowledge.File]{header: "FILE\tSHA256\tSIZE\tSTATE\tCONTENT", row: knowledgeRow})
+	return runOn(env, fs, args, takes(1, "knowledge list takes one assistant (id or name)", knowledgeService), func(words []string, k *core.Knowledge) int {
+		files, err := k.List(words[0])
+		return printList(env, files, err, *asJSON, "No knowledge files: add some with `rehome knowledge add ASSISTANT FILE…`.",
+			table[knowledge.File]{header: "FILE\tSHA256\tSIZE\tSTATE\tCONTENT", row: knowledgeRow})
+	})
 }
 
 // knowledgeRow is a file's row in `rehome knowledge list`.
@@ -145,14 +136,9 @@ func cmdKnowledgeSearch(env *cliEnv, args []string) int {
 
 func cmdKnowledgeRm(env *cliEnv, args []string) int {
 	fs := env.flags("knowledge rm", "knowledge rm ASSISTANT FILE|SHA256-PREFIX")
-	words, k, code := parseFor(env, fs, args, 2, "knowledge rm takes an assistant (id or name) and a file: its name as listed, or the start of its sha256 (see `rehome knowledge list`)", knowledgeService)
-	if k == nil {
-		return code
-	}
-	f, err := k.Remove(words[0], words[1])
-	if err != nil {
-		return env.fail(err)
-	}
-	fmt.Fprintf(env.stderr, "rehome: removed %s (%d chunks) from the assistant's knowledge\n", f.Name, f.Chunks)
-	return exitOK
+	rm := func(k *core.Knowledge, words []string) (knowledge.File, error) { return k.Remove(words[0], words[1]) }
+	start := takes(2, "knowledge rm takes an assistant (id or name) and a file: its name as listed, or the start of its sha256 (see `rehome knowledge list`)", knowledgeService)
+	return answer(env, fs, args, start, nil, rm, func(f knowledge.File, _ []string) {
+		fmt.Fprintf(env.stderr, "rehome: removed %s (%d chunks) from the assistant's knowledge\n", f.Name, f.Chunks)
+	})
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -17,40 +18,37 @@ func cmdLibraryAdd(env *cliEnv, args []string) int {
 	copyIt := fs.Bool("copy", false, "keep rehome's own copy in the data folder (the library keeps working when the file goes)")
 	name := fs.String("name", "", "the name in zim:// addresses (default: the file's name without .zim, in lower case)")
 	asJSON := fs.Bool("json", false, "print the record as JSON")
-	words, b, code := parseFor(env, fs, args, 1, "give one .zim file: rehome library add FILE.zim", browseService)
-	if b == nil {
-		return code
-	}
-	ctx, cancel := env.interruptible()
-	defer cancel()
-	last := time.Now()
-	lib, err := b.AddLibrary(ctx, env.path(words[0]), browse.AddOptions{Name: *name, Copy: *copyIt, Progress: func(step string, done, total int64) {
-		if *asJSON || (total > 0 && time.Since(last) < time.Second) {
-			return
+	start := takes(1, "give one .zim file: rehome library add FILE.zim", browseService)
+	return runStoppable(env, fs, args, start, func(ctx context.Context, words []string, b *core.Browse) int {
+		last := time.Now()
+		lib, err := b.AddLibrary(ctx, env.path(words[0]), browse.AddOptions{Name: *name, Copy: *copyIt, Progress: func(step string, done, total int64) {
+			if *asJSON || (total > 0 && time.Since(last) < time.Second) {
+				return
+			}
+			last = time.Now()
+			if total > 0 {
+				fmt.Fprintf(env.stderr, "rehome: %s: %s of %s\n", step, bytesize.Format(done), bytesize.Format(total))
+			} else {
+				fmt.Fprintf(env.stderr, "rehome: %s…\n", step)
+			}
+		}})
+		if err != nil {
+			return env.failOrStop(err)
 		}
-		last = time.Now()
-		if total > 0 {
-			fmt.Fprintf(env.stderr, "rehome: %s: %s of %s\n", step, bytesize.Format(done), bytesize.Format(total))
-		} else {
-			fmt.Fprintf(env.stderr, "rehome: %s…\n", step)
+		if *asJSON {
+			return env.json(lib)
 		}
-	}})
-	if err != nil {
-		return env.failOrStop(err)
-	}
-	if *asJSON {
-		return env.json(lib)
-	}
-	where := "served from " + lib.Path + " (carry it again if it moves, or add it with --copy)"
-	if lib.Copied {
-		where = "rehome's copy: " + lib.Path
-	}
-	fmt.Fprintf(env.stdout, "added %s: %s, %d articles, %s, %s\n", lib.Name, termSafe(lib.Title), lib.Articles, bytesize.Format(lib.Size), where)
-	if !lib.FullText {
-		fmt.Fprintln(env.stdout, "  it has no full-text index (the ZIM was made without one): articles open, but searching it finds nothing")
-	}
-	fmt.Fprintf(env.stdout, "search it with: rehome library search \"…\"; ask with: rehome ask --browse \"…\"\n")
-	return exitOK
+		where := "served from " + lib.Path + " (carry it again if it moves, or add it with --copy)"
+		if lib.Copied {
+			where = "rehome's copy: " + lib.Path
+		}
+		fmt.Fprintf(env.stdout, "added %s: %s, %d articles, %s, %s\n", lib.Name, termSafe(lib.Title), lib.Articles, bytesize.Format(lib.Size), where)
+		if !lib.FullText {
+			fmt.Fprintln(env.stdout, "  it has no full-text index (the ZIM was made without one): articles open, but searching it finds nothing")
+		}
+		fmt.Fprintf(env.stdout, "search it with: rehome library search \"…\"; ask with: rehome ask --browse \"…\"\n")
+		return exitOK
+	})
 }
 
 func cmdLibraryList(env *cliEnv, args []string) int {
@@ -117,42 +115,40 @@ func cmdLibraryOpen(env *cliEnv, args []string) int {
 	fs := env.flags("library open", "library open [--json] zim://LIBRARY/PATH|URL")
 	asJSON := fs.Bool("json", false, "print the article as JSON")
 	env.addPodmanFlags(fs)
-	words, b, code := parseFor(env, fs, args, 1, "give one address: rehome library open zim://LIBRARY/PATH", browseService)
-	if b == nil {
-		return code
-	}
-	ctx, cancel := env.interruptible()
-	defer cancel()
-	a, err := b.Open(ctx, words[0], false, false)
-	if err != nil {
-		return env.failOrStop(err)
-	}
-	if *asJSON {
-		return env.json(a)
-	}
-	fmt.Fprintf(env.stdout, "%s\n%s\n\n%s\n", termSafe(a.Title), termSafe(a.Source), termSafe(a.Text))
-	for _, n := range a.Notes {
-		fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(n))
-	}
-	return exitOK
+	return runStoppable(env, fs, args, takes(1, "give one address: rehome library open zim://LIBRARY/PATH", browseService), func(ctx context.Context, words []string, b *core.Browse) int {
+		a, err := b.Open(ctx, words[0], false, false)
+		if err != nil {
+			return env.failOrStop(err)
+		}
+		if *asJSON {
+			return env.json(a)
+		}
+		fmt.Fprintf(env.stdout, "%s\n%s\n\n%s\n", termSafe(a.Title), termSafe(a.Source), termSafe(a.Text))
+		for _, n := range a.Notes {
+			fmt.Fprintf(env.stderr, "rehome: %s\n", termSafe(n))
+		}
+		return exitOK
+	})
 }
 
 func cmdLibraryRm(env *cliEnv, args []string) int {
 	fs := env.flags("library rm", "library rm NAME")
-	words, b, code := parseFor(env, fs, args, 1, "give the library's name: rehome library rm NAME (see `rehome library list`)", browseService)
-	if b == nil {
-		return code
+	rm := func(b *core.Browse, name []string) (browse.Library, error) { return b.RemoveLibrary(name[0]) }
+	start := takes(1, "give the library's name: rehome library rm NAME (see `rehome library list`)", browseService)
+	return answer(env, fs, args, start, nil, rm, func(lib browse.Library, _ []string) {
+		sayRemoved(env, lib.Name, lib.Copied, "and rehome's copy", "(your file "+termSafe(lib.Path)+" is untouched)")
+	})
+}
+
+// sayRemoved is the line of a carried file forgotten (a library, a
+// model): its name, then withCopy where rehome's copy went with it, else
+// withFile (the user's own file, which stays).
+func sayRemoved(env *cliEnv, name string, copied bool, withCopy, withFile string) {
+	said := withFile
+	if copied {
+		said = withCopy
 	}
-	lib, err := b.RemoveLibrary(words[0])
-	if err != nil {
-		return env.fail(err)
-	}
-	if lib.Copied {
-		fmt.Fprintf(env.stdout, "removed %s and rehome's copy\n", lib.Name)
-	} else {
-		fmt.Fprintf(env.stdout, "removed %s (your file %s is untouched)\n", lib.Name, termSafe(lib.Path))
-	}
-	return exitOK
+	fmt.Fprintf(env.stdout, "removed %s %s\n", name, said)
 }
 
 // cmdLibrarySettings is `rehome library settings [KEY=VALUE…]`:
@@ -160,11 +156,7 @@ func cmdLibraryRm(env *cliEnv, args []string) int {
 func cmdLibrarySettings(env *cliEnv, args []string) int {
 	fs := env.flags("library settings", "library settings [searxng=URL] [brave-key=-] [lan=on|off] [air-gapped=on|off] [--json]")
 	asJSON := fs.Bool("json", false, "print the settings as JSON")
-	words, code, ok := parseInterspersed(env, fs, args)
-	if !ok {
-		return code
-	}
-	b, code := browseService(env)
+	words, b, code := parseAtLeast(env, fs, args, 0, "", browseService)
 	if b == nil {
 		return code
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -24,41 +25,38 @@ func cmdModelsAdd(env *cliEnv, args []string) int {
 	name := fs.String("name", "", "the name to ask it by (default: the file's name without .gguf)")
 	embedding := fs.Bool("embedding", false, "mark it an embedding model (for knowledge) when its header does not say so")
 	asJSON := fs.Bool("json", false, "print the record as JSON")
-	words, lm, code := parseFor(env, fs, args, 1, "give one .gguf file: rehome models add FILE.gguf", localModelsService)
-	if lm == nil {
-		return code
-	}
-	ctx, cancel := env.interruptible()
-	defer cancel()
-	last := time.Now()
-	m, err := lm.Add(ctx, env.path(words[0]), localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, MMProj: *mmproj, Progress: func(done, total int64) {
-		if time.Since(last) > time.Second && total > 0 && !*asJSON {
-			last = time.Now()
-			fmt.Fprintf(env.stderr, "  %s of %s\n", bytesize.Format(done), bytesize.Format(total))
+	start := takes(1, "give one .gguf file: rehome models add FILE.gguf", localModelsService)
+	return runStoppable(env, fs, args, start, func(ctx context.Context, words []string, lm *core.LocalModels) int {
+		last := time.Now()
+		m, err := lm.Add(ctx, env.path(words[0]), localmodels.AddOptions{Name: *name, Copy: *copyIt, Embedding: *embedding, MMProj: *mmproj, Progress: func(done, total int64) {
+			if time.Since(last) > time.Second && total > 0 && !*asJSON {
+				last = time.Now()
+				fmt.Fprintf(env.stderr, "  %s of %s\n", bytesize.Format(done), bytesize.Format(total))
+			}
+		}})
+		if err != nil {
+			return env.failOrStop(err)
 		}
-	}})
-	if err != nil {
-		return env.failOrStop(err)
-	}
-	if *asJSON {
-		return env.json(m)
-	}
-	kind := "chat model"
-	if m.MMProj != "" {
-		kind = "chat model that reads images (projector " + m.MMProj + ", " + bytesize.Format(m.MMProjSize) + ")"
-	}
-	next := fmt.Sprintf("ask it with: rehome ask --model %s \"…\" (an embedding model? remove it with `rehome models rm %s` and add it again with --embedding)", m.Name, m.Name)
-	if m.Embedding {
-		kind = "embedding model (for knowledge; " + embeddingWhy(m) + ")"
-		next = "it embeds the knowledge of assistants that have none yet (an assistant keeps the model it has; change it with `rehome knowledge add --embed-model`)"
-	}
-	where := m.Path
-	if m.Copied {
-		where = "copied to " + m.Path
-	}
-	fmt.Fprintf(env.stdout, "added %s: %s, %s, %d layers, context %d, %s, %s (%s)\nsha256 %s\n%s\n",
-		m.Name, kind, m.Arch, m.Layers, m.ContextLength, m.Quant, bytesize.Format(m.Size), where, m.SHA256, next)
-	return exitOK
+		if *asJSON {
+			return env.json(m)
+		}
+		kind := "chat model"
+		if m.MMProj != "" {
+			kind = "chat model that reads images (projector " + m.MMProj + ", " + bytesize.Format(m.MMProjSize) + ")"
+		}
+		next := fmt.Sprintf("ask it with: rehome ask --model %s \"…\" (an embedding model? remove it with `rehome models rm %s` and add it again with --embedding)", m.Name, m.Name)
+		if m.Embedding {
+			kind = "embedding model (for knowledge; " + embeddingWhy(m) + ")"
+			next = "it embeds the knowledge of assistants that have none yet (an assistant keeps the model it has; change it with `rehome knowledge add --embed-model`)"
+		}
+		where := m.Path
+		if m.Copied {
+			where = "copied to " + m.Path
+		}
+		fmt.Fprintf(env.stdout, "added %s: %s, %s, %d layers, context %d, %s, %s (%s)\nsha256 %s\n%s\n",
+			m.Name, kind, m.Arch, m.Layers, m.ContextLength, m.Quant, bytesize.Format(m.Size), where, m.SHA256, next)
+		return exitOK
+	})
 }
 
 func cmdModelsLocal(env *cliEnv, args []string) int {
@@ -87,20 +85,11 @@ func localModelRow(m core.CarriedModel) string {
 
 func cmdModelsRm(env *cliEnv, args []string) int {
 	fs := env.flags("models rm", "models rm NAME")
-	words, lm, code := parseFor(env, fs, args, 1, "give the model's name: rehome models rm NAME (see rehome models local)", localModelsService)
-	if lm == nil {
-		return code
-	}
-	m, err := lm.Remove(words[0])
-	if err != nil {
-		return env.fail(err)
-	}
-	if m.Copied {
-		fmt.Fprintf(env.stdout, "removed %s and rehome's copy of it\n", m.Name)
-	} else {
-		fmt.Fprintf(env.stdout, "removed %s (your file %s stays)\n", m.Name, m.Path)
-	}
-	return exitOK
+	rm := func(lm *core.LocalModels, name []string) (localmodels.Model, error) { return lm.Remove(name[0]) }
+	start := takes(1, "give the model's name: rehome models rm NAME (see rehome models local)", localModelsService)
+	return answer(env, fs, args, start, nil, rm, func(m localmodels.Model, _ []string) {
+		sayRemoved(env, m.Name, m.Copied, "and rehome's copy of it", "(your file "+m.Path+" stays)")
+	})
 }
 
 func cmdModelsServe(env *cliEnv, args []string) int {

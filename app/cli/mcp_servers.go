@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -24,53 +25,44 @@ func cmdMCPAdd(env *cliEnv, args []string) int {
 			break
 		}
 	}
-	words, servers, code := parseFor(env, fs, args, 2, "mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL", mcpServersService)
-	if servers == nil {
-		return code
-	}
-	s := mcphost.Server{Name: words[1], Command: command, URL: *url, Env: envs}
-	return env.done(servers.Add(words[0], s), "added the MCP server %s to %s; `rehome mcp test %s %s` lists its tools", s.Name, words[0], words[0], s.Name)
+	start := takes(2, "mcp add takes an assistant and a name for the server, then -- COMMAND ARGS… or --url URL", mcpServersService)
+	return runOn(env, fs, args, start, func(words []string, servers *core.MCPServers) int {
+		s := mcphost.Server{Name: words[1], Command: command, URL: *url, Env: envs}
+		return env.done(servers.Add(words[0], s), "added the MCP server %s to %s; `rehome mcp test %s %s` lists its tools", s.Name, words[0], words[0], s.Name)
+	})
 }
 
 func cmdMCPList(env *cliEnv, args []string) int {
 	fs := env.flags("mcp list", "mcp list ASSISTANT [--json]")
 	asJSON := fs.Bool("json", false, "print the servers as JSON")
-	words, servers, code := parseFor(env, fs, args, 1, "mcp list takes an assistant (id or name)", mcpServersService)
-	if servers == nil {
-		return code
-	}
-	list, err := servers.List(words[0])
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
+	list := func(servers *core.MCPServers, words []string) ([]mcphost.Server, error) {
+		list, err := servers.List(words[0])
 		if list == nil {
-			list = []mcphost.Server{}
+			list = []mcphost.Server{} // none is [] in JSON
 		}
-		return env.json(list)
+		return list, err
 	}
-	if len(list) == 0 {
-		fmt.Fprintf(env.stdout, "%s uses no MCP server (add one: rehome mcp add %s NAME -- COMMAND)\n", words[0], words[0])
-		return exitOK
-	}
-	table[mcphost.Server]{header: "NAME\tKIND\tON\tWHAT\tALWAYS ALLOWED", row: func(s mcphost.Server) string {
-		what := s.URL
-		if what == "" {
-			what = strings.Join(s.Command, " ")
+	return answer(env, fs, args, takes(1, "mcp list takes an assistant (id or name)", mcpServersService), asJSON, list, func(list []mcphost.Server, words []string) {
+		if len(list) == 0 {
+			fmt.Fprintf(env.stdout, "%s uses no MCP server (add one: rehome mcp add %s NAME -- COMMAND)\n", words[0], words[0])
+			return
 		}
-		on := map[bool]string{true: "on", false: "off"}[!s.Off]
-		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", s.Name, s.Kind(), on, what, strings.Join(s.AlwaysAllow, ", "))
-	}}.print(safeWriter(env.stdout), list)
-	return exitOK
+		table[mcphost.Server]{header: "NAME\tKIND\tON\tWHAT\tALWAYS ALLOWED", row: func(s mcphost.Server) string {
+			what := s.URL
+			if what == "" {
+				what = strings.Join(s.Command, " ")
+			}
+			on := map[bool]string{true: "on", false: "off"}[!s.Off]
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", s.Name, s.Kind(), on, what, strings.Join(s.AlwaysAllow, ", "))
+		}}.print(safeWriter(env.stdout), list)
+	})
 }
 
 func cmdMCPRm(env *cliEnv, args []string) int {
 	fs := env.flags("mcp rm", "mcp rm ASSISTANT SERVER")
-	args, servers, code := parseFor(env, fs, args, 2, "mcp rm takes an assistant and a server's name", mcpServersService)
-	if servers == nil {
-		return code
-	}
-	return env.done(servers.Remove(args[0], args[1]), "removed the MCP server %s", args[1])
+	return runOn(env, fs, args, takes(2, "mcp rm takes an assistant and a server's name", mcpServersService), func(words []string, servers *core.MCPServers) int {
+		return env.done(servers.Remove(words[0], words[1]), "removed the MCP server %s", words[1])
+	})
 }
 
 func cmdMCPOn(env *cliEnv, args []string) int  { return mcpOn(env, args, true) }
@@ -80,45 +72,36 @@ func cmdMCPOff(env *cliEnv, args []string) int { return mcpOn(env, args, false) 
 func mcpOn(env *cliEnv, args []string, on bool) int {
 	word := map[bool]string{true: "on", false: "off"}[on]
 	fs := env.flags("mcp "+word, "mcp "+word+" ASSISTANT SERVER")
-	args, servers, code := parseFor(env, fs, args, 2, "mcp "+word+" takes an assistant and a server's name", mcpServersService)
-	if servers == nil {
-		return code
-	}
-	if err := servers.SetOn(args[0], args[1], on); err != nil {
-		return env.fail(err)
-	}
-	if on {
-		fmt.Fprintf(env.stdout, "%s's tools are offered to %s again\n", args[1], args[0])
-	} else {
-		fmt.Fprintf(env.stdout, "%s is kept, its tools offered no more (`rehome mcp on %s %s` turns it back on)\n", args[1], args[0], args[1])
-	}
-	return exitOK
+	return runOn(env, fs, args, takes(2, "mcp "+word+" takes an assistant and a server's name", mcpServersService), func(words []string, servers *core.MCPServers) int {
+		said := fmt.Sprintf("%s is kept, its tools offered no more (`rehome mcp on %s %s` turns it back on)", words[1], words[0], words[1])
+		if on {
+			said = fmt.Sprintf("%s's tools are offered to %s again", words[1], words[0])
+		}
+		return env.done(servers.SetOn(words[0], words[1], on), "%s", said)
+	})
 }
 
 func cmdMCPTest(env *cliEnv, args []string) int {
 	fs := env.flags("mcp test", "mcp test ASSISTANT NAME [--json]")
 	asJSON := fs.Bool("json", false, "print the tools as JSON")
-	words, servers, code := parseFor(env, fs, args, 2, "mcp test takes an assistant and a server's name", mcpServersService)
-	if servers == nil {
-		return code
-	}
-	ctx, stop := env.interruptible()
-	defer stop()
-	tools, notes, err := servers.Test(ctx, words[0], words[1])
-	if err != nil {
-		return env.fail(err)
-	}
-	if *asJSON {
-		return env.json(map[string]any{"tools": tools, "notes": notes})
-	}
-	rules := map[string]string{"none": "runs unasked (read-only)", "ask": "asks; Always allow offered", "every": "asks every call (destructive)"}
-	table[core.MCPTool]{header: "TOOL\tTHE MODEL CALLS IT\tCONFIRMATION", row: func(t core.MCPTool) string {
-		return fmt.Sprintf("%s\t%s\t%s", t.Name, t.LoopName, rules[string(t.Rule)])
-	}}.print(safeWriter(env.stdout), tools)
-	for _, n := range notes {
-		fmt.Fprintf(safeWriter(env.stderr), "rehome: note: %s\n", n)
-	}
-	return exitOK
+	start := takes(2, "mcp test takes an assistant and a server's name", mcpServersService)
+	return runStoppable(env, fs, args, start, func(ctx context.Context, words []string, servers *core.MCPServers) int {
+		tools, notes, err := servers.Test(ctx, words[0], words[1])
+		if err != nil {
+			return env.fail(err)
+		}
+		if *asJSON {
+			return env.json(map[string]any{"tools": tools, "notes": notes})
+		}
+		rules := map[string]string{"none": "runs unasked (read-only)", "ask": "asks; Always allow offered", "every": "asks every call (destructive)"}
+		table[core.MCPTool]{header: "TOOL\tTHE MODEL CALLS IT\tCONFIRMATION", row: func(t core.MCPTool) string {
+			return fmt.Sprintf("%s\t%s\t%s", t.Name, t.LoopName, rules[string(t.Rule)])
+		}}.print(safeWriter(env.stdout), tools)
+		for _, n := range notes {
+			fmt.Fprintf(safeWriter(env.stderr), "rehome: note: %s\n", n)
+		}
+		return exitOK
+	})
 }
 
 // cmdMCPImport adds the servers of an MCP host's file (LM Studio's

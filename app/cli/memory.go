@@ -49,14 +49,7 @@ func cmdMemoryList(env *cliEnv, args []string) int {
 func cmdMemoryAdd(env *cliEnv, args []string) int {
 	fs := env.flags("memory add", "memory add [--assistant ID|NAME] TEXT")
 	owner := fs.String("assistant", "", "the assistant (`id or name`) whose own memory it is (default: shared by every chat)")
-	words, code, ok := parseInterspersed(env, fs, args)
-	if !ok {
-		return code
-	}
-	if len(words) == 0 {
-		return env.usage("memory add takes the text to remember")
-	}
-	m, code := memoryService(env)
+	words, m, code := parseAtLeast(env, fs, args, 1, "memory add takes the text to remember", memoryService)
 	if m == nil {
 		return code
 	}
@@ -73,14 +66,7 @@ func cmdMemoryAdd(env *cliEnv, args []string) int {
 
 func cmdMemoryEdit(env *cliEnv, args []string) int {
 	fs := env.flags("memory edit", "memory edit ID TEXT")
-	words, code, ok := parseInterspersed(env, fs, args)
-	if !ok {
-		return code
-	}
-	if len(words) < 2 {
-		return env.usage("memory edit takes a memory's id and its new text")
-	}
-	m, code := memoryService(env)
+	words, m, code := parseAtLeast(env, fs, args, 2, "memory edit takes a memory's id and its new text", memoryService)
 	if m == nil {
 		return code
 	}
@@ -154,11 +140,7 @@ func cmdMemorySettings(env *cliEnv, args []string) int {
 	asJSON := fs.Bool("json", false, "print as JSON")
 	owner := fs.String("assistant", "", "the assistant (`id or name`) whose choice --mode sets")
 	mode := fs.String("mode", "", "the assistant's memory: on (the shared memories), off, or own (its own; the default)")
-	words, code, ok := parseInterspersed(env, fs, args)
-	if !ok {
-		return code
-	}
-	m, code := memoryService(env)
+	words, m, code := parseAtLeast(env, fs, args, 0, "", memoryService)
 	if m == nil {
 		return code
 	}
@@ -208,11 +190,8 @@ func memoryLines(env *cliEnv, sh *shower, t *core.Transcript) {
 
 func cmdMemoryUndo(env *cliEnv, args []string) int {
 	fs := env.flags("memory undo", "memory undo REF")
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseArg(fs, args, "memory undo takes the REF `rehome ask` printed (remember:ID or forget:ID)"); !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		return env.usage("memory undo takes the REF `rehome ask` printed (remember:ID or forget:ID)")
 	}
 	m, code := memoryService(env)
 	if m == nil {

@@ -27,11 +27,8 @@ func cmdRun(env *cliEnv, args []string) int {
 	outDir := fs.String("out", "", "`folder` for output files and plots (default: the run's folder in the data directory)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	env.addPodmanFlags(fs)
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseArg(fs, args, "run takes one script (a .py file, or - for stdin; see `rehome run --help`)"); !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		return env.usage("run takes one script (a .py file, or - for stdin; see `rehome run --help`)")
 	}
 	// The flags given override the limits saved in Settings, field by
 	// field, as a request of the window does.

@@ -92,11 +92,8 @@ func (env *cliEnv) withEngine(fs *flag.FlagSet, args []string, oneArg string, ru
 			return code
 		}
 	} else {
-		if code, ok := env.parse(fs, args); !ok {
+		if code, ok := env.parseArg(fs, args, fmt.Sprintf("%s takes one %s (see `rehome %s --help`)", fs.Name(), oneArg, fs.Name())); !ok {
 			return code
-		}
-		if fs.NArg() != 1 {
-			return env.usage("%s takes one %s (see `rehome %s --help`)", fs.Name(), oneArg, fs.Name())
 		}
 	}
 	ctx, sb, done, err := pf.connect()
@@ -165,11 +162,8 @@ func cmdImageLoad(env *cliEnv, args []string) int {
 	fs := env.flags("sandbox image load", "sandbox image load [--json] FILE")
 	asJSON := fs.Bool("json", false, "print JSON")
 	env.addPodmanFlags(fs)
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseArg(fs, args, "sandbox image load takes one archive file (see `rehome sandbox image load --help`)"); !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		return env.usage("sandbox image load takes one archive file (see `rehome sandbox image load --help`)")
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()

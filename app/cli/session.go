@@ -128,46 +128,36 @@ func printDisplays(show *shower, ds []core.Display, cell int) {
 func cmdSessionList(env *cliEnv, args []string) int {
 	fs := env.flags("session list", "session list [--json]")
 	asJSON := fs.Bool("json", false, "print the sessions as JSON")
-	pf := env.addPodmanFlags(fs)
-	if code, ok := env.parseNoArgs(fs, args); !ok {
-		return code
-	}
-	ctx, _, done, err := pf.connect()
-	if err != nil {
-		return env.fail(err)
-	}
-	defer done()
-	list, err := env.sandboxCore().Sessions().List(ctx)
-	if code, stop := env.result(list, err, *asJSON); stop {
-		return code
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(env.stderr, "rehome: no sessions; start one with `rehome session start --file F`")
+	return env.withEngine(fs, args, "", func(ctx context.Context, _ *core.Sandbox) int {
+		list, err := env.sandboxCore().Sessions().List(ctx)
+		if code, stop := env.result(list, err, *asJSON); stop {
+			return code
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(env.stderr, "rehome: no sessions; start one with `rehome session start --file F`")
+			return exitOK
+		}
+		for _, s := range list {
+			state := "ended"
+			if s.Running {
+				state = "running"
+			}
+			file := "-"
+			if s.Input != nil {
+				file = s.Input.HostPath
+			}
+			fmt.Fprintf(env.stdout, "%s  %-7s  %3d cells  %s  %s\n", s.ID, state, s.Cells, s.Created.Local().Format("2006-01-02 15:04"), file)
+		}
 		return exitOK
-	}
-	for _, s := range list {
-		state := "ended"
-		if s.Running {
-			state = "running"
-		}
-		file := "-"
-		if s.Input != nil {
-			file = s.Input.HostPath
-		}
-		fmt.Fprintf(env.stdout, "%s  %-7s  %3d cells  %s  %s\n", s.ID, state, s.Cells, s.Created.Local().Format("2006-01-02 15:04"), file)
-	}
-	return exitOK
+	})
 }
 
 // sessionControl is interrupt, restart and stop: one id, one action of
 // core.Sessions (through the session's relay).
 func sessionControl(env *cliEnv, name string, args []string, act func(context.Context, *core.Sessions, string) error) int {
 	fs := env.flags("session "+name, "session "+name+" ID")
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseArg(fs, args, "session "+name+" takes a session id"); !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		return env.usage("session %s takes a session id", name)
 	}
 	ctx, cancel := env.interruptible()
 	defer cancel()

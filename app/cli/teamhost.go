@@ -21,11 +21,8 @@ func cmdSandboxTrust(env *cliEnv, args []string) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		args = append(args[1:len(args):len(args)], args[0]) // the address first, its flags after
 	}
-	if code, ok := env.parse(fs, args); !ok {
+	if code, ok := env.parseArg(fs, args, "sandbox trust takes the team host's address, such as ssh://alice@gpu-box/run/user/1000/podman/podman.sock"); !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		return env.usage("sandbox trust takes the team host's address, such as ssh://alice@gpu-box/run/user/1000/podman/podman.sock")
 	}
 	uri := fs.Arg(0)
 	th := env.sandboxCore().TeamHost()
