@@ -55,10 +55,15 @@ static int rehome_ui_without_gl(void) {
 	rehome_restore("__EGL_VENDOR_LIBRARY_FILENAMES", vendors);
 	return failed;
 }
+
+static const char *rehome_getenv(const char *name) { return getenv(name); }
 */
 import "C"
 
-import "errors"
+import (
+	"errors"
+	"unsafe"
+)
 
 // keepGLOutOfUI keeps OpenGL's drivers (Mesa's libLLVM among them) out of
 // the Go process, which is also GTK's and WebKit's UI process; lighter.go
@@ -69,4 +74,17 @@ func keepGLOutOfUI() error {
 		return errors.New("libEGL.so.1 could not be loaded")
 	}
 	return nil
+}
+
+// cEnv is name in the C library's environment, the one WebKit's process
+// launcher copies for the web process; Go's os.Getenv reads a copy of its
+// own, which C's setenv does not change.
+func cEnv(name string) (string, bool) {
+	n := C.CString(name)
+	defer C.free(unsafe.Pointer(n))
+	v := C.rehome_getenv(n)
+	if v == nil {
+		return "", false
+	}
+	return C.GoString(v), true
 }

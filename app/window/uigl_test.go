@@ -16,13 +16,17 @@ import (
 func TestKeepGLOutOfUIPutsTheEnvironmentBack(t *testing.T) {
 	t.Setenv("GDK_GL", "gles") // a user's own setting is kept
 	os.Unsetenv("__EGL_VENDOR_LIBRARY_FILENAMES")
+	if v, _ := cEnv("GDK_GL"); v != "gles" {
+		t.Fatalf("GDK_GL = %q in C's environment before the call: Go's Setenv did not reach it", v)
+	}
 	if err := keepGLOutOfUI(); err != nil {
 		t.Fatal(err)
 	}
-	if v := os.Getenv("GDK_GL"); v != "gles" {
+	// C's environment, not Go's copy (which C's setenv never changes).
+	if v, _ := cEnv("GDK_GL"); v != "gles" {
 		t.Errorf("GDK_GL = %q after, want the user's gles back", v)
 	}
-	if v, set := os.LookupEnv("__EGL_VENDOR_LIBRARY_FILENAMES"); set {
+	if v, set := cEnv("__EGL_VENDOR_LIBRARY_FILENAMES"); set {
 		t.Errorf("__EGL_VENDOR_LIBRARY_FILENAMES = %q after, want it unset again", v)
 	}
 	maps, err := os.ReadFile("/proc/self/maps")
